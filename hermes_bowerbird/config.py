@@ -1,0 +1,236 @@
+"""The only reader of configuration: $HERMES_HOME/bowerbird/config.yaml plus BOWERBIRD_* overrides."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+ENV_PREFIX = "BOWERBIRD_"
+_TRUE = {"1", "true", "yes", "on", "y", "t"}
+_FALSE = {"0", "false", "no", "off", "n", "f", ""}
+
+
+@dataclass(frozen=True)
+class RetrievalWeights:
+    """Fusion and rescoring weights; defaults chosen by benchmarks/bench_recall.py on the dev split."""
+
+    rrf_k: float = 60.0
+    fts_memory: float = 1.0
+    fts_episode: float = 1.0
+    vector_memory: float = 0.8
+    vector_episode: float = 0.8
+    graph: float = 0.5
+    neighbour: float = 0.0  # share of an adjacent turn's score an episode inherits (same session)
+    importance: float = 0.3  # how far effective importance moves a fused score (0 = not at all)
+    episode_importance: float = 0.5  # the effective importance episodes are rescored with
+    superseded_penalty: float = 0.3  # multiplier for superseded or expired memories
+    type_boost: float = 0.3  # bonus share for memories of a type the query hints at
+    time_boost: float = 0.5  # bonus share for items inside a time window named in the query
+    recency: float = 0.3  # bonus share for new items when the query says "recently"
+    decay_half_life_days: float = 180.0  # effective importance halves after this long without access
+    access_boost: float = 0.1  # bonus per doubling of the access count
+    mmr_lambda: float = 0.7
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of bowerbird, with defaults that work when no file exists."""
+
+    hermes_home: Path
+    db_path: Path
+    # embeddings
+    embedding_backend: str = "auto"  # auto | local | gemini | none
+    embedding_model: str = ""  # name or path; empty picks the shipped MiniLM
+    gemini_api_key: str = field(default="", repr=False)
+    gemini_embedding_model: str = "gemini-embedding-001"
+    gemini_base_url: str = ""
+    ann_threshold: int = 200_000
+    # language model
+    llm_backend: str = "auto"  # auto | host | gemini | none
+    gemini_model: str = "gemini-2.5-flash"
+    llm_daily_budget: int = 200
+    llm_batch_turns: int = 8
+    # write path
+    dedup_threshold: float = 0.92
+    related_threshold: float = 0.75
+    journal_queue_bound: int = 10_000
+    shutdown_drain_seconds: float = 10.0
+    # read path
+    prefetch_budget_tokens: int = 600
+    prefetch_timeout_seconds: float = 3.0
+    recall_limit: int = 8
+    weights: RetrievalWeights = field(default_factory=RetrievalWeights)
+    # maintenance
+    maintenance_enabled: bool = True
+    prune_threshold: float = 0.1
+    prune_grace_days: float = 30.0
+    purge_after_days: float = 90.0
+    association_threshold: float = 0.85
+    update_candidate_threshold: float = 0.95
+    consolidation_threshold: float = 0.90
+    consolidation_min_cluster: int = 3
+    bulletin_interval_seconds: float = 3600.0
+    bulletin_max_words: int = 500
+    episode_retention_days: float = 0.0  # 0 keeps episodes forever
+    bulletin_llm_max_words: int = 300  # synthesised bulletin length (hard cap 1,500)
+    maintenance_job_seconds: float = 30.0  # time budget of one maintenance job run
+    # markdown
+    import_markdown: bool = True
+
+    @property
+    def data_dir(self) -> Path:
+        return self.db_path.parent
+
+
+def load_config(hermes_home: str | os.PathLike[str] | None = None,
+                environ: Mapping[str, str] | None = None,
+                overrides: Mapping[str, Any] | None = None) -> Config:
+    """Read config.yaml (if any), then BOWERBIRD_* variables, then explicit overrides."""
+    env = os.environ if environ is None else environ
+    home = Path(hermes_home or env.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
+    values: dict[str, Any] = {}
+    values.update(_read_yaml(home / "bowerbird" / "config.yaml"))
+    values.update(_from_env(env))
+    if not values.get("gemini_api_key"):
+        values["gemini_api_key"] = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY") or ""
+    values.update(overrides or {})
+    return build_config(home, values)
+
+
+def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
+    """Coerce loose values (strings from env or wizards) into a Config; unknown keys are rejected."""
+    known = {f.name: f for f in fields(Config)}
+    kwargs: dict[str, Any] = {"hermes_home": hermes_home}
+    weight_values: dict[str, Any] = {}
+    for key, raw in values.items():
+        if key.startswith("weights.") or key.startswith("weights_"):
+            weight_values[key[len("weights") + 1:]] = raw
+        elif key == "weights" and isinstance(raw, Mapping):
+            weight_values.update(raw)
+        elif key in known and key != "hermes_home":
+            kwargs[key] = _coerce(key, raw, _field_type(Config, key))
+        else:
+            raise ConfigError(f"unknown setting {key!r}")
+    kwargs["weights"] = _build_weights(weight_values)
+    db = kwargs.get("db_path")
+    kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
+    return Config(**kwargs)
+
+
+def config_to_dict(config: Config) -> dict[str, Any]:
+    """A JSON-friendly view with secrets masked, for status output."""
+    out = dataclasses.asdict(config)
+    out["hermes_home"] = str(config.hermes_home)
+    out["db_path"] = str(config.db_path)
+    out["gemini_api_key"] = "set" if config.gemini_api_key else ""
+    return out
+
+
+def _build_weights(values: Mapping[str, Any]) -> RetrievalWeights:
+    known = {f.name for f in fields(RetrievalWeights)}
+    unknown = set(values) - known
+    if unknown:
+        raise ConfigError(f"unknown retrieval weight(s): {', '.join(sorted(unknown))}")
+    return RetrievalWeights(**{k: _coerce(f"weights.{k}", v, float) for k, v in values.items()})
+
+
+def _field_type(cls: type, name: str) -> Any:
+    hints = typing.get_type_hints(cls)
+    return hints[name]
+
+
+def _coerce(key: str, raw: Any, target: Any) -> Any:
+    if isinstance(target, types.UnionType):  # e.g. Path | None
+        target = next(t for t in typing.get_args(target) if t is not type(None))
+    try:
+        if target is bool:
+            return _to_bool(raw)
+        if target is int:
+            return int(str(raw).strip().replace("_", "")) if not isinstance(raw, int) else raw
+        if target is float:
+            return float(raw)
+        if target is Path:
+            return Path(str(raw)).expanduser()
+        if target is str:
+            return "" if raw is None else str(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"setting {key!r}: cannot read {raw!r} as {target.__name__}") from exc
+    raise ConfigError(f"setting {key!r} cannot be set from configuration")
+
+
+def _to_bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(raw)
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of settings at the top level")
+    return _flatten(data)
+
+
+def _flatten(data: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "weights" and isinstance(value, Mapping):
+            out.update({f"weights.{k}": v for k, v in value.items()})
+        else:
+            out[str(key)] = value
+    return out
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    known = {f.name for f in fields(Config)} - {"hermes_home", "weights"}
+    weights = {f.name for f in fields(RetrievalWeights)}
+    out: dict[str, Any] = {}
+    for name, value in env.items():
+        if not name.startswith(ENV_PREFIX):
+            continue
+        key = name[len(ENV_PREFIX):].lower()
+        if key.startswith("weights_") and key[len("weights_"):] in weights:
+            out["weights." + key[len("weights_"):]] = value
+        elif key in known:
+            out[key] = value
+        else:
+            log.warning("ignoring unknown environment setting %s", name)
+    return out
+
+
+def save_settings(hermes_home: Path, values: Mapping[str, Any]) -> Path:
+    """Merge validated settings into $HERMES_HOME/bowerbird/config.yaml (used by `hermes memory setup`)."""
+    path = hermes_home / "bowerbird" / "config.yaml"
+    current = _read_yaml(path)
+    merged = {**current, **{str(k): v for k, v in values.items()}}
+    build_config(hermes_home, merged)  # raises ConfigError before anything is written
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(yaml.safe_dump(merged, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+    return path

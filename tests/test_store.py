@@ -1,0 +1,164 @@
+"""Store CRUD on a real SQLite file: memories, FTS sync, hostile queries, episodes, edges, journal, audit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hermes_bowerbird.errors import DatabaseError, InvalidInputError, NotFoundError
+from hermes_bowerbird.store import Store, fts_match_expression
+from hermes_bowerbird.types import (
+    AuditAction,
+    ItemKind,
+    JournalStatus,
+    MemoryType,
+    NewMemory,
+    Provenance,
+    Relation,
+    Source,
+)
+
+
+class Clock:
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store.open(tmp_path / "memory.db", clock=Clock())
+    yield s
+    s.close()
+
+
+def _add(store: Store, content: str, scope: str = "profile:default", kind: MemoryType = MemoryType.FACT,
+         **kw: object) -> int:
+    return store.insert_memory(NewMemory(scope=scope, type=kind, content=content, source=Source.TOOL, **kw)).id
+
+
+def _fts(store: Store, text: str, scopes: tuple[str, ...] = ("profile:default",)) -> list[int]:
+    match = fts_match_expression(text)
+    return [i for i, _ in store.search_memories_fts(match, scopes)] if match else []
+
+
+def test_insert_and_read_back_with_defaults(store: Store) -> None:
+    memory_id = _add(store, "Ada deploys with Ansible", kind=MemoryType.PROCEDURE, tags=("ops",),
+                     provenance=(Provenance("s1", 0), Provenance("s1", 2)))
+    memory = store.require_memory(memory_id)
+    assert memory.importance == 0.75 and memory.tags == ("ops",) and memory.is_current(store.clock())
+    assert store.provenance([memory_id])[memory_id] == [Provenance("s1", 0), Provenance("s1", 2)]
+    assert [a.action for a in store.audit_for(memory_id)] == [AuditAction.CREATE]
+
+
+def test_empty_content_is_refused(store: Store) -> None:
+    with pytest.raises(InvalidInputError):
+        _add(store, "   ")
+
+
+def test_fts_follows_insert_update_and_delete(store: Store) -> None:
+    memory_id = _add(store, "The cat is named Miso")
+    assert _fts(store, "miso") == [memory_id]
+    store._execute("UPDATE memories SET content = 'The cat is named Tofu' WHERE id = ?", (memory_id,))
+    assert _fts(store, "miso") == [] and _fts(store, "tofu") == [memory_id]
+    store.forget(memory_id, reason="test", actor="test")
+    assert _fts(store, "tofu") == []  # forgotten memories are not searchable
+    store.purge(memory_id, reason="test", actor="test")
+    assert store.get_memory(memory_id) is None
+    assert store.fts_integrity() == {"memories_fts": True, "episodes_fts": True}
+
+
+def test_porter_stemming_matches_word_forms(store: Store) -> None:
+    memory_id = _add(store, "She was deploying services on Fridays")
+    assert _fts(store, "deploy friday") == [memory_id]
+
+
+@pytest.mark.parametrize("hostile", [
+    '"', '""', "'", "*", "ansible*", "NEAR(", "NEAR(a b", "-", "- ansible", "a OR", "AND", "(((", ")))",
+    "col:ansible", "^ansible", "{a b}", "", "   ", "\x00", "ansible\x00deploy", "🙂 emoji", "x" * 10_000,
+    "ansible " * 2_000, "a AND (b OR", "NOT", "content:*", "\"unbalanced", "a\"b\"c",
+])
+def test_hostile_fts_input_never_raises(store: Store, hostile: str) -> None:
+    _add(store, "deploys with ansible")
+    _add(store, "episode text", kind=MemoryType.EVENT)
+    match = fts_match_expression(hostile)
+    if match is not None:
+        store.search_memories_fts(match, ["profile:default"])
+        store.search_episodes_fts(match, ["profile:default"])
+    store.search_memories_fts(hostile or "x", ["profile:default"])  # even raw input must not raise
+
+
+def test_scopes_never_leak(store: Store) -> None:
+    mine = _add(store, "alpha secret plan", scope="user:a")
+    _add(store, "alpha secret plan", scope="user:b")
+    assert _fts(store, "alpha", ("user:a", "profile:default")) == [mine]
+    with pytest.raises(NotFoundError):
+        store.require_memory(mine, ["user:b"])
+
+
+def test_supersede_marks_old_and_links_new(store: Store) -> None:
+    old = _add(store, "Lives in Porto", kind=MemoryType.IDENTITY, subject="user:residence")
+    new = _add(store, "Moved to Lisbon", kind=MemoryType.IDENTITY, subject="user:residence")
+    store.supersede(old, new, reason="moved", actor="test")
+    old_memory = store.require_memory(old)
+    assert old_memory.superseded_by == new and not old_memory.is_current(store.clock() + 1)
+    assert [m.id for m in store.current_by_subject("profile:default", "user:residence")] == [new]
+    edges = store.edges_of([old])
+    assert [(e.src_id, e.dst_id, e.relation) for e in edges] == [(new, old, Relation.UPDATES)]
+    assert AuditAction.SUPERSEDE in [a.action for a in store.audit_for(old)]
+
+
+def test_edges_strengthen_and_refuse_self_loops(store: Store) -> None:
+    a, b = _add(store, "a fact"), _add(store, "b fact")
+    store.add_edge(a, b, Relation.RELATED_TO, 0.8)
+    edge = store.add_edge(a, b, Relation.RELATED_TO, 0.9)
+    assert edge.weight == 0.9 and store.count_edges() == {"related_to": 1}
+    with pytest.raises(InvalidInputError):
+        store.add_edge(a, a, Relation.RELATED_TO)
+
+
+def test_episodes_are_idempotent_and_searchable(store: Store) -> None:
+    first = store.insert_episode(scope="p", session_id="s", turn_index=0, chunk_index=0, role="user",
+                                 content="We talked about the Kyoto trip")
+    again = store.insert_episode(scope="p", session_id="s", turn_index=0, chunk_index=0, role="user",
+                                 content="We talked about the Kyoto trip")
+    assert first == again
+    match = fts_match_expression("kyoto")
+    assert match and store.search_episodes_fts(match, ["p"])[0][0] == first
+
+
+def test_journal_lifecycle(store: Store) -> None:
+    ids = [store.journal_append(scope="p", session_id="s", turn_index=i, platform="cli", user=f"u{i}",
+                                assistant=f"a{i}") for i in range(3)]
+    assert [e.id for e in store.journal_pending()] == ids
+    store.journal_mark(ids[0], JournalStatus.DONE)
+    store.journal_mark(ids[1], JournalStatus.FAILED, "boom")
+    assert store.journal_counts() == {"done": 1, "failed": 1, "pending": 1}
+    assert store.next_turn_index("s") == 3 and store.next_turn_index("other") == 0
+
+
+def test_vectors_round_trip_little_endian(store: Store) -> None:
+    vectors = np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32)
+    store.put_vectors(ItemKind.MEMORY, "m", [(i + 1, v) for i, v in enumerate(vectors)])
+    ids, matrix = store.load_vectors(ItemKind.MEMORY, "m")
+    assert ids.tolist() == [1, 2, 3, 4, 5] and np.array_equal(matrix, vectors)
+    store.cache_put([("h", "m", vectors[0])])
+    assert np.array_equal(store.cache_get(["h", "missing"])["h"], vectors[0])
+
+
+def test_closed_store_raises_a_database_error(tmp_path: Path) -> None:
+    s = Store.open(tmp_path / "x.db")
+    s.close()
+    with pytest.raises(DatabaseError):
+        s.get_memory(1)
+
+
+def test_backup_is_a_readable_copy(store: Store, tmp_path: Path) -> None:
+    _add(store, "kept in the backup")
+    store.backup_to(tmp_path / "b" / "copy.db")
+    copy = Store.open(tmp_path / "b" / "copy.db")
+    assert copy.counts()["memories"] == 1
