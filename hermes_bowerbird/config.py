@@ -27,13 +27,15 @@ _FALSE = {"0", "false", "no", "off", "n", "f", ""}
 class RetrievalWeights:
     """Fusion and rescoring weights; defaults chosen by benchmarks/bench_recall.py on the dev split."""
 
-    rrf_k: float = 60.0
-    fts_memory: float = 1.0
+    rrf_k: float = 2.0  # small k lets each signal's top ranks dominate (LoCoMo dev: k=60 0.50, k=2 0.66 any@5)
+    fts_memory: float = 0.7
     fts_episode: float = 1.0
-    vector_memory: float = 0.8
+    vector_memory: float = 0.5
     vector_episode: float = 0.8
-    graph: float = 0.5
-    neighbour: float = 0.0  # share of an adjacent turn's score an episode inherits (same session)
+    graph: float = 0.3
+    neighbour_prev: float = 0.4  # share of the previous turn's score an episode inherits (same session)
+    neighbour_next: float = 0.2  # share of the next turn's score an episode inherits
+    session: float = 0.6  # lift for episodes of the best-matching sessions (0 = off)
     importance: float = 0.3  # how far effective importance moves a fused score (0 = not at all)
     episode_importance: float = 0.5  # the effective importance episodes are rescored with
     superseded_penalty: float = 0.3  # multiplier for superseded or expired memories
@@ -43,6 +45,7 @@ class RetrievalWeights:
     decay_half_life_days: float = 180.0  # effective importance halves after this long without access
     access_boost: float = 0.1  # bonus per doubling of the access count
     mmr_lambda: float = 0.7
+    duplicate_similarity: float = 0.9  # a hit this similar (cosine, or word overlap) to a better one is dropped
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,8 @@ _MEMORY_FTS_WEIGHTS = (1.0, 0.6, 0.4)
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
 _MAX_FTS_TERMS = 32
 _SQL_VARS = 900  # stay under SQLite's bound-parameter limit
+_TYPE_OF = {str(t): t for t in MemoryType}
+_SOURCE_OF = {str(s): s for s in Source}
 
 
 def content_hash(text: str) -> str:
@@ -225,7 +227,8 @@ class Store:
     def _memory_filter(self, scopes: Sequence[str] | None, types: Sequence[MemoryType], include_forgotten: bool,
                        current_only: bool, since: float | None, until: float | None
                        ) -> tuple[list[str], list[Any]]:
-        where, params = ["1 = 1"], []  # type: ignore[var-annotated]
+        where: list[str] = ["1 = 1"]
+        params: list[Any] = []
         if scopes is not None:
             where.append(f"scope IN ({_marks(len(scopes))})")
             params.extend(scopes)
@@ -319,6 +322,17 @@ class Store:
                                    chunk))
         return out
 
+    def memory_heads(self, types: Sequence[MemoryType], *, after_id: int = 0, limit: int = 5_000) -> list[Memory]:
+        """Live memories of these types in id order, without content, summary, tags or metadata (those are left
+        empty): the cheap view whole-store scans such as decay use."""
+        rows = self._query("SELECT id, scope, type, subject, importance, confidence, access_count, created_at, "
+                           "updated_at, accessed_at, valid_until, superseded_by, source FROM memories "
+                           f"WHERE forgotten = 0 AND type IN ({_marks(len(types))}) AND id > ? ORDER BY id LIMIT ?",
+                           (*[str(t) for t in types], after_id, limit))
+        return [Memory(id=r[0], scope=r[1], type=_TYPE_OF[r[2]], content="", subject=r[3], importance=r[4],
+                       confidence=r[5], access_count=r[6], created_at=r[7], updated_at=r[8], accessed_at=r[9],
+                       valid_until=r[10], superseded_by=r[11], source=_SOURCE_OF[r[12]]) for r in rows]
+
     def low_marked(self) -> dict[int, float]:
         """Live memories that carry a low-importance mark, with the time it was set."""
         return {int(i): float(t) for i, t in self._query(
@@ -329,10 +343,6 @@ class Store:
         rows = self._query("SELECT id FROM memories WHERE forgotten = 1 AND forgotten_at < ? "
                            "ORDER BY forgotten_at LIMIT ?", (cutoff, limit))
         return [int(r[0]) for r in rows]
-
-    def memory_scopes(self) -> list[str]:
-        """Every scope that holds at least one live memory."""
-        return [r[0] for r in self._query("SELECT DISTINCT scope FROM memories WHERE forgotten = 0 ORDER BY scope")]
 
     def purge(self, memory_id: int, *, reason: str, actor: str) -> None:
         """Hard-delete a forgotten memory; its audit trail stays."""
@@ -389,7 +399,8 @@ class Store:
 
     def list_episodes(self, scopes: Sequence[str] | None = None, *, session_id: str | None = None,
                       limit: int | None = None) -> list[Episode]:
-        where, params = ["1 = 1"], []  # type: ignore[var-annotated]
+        where: list[str] = ["1 = 1"]
+        params: list[Any] = []
         if scopes is not None:
             where.append(f"scope IN ({_marks(len(scopes))})")
             params.extend(scopes)

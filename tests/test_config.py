@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_bowerbird.config import load_config, save_settings
+from hermes_bowerbird.config import RetrievalWeights, load_config, save_settings
 from hermes_bowerbird.errors import ConfigError
 
 
@@ -14,7 +14,7 @@ def test_defaults_work_with_no_file(tmp_path: Path) -> None:
     config = load_config(tmp_path, environ={})
     assert config.db_path == tmp_path / "bowerbird" / "memory.db"
     assert config.embedding_backend == "auto" and config.maintenance_enabled is True
-    assert config.weights.rrf_k == 60.0
+    assert config.weights == RetrievalWeights()
 
 
 def _write(home: Path, text: str) -> None:

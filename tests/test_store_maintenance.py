@@ -1,0 +1,70 @@
+"""Store queries that maintenance relies on: low marks, forgotten-before, scopes that have bulletins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermes_bowerbird.store import Store
+from hermes_bowerbird.types import MemoryType, NewMemory, Source
+
+
+class FakeClock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def add(store: Store, scope: str, text: str) -> int:
+    return store.insert_memory(NewMemory(scope, MemoryType.FACT, text, Source.TOOL)).id
+
+
+def test_low_marked_lists_live_marked_memories_only(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db", clock=FakeClock(100.0))
+    a, b, c = (add(store, "user:a", t) for t in ("one", "two", "three"))
+    store.set_low_since([(a, 10.0), (b, 20.0)])
+    store.forget(b, reason="test", actor="test")
+    assert store.low_marked() == {a: 10.0}
+    store.set_low_since([(a, None)])
+    assert store.low_marked() == {} and store.low_since([c]) == {c: None}
+
+
+def test_forgotten_before_orders_by_forget_time(tmp_path: Path) -> None:
+    clock = FakeClock(100.0)
+    store = Store.open(tmp_path / "m.db", clock=clock)
+    first, second, live = (add(store, "user:a", t) for t in ("one", "two", "three"))
+    clock.now = 200.0
+    store.forget(second, reason="test", actor="test")
+    clock.now = 300.0
+    store.forget(first, reason="test", actor="test")
+    assert store.forgotten_before(250.0) == [second]
+    assert store.forgotten_before(1_000.0) == [second, first]
+    assert store.forgotten_before(1_000.0, limit=1) == [second]
+    assert live not in store.forgotten_before(1_000.0)
+
+
+def test_bulletin_scopes(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    assert store.bulletin_scopes() == []
+    store.add_bulletin("user:b", "text", "hash", "deterministic")
+    store.add_bulletin("user:b", "text 2", "hash2", "deterministic")
+    assert store.bulletin_scopes() == ["user:b"]
+
+
+def test_memory_heads_are_live_memories_of_the_types_without_content(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    fact = add(store, "user:a", "a fact")
+    event = store.insert_memory(NewMemory("user:b", MemoryType.EVENT, "an event", Source.TURN, subject="trip",
+                                          tags=("x",))).id
+    gone = add(store, "user:a", "a forgotten fact")
+    store.forget(gone, reason="test", actor="test")
+    store.touch([event])
+    heads = store.memory_heads([MemoryType.FACT, MemoryType.EVENT])
+    assert [h.id for h in heads] == [fact, event]
+    full = store.require_memory(event)
+    assert heads[1].content == "" and heads[1].tags == ()
+    assert (heads[1].scope, heads[1].subject, heads[1].access_count, heads[1].accessed_at, heads[1].source) == (
+        full.scope, full.subject, full.access_count, full.accessed_at, full.source)
+    assert [h.id for h in store.memory_heads([MemoryType.FACT, MemoryType.EVENT], after_id=fact)] == [event]
+    assert store.memory_heads([MemoryType.FACT], limit=1)[0].id == fact
