@@ -1,0 +1,103 @@
+"""VectorTier: the semantic signal as the rest of the engine sees it: embed, store, index and search by meaning."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .embedding import reindex
+from .types import Embedder, ItemKind
+from .vectors import VectorIndex, shared_index
+
+if TYPE_CHECKING:
+    from .embedding import EmbeddingService
+    from .store import Store
+
+log = logging.getLogger(__name__)
+
+class VectorTier:
+    """Keeps the stored vectors and the process-wide in-memory indexes in step, for the active model.
+
+    Everything degrades quietly while the model loads (or when there is none): `add` leaves items for
+    `catch_up`, searches return nothing, and callers fall back to keyword and graph signals.
+    """
+
+    def __init__(self, store: Store, embeddings: EmbeddingService, *, ann_threshold: int = 200_000) -> None:
+        self.store = store
+        self.embeddings = embeddings
+        self.ann_threshold = ann_threshold
+
+    def ready(self) -> bool:
+        return self.embeddings.current() is not None
+
+    def _embedder(self) -> Embedder | None:
+        return self.embeddings.current()
+
+    def index(self, kind: ItemKind) -> VectorIndex | None:
+        """The shared index of this kind for the active model (loaded from the store on first use)."""
+        embedder = self._embedder()
+        if embedder is None:
+            return None
+        model = embedder.model_name
+        return shared_index(self.store.path, str(kind), model, embedder.dimension,
+                            lambda: self.store.load_vectors(kind, model), ann_threshold=self.ann_threshold)
+
+    def embed_query(self, text: str) -> np.ndarray | None:
+        embedder = self._embedder()
+        if embedder is None or not text.strip():
+            return None
+        return np.asarray(embedder.embed(text), dtype=np.float32)
+
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray | None:
+        embedder = self._embedder()
+        if embedder is None:
+            return None
+        return np.asarray(embedder.embed_batch(list(texts)), dtype=np.float32)
+
+    def add(self, kind: ItemKind, items: Sequence[tuple[int, str]]) -> int:
+        """Embed, store and index these items; 0 (left for catch_up) when no model is ready."""
+        embedder = self._embedder()
+        index = self.index(kind)
+        if embedder is None or index is None or not items:
+            return 0
+        matrix = np.asarray(embedder.embed_batch([text for _, text in items]), dtype=np.float32)
+        ids = [item_id for item_id, _ in items]
+        self.store.put_vectors(kind, embedder.model_name, list(zip(ids, matrix, strict=True)))
+        index.add(np.asarray(ids, dtype=np.int64), matrix)
+        return len(items)
+
+    def remove(self, kind: ItemKind, ids: Sequence[int]) -> None:
+        self.store.delete_vectors(kind, ids)
+        index = self.index(kind)
+        if index is not None:
+            index.remove(np.asarray(ids, dtype=np.int64))
+
+    def search(self, kind: ItemKind, vector: np.ndarray, k: int,
+               allowed: Collection[int] | None = None) -> list[tuple[int, float]]:
+        index = self.index(kind)
+        if index is None or len(index) == 0:
+            return []
+        return index.search(vector, k, allowed)
+
+    def vectors(self, kind: ItemKind, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """Vectors of these items from the in-memory index (stored ones of the active model)."""
+        index = self.index(kind)
+        if index is None:
+            return {}
+        out = {}
+        for item_id in ids:
+            vector = index.get(int(item_id))
+            if vector is not None:
+                out[int(item_id)] = vector
+        return out
+
+    def catch_up(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every item that has no vector from the active model (new, or embedded by another model)."""
+        embedder = self._embedder()
+        if embedder is None:
+            return 0
+        return sum(reindex(self.store, embedder, kind, progress, index=self.index(kind))
+                   for kind in (ItemKind.MEMORY, ItemKind.EPISODE))

@@ -1,0 +1,327 @@
+"""Tests for the embedders (real MiniLM, Gemini against a local stub), the cache, selection and reindex."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from gemini_stub import GeminiStub
+
+from hermes_bowerbird.config import Config, build_config
+from hermes_bowerbird.embedding import (
+    MINILM_LABEL,
+    CachedEmbedder,
+    EmbeddingService,
+    GeminiEmbedder,
+    LocalEmbedder,
+    cache_key,
+    reindex,
+    resolve_local_model,
+)
+from hermes_bowerbird.errors import EmbeddingError
+from hermes_bowerbird.store import Store
+from hermes_bowerbird.types import Embedder, ItemKind, MemoryType, NewMemory, Source
+from hermes_bowerbird.vectors import REGISTRY, shared_index
+
+FAST_RETRY: dict[str, Any] = {"attempts": 3, "backoff_initial": 0.01, "backoff_max": 0.02, "timeout": 5.0}
+
+
+class CountingEmbedder:
+    """Implements the Embedder protocol around another one and counts what reaches it."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.calls = 0
+        self.texts: list[str] = []
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    @property
+    def is_local(self) -> bool:
+        return self.inner.is_local
+
+    def embed(self, text: str) -> np.ndarray:
+        return self.embed_batch([text])[0]
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        self.texts.extend(texts)
+        return self.inner.embed_batch(texts)
+
+
+@pytest.fixture(scope="session")
+def minilm() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = Store.open(tmp_path / "memory.db")
+    yield opened
+    REGISTRY.drop(opened.path)
+    opened.close()
+
+
+def make_config(tmp_path: Path, **values: Any) -> Config:
+    return build_config(tmp_path, values)
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b))
+
+
+# ----- the local model -------------------------------------------------------------------------------------
+
+PARAPHRASES = [
+    ("My daughter's name is Alice.", "I have a kid called Alice.", "The quarterly report is due on Friday."),
+    ("I prefer dark roast coffee in the morning.", "In the mornings I like strong dark coffee.",
+     "The database migration failed on the staging server."),
+    ("We decided to deploy with Kubernetes.", "The team chose Kubernetes for deployment.",
+     "My grandmother grows tomatoes in her garden."),
+    ("I'm allergic to peanuts.", "Peanuts give me an allergic reaction.", "The train to Berlin leaves at nine."),
+]
+
+
+@pytest.mark.parametrize("text, paraphrase, unrelated", PARAPHRASES)
+def test_paraphrases_score_above_unrelated_text(minilm: LocalEmbedder, text: str, paraphrase: str,
+                                                unrelated: str) -> None:
+    a, b, c = minilm.embed_batch([text, paraphrase, unrelated])
+    assert cosine(a, b) > cosine(a, c) + 0.2
+
+
+def test_local_vectors_are_unit_float32_and_batch_matches_single(minilm: LocalEmbedder) -> None:
+    batch = minilm.embed_batch(["hello world", "another sentence"])
+    assert batch.dtype == np.float32 and batch.shape == (2, 384) == (2, minilm.dimension)
+    assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(minilm.embed("hello world"), batch[0], atol=1e-5)
+    assert minilm.embed_batch([]).shape == (0, 384)
+    assert minilm.model_name == MINILM_LABEL and minilm.is_local
+
+
+def test_a_second_embedder_reuses_the_loaded_model(minilm: LocalEmbedder) -> None:
+    started = time.perf_counter()
+    again = LocalEmbedder()
+    assert time.perf_counter() - started < 0.5
+    assert np.allclose(again.embed("same text"), minilm.embed("same text"))
+
+
+@pytest.mark.parametrize("configured, label, offline", [
+    ("", MINILM_LABEL, True),
+    ("sentence-transformers/all-MiniLM-L6-v2", MINILM_LABEL, True),
+    ("some-org/some-model", "some-org/some-model", False),
+])
+def test_model_resolution_order(configured: str, label: str, offline: bool) -> None:
+    source = resolve_local_model(configured)
+    assert (source.label, source.offline) == (label, offline)
+
+
+def test_a_missing_configured_path_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingError, match="does not exist"):
+        LocalEmbedder(str(tmp_path / "no-such-model"))
+
+
+# ----- the cache -------------------------------------------------------------------------------------------
+
+def test_cache_hits_avoid_the_model(minilm: LocalEmbedder, store: Store) -> None:
+    counting = CountingEmbedder(minilm)
+    cached = CachedEmbedder(counting, store)
+    first = cached.embed_batch(["alpha fact", "beta fact", "alpha fact"])
+    assert counting.calls == 1 and counting.texts == ["alpha fact", "beta fact"]
+    assert np.allclose(first[0], first[2])
+    second = cached.embed_batch(["beta fact", "gamma fact", "alpha fact"])
+    assert counting.calls == 2 and counting.texts[2:] == ["gamma fact"]
+    assert np.allclose(second[0], first[1], atol=1e-6) and np.allclose(second[2], first[0], atol=1e-6)
+    fresh = CountingEmbedder(minilm)
+    CachedEmbedder(fresh, store).embed("gamma fact")  # persistent: a new wrapper still hits
+    assert fresh.calls == 0
+
+
+def test_cache_is_keyed_by_model(store: Store) -> None:
+    assert cache_key("m1", "text") != cache_key("m2", "text")
+    assert cache_key("m1", "text") == cache_key("m1", "text")
+
+
+# ----- reindex ---------------------------------------------------------------------------------------------
+
+def add_memories(store: Store, texts: Sequence[str]) -> list[int]:
+    return [store.insert_memory(NewMemory(scope="u", type=MemoryType.FACT, content=t, source=Source.TOOL)).id
+            for t in texts]
+
+
+FACTS = ["The user's cat is called Miso.", "The user works as a nurse in Leeds.",
+         "The user is learning to play the cello.", "The user's favourite food is ramen."]
+
+
+def test_reindex_embeds_missing_items_with_progress(minilm: LocalEmbedder, store: Store) -> None:
+    ids = add_memories(store, FACTS)
+    seen: list[tuple[int, int]] = []
+    assert reindex(store, minilm, ItemKind.MEMORY, lambda d, t: seen.append((d, t)), batch_size=3) == 4
+    assert seen == [(3, 4), (4, 4)]
+    assert store.vector_model_counts() == {("memory", MINILM_LABEL, 384): 4}
+    assert reindex(store, minilm, ItemKind.MEMORY) == 0
+    loaded_ids, matrix = store.load_vectors(ItemKind.MEMORY, MINILM_LABEL)
+    assert list(loaded_ids) == ids and matrix.shape == (4, 384)
+
+
+def test_dimension_mismatch_triggers_background_reindex(minilm: LocalEmbedder, store: Store) -> None:
+    ids = add_memories(store, FACTS)
+    old = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
+    store.put_vectors(ItemKind.MEMORY, MINILM_LABEL, list(zip(ids, old, strict=True)))  # same name, wrong dim
+    counting = CountingEmbedder(minilm)
+    service = EmbeddingService.from_embedder(counting, store)
+    service.start()
+    assert service.wait_idle(60)
+    assert store.vector_model_counts() == {("memory", MINILM_LABEL, 384): 4}
+    assert service.status()["reindex"] == {"kind": "memory", "done": 4, "total": 4}
+    embedder = service.current()
+    assert embedder is not None
+    index = shared_index(store.path, "memory", MINILM_LABEL, 384,
+                         lambda: store.load_vectors(ItemKind.MEMORY, MINILM_LABEL))
+    hits = index.search(embedder.embed("what instrument is the user practising?"), 1)
+    assert hits[0][0] == ids[2]
+
+
+def test_model_change_reindexes_everything(minilm: LocalEmbedder, store: Store) -> None:
+    ids = add_memories(store, FACTS[:2])
+    store.put_vectors(ItemKind.MEMORY, "old-model", [(i, np.ones(384, np.float32)) for i in ids])
+    episode = store.insert_episode(scope="u", session_id="s", turn_index=0, chunk_index=0, role="user",
+                                   content="I just got back from Lisbon.")
+    assert reindex(store, minilm, ItemKind.MEMORY) == 2
+    assert reindex(store, minilm, ItemKind.EPISODE) == 1
+    counts = store.vector_model_counts()
+    assert counts == {("memory", MINILM_LABEL, 384): 2, ("episode", MINILM_LABEL, 384): 1}
+    assert episode in store.get_vectors(ItemKind.EPISODE, [episode])
+
+
+# ----- Gemini against the stub --------------------------------------------------------------------------------
+
+@pytest.fixture
+def stub() -> Iterator[GeminiStub]:
+    with GeminiStub(api_key="good-key", dim=32) as running:
+        yield running
+
+
+def gemini(stub: GeminiStub, key: str = "good-key", **options: Any) -> GeminiEmbedder:
+    return GeminiEmbedder(key, base_url=stub.url, dimension=32, **{**FAST_RETRY, **options})
+
+
+def test_gemini_success_is_batched_and_normalised(stub: GeminiStub) -> None:
+    embedder = gemini(stub)
+    texts = [f"text {i}" for i in range(150)]
+    matrix = embedder.embed_batch(texts)
+    assert matrix.shape == (150, 32) and matrix.dtype == np.float32
+    assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
+    assert stub.count("batchEmbedContents") == 2  # 100 + 50
+    assert np.allclose(embedder.embed("text 3"), matrix[3], atol=1e-6)
+    assert not embedder.is_local and embedder.model_name == "gemini-embedding-001/32"
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_gemini_retries_transient_errors_then_succeeds(stub: GeminiStub, status: int) -> None:
+    stub.fail_next(2, status=status)
+    vector = gemini(stub).embed("hello")
+    assert vector.shape == (32,) and stub.count() == 3
+
+
+def test_gemini_persistent_server_error_is_a_clear_error(stub: GeminiStub) -> None:
+    stub.fail_always(500)
+    with pytest.raises(EmbeddingError, match=r"after 3 attempts.*500"):
+        gemini(stub).embed("hello")
+    assert stub.count() == 3
+
+
+@pytest.mark.parametrize("bad_key_status", [401, 403])
+def test_gemini_bad_key_fails_at_once_without_retry(bad_key_status: int) -> None:
+    with GeminiStub(api_key="good-key", dim=32, bad_key_status=bad_key_status) as running:
+        with pytest.raises(EmbeddingError, match="rejected the API key"):
+            gemini(running, key="wrong-key").embed("hello")
+        assert running.count() == 1
+
+
+def test_gemini_other_client_errors_are_not_retried(stub: GeminiStub) -> None:
+    stub.fail_next(1, status=400, message="bad request")
+    with pytest.raises(EmbeddingError, match="request failed"):
+        gemini(stub).embed("hello")
+    assert stub.count() == 1
+
+
+def test_gemini_timeouts_are_retried(stub: GeminiStub) -> None:
+    stub.delay_seconds = 0.5
+    with pytest.raises(EmbeddingError, match="after 2 attempts"):
+        gemini(stub, attempts=2, timeout=0.1).embed("slow")
+    assert stub.count() == 2
+
+
+def test_gemini_needs_a_key() -> None:
+    with pytest.raises(EmbeddingError, match="API key"):
+        GeminiEmbedder("")
+
+
+# ----- selection -------------------------------------------------------------------------------------------
+
+def test_none_backend_is_disabled_and_says_so(tmp_path: Path) -> None:
+    service = EmbeddingService(make_config(tmp_path, embedding_backend="none"))
+    service.start()
+    assert not service.wait_ready(1)
+    status = service.status()
+    assert service.current() is None
+    assert status["state"] == "disabled" and status["backend"] == "none"
+    assert "keywords" in str(status["reason"])
+
+
+def test_auto_without_model_or_key_is_unavailable_with_a_reason(tmp_path: Path) -> None:
+    config = make_config(tmp_path, embedding_model=str(tmp_path / "missing-model"), gemini_api_key="")
+    service = EmbeddingService(config)
+    service.start()
+    assert not service.wait_ready(30)
+    status = service.status()
+    assert service.current() is None
+    assert (status["state"], status["backend"], status["model"]) == ("unavailable", "none", None)
+    assert "missing-model" in str(status["reason"]) and "GEMINI_API_KEY" in str(status["reason"])
+
+
+def test_auto_falls_back_to_gemini_when_a_key_is_set(tmp_path: Path, stub: GeminiStub, store: Store) -> None:
+    config = make_config(tmp_path, embedding_model=str(tmp_path / "missing-model"), gemini_api_key="good-key",
+                         gemini_base_url=stub.url)
+    service = EmbeddingService(config, store, gemini_options={**FAST_RETRY, "dimension": 32})
+    service.start()
+    assert service.wait_ready(30)
+    embedder = service.current()
+    assert embedder is not None and embedder.dimension == 32
+    assert service.status()["backend"] == "gemini" and "local model unavailable" in str(service.status()["reason"])
+    embedder.embed("cached once")
+    embedder.embed("cached once")
+    assert stub.count("batchEmbedContents") == 1
+
+
+def test_gemini_backend_without_key_is_unavailable(tmp_path: Path) -> None:
+    service = EmbeddingService(make_config(tmp_path, embedding_backend="gemini", gemini_api_key=""))
+    service.start()
+    assert not service.wait_ready(10)
+    assert service.status()["state"] == "unavailable" and "GEMINI_API_KEY" in str(service.status()["reason"])
+
+
+def test_local_backend_loads_in_the_background(tmp_path: Path, minilm: LocalEmbedder, store: Store) -> None:
+    service = EmbeddingService(make_config(tmp_path, embedding_backend="local"), store)
+    started = time.perf_counter()
+    service.start()
+    assert time.perf_counter() - started < 0.3
+    assert service.status()["state"] in ("loading", "ready")
+    assert service.wait_ready(60)
+    status = service.status()
+    assert (status["state"], status["backend"], status["model"], status["dimension"]) == (
+        "ready", "local", MINILM_LABEL, 384)
+    embedder = service.current()
+    assert embedder is not None
+    assert np.allclose(embedder.embed("a sentence"), minilm.embed("a sentence"), atol=1e-5)
+    service.stop()
