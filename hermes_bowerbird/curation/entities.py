@@ -1,0 +1,192 @@
+"""Spot named entities in a turn cheaply: capitalised names, known tools, @handles and quoted titles."""
+
+from __future__ import annotations
+
+import re
+
+from hermes_bowerbird.curation.sentences import split_sentences
+
+KNOWN_TOOLS = frozenset({
+    "python", "javascript", "typescript", "rust", "golang", "java", "kotlin", "swift", "ruby", "php", "c++", "c#",
+    "haskell", "elixir", "scala", "bash", "zsh", "docker", "podman", "kubernetes", "k8s", "helm", "terraform",
+    "ansible", "postgres", "postgresql", "mysql", "mariadb", "sqlite", "redis", "mongodb", "elasticsearch",
+    "kafka", "rabbitmq", "nginx", "apache", "react", "vue", "svelte", "angular", "next.js", "nextjs", "node",
+    "node.js", "nodejs", "deno", "bun", "django", "flask", "fastapi", "rails", "spring", "graphql", "npm",
+    "pnpm", "yarn", "pip", "poetry", "uv", "conda", "git", "github", "gitlab", "bitbucket", "jenkins",
+    "circleci", "aws", "gcp", "azure", "heroku", "vercel", "netlify", "cloudflare", "fly.io", "linux", "ubuntu",
+    "debian", "fedora", "arch", "macos", "windows", "ios", "android", "vim", "neovim", "emacs", "vscode",
+    "pycharm", "intellij", "xcode", "pytorch", "tensorflow", "numpy", "pandas", "jupyter", "sklearn",
+    "scikit-learn", "slack", "discord", "telegram", "whatsapp", "signal", "notion", "obsidian", "jira",
+    "trello", "asana", "zoom", "figma", "excel", "sheets", "chrome", "firefox", "safari", "openai", "anthropic",
+    "gemini", "claude", "chatgpt", "gpt-4", "llama", "ollama", "hermes", "sqlalchemy", "pytest", "mypy", "ruff",
+    "black", "webpack", "vite", "tailwind", "prometheus", "grafana", "sentry", "datadog", "stripe", "twilio",
+    "supabase", "firebase", "airflow", "spark", "snowflake", "bigquery", "dbt", "alexa", "instagram",
+    "twitter", "linkedin", "facebook", "youtube", "spotify", "autocad", "revit", "sketchup", "photoshop",
+})
+_TOOL_DISPLAY = {"k8s": "Kubernetes", "c++": "C++", "c#": "C#"}
+
+COMMON_WORDS = frozenset("""
+a about above after again against all almost also although always am an and another any anyway are around as
+at back be because been before being below between both but by can could did do does doing done down during
+each either else even ever every few first for from further had has have having he her here hers herself him
+himself his how however i if in into is it its itself just last later least less let like many may maybe me
+might mine more most much must my myself never next no nobody none nor not nothing now of off often on once one
+only or other our ours ourselves out over own perhaps please quite rather really same she should since so some
+someone something sometimes soon still such than that the their theirs them themselves then there these they
+this those though through thus to today tomorrow too under until up upon us very was we well were what when
+where whether which while who whom whose why will with within without would yes yet you your yours yourself
+yesterday tonight morning afternoon evening night day week month year hi hello hey thanks thank okay ok sure
+yeah yep nope right alright great good nice cool fine oh ah wow well so also anyway honestly actually
+basically apparently hopefully luckily sadly unfortunately finally meanwhile besides instead otherwise
+made make makes making took take takes taking got get gets getting went go goes going came come comes coming
+said say says saying told tell tells asked ask asks saw see sees seeing found find finds thought think thinks
+felt feel feels knew know knows gave give gives put tried try tries trying started start starts finished
+spent spend bought buy sold met left leave called call worked work works working walked walk ran run sat stood
+looked look looks used use uses using wanted want wants needed need needs loved love loves liked hate hated
+decided decide moved move lived live lives visited visit cooked cook ate eat drove drive woke wake slept sleep
+spoke speak wrote write read heard hear watched watch played play helped help kept keep brought bring
+dropped picked signed submitted sent received opened closed built build designed design planned plan
+still already never always every just only also even maybe probably definitely totally completely literally
+first second third last next other another same different whole entire half few several
+monday tuesday wednesday thursday friday saturday sunday
+january february march april may june july august september october november december
+dear mom dad mum grandma grandpa
+i'm i've i'd i'll it's that's there's we're we've we'll they're don't can't didn't won't isn't wasn't let's here's
+what's he's she's you're
+""".replace("’", "'").split())
+
+_ARTICLES = frozenset({"the", "a", "an", "i"})
+_LOWER_CONNECTORS = frozenset({"of", "de", "da", "del", "van", "von", "la", "le", "the", "and", "&", "for", "du"})
+_ORG_WORDS = frozenset({
+    "inc", "corp", "corporation", "llc", "ltd", "gmbh", "company", "co", "authority", "university", "college",
+    "school", "bank", "labs", "group", "foundation", "institute", "committee", "council", "department", "agency",
+    "association", "design", "studio", "studios", "partners", "consulting", "society", "club", "hospital",
+    "church", "team", "firm", "ministry", "office", "board", "technologies", "systems", "solutions",
+})
+_PLACE_WORDS = frozenset({
+    "city", "street", "st", "avenue", "ave", "road", "park", "county", "lake", "river", "mountain", "mountains",
+    "island", "beach", "valley", "springs", "bay", "square", "state", "village", "district", "heights",
+})
+_PLACE_CONTEXT = re.compile(r"(?:\b(?:in|at|from|to|near|around|across|outside|visiting|visit|downtown|via|"
+                            r"toward|towards|into)\s+(?:the\s+)?|\b(?:in|at|from|to|near)\s+[A-Z][\w.-]*,\s+)$")
+_PERSON_CONTEXT = re.compile(r"(?:\b(?:i'm|i’m|i am|name is|this is|met|meet|meeting|told|asked|texted|emailed|"
+                             r"thanked|named|called|with|my|his|her|our|their|mr|mrs|ms|dr|prof|uncle|aunt|"
+                             r"wife|husband|son|daughter|brother|sister|friend|boss|partner|colleague|"
+                             r"girlfriend|boyfriend|mother|father|cousin|neighbor|neighbour)\.?\s+)$",
+                             re.IGNORECASE)
+_PERSON_FOLLOW = re.compile(r"^(?:'s|’s|\s+(?:[a-z]+ly\s+)?(?:said|says|asked|asks|told|tells|thinks|thought|"
+                            r"wants|wanted|"
+                            r"called|texted|emailed|is|was|and I|and me|loves|loved|likes|liked|"
+                            r"came|went|made|cried|laughed|replied|agreed|has|had))\b")
+_PROJECT_CONTEXT = re.compile(r"(?:\bproject\s+|\brepo\s+|\brepository\s+)$", re.IGNORECASE)
+
+_CAP_SEQ = re.compile(
+    r"(?<![\w@#])(?:[A-Z][\w'’&.-]*|[0-9]+[A-Z][\w-]*)(?:\s+(?:(?:of|de|da|del|van|von|la|le|the|du)\s+)?"
+    r"(?:[A-Z][\w'’&.-]*))*"
+)
+_HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]{1,38}[A-Za-z0-9_])")
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?<![A-Za-z])'([^'\n]{2,60})'(?![A-Za-z])")
+_TOOL_WORD = re.compile(r"(?<![\w.+#-])[A-Za-z][A-Za-z0-9+#.-]*[A-Za-z0-9+#]|(?<![\w.+#-])[A-Za-z](?![\w])")
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+_PUNCT_EDGES = re.compile(r"^[^\w@#]+|[^\w+#]+$")
+
+
+def _looks_like_title(quoted: str) -> bool:
+    """A quoted title ("Between Places") rather than quoted speech: short, mostly capitalised, no end stop."""
+    parts = quoted.split()
+    if not parts or len(parts) > 6 or quoted.rstrip()[-1:] in ".!?,":
+        return False
+    capitalised = sum(1 for p in parts if p[:1].isupper() or p[:1].isdigit())
+    return capitalised * 2 > len(parts) and parts[0][:1].isupper()
+
+
+def normalise_entity(name: str) -> str:
+    """Matching key for an entity name: lowercase, no possessive, no edge punctuation, single spaces."""
+    key = " ".join(name.replace("’", "'").split()).lower()
+    key = _POSSESSIVE.sub("", key)
+    key = _PUNCT_EDGES.sub("", key)
+    if key.startswith("the "):
+        key = key[4:]
+    return key
+
+
+def _kind_of(name: str, before: str, after: str) -> str:
+    tokens = [t.lower().strip(".,") for t in name.split()]
+    if any(t in _ORG_WORDS for t in tokens[1:]):
+        return "org"
+    if _PROJECT_CONTEXT.search(before):
+        return "project"
+    if any(t in _PLACE_WORDS for t in tokens[1:]) or _PLACE_CONTEXT.search(before):
+        return "place"
+    if _PERSON_CONTEXT.search(before) or _PERSON_FOLLOW.match(after):
+        return "person"
+    if 2 <= len(tokens) <= 3 and all(t.isalpha() for t in tokens):
+        return "person"
+    return "thing"
+
+
+def _trim_sequence(words_: list[str], at_start: bool) -> list[str]:
+    """Drop leading openers ("Yesterday", "The" at sentence start; articles anywhere) and trailing connectors."""
+    if at_start and words_ and words_[0].lower().replace("’", "'") in COMMON_WORDS:
+        words_ = words_[1:]
+    while words_ and words_[0].lower() in _ARTICLES:
+        words_ = words_[1:]
+    while words_ and words_[-1].lower() in _LOWER_CONNECTORS:
+        words_ = words_[:-1]
+    return words_
+
+
+def _named_elsewhere(word: str, text: str) -> bool:
+    """Whether `word` also occurs capitalised mid-sentence, which marks a sentence-initial word as a name."""
+    return re.search(r"[\w,;:]\s+" + re.escape(word) + r"\b", text) is not None
+
+
+def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for m in _CAP_SEQ.finditer(sentence):
+        raw = m.group(0)
+        parts = _trim_sequence(raw.split(), m.start() == 0)
+        if not parts:
+            continue
+        after = sentence[m.end():]
+        if (m.start() == 0 and len(parts) == 1 and parts[0] == raw.split()[0]
+                and not _PERSON_FOLLOW.match(after) and not _named_elsewhere(parts[0], text)):
+            continue
+        name = _POSSESSIVE.sub("", " ".join(parts)).strip(".,;:!?-")
+        if (len(name) < 2 or name.lower() in COMMON_WORDS
+                or all(p.lower() in KNOWN_TOOLS for p in name.split())):
+            continue
+        if name.isupper() and len(name) <= 2:
+            continue
+        start = m.start() + raw.find(parts[0])
+        found.append((name, _kind_of(name, sentence[:start], after)))
+    return found
+
+
+def _tools(text: str) -> list[tuple[str, str]]:
+    found = []
+    for m in _TOOL_WORD.finditer(text):
+        word = m.group(0).rstrip(".")
+        low = word.lower()
+        if low in KNOWN_TOOLS and not (low in {"go", "signal", "black", "spark", "arch", "bun", "node", "sheets"}
+                                       and word.islower()):
+            found.append((_TOOL_DISPLAY.get(low, word), "tool"))
+    return found
+
+
+def find_entities(text: str) -> list[tuple[str, str]]:
+    """(name, kind) pairs in first-seen order, one per normalised name; kind is person|place|org|tool|project|thing."""
+    found: list[tuple[str, str]] = []
+    found += [(m.group(1), "person") for m in _HANDLE.finditer(text)]
+    found += [(q.strip(), "thing") for m in _QUOTED.finditer(text) for q in m.groups() if q and _looks_like_title(q)]
+    found += _tools(text)
+    for sentence in split_sentences(text):
+        found += _capitalised_names(sentence, text)
+    seen: set[str] = set()
+    unique: list[tuple[str, str]] = []
+    for name, kind in found:
+        key = normalise_entity(name)
+        if key and key not in seen:
+            seen.add(key)
+            unique.append((name, kind))
+    return unique

@@ -1,0 +1,95 @@
+"""Tell durable content from chat noise: acknowledgements, greetings, thanks, filler and trivial prompts."""
+
+from __future__ import annotations
+
+import re
+
+from hermes_bowerbird.curation.sentences import split_sentences, words
+
+_FILLER_WORDS = (
+    r"ok(?:ay)?|k+|sure(?: thing)?|yes|yeah|yea|yep|yup|no|nope|nah|right|alright|all right|cool|nice|great|"
+    r"awesome|perfect|excellent|wonderful|lovely|amazing|fine|good|got it|gotcha|understood|noted|will do|"
+    r"sounds (?:good|great|fine|right|like a plan)|good (?:call|point|idea|question|to know)|makes sense|"
+    r"fair(?: enough)?|true|exactly|indeed|agreed|i agree|i see|i know|i guess|i think so|i don't know|"
+    r"i dunno|maybe|perhaps|hmm+|hm+|oh|ah|aha|uh|um|well|so|anyway|lol|haha+|heh|wow|interesting|"
+    r"same|me too|never ?mind|no worries|no problem|np|whatever|sorry|oops|my bad|of course|definitely|"
+    r"absolutely|totally|hi|hello|hey(?: there)?|yo|howdy|greetings|good (?:morning|afternoon|evening|night)|"
+    r"morning|afternoon|evening|night|gn|bye|goodbye|see (?:you|ya)(?: later| soon| tomorrow)?|later|cya|ttyl|"
+    r"talk (?:later|soon)|heading out|gotta go|take care|thanks?(?: (?:so|very) much| a lot| again| anyway)?|"
+    r"thank you(?: (?:so|very) much)?|"
+    r"thx|ty|cheers|appreciate it|much appreciated|you're (?:right|the best|welcome)|that's (?:it|all|fine|right|true)|"
+    r"that helps|that works|that (?:was|is) (?:helpful|useful|great|perfect|it)|done|go ahead|continue|"
+    r"next|please|pls|again"
+)
+_FILLER_RUN = re.compile(rf"^(?:(?:{_FILLER_WORDS})\b[\s,.!;:~-]*)+", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|let's|let’s|i've|i’ve|i'd|i'll|me|my|mine|myself|we|we're|we've|"
+                           r"our|ours|us)\b",
+                           re.IGNORECASE)
+_TRANSIENT = re.compile(
+    r"^(?:i(?:'ll| will| can| should| need to| have to| gotta| must)? (?:probably |just |maybe )?"
+    r"(?:try(?: to)?(?: that| it)?|check|look(?: into it)?|think about it|figure it out|sleep|go|rest|"
+    r"get going|head out|do that|do it|give it a (?:try|shot|go))\b.{0,20}$|"
+    r"i (?:got|get|was|am|'m) (?:sidetracked|distracted|busy|carried away|confused|lost)|"
+    r"i keep forgetting|i forgot you|i'm (?:fine|good|ok|okay|back|here|done|ready|tired|sorry|not sure)\b.{0,12}$|"
+    r"let me (?:check|think|try|see|look)|i (?:know|see|guess|agree|understand)\b.{0,12}$|"
+    r"(?:what|where) (?:were|was) (?:we|i)\b)",
+    re.IGNORECASE,
+)
+_ABOUT_ASSISTANT = re.compile(r"\byou (?:don't|do not|can't|cannot|couldn't|won't) (?:know|remember|see|access|do)\b|"
+                              r"\bas an ai\b|\byou're (?:an|a) (?:ai|bot|assistant)\b", re.IGNORECASE)
+_ASSISTANT_FILLER = re.compile(
+    r"^(?:sure|certainly|of course|absolutely|great question|good question|happy to help|glad (?:to|i could) help|"
+    r"here(?:'s| is| are)|let me know|feel free|i hope (?:this|that) helps|hope (?:this|that) helps|"
+    r"you're welcome|no problem|anytime|welcome|nice to meet you|is there anything else|"
+    r"i can help|i'd be happy|i'm here|i'll be here|let's (?:dive|get started|take a look))\b",
+    re.IGNORECASE,
+)
+_SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
+_LONG_SENTENCE_WORDS = 11
+_ASSISTANT_MIN_WORDS = 8
+
+
+def _strip_filler(sentence: str) -> str:
+    return _FILLER_RUN.sub("", sentence.strip()).strip(" ,.!;:-—–\"'")
+
+
+def _is_user_content(rest: str) -> bool:
+    n = len(words(rest))
+    if n == 0 or _TRANSIENT.search(rest) or _ABOUT_ASSISTANT.search(rest):
+        return False
+    if n >= 2 and _FIRST_PERSON.search(rest):
+        return True
+    return n >= _LONG_SENTENCE_WORDS
+
+
+def _is_assistant_content(rest: str) -> bool:
+    if _ASSISTANT_FILLER.search(rest):
+        return False
+    return len(words(rest)) >= _ASSISTANT_MIN_WORDS
+
+
+def is_content_sentence(sentence: str, role: str = "user") -> bool:
+    """True when one sentence may carry a durable fact (not a question, filler or meta remark)."""
+    if sentence.rstrip().endswith("?"):
+        return False
+    rest = _strip_filler(sentence)
+    if not rest:
+        return False
+    return _is_assistant_content(rest) if role == "assistant" else _is_user_content(rest)
+
+
+def is_noise(text: str, role: str = "user") -> bool:
+    """True when no sentence of `text` carries durable content: greetings, thanks, questions, short filler."""
+    if len(text.strip()) < 2:
+        return True
+    return not any(is_content_sentence(s, role) for s in split_sentences(text))
+
+
+def is_trivial_prompt(text: str) -> bool:
+    """True for prompts not worth a memory lookup: empty, slash commands, greetings, acknowledgements."""
+    stripped = text.strip()
+    if not stripped or _SLASH_COMMAND.match(stripped):
+        return True
+    if not any(c.isalnum() for c in stripped):
+        return True
+    return all(not _strip_filler(s) for s in split_sentences(stripped))

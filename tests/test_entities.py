@@ -1,0 +1,46 @@
+"""Entity spotting and name normalisation."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermes_bowerbird.curation.entities import find_entities, normalise_entity
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I moved to Lisbon last week with my wife Ana.", {("Lisbon", "place"), ("Ana", "person")}),
+    ("We deploy with Docker and Kubernetes on AWS.", {("Docker", "tool"), ("Kubernetes", "tool"), ("AWS", "tool")}),
+    ("ping @ada_dev about it", {("ada_dev", "person")}),
+    ("I work at Rivera Sustainable Design now.", {("Rivera Sustainable Design", "org")}),
+    ("Yesterday I met Tom at Barton Springs.", {("Tom", "person"), ("Barton Springs", "place")}),
+    ('He called the series "Between Places" on purpose.', {("Between Places", "thing")}),
+    ("The proposal for Austin Housing Authority is due.", {("Austin Housing Authority", "org")}),
+    ("Diana said the lease is signed.", {("Diana", "person")}),
+    ("we use postgres and pytest in the project Falcon", {("postgres", "tool"), ("pytest", "tool"),
+                                                          ("Falcon", "project")}),
+])
+def test_find_entities(text: str, expected: set[tuple[str, str]]) -> None:
+    assert expected <= set(find_entities(text))
+
+
+@pytest.mark.parametrize("text", [
+    "Yesterday was long. Honestly the weather was fine.",
+    "The end. Then we slept.",
+    "I think so. Maybe tomorrow.",
+    "go to the store and get some bread",
+])
+def test_sentence_openers_are_not_entities(text: str) -> None:
+    assert find_entities(text) == []
+
+
+def test_entities_are_unique_by_normalised_name() -> None:
+    names = [n for n, _ in find_entities("Ana said hi. I told Ana's brother. ANA?")]
+    assert len([n for n in names if normalise_entity(n) == "ana"]) == 1
+
+
+@pytest.mark.parametrize("name, key", [
+    ("Marcus's", "marcus"), ("Ana’s", "ana"), ("The Beatles.", "beatles"), ("Node.js", "node.js"),
+    ("  New   York ", "new york"), ("C++", "c++"), ("@ada_dev", "@ada_dev"), ("\"Between Places\"", "between places"),
+])
+def test_normalise_entity(name: str, key: str) -> None:
+    assert normalise_entity(name) == key

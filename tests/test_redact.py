@@ -1,0 +1,125 @@
+"""Redaction: the fixture corpus of secrets and look-alikes, placeholders, speed and linear-time scanning."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import string
+import time
+from pathlib import Path
+
+import pytest
+
+from hermes_bowerbird.curation.redact import SecretMatch, find_secrets, redact
+
+CASES_PATH = Path(__file__).resolve().parent.parent / "fixtures" / "redaction_cases.jsonl"
+CASES = [json.loads(line) for line in CASES_PATH.read_text().splitlines() if line.strip()]
+POSITIVES = [c for c in CASES if c["expect"] == "positive"]
+NEGATIVES = [c for c in CASES if c["expect"] == "negative"]
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(POSITIVES) >= 40
+    assert len(NEGATIVES) >= 40
+
+
+@pytest.mark.parametrize("case", POSITIVES, ids=lambda c: c["text"][:40])
+def test_positive_case_is_redacted(case: dict[str, object]) -> None:
+    text = str(case["text"])
+    out = redact(text)
+    for secret in case["secrets"]:  # type: ignore[attr-defined]
+        assert secret not in out
+    kinds = {m.kind for m in find_secrets(text)}
+    assert kinds == set(case["kinds"])  # type: ignore[call-overload]
+    for kind in kinds:
+        assert f"[REDACTED:{kind}]" in out
+
+
+@pytest.mark.parametrize("case", NEGATIVES, ids=lambda c: c["text"][:40])
+def test_negative_case_is_unchanged(case: dict[str, object]) -> None:
+    text = str(case["text"])
+    assert find_secrets(text) == []
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("postgres://bob:s3cretFake9@db.local:5432/app", ["postgres://bob:", "@db.local:5432/app"]),
+    ("password=hunter2fake # comment", ["password=", " # comment"]),
+    ('"api_key": "abcd1234fakeefgh5678"}', ['"api_key": "', '"}']),
+    ("Authorization: Bearer abcDEF1234567890ghiJKL", ["Authorization: Bearer "]),
+])
+def test_only_the_value_is_replaced(text: str, kept: list[str]) -> None:
+    out = redact(text)
+    for piece in kept:
+        assert piece in out
+
+
+def test_specific_kind_wins_over_generic() -> None:
+    token = "ghp_" + "FakeGitHubTok3n" * 3
+    token = token[:40]
+    assert redact(f"GITHUB_TOKEN={token}") == "GITHUB_TOKEN=[REDACTED:github_token]"
+
+
+def test_spans_are_sorted_and_disjoint() -> None:
+    text = "a AKIAFAKE2EXAMPLE7KEY b password=hunter2fake c 4111111111111111"
+    matches = find_secrets(text)
+    assert [m.kind for m in matches] == ["aws_access_key", "password", "credit_card"]
+    assert all(a.end <= b.start for a, b in itertools.pairwise(matches))
+    assert matches[0] == SecretMatch("aws_access_key", 2, 22)
+
+
+def test_redaction_is_idempotent() -> None:
+    for case in POSITIVES:
+        once = redact(str(case["text"]))
+        assert redact(once) == once
+
+
+def _typical_turn(rng: random.Random) -> str:
+    words = ["the", "deploy", "failed", "because", "config", "was", "missing", "I", "think", "we", "should",
+             "retry", "tomorrow", "Porto", "with", "Docker", "and", "Postgres", "version", "16", "tests", "pass"]
+    return " ".join(rng.choice(words) for _ in range(90))[:500]
+
+
+def test_typical_turn_is_fast() -> None:
+    rng = random.Random(7)
+    turns = [_typical_turn(rng) for _ in range(300)]
+    timings = []
+    for turn in turns:
+        start = time.perf_counter()
+        redact(turn)
+        timings.append(time.perf_counter() - start)
+    timings.sort()
+    p50 = timings[len(timings) // 2]
+    assert p50 < 0.0002, f"p50 {p50 * 1e3:.3f} ms"
+
+
+ADVERSARIAL = [
+    "a" * 1_000_000,
+    "eyJ" * 333_334,
+    "eyJabcdefgh." * 90_000,
+    "password=" * 110_000,
+    "token: " * 140_000,
+    "-----BEGIN RSA PRIVATE KEY-----\n" * 32_000,
+    "x://" * 250_000,
+    "a://b:c" * 140_000,
+    "4111 " * 200_000,
+    "sk-" + "a-" * 500_000,
+    "AKIA" * 250_000,
+    "Bearer " * 140_000,
+]
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL, ids=lambda t: repr(t[:12]))
+def test_megabyte_input_scans_in_linear_time(text: str) -> None:
+    start = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - start < 3.0
+
+
+def test_megabyte_of_random_printable_text() -> None:
+    rng = random.Random(3)
+    text = "".join(rng.choice(string.printable) for _ in range(1_000_000))
+    start = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - start < 3.0
