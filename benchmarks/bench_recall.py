@@ -1,0 +1,534 @@
+"""Recall benchmark: LoCoMo turn/session recall and the persona set, for the engine and plain baselines.
+
+    python benchmarks/bench_recall.py [--data PATH] [--persona PATH] [--write-results]
+
+Every LoCoMo conversation becomes its own scope; every turn is captured through the engine's capture path
+(journal -> curator -> episodes and memories) unless `--direct` asks for plain episode ingestion. Questions of
+categories 1-4 are asked of their conversation's scope; hits map back to dia_ids through their provenance
+(session id + turn index). Baselines in the same run: SQLite FTS5 bm25 over turns, and MiniLM cosine alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import math
+import os
+import platform
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hermes_bowerbird.config import Config, build_config  # noqa: E402
+from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder  # noqa: E402
+from hermes_bowerbird.retrieval import RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
+from hermes_bowerbird.retrieval.query import STOP_WORDS, tokens  # noqa: E402
+from hermes_bowerbird.semantic import VectorTier  # noqa: E402
+from hermes_bowerbird.store import Store, fts_match_expression  # noqa: E402
+from hermes_bowerbird.types import ItemKind, Provenance  # noqa: E402
+
+log = logging.getLogger("bench_recall")
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
+DEFAULT_PERSONA = ROOT.parent / "shared" / "data" / "persona"
+RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+SECTION = ("<!-- recall -->", "<!-- /recall -->")
+CATEGORIES = (1, 2, 3, 4)
+DAY = 86_400.0
+BASE_TIME = 1_700_000_000.0
+
+
+# -- embeddings ---------------------------------------------------------------------------------------------------
+class FileCachedEmbedder:
+    """The real MiniLM embedder with an optional on-disk cache (npz keyed by sha256 of the text)."""
+
+    def __init__(self, inner: LocalEmbedder, cache_path: Path | None) -> None:
+        self.inner = inner
+        self.cache_path = cache_path
+        self.cache: dict[str, np.ndarray] = {}
+        self.dirty = False
+        if cache_path is not None and cache_path.exists():
+            data = np.load(cache_path)
+            self.cache = {str(k): v for k, v in zip(data["keys"], data["vecs"], strict=True)}
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    @property
+    def is_local(self) -> bool:
+        return True
+
+    def embed(self, text: str) -> np.ndarray:
+        """Single texts are queries: always embedded by the model, so latency includes the real cost."""
+        return self.inner.embed(text)
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+        missing = [i for i, k in enumerate(keys) if k not in self.cache]
+        if missing:
+            fresh = self.inner.embed_batch([texts[i] for i in missing])
+            for i, vector in zip(missing, fresh, strict=True):
+                self.cache[keys[i]] = vector
+            self.dirty = True
+        if not texts:
+            return np.empty((0, self.dimension), np.float32)
+        return np.stack([self.cache[k] for k in keys]).astype(np.float32)
+
+    def save(self) -> None:
+        if self.cache_path is None or not self.dirty:
+            return
+        keys = list(self.cache)
+        np.savez(self.cache_path, keys=np.array(keys), vecs=np.stack([self.cache[k] for k in keys]))
+        self.dirty = False
+
+
+# -- the system under test ----------------------------------------------------------------------------------------
+@dataclass
+class System:
+    """A store with its vector tier and retrievers, filled either via the engine or directly."""
+
+    store: Store
+    vectors: VectorTier
+    config: Config
+    clock: Callable[[], float]
+    close: Callable[[], None]
+    mode: str
+    retriever: Retriever = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.retriever = Retriever(self.store, self.vectors, self.config, self.clock)
+
+
+class FakeClock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def engine_available() -> bool:
+    try:
+        from hermes_bowerbird.engine import Bowerbird  # noqa: F401
+    except ImportError as exc:
+        log.warning("engine not importable (%s); using direct episode ingestion", exc)
+        return False
+    return True
+
+
+Turn = tuple[str, str, int, str, str, float]  # scope, session_id, turn_index, role, text, created_at
+
+
+def build_system(turns: Sequence[Turn], embedder: FileCachedEmbedder, workdir: Path, name: str,
+                 direct: bool, overrides: dict[str, Any]) -> System:
+    config = build_config(workdir / name, {"db_path": str(workdir / name / "memory.db"),
+                                           "maintenance_enabled": False, "llm_backend": "none", **overrides})
+    clock = FakeClock(max(t[5] for t in turns) + DAY)
+    if not direct and engine_available():
+        return _ingest_engine(turns, embedder, config, clock)
+    return _ingest_direct(turns, embedder, config, clock)
+
+
+def _ingest_engine(turns: Sequence[Turn], embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> System:
+    from hermes_bowerbird.engine import Bowerbird
+
+    engine = Bowerbird(config, embedder=embedder, clock=clock, background=False)
+    for scope, session_id, turn_index, role, text, created_at in turns:
+        user, assistant = (text, "") if role != "assistant" else ("", text)
+        engine.capture_turn(user, assistant, scope=scope, session_id=session_id, turn_index=turn_index,
+                            created_at=created_at)
+    engine.flush(timeout=3600)
+    return System(engine.store, engine.vectors, config, clock, lambda: engine.shutdown(), "engine")
+
+
+def _ingest_direct(turns: Sequence[Turn], embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> System:
+    """One episode per turn straight into Store + VectorTier (used when the engine is unavailable)."""
+    config.db_path.parent.mkdir(parents=True, exist_ok=True)
+    store = Store.open(config.db_path, clock=clock)
+    vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
+    batch: list[tuple[int, str]] = []
+    for scope, session_id, turn_index, role, text, created_at in turns:
+        episode_id = store.insert_episode(scope=scope, session_id=session_id, turn_index=turn_index,
+                                          chunk_index=0, role=role, content=text, created_at=created_at)
+        batch.append((episode_id, text))
+    for start in range(0, len(batch), 512):
+        vectors.add(ItemKind.EPISODE, batch[start:start + 512])
+    return System(store, vectors, config, clock, store.close, "direct episodes")
+
+
+# -- LoCoMo ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Question:
+    scope: str
+    text: str
+    category: int
+    evidence: frozenset[str]  # "session_id#turn_index"
+
+
+def load_locomo(path: Path) -> tuple[list[Turn], list[Question]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    turns: list[Turn] = []
+    questions: list[Question] = []
+    for conv in data["conversations"]:
+        scope = f"user:{conv['sample_id']}"
+        dia_to_slot: dict[str, str] = {}
+        sessions = sorted(conv["sessions"], key=lambda s: int(re.sub(r"\D", "", s) or 0))
+        for number, session in enumerate(sessions):
+            session_id = f"{conv['sample_id']}:{session}"
+            for index, turn in enumerate(conv["sessions"][session]):
+                text = f"{turn['speaker']}: {turn['text']}"
+                created = BASE_TIME + number * 7 * DAY + index * 60
+                turns.append((scope, session_id, index, "user", text, created))
+                dia_to_slot[_norm_dia(turn["dia_id"])] = f"{session_id}#{index}"
+        for qa in conv["qa"]:
+            if qa.get("category") not in CATEGORIES:
+                continue
+            evidence = frozenset(dia_to_slot[d] for d in _evidence_ids(qa.get("evidence", []))
+                                 if d in dia_to_slot)
+            if evidence:
+                questions.append(Question(scope, str(qa["question"]), int(qa["category"]), evidence))
+    return turns, questions
+
+
+def _norm_dia(value: str) -> str:
+    found = re.match(r"D(\d+):(\d+)", value.replace(" ", ""))
+    return f"D{int(found.group(1))}:{int(found.group(2))}" if found else value
+
+
+def _evidence_ids(raw: Sequence[str]) -> list[str]:
+    out = []
+    for item in raw:
+        out += [_norm_dia(x) for x in re.findall(r"D\s*\d+\s*:\s*\d+", str(item))]
+    return out
+
+
+def slots_of(provenance: Sequence[Provenance]) -> list[str]:
+    return [f"{p.session_id}#{p.turn_index}" for p in provenance]
+
+
+@dataclass
+class Scores:
+    """Per-question metrics, averaged per category at the end."""
+
+    rows: list[tuple[int, dict[str, float]]] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    tokens: list[int] = field(default_factory=list)
+
+    def add(self, category: int, ranked: Sequence[Sequence[str]], evidence: frozenset[str]) -> None:
+        self.rows.append((category, turn_metrics(ranked, evidence)))
+
+    def table(self) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        groups = {f"cat{c}": [m for cat, m in self.rows if cat == c] for c in CATEGORIES}
+        groups["all"] = [m for _, m in self.rows]
+        for name, rows in groups.items():
+            if rows:
+                out[name] = {k: statistics.fmean(r[k] for r in rows) for k in rows[0]}
+                out[name]["n"] = len(rows)
+        return out
+
+
+def turn_metrics(ranked: Sequence[Sequence[str]], evidence: frozenset[str]) -> dict[str, float]:
+    """ranked: per hit, the turn slots it came from (a memory may cover several turns)."""
+    sessions = {e.split("#")[0] for e in evidence}
+
+    def covered(k: int) -> set[str]:
+        return {s for hit in ranked[:k] for s in hit} & evidence
+
+    def session_hit(k: int) -> float:
+        return float(any(s.split("#")[0] in sessions for hit in ranked[:k] for s in hit))
+
+    gains: list[float] = []
+    seen: set[str] = set()
+    for hit in ranked[:10]:
+        new = (set(hit) & evidence) - seen
+        seen |= new
+        gains.append(1.0 if new else 0.0)
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(evidence), 10)))
+    return {"any@1": float(bool(covered(1))), "any@5": float(bool(covered(5))), "any@10": float(bool(covered(10))),
+            "all@5": float(covered(5) == evidence), "all@10": float(covered(10) == evidence),
+            "sess@1": session_hit(1), "sess@5": session_hit(5), "ndcg@10": dcg / ideal}
+
+
+def run_locomo(system: System, questions: Sequence[Question], embedder: FileCachedEmbedder) -> dict[str, Scores]:
+    out = {"engine": Scores(), "fts5": Scores(), "vector": Scores()}
+    episode_ids = {scope: system.store.scoped_ids_after(ItemKind.EPISODE, [scope]) for scope in
+                   {q.scope for q in questions}}
+    for q in questions:
+        started = time.perf_counter()
+        hits = system.retriever.search(RecallRequest(q.text, (q.scope,), limit=10), touch=False)
+        out["engine"].latencies.append((time.perf_counter() - started) * 1000)
+        out["engine"].tokens.append(estimate_tokens(format_hits(hits)))
+        out["engine"].add(q.category, [slots_of(h.provenance) for h in hits], q.evidence)
+        out["fts5"].add(q.category, _baseline_fts(system, q), q.evidence)
+        vector = embedder.embed(q.text)
+        ranked = system.vectors.search(ItemKind.EPISODE, vector, 10, set(episode_ids[q.scope]))
+        out["vector"].add(q.category, _episode_slots(system, [i for i, _ in ranked]), q.evidence)
+    return out
+
+
+def _baseline_fts(system: System, q: Question) -> list[list[str]]:
+    match = fts_match_expression(q.text)
+    ids = [i for i, _ in system.store.search_episodes_fts(match, [q.scope], 10)] if match else []
+    return _episode_slots(system, ids)
+
+
+def _episode_slots(system: System, ids: Sequence[int]) -> list[list[str]]:
+    episodes = system.store.get_episodes(ids)
+    return [[f"{episodes[i].session_id}#{episodes[i].turn_index}"] for i in ids if i in episodes]
+
+
+def latency_vectors_off(system: System, questions: Sequence[Question]) -> list[float]:
+    """The same questions with the vector signal off (no model): keyword and graph signals only."""
+    tier = VectorTier(system.store, EmbeddingService(None, system.store))
+    retriever = Retriever(system.store, tier, system.config, system.clock)
+    out = []
+    for q in questions:
+        started = time.perf_counter()
+        retriever.search(RecallRequest(q.text, (q.scope,), limit=10), touch=False)
+        out.append((time.perf_counter() - started) * 1000)
+    retriever.close()
+    return out
+
+
+def latency_at_scale(embedder: FileCachedEmbedder, texts: Sequence[str], questions: Sequence[Question],
+                     workdir: Path, size: int) -> dict[str, float]:
+    """p50/p95 of the engine's search over `size` items of one scope (half episodes, half memories)."""
+    from hermes_bowerbird.types import MemoryType, NewMemory, Source
+
+    clock = FakeClock(BASE_TIME + 400 * DAY)
+    config = build_config(workdir / "scale", {"db_path": str(workdir / "scale" / "memory.db")})
+    config.db_path.parent.mkdir(parents=True, exist_ok=True)
+    store = Store.open(config.db_path, clock=clock)
+    vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
+    pool = [texts[i % len(texts)] + ("" if i < len(texts) else f" (copy {i // len(texts)})") for i in range(size)]
+    episodes, memories = [], []
+    for i, text in enumerate(pool):
+        if i % 2:
+            memory = store.insert_memory(NewMemory(scope="user:scale", type=MemoryType.FACT, content=text,
+                                                   source=Source.IMPORT, provenance=(Provenance("scale", i),)))
+            memories.append((memory.id, text))
+        else:
+            episodes.append((store.insert_episode(scope="user:scale", session_id=f"scale:{i // 40}",
+                                                  turn_index=i % 40, chunk_index=0, role="user", content=text), text))
+    vectors.add(ItemKind.EPISODE, episodes)
+    vectors.add(ItemKind.MEMORY, memories)
+    out: dict[str, float] = {"items": float(size)}
+    for label, tier in (("on", vectors), ("off", VectorTier(store, EmbeddingService(None, store)))):
+        retriever = Retriever(store, tier, config, clock)
+        times = []
+        for q in questions:
+            started = time.perf_counter()
+            retriever.search(RecallRequest(q.text, ("user:scale",), limit=10), touch=False)
+            times.append((time.perf_counter() - started) * 1000)
+        retriever.close()
+        out[f"{label}_p50"], out[f"{label}_p95"] = percentile(times, .5), percentile(times, .95)
+    store.close()
+    return out
+
+
+# -- persona -----------------------------------------------------------------------------------------------------
+def load_persona(folder: Path) -> tuple[list[Turn], dict[str, Any]]:
+    turns: list[Turn] = []
+    counters: dict[str, int] = {}
+    for line in (folder / "conversations.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        session = str(msg["session_id"])
+        index = counters.get(session, 0)
+        counters[session] = index + 1
+        created = datetime.fromisoformat(msg["timestamp"]).timestamp()
+        turns.append(("user:persona", session, index, str(msg["role"]), str(msg["content"]), created))
+    truth = json.loads((folder / "ground_truth.json").read_text(encoding="utf-8"))
+    return turns, truth
+
+
+def mentions(text: str, value: str, threshold: float = 0.6) -> bool:
+    """Whether `text` carries `value`: at least `threshold` of the value's content words appear in it."""
+    words = {w for w in tokens(value) if w not in STOP_WORDS}
+    if not words:
+        return False
+    have = set(tokens(text))
+    return len(words & have) / len(words) >= threshold
+
+
+def run_persona(system: System, truth: dict[str, Any]) -> dict[str, Any]:
+    changes = []
+    for change in truth["changes"]:
+        hits = system.retriever.search(RecallRequest(f"What is Marcus's {change['query_topic']}?",
+                                                     ("user:persona",), limit=10), touch=False)
+        new_rank = _first_rank(hits, str(change["new_value"]))
+        old_rank = _first_rank(hits, str(change["old_value"]))
+        changes.append({"fact": change["fact"], "new_rank": new_rank, "old_rank": old_rank,
+                        "ok": new_rank is not None and (old_rank is None or new_rank < old_rank)})
+    pairs = []
+    for pair in truth["query_relevance_pairs"]:
+        hits = system.retriever.search(RecallRequest(pair["query"], ("user:persona",), limit=5), touch=False)
+        texts = [h.content for h in hits]
+        found = sum(any(mentions(t, f) for t in texts) for f in pair["expected_relevant_facts"])
+        intruders = sum(any(mentions(t, f) for t in texts) for f in pair["expected_irrelevant_facts"])
+        pairs.append({"id": pair["query_id"], "expected": len(pair["expected_relevant_facts"]), "found": found,
+                      "irrelevant": len(pair["expected_irrelevant_facts"]), "intruding": intruders})
+    return {"changes": changes, "pairs": pairs, "kinds": system.store.counts()}
+
+
+def _first_rank(hits: Sequence[Any], value: str) -> int | None:
+    return next((i + 1 for i, h in enumerate(hits) if mentions(h.content, value)), None)
+
+
+# -- reporting ----------------------------------------------------------------------------------------------------
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+METRICS = ("any@1", "any@5", "any@10", "all@5", "all@10", "sess@1", "sess@5", "ndcg@10")
+
+
+def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]) -> str:
+    lines = [f"Command: `{meta['command']}`  ", f"Machine: {meta['machine']}  ",
+             f"Ingestion: {meta['mode']}; {meta['counts']}  ",
+             f"Questions: {meta['questions']} (categories 1-4 of {meta['data']}); limit 10, no token budget.", "",
+             "| system | category | n | " + " | ".join(METRICS) + " |",
+             "|---" * (len(METRICS) + 3) + "|"]
+    for name, scores in results.items():
+        for group, row in scores.table().items():
+            cells = " | ".join(f"{row[m]:.3f}" for m in METRICS)
+            label = f"**{group}**" if group == "all" else group
+            lines.append(f"| {name} | {label} | {int(row['n'])} | {cells} |")
+    engine = results["engine"]
+    lines += ["", f"Engine latency per query (incl. query embedding): p50 {percentile(engine.latencies, .5):.1f} ms, "
+                  f"p95 {percentile(engine.latencies, .95):.1f} ms; vector signal off: p50 "
+                  f"{percentile(meta['off'], .5):.1f} ms, p95 {percentile(meta['off'], .95):.1f} ms.  ",
+              f"Tokens returned per query (10 hits, no budget, ~4 chars/token): mean "
+              f"{statistics.fmean(engine.tokens):.0f}, p95 {percentile(engine.tokens, .95):.0f}."]
+    scale = meta.get("scale")
+    if scale:
+        lines += [f"At {int(scale['items'])} items in one scope (half episodes, half memories): p50 "
+                  f"{scale['on_p50']:.1f} ms, p95 {scale['on_p95']:.1f} ms with query embedding; vector signal off: "
+                  f"p50 {scale['off_p50']:.1f} ms, p95 {scale['off_p95']:.1f} ms."]
+    if persona is not None:
+        lines += ["", *render_persona(persona)]
+    return "\n".join(lines)
+
+
+def render_persona(persona: dict[str, Any]) -> list[str]:
+    ok = sum(c["ok"] for c in persona["changes"])
+    found = sum(p["found"] for p in persona["pairs"])
+    expected = sum(p["expected"] for p in persona["pairs"])
+    intruding = sum(p["intruding"] for p in persona["pairs"])
+    irrelevant = sum(p["irrelevant"] for p in persona["pairs"])
+    lines = [f"Persona (store: {persona['kinds']}):  ",
+             f"- changes: new value ranked above the old in {ok} of {len(persona['changes'])} "
+             "(query \"What is Marcus's <topic>?\", top 10)",
+             f"- query_relevance_pairs: {found} of {expected} expected facts in the top 5 "
+             f"({found / max(1, expected):.0%}); {intruding} of {irrelevant} expected-irrelevant facts intrude",
+             "", "| change | new rank | old rank | ok |", "|---|---|---|---|"]
+    for c in persona["changes"]:
+        ok = "yes" if c["ok"] else "no"
+        lines.append(f"| {c['fact']} | {c['new_rank'] or '-'} | {c['old_rank'] or '-'} | {ok} |")
+    return lines
+
+
+def write_section(text: str, path: Path = RESULTS) -> None:
+    body = f"{SECTION[0]}\n## Recall (benchmarks/bench_recall.py)\n\n{text}\n{SECTION[1]}"
+    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
+    if SECTION[0] in current and SECTION[1] in current:
+        start = current.index(SECTION[0])
+        end = current.index(SECTION[1]) + len(SECTION[1])
+        current = current[:start] + body + current[end:]
+    else:
+        current = current.rstrip("\n") + "\n\n" + body + "\n"
+    path.write_text(current, encoding="utf-8")
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-format JSON file")
+    parser.add_argument("--persona", type=Path, default=DEFAULT_PERSONA, help="persona folder ('' to skip)")
+    parser.add_argument("--workdir", type=Path, default=None, help="where the benchmark databases go (temp dir)")
+    parser.add_argument("--embed-cache", type=Path, default=None, help="npz file caching embeddings between runs")
+    parser.add_argument("--direct", action="store_true", help="ingest turns as plain episodes, not via the engine")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="config override, e.g. weights.neighbour=0.3 (repeatable)")
+    parser.add_argument("--write-results", action="store_true", help="replace the recall section of RESULTS.md")
+    parser.add_argument("--scale", type=int, default=10_000, help="items for the latency-at-scale run (0 skips)")
+    parser.add_argument("--json", type=Path, default=None, help="also write raw results as JSON here")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    overrides = dict(item.split("=", 1) for item in args.set)
+    embedder = FileCachedEmbedder(LocalEmbedder(), args.embed_cache)
+    with tempfile.TemporaryDirectory(prefix="bench_recall_") as tmp:
+        workdir = args.workdir or Path(tmp)
+        turns, questions = load_locomo(args.data)
+        started = time.perf_counter()
+        system = build_system(turns, embedder, workdir, "locomo", args.direct, overrides)
+        ingest_seconds = time.perf_counter() - started
+        results = run_locomo(system, questions, embedder)
+        off = latency_vectors_off(system, questions)
+        counts = {k: v for k, v in system.store.counts().items() if k in ("memories", "episodes", "entities", "edges")}
+        system.retriever.close()
+        system.close()
+        persona = None
+        if args.persona and str(args.persona) and (args.persona / "conversations.jsonl").exists():
+            p_turns, truth = load_persona(args.persona)
+            p_system = build_system(p_turns, embedder, workdir, "persona", args.direct, overrides)
+            persona = run_persona(p_system, truth)
+            p_system.retriever.close()
+            p_system.close()
+        scale = None
+        if args.scale:
+            texts = [t[4] for t in turns] + ([t[4] for t in p_turns] if persona is not None else [])
+            scale = latency_at_scale(embedder, texts, questions[::4], workdir, args.scale)
+        embedder.save()
+    command = "python benchmarks/bench_recall.py" + (" " + " ".join(argv) if argv else
+                                                     (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""))
+    meta = {"command": command, "machine": machine(), "mode": f"{system.mode} ({ingest_seconds:.0f} s)",
+            "counts": counts, "questions": len(questions), "data": args.data.name, "off": off,
+            "scale": scale}
+    text = render(results, persona, meta)
+    print(text)
+    if args.write_results:
+        write_section(text)
+    if args.json is not None:
+        args.json.write_text(json.dumps({k: v.table() for k, v in results.items()} | {"persona": persona},
+                                        indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

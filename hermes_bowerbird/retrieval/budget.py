@@ -1,0 +1,79 @@
+"""Token budget and compact text: fit hits into a budget (best hits get more room) and render one line each.
+
+Tokens are counted cheaply as ceil(characters / 4), the usual ratio for English text with BPE tokenizers; it
+over-counts slightly for plain prose, so a budget is rarely exceeded in real tokens.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from .results import Hit, iso_date
+
+CHARS_PER_TOKEN = 4
+MIN_CONTENT_TOKENS = 12  # a hit that cannot get this much room is dropped rather than shown as a stub
+ELLIPSIS = "…"
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def hit_prefix(hit: Hit) -> str:
+    return f"- [{hit.label}, {iso_date(hit.created_at)}] "
+
+
+def hit_line(hit: Hit) -> str:
+    """`- [preference #12, 2026-03-04] Never deploys on Fridays` (content on one line)."""
+    return hit_prefix(hit) + " ".join(hit.content.split())
+
+
+def truncate_text(text: str, max_chars: int) -> tuple[str, bool]:
+    """Whole sentences that fit in `max_chars`; if not even the first fits, cut it at a word boundary."""
+    text = " ".join(text.split())
+    if len(text) <= max_chars:
+        return text, False
+    kept = ""
+    for sentence in _SENTENCE_END.split(text):
+        candidate = f"{kept} {sentence}" if kept else sentence
+        if len(candidate) > max_chars:
+            break
+        kept = candidate
+    if kept:
+        return kept, True
+    cut = text[:max(0, max_chars - len(ELLIPSIS))]
+    if " " in cut:
+        cut = cut[:cut.rindex(" ")]
+    return cut.rstrip(" ,;:-") + ELLIPSIS, True
+
+
+def fit_to_budget(hits: Sequence[Hit], budget_tokens: int | None) -> list[Hit]:
+    """Hits (in ranked order) cut to the budget; each gets a share of what is left in proportion to its score."""
+    if budget_tokens is None:
+        return list(hits)
+    ordered = list(hits)
+    remaining = float(budget_tokens)
+    out: list[Hit] = []
+    for position, hit in enumerate(ordered):
+        overhead = estimate_tokens(hit_prefix(hit)) + 1  # +1 for the line break
+        if remaining < overhead + MIN_CONTENT_TOKENS:
+            break
+        rest = sum(max(h.score, 1e-9) for h in ordered[position:])
+        share = max(MIN_CONTENT_TOKENS, remaining * max(hit.score, 1e-9) / rest - overhead)
+        share = min(share, remaining - overhead)
+        content, cut = truncate_text(hit.content, int(share * CHARS_PER_TOKEN))
+        if not content.strip(ELLIPSIS + " "):
+            continue
+        fitted = replace(hit, content=content, truncated=hit.truncated or cut)
+        out.append(fitted)
+        remaining -= estimate_tokens(hit_line(fitted)) + 1
+    return out
+
+
+def format_hits(hits: Sequence[Hit], budget_tokens: int | None = None) -> str:
+    """Compact text for a prompt: one line per hit, best first, within the budget (None = no budget)."""
+    return "\n".join(hit_line(h) for h in fit_to_budget(hits, budget_tokens))

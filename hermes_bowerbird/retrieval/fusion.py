@@ -1,0 +1,202 @@
+"""Fusion: weighted reciprocal rank fusion, rescoring (importance, supersession, type, time) and MMR diversity."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..config import RetrievalWeights
+from ..types import Episode, ItemKind, Memory
+from .candidates import Signal
+from .query import QueryAnalysis, tokens
+
+Key = tuple[ItemKind, int]
+DAY_SECONDS = 86_400.0
+RECENCY_HALF_LIFE_DAYS = 30.0
+SUCCESSOR_MARGIN = 0.99  # a superseded memory scores at most this share of its successor
+
+
+@dataclass
+class Fused:
+    """A candidate during ranking: its fused score and what each signal said about it."""
+
+    key: Key
+    score: float = 0.0
+    signals: dict[str, float] = field(default_factory=dict)
+
+
+def signal_weight(name: str, weights: RetrievalWeights) -> float:
+    """The fusion weight of a signal by name (graph_* signals share the graph weight)."""
+    if name.startswith("graph"):
+        return weights.graph
+    return float(getattr(weights, name))
+
+
+def weighted_rrf(signals: Iterable[Signal], weights: Mapping[str, float], k: float) -> dict[Key, Fused]:
+    """sum over signals of weight / (k + rank), rank 1-based; records each signal's raw score."""
+    fused: dict[Key, Fused] = {}
+    for signal in signals:
+        weight = weights.get(signal.name, 0.0)
+        for rank, (item_id, raw) in enumerate(signal.ranked, start=1):
+            key = (signal.kind, item_id)
+            entry = fused.setdefault(key, Fused(key))
+            if signal.name not in entry.signals:
+                entry.score += weight / (k + rank)
+                entry.signals[signal.name] = raw
+    for entry in fused.values():
+        entry.signals["rrf"] = entry.score
+    return fused
+
+
+def spread_to_neighbours(fused: Mapping[Key, Fused], episodes: Mapping[int, Episode], prev_share: float,
+                         next_share: float) -> None:
+    """Episodes gain a share of the best fused score of their session's neighbouring turns.
+
+    An answer usually follows the turn that matches the question's words (and shares its turn with it when one
+    turn holds both the user's message and the reply), so the earlier side passes on `prev_share` and the later
+    side `next_share`. Only episodes already among the candidates take part.
+    """
+    if prev_share <= 0 and next_share <= 0:
+        return
+    slots: dict[tuple[str, int], list[tuple[float, int]]] = {}
+    for (kind, item_id), entry in fused.items():
+        episode = episodes.get(item_id) if kind is ItemKind.EPISODE else None
+        if episode is not None:
+            slots.setdefault((episode.session_id, episode.turn_index), []).append((entry.score, item_id))
+
+    def best(slot: tuple[str, int], skip: int = -1) -> float:
+        return max((score for score, item_id in slots.get(slot, ()) if item_id != skip), default=0.0)
+
+    bonus: dict[Key, float] = {}
+    for key in fused:
+        episode = episodes.get(key[1]) if key[0] is ItemKind.EPISODE else None
+        if episode is None:
+            continue
+        session, turn = episode.session_id, episode.turn_index
+        extra = (prev_share * max(best((session, turn - 1)), best((session, turn), key[1]))
+                 + next_share * best((session, turn + 1)))
+        if extra > 0:
+            bonus[key] = extra
+    for key, extra in bonus.items():
+        fused[key].score += extra
+        fused[key].signals["neighbour"] = extra
+
+
+def session_prior(fused: Mapping[Key, Fused], episodes: Mapping[int, Episode], weight: float,
+                  top: int = 2) -> None:
+    """Episodes of the sessions that match best are lifted: x (1 + weight x session strength).
+
+    A session's strength is the sum of its `top` best episode scores over the best session's.
+    """
+    if weight <= 0:
+        return
+    per_session: dict[str, list[float]] = {}
+    for (kind, item_id), entry in fused.items():
+        episode = episodes.get(item_id) if kind is ItemKind.EPISODE else None
+        if episode is not None:
+            per_session.setdefault(episode.session_id, []).append(entry.score)
+    strength = {s: sum(sorted(v, reverse=True)[:top]) for s, v in per_session.items()}
+    strongest = max(strength.values(), default=0.0)
+    if strongest <= 0:
+        return
+    for (kind, item_id), entry in fused.items():
+        episode = episodes.get(item_id) if kind is ItemKind.EPISODE else None
+        if episode is not None:
+            factor = 1.0 + weight * strength[episode.session_id] / strongest
+            entry.score *= factor
+            entry.signals["session"] = factor
+
+
+def rescore(entry: Fused, item: Memory | Episode, analysis: QueryAnalysis, now: float,
+            weights: RetrievalWeights, importance: float) -> None:
+    """Multiply the fused score by the importance, type-hint, time-window and recency factors."""
+    factor = (1.0 - weights.importance) + weights.importance * importance
+    entry.signals["importance"] = importance
+    if isinstance(item, Memory) and item.type in analysis.type_hints:
+        factor *= 1.0 + weights.type_boost
+        entry.signals["type_hint"] = 1.0
+    when = item.created_at
+    if analysis.window is not None and analysis.window.contains(when):
+        factor *= 1.0 + weights.time_boost
+        entry.signals["time_window"] = 1.0
+    if analysis.recency > 0:
+        age_days = max(0.0, now - when) / DAY_SECONDS
+        fresh = 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+        factor *= 1.0 + weights.recency * analysis.recency * fresh
+        entry.signals["recency"] = fresh
+    entry.score *= factor
+
+
+def demote_superseded(fused: Mapping[Key, Fused], memories: Mapping[int, Memory], now: float,
+                      penalty: float) -> None:
+    """A superseded or expired memory keeps `penalty` of its score and always ranks below its successor."""
+    stale = [m for m in memories.values() if not m.is_current(now) and (ItemKind.MEMORY, m.id) in fused]
+    for memory in stale:
+        entry = fused[(ItemKind.MEMORY, memory.id)]
+        entry.score *= penalty
+        entry.signals["superseded"] = 1.0
+    for memory in stale:
+        successor = fused.get((ItemKind.MEMORY, memory.superseded_by)) if memory.superseded_by else None
+        if successor is not None:
+            entry = fused[(ItemKind.MEMORY, memory.id)]
+            entry.score = min(entry.score, successor.score * SUCCESSOR_MARGIN)
+
+
+def jaccard(a: str, b: str) -> float:
+    """Word-set overlap of two texts (0..1)."""
+    sa, sb = set(tokens(a)), set(tokens(b))
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+Similarity = Callable[[Key, Key], float]
+
+
+def make_similarity(vectors: Mapping[Key, np.ndarray], texts: Mapping[Key, str],
+                    sources: Mapping[Key, frozenset[tuple[str, int]]] | None = None) -> Similarity:
+    """Cosine of unit vectors when both items have one, else token Jaccard of their texts.
+
+    A memory and an episode it was extracted from (the episode's turn is in the memory's provenance) count as
+    the same item (1.0), so a search does not spend two places on one turn.
+    """
+    token_sets = {key: set(tokens(text)) for key, text in texts.items()}
+    origin = sources or {}
+
+    def similarity(a: Key, b: Key) -> float:
+        if a[0] is not b[0] and origin.get(a, frozenset()) & origin.get(b, frozenset()):
+            return 1.0
+        va, vb = vectors.get(a), vectors.get(b)
+        if va is not None and vb is not None:
+            return float(np.dot(va, vb))
+        sa, sb = token_sets.get(a, set()), token_sets.get(b, set())
+        return len(sa & sb) / len(sa | sb) if sa and sb else 0.0
+
+    return similarity
+
+
+def mmr(ranked: Sequence[Fused], similarity: Similarity, lam: float, limit: int,
+        duplicate: float = 1.01) -> list[Fused]:
+    """Maximal marginal relevance: greedily pick lam x relevance - (1 - lam) x max similarity to the picked.
+
+    Relevance is the score divided by the best score, so lam keeps one meaning whatever the score scale.
+    A candidate at least `duplicate` similar to a picked item says the same thing again and is dropped.
+    """
+    if not ranked or limit <= 0:
+        return []
+    top = max(e.score for e in ranked) or 1.0
+    pool = list(ranked)
+    picked: list[Fused] = []
+    max_sim = {e.key: 0.0 for e in pool}
+    while pool and len(picked) < limit:
+        best = max(pool, key=lambda e: lam * e.score / top - (1.0 - lam) * max_sim[e.key])
+        pool.remove(best)
+        picked.append(best)
+        if max_sim[best.key] > 0:
+            best.signals["mmr_similarity"] = max_sim[best.key]
+        for other in pool:
+            max_sim[other.key] = max(max_sim[other.key], similarity(best.key, other.key))
+        pool = [e for e in pool if max_sim[e.key] < duplicate]
+    return picked

@@ -1,0 +1,247 @@
+"""Query analysis: keywords, known entity names, time expressions and memory-type hints of a search query."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+
+from ..types import MemoryType
+
+MAX_QUERY_CHARS = 2_000
+_MAX_ENTITY_WORDS = 4
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+STOP_WORDS = frozenset(
+    """
+a about above after again against all also am an and any are aren as at be because been before being below
+between both but by can cannot could couldn did didn do does doesn doing don down during each few for from
+further had hadn has hasn have haven having he her here hers herself him himself his how i if in into is isn it
+its itself just let me more most much my myself no nor not now of off on once only or other ought our ours
+ourselves out over own same shan she should shouldn so some such than that the their theirs them themselves then
+there these they this those through to too under until up very was wasn we were weren what when where which
+while who whom why will with won would wouldn you your yours yourself yourselves s t d ll m re ve y ever tell
+told say said know think thing things get got go going gone really please yesterday today tonight tomorrow
+recently lately ago last week weeks month months year years day days morning afternoon evening night recent
+latest currently current
+""".split()  # noqa: SIM905
+)
+
+_MONTHS = {name: i + 1 for i, name in enumerate(
+    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"))}
+_MONTHS.update({name[:3]: num for name, num in list(_MONTHS.items()) if name != "may"})
+_MONTHS["sept"] = 9
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3, "several": 3}
+_UNIT_DAYS = {"day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
+
+# (pattern, types): first-person or topical phrasings that say which kind of memory is wanted.
+_TYPE_HINTS: tuple[tuple[re.Pattern[str], tuple[MemoryType, ...]], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), types) for p, types in (
+        (r"\b(decid\w*|decision\w*|agreed|settled on|chose|chosen|went with)\b", (MemoryType.DECISION,)),
+        (r"\b(prefer\w*|favou?rite\w*|likes?|dislikes?|hates?|loves?|enjoys?)\b", (MemoryType.PREFERENCE,)),
+        (r"\b(to-?dos?|remind\w*|tasks?|need to|have to|follow[- ]?up|pending|deadline\w*)\b", (MemoryType.TODO,)),
+        (r"\b(goals?|aims?|objectives?|plans? to|trying to|want to)\b", (MemoryType.GOAL,)),
+        (r"\b(how (do|did|should|can) (i|we)|how to|steps?|procedure\w*|process|workflow|recipe)\b",
+         (MemoryType.PROCEDURE,)),
+        (r"\b(who am i|my name|about me|who i am|where do i live|my (job|age|family|background))\b",
+         (MemoryType.IDENTITY,)),
+        (r"\b(happened|events?|meeting|when did)\b", (MemoryType.EVENT,)),
+        (r"\b(usually|tend to|habits?|patterns?|always|often)\b", (MemoryType.PATTERN,)),
+    ))
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """A half-open interval [start, end) of Unix epoch seconds; either side may be open (None)."""
+
+    start: float | None
+    end: float | None
+
+    def contains(self, ts: float) -> bool:
+        return (self.start is None or ts >= self.start) and (self.end is None or ts < self.end)
+
+
+@dataclass(frozen=True)
+class QueryAnalysis:
+    """What a query asks for, as the candidate generators and the rescorer use it."""
+
+    text: str
+    keywords: tuple[str, ...]
+    entity_ids: tuple[int, ...] = ()
+    entity_names: tuple[str, ...] = ()
+    window: TimeWindow | None = None
+    recency: float = 0.0  # 0 = no preference, 1 = "recently": newer items should win
+    type_hints: frozenset[MemoryType] = field(default_factory=frozenset)
+
+    @property
+    def search_text(self) -> str:
+        """Keywords joined for full-text search (the raw text when every word was a stop word)."""
+        return " ".join(self.keywords)
+
+
+def normalise_name(text: str) -> str:
+    """The matching form of an entity name: lower-case word runs joined by single spaces."""
+    return " ".join(w.lower() for w in _WORD.findall(text))
+
+
+def tokens(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def extract_keywords(text: str) -> tuple[str, ...]:
+    """Distinct content words in order; stop words and one-letter words dropped (all words kept if none remain)."""
+    words = tokens(text[:MAX_QUERY_CHARS])
+    kept = [w for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())]
+    return tuple(dict.fromkeys(kept or words))
+
+
+def match_entities(text: str, norms: Mapping[str, int]) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Entities whose normalised name or alias equals a run of whole query words (longest runs first)."""
+    words = tokens(text[:MAX_QUERY_CHARS])
+    used = [False] * len(words)
+    ids: list[int] = []
+    names: list[str] = []
+    for size in range(min(_MAX_ENTITY_WORDS, len(words)), 0, -1):
+        for start in range(len(words) - size + 1):
+            if any(used[start:start + size]):
+                continue
+            phrase = " ".join(words[start:start + size])
+            if size == 1 and (phrase in STOP_WORDS or len(phrase) < 2):
+                continue
+            entity_id = norms.get(phrase)
+            if entity_id is not None:
+                used[start:start + size] = [True] * size
+                if entity_id not in ids:
+                    ids.append(entity_id)
+                    names.append(phrase)
+    return tuple(ids), tuple(names)
+
+
+def type_hints(text: str) -> frozenset[MemoryType]:
+    return frozenset(t for pattern, types in _TYPE_HINTS if pattern.search(text) for t in types)
+
+
+def analyze_query(text: str, now: float, entity_norms: Mapping[str, int] | None = None,
+                  tz: tzinfo | None = None) -> QueryAnalysis:
+    """Analyse `text` relative to `now` (epoch seconds, read in `tz`; the local zone when None)."""
+    text = text[:MAX_QUERY_CHARS]
+    ids, names = match_entities(text, entity_norms or {})
+    window, recency = parse_time(text, now, tz)
+    return QueryAnalysis(text=text, keywords=extract_keywords(text), entity_ids=ids, entity_names=names,
+                         window=window, recency=recency, type_hints=type_hints(text))
+
+
+# -- time expressions -------------------------------------------------------------------------------------------
+_RE_AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple|few|several)"
+                     r"(?: of)? (day|week|month|year)s? ago\b")
+_RE_PAST_N = re.compile(r"\b(?:last|past) (\d+|two|three|four|five|six|seven|eight|nine|ten|couple|few|several)"
+                        r"(?: of)? (day|week|month|year)s?\b")
+_RE_MONTH = re.compile(r"\b(in|during|since|last|this|early|late|mid)?\s*(" + "|".join(_MONTHS) +
+                       r")\b\.?(\s+(\d{4}))?")
+_RECENT = re.compile(r"\b(recent(ly)?|lately|latest|these days|nowadays|current(ly)?|right now|newest|now)\b")
+_MAX_SPAN_DAYS = 36_500.0  # "300 years ago" is clamped to a century
+
+
+def parse_time(text: str, now: float, tz: tzinfo | None = None) -> tuple[TimeWindow | None, float]:
+    """The first time expression of `text` as a window, plus a recency weight (0..1)."""
+    lowered = " ".join(text.lower().split())
+    local = datetime.fromtimestamp(now, tz)
+    today = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    recency = 1.0 if _RECENT.search(lowered) else 0.0
+    for parser in (_parse_relative_day, _parse_ago, _parse_past_n, _parse_calendar, _parse_month):
+        try:
+            window = parser(lowered, local, today)
+        except (OverflowError, ValueError):  # a date outside what datetime can hold: no window
+            window = None
+        if window is not None:
+            return TimeWindow(_ts(window[0]), _ts(window[1])), recency
+    return None, recency
+
+
+def _ts(value: datetime | None) -> float | None:
+    return None if value is None else value.timestamp()
+
+
+_Span = tuple[datetime | None, datetime | None]
+
+
+def _parse_relative_day(text: str, local: datetime, today: datetime) -> _Span | None:
+    day = timedelta(days=1)
+    if re.search(r"\b(last night)\b", text):
+        return today - day + timedelta(hours=17), today + timedelta(hours=6)
+    if re.search(r"\bday before yesterday\b", text):
+        return today - 2 * day, today - day
+    if re.search(r"\byesterday\b", text):
+        return today - day, today
+    if re.search(r"\bthis (morning|afternoon|evening)\b|\btoday\b|\btonight\b|\bearlier today\b", text):
+        return today, local + timedelta(seconds=1)
+    return None
+
+
+def _count(word: str) -> int:
+    return min(int(word[:6]), int(_MAX_SPAN_DAYS)) if word.isdigit() else _NUMBER_WORDS.get(word, 1)
+
+
+def _parse_ago(text: str, local: datetime, today: datetime) -> _Span | None:
+    found = _RE_AGO.search(text)
+    if not found:
+        return None
+    unit = found.group(2)
+    center = local - timedelta(days=min(_MAX_SPAN_DAYS, _count(found.group(1)) * _UNIT_DAYS[unit]))
+    if unit == "day":
+        start = center.replace(hour=0, minute=0, second=0, microsecond=0)
+        return start, start + timedelta(days=1)
+    half = timedelta(days=_UNIT_DAYS[unit] / 2)
+    return center - half, min(center + half, local + timedelta(seconds=1))
+
+
+def _parse_past_n(text: str, local: datetime, today: datetime) -> _Span | None:
+    found = _RE_PAST_N.search(text)
+    if not found:
+        return None
+    span = min(_MAX_SPAN_DAYS, _count(found.group(1)) * _UNIT_DAYS[found.group(2)])
+    return local - timedelta(days=span), local + timedelta(seconds=1)
+
+
+def _parse_calendar(text: str, local: datetime, today: datetime) -> _Span | None:
+    found = re.search(r"\b(last|this|past|previous) (week|month|year)\b", text)
+    if not found:
+        return None
+    which, unit = found.group(1), found.group(2)
+    if unit == "week":
+        start = today - timedelta(days=today.weekday())
+        if which == "this":
+            return start, local + timedelta(seconds=1)
+        return start - timedelta(days=7), start
+    if unit == "month":
+        start = today.replace(day=1)
+        if which == "this":
+            return start, local + timedelta(seconds=1)
+        return (start - timedelta(days=1)).replace(day=1), start
+    start = today.replace(month=1, day=1)
+    if which == "this":
+        return start, local + timedelta(seconds=1)
+    return start.replace(year=start.year - 1), start
+
+
+def _parse_month(text: str, local: datetime, today: datetime) -> _Span | None:
+    for found in _RE_MONTH.finditer(text):
+        prefix, name, year = found.group(1), found.group(2), found.group(4)
+        if not (prefix or year):
+            continue  # a bare "may" or "march" is more often a verb than a date
+        month = _MONTHS[name]
+        if year:
+            chosen = int(year)
+        else:
+            chosen = local.year if month <= local.month else local.year - 1
+            if prefix == "last" and month >= local.month:
+                chosen = local.year - 1
+        start = today.replace(year=chosen, month=month, day=1)
+        end = start.replace(year=chosen + 1, month=1) if month == 12 else start.replace(month=month + 1)
+        if prefix == "since":
+            return start, local + timedelta(seconds=1)
+        return start, end
+    return None

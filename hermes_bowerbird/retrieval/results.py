@@ -1,0 +1,84 @@
+"""The values a search takes and returns: RecallRequest, Hit, item keys and the JSON view of a hit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from ..types import ItemKind, MemoryType, Provenance
+
+ItemKey = tuple[str, int]
+
+
+def item_key(kind: ItemKind, item_id: int) -> ItemKey:
+    """The key of an item as exclude_ids holds it: ("memory", 12) or ("episode", 34)."""
+    return str(kind), int(item_id)
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    """One search. `budget_tokens` None means no budget; `exclude_ids` holds item keys (see item_key) of
+    items the caller already has (a session's earlier prefetches): they are never returned again."""
+
+    query: str
+    scopes: tuple[str, ...]
+    limit: int = 8
+    types: tuple[MemoryType, ...] = ()
+    since: float | None = None
+    until: float | None = None
+    budget_tokens: int | None = None
+    explain: bool = False
+    include_episodes: bool = True
+    exclude_ids: frozenset[ItemKey] = frozenset()
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result; `signals` maps each signal that found it (and the rescoring steps) to its score."""
+
+    kind: ItemKind
+    id: int
+    type: MemoryType | None
+    content: str
+    score: float
+    created_at: float
+    provenance: tuple[Provenance, ...] = ()
+    signals: Mapping[str, float] = field(default_factory=dict)
+    superseded: bool = False
+    truncated: bool = False
+
+    @property
+    def key(self) -> ItemKey:
+        return item_key(self.kind, self.id)
+
+    @property
+    def label(self) -> str:
+        """"preference #12" for a memory, "episode #e34" for a verbatim turn."""
+        if self.kind is ItemKind.MEMORY:
+            return f"{self.type} #{self.id}"
+        return f"episode #e{self.id}"
+
+
+def iso_date(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
+
+
+def hit_to_dict(hit: Hit) -> dict[str, object]:
+    """The JSON view of a hit (tools, `recall --json`); `signals` only when the search was explained."""
+    out: dict[str, object] = {
+        "kind": str(hit.kind),
+        "id": hit.id,
+        "type": str(hit.type) if hit.type is not None else None,
+        "content": hit.content,
+        "score": round(hit.score, 6),
+        "created_at": hit.created_at,
+        "date": iso_date(hit.created_at),
+        "provenance": [{"session_id": p.session_id, "turn_index": p.turn_index} for p in hit.provenance],
+        "superseded": hit.superseded,
+    }
+    if hit.truncated:
+        out["truncated"] = True
+    if hit.signals:
+        out["signals"] = {name: round(value, 6) for name, value in hit.signals.items()}
+    return out

@@ -1,0 +1,128 @@
+"""Query analysis: keywords, entity matching, time expressions and type hints."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hermes_bowerbird.retrieval.query import (
+    analyze_query,
+    extract_keywords,
+    match_entities,
+    normalise_name,
+    parse_time,
+    type_hints,
+)
+from hermes_bowerbird.types import MemoryType
+
+NOW = datetime(2026, 3, 4, 15, 30, tzinfo=UTC).timestamp()  # a Wednesday afternoon
+
+
+def day(y: int, m: int, d: int, h: int = 0) -> float:
+    return datetime(y, m, d, h, tzinfo=UTC).timestamp()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("What did Caroline research?", ("caroline", "research")),
+    ("Where does the user deploy the service", ("user", "deploy", "service")),
+    ("the the THE Database database", ("database",)),
+    ("who am I", ("who", "am", "i")),  # only stop words: keep them rather than search nothing
+    ("", ()),
+    ("Python 3 and C++", ("python", "3")),
+])
+def test_keywords(text: str, expected: tuple[str, ...]) -> None:
+    assert extract_keywords(text) == expected
+
+
+NORMS = {"caroline": 1, "new york": 2, "art": 3, "project falcon": 4, "falcon": 4, "it": 5}
+
+
+@pytest.mark.parametrize(("text", "ids"), [
+    ("Caroline's trip to New York", (2, 1)),
+    ("What is new in York?", ()),  # words must be adjacent
+    ("artistic carts and startups", ()),  # no substring matches
+    ("How is Project Falcon going?", (4,)),
+    ("falcon and art", (4, 3)),
+    ("is it done", ()),  # stop-word names never match on their own
+])
+def test_entity_matching_uses_whole_words(text: str, ids: tuple[int, ...]) -> None:
+    assert match_entities(text, NORMS)[0] == ids
+
+
+def test_normalise_name() -> None:
+    assert normalise_name("  New   York-City! ") == "new york city"
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("what did I do yesterday", day(2026, 3, 3), day(2026, 3, 4)),
+    ("anything this morning?", day(2026, 3, 4), NOW + 1),
+    ("what happened last week", day(2026, 2, 23), day(2026, 3, 2)),
+    ("this week's plans", day(2026, 3, 2), NOW + 1),
+    ("what did we decide in March", day(2026, 3, 1), day(2026, 4, 1)),
+    ("the trip in December", day(2025, 12, 1), day(2026, 1, 1)),
+    ("during june 2024", day(2024, 6, 1), day(2024, 7, 1)),
+    ("2 days ago", day(2026, 3, 2), day(2026, 3, 3)),
+    ("a day ago", day(2026, 3, 3), day(2026, 3, 4)),
+    ("last month", day(2026, 2, 1), day(2026, 3, 1)),
+    ("last year", day(2025, 1, 1), day(2026, 1, 1)),
+    ("in the past 3 days", NOW - 3 * 86400, NOW + 1),
+    ("last night", day(2026, 3, 3, 17), day(2026, 3, 4, 6)),
+])
+def test_time_windows(text: str, start: float, end: float) -> None:
+    window, _ = parse_time(text, NOW, UTC)
+    assert window is not None
+    assert window.start == pytest.approx(start)
+    assert window.end == pytest.approx(end)
+
+
+def test_two_weeks_ago_is_centred_on_that_week() -> None:
+    window, _ = parse_time("two weeks ago", NOW, UTC)
+    assert window is not None and window.start is not None and window.end is not None
+    assert window.contains(NOW - 14 * 86400)
+    assert not window.contains(NOW - 3 * 86400)
+
+
+@pytest.mark.parametrize("text", ["may I ask something", "march forward", "the deploy script", ""])
+def test_no_time_window(text: str) -> None:
+    assert parse_time(text, NOW, UTC)[0] is None
+
+
+@pytest.mark.parametrize(("text", "recency"), [
+    ("what have I been working on recently", 1.0),
+    ("my current job", 1.0),
+    ("my job", 0.0),
+    ("what do I know about Rome", 0.0),
+])
+def test_recency(text: str, recency: float) -> None:
+    assert parse_time(text, NOW, UTC)[1] == recency
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("what did we decide about the database", {MemoryType.DECISION}),
+    ("when did the meeting happen", {MemoryType.EVENT}),
+    ("my preferences for editors", {MemoryType.PREFERENCE}),
+    ("what's my favourite food", {MemoryType.PREFERENCE}),
+    ("remind me what's on my todo list", {MemoryType.TODO}),
+    ("how do I release a new version", {MemoryType.PROCEDURE}),
+    ("what are my goals this year", {MemoryType.GOAL}),
+    ("who am I", {MemoryType.IDENTITY}),
+    ("the deploy script", set()),
+])
+def test_type_hints(text: str, expected: set[MemoryType]) -> None:
+    assert type_hints(text) == expected
+
+
+def test_analyze_query_combines_everything() -> None:
+    analysis = analyze_query("What did Caroline decide yesterday?", NOW, NORMS, UTC)
+    assert analysis.keywords == ("caroline", "decide")
+    assert analysis.entity_ids == (1,)
+    assert analysis.window is not None and analysis.window.contains(day(2026, 3, 3, 12))
+    assert MemoryType.DECISION in analysis.type_hints
+
+
+@pytest.mark.parametrize("text", ['"', "NEAR(a b)", "*", "'; DROP TABLE memories; --", "\x00\x01", "())((",
+                                  "content:foo", "🦜🦜", "a" * 100_000, "in 99999 years ago"])
+def test_hostile_queries_analyse(text: str) -> None:
+    analysis = analyze_query(text, NOW, NORMS, UTC)
+    assert len(analysis.text) <= 2_000

@@ -1,0 +1,235 @@
+"""The Retriever end to end on small hand-made stores: scopes, supersession, graph, filters, budget, hostile input."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hermes_bowerbird.config import Config, build_config
+from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever, estimate_tokens, format_hits, item_key
+from hermes_bowerbird.semantic import VectorTier
+from hermes_bowerbird.store import Store
+from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Provenance, Relation, Source
+
+DAY = 86_400.0
+START = 1_750_000_000.0
+MINE = ("user:a", "profile:default")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+@dataclass
+class World:
+    store: Store
+    vectors: VectorTier
+    retriever: Retriever
+    clock: Clock
+    config: Config
+
+    def remember(self, content: str, type: MemoryType = MemoryType.FACT, scope: str = "user:a",
+                 provenance: tuple[Provenance, ...] = (), **kwargs: object) -> int:
+        memory = self.store.insert_memory(NewMemory(scope=scope, type=type, content=content, source=Source.TOOL,
+                                                    provenance=provenance, **kwargs))  # type: ignore[arg-type]
+        self.vectors.add(ItemKind.MEMORY, [(memory.id, content)])
+        return memory.id
+
+    def episode(self, content: str, session: str = "s1", turn: int = 0, scope: str = "user:a") -> int:
+        episode_id = self.store.insert_episode(scope=scope, session_id=session, turn_index=turn, chunk_index=0,
+                                               role="user", content=content)
+        self.vectors.add(ItemKind.EPISODE, [(episode_id, content)])
+        return episode_id
+
+    def search(self, query: str, **kwargs: object) -> list[Hit]:
+        return self.retriever.search(RecallRequest(query, kwargs.pop("scopes", MINE), **kwargs))  # type: ignore[arg-type]
+
+
+def _world(tmp_path: Path, embedder: LocalEmbedder | None) -> Iterator[World]:
+    clock = Clock()
+    config = build_config(tmp_path, {})
+    store = Store.open(tmp_path / "memory.db", clock=clock)
+    service = EmbeddingService.from_embedder(embedder, store) if embedder else EmbeddingService(None, store)
+    vectors = VectorTier(store, service)
+    retriever = Retriever(store, vectors, config, clock)
+    yield World(store, vectors, retriever, clock, config)
+    retriever.close()
+    store.close()
+
+
+@pytest.fixture
+def world(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[World]:
+    yield from _world(tmp_path, embedder)
+
+
+@pytest.fixture
+def keyword_world(tmp_path: Path) -> Iterator[World]:
+    """No embedding model: full-text and graph signals only."""
+    yield from _world(tmp_path, None)
+
+
+def test_finds_by_keyword_and_by_meaning(world: World) -> None:
+    deploy = world.remember("The team deploys the API with Ansible every Tuesday", MemoryType.PROCEDURE)
+    cat = world.remember("The user's cat is called Miso")
+    world.remember("Lunch is usually at noon")
+    assert world.search("Ansible")[0].id == deploy
+    assert world.search("what is the name of my pet kitten")[0].id == cat
+
+
+def test_vector_signal_off_still_finds_keywords_and_says_so(keyword_world: World) -> None:
+    deploy = keyword_world.remember("The team deploys the API with Ansible every Tuesday")
+    hits = keyword_world.search("how do we deploy with ansible", explain=True)
+    assert hits[0].id == deploy
+    assert hits[0].signals["vector_unavailable"] == 1.0
+    assert "fts_memory" in hits[0].signals
+
+
+def test_scope_isolation(world: World) -> None:
+    world.remember("Alice's bank PIN hint is the blue door", scope="user:b")
+    world.episode("Alice: my bank PIN hint is the blue door", scope="user:b")
+    mine = world.remember("My bank is the credit union on Main Street")
+    hits = world.search("bank PIN hint blue door", limit=20)
+    assert [h.id for h in hits] == [mine]
+    assert world.search("bank PIN hint", scopes=("user:b",))[0].id != mine
+
+
+def test_superseded_fact_ranks_below_its_successor(world: World) -> None:
+    old = world.remember("The user lives in Berlin, Germany, in a flat in Kreuzberg", subject="user:residence")
+    world.clock.now += 30 * DAY
+    new = world.remember("The user moved to Lisbon", subject="user:residence")
+    world.store.supersede(old, new, reason="moved", actor="test")
+    hits = world.search("Where does the user live? Berlin Kreuzberg flat")
+    ids = [h.id for h in hits]
+    assert ids.index(new) < ids.index(old)
+    assert next(h for h in hits if h.id == old).superseded
+    assert not next(h for h in hits if h.id == new).superseded
+
+
+def test_successor_is_brought_in_when_only_the_old_fact_matches(keyword_world: World) -> None:
+    old = keyword_world.remember("Standup meeting is at 9:30 in room Kepler")
+    new = keyword_world.remember("Moved to 10:00, online only")
+    keyword_world.store.supersede(old, new, reason="moved", actor="test")
+    ids = [h.id for h in keyword_world.search("Kepler standup")]
+    assert ids[:2] == [new, old]
+
+
+def test_near_duplicates_are_not_both_returned(world: World) -> None:
+    first = world.remember("The user prefers dark mode in every editor", MemoryType.PREFERENCE)
+    world.remember("The user prefers dark mode in every editor.", MemoryType.PREFERENCE)
+    other = world.remember("The user prefers a light terminal theme", MemoryType.PREFERENCE)
+    ids = [h.id for h in world.search("which editor theme does the user prefer", limit=2)]
+    assert other in ids and len({first, first + 1} & set(ids)) == 1
+
+
+def test_graph_edges_bring_in_linked_memories(keyword_world: World) -> None:
+    cause = keyword_world.remember("The outage on Monday was traced to the expired TLS certificate")
+    effect = keyword_world.remember("Certificates now renew automatically thirty days early")
+    unrelated = keyword_world.remember("Lunch order for Friday: pizza")
+    keyword_world.store.add_edge(effect, cause, Relation.RESULT_OF)
+    hits = keyword_world.search("Monday outage", explain=True)
+    ids = [h.id for h in hits]
+    assert ids[0] == cause and effect in ids and unrelated not in ids
+    assert "graph_edge" in next(h for h in hits if h.id == effect).signals
+
+
+def test_entities_named_in_the_query_seed_the_graph(keyword_world: World) -> None:
+    linked = keyword_world.remember("The deadline moved to June")
+    keyword_world.remember("The falconry club meets on Sundays")  # 'falcon' only as a substring
+    entity = keyword_world.store.upsert_entity("user:a", "Project Falcon", "project falcon", "project")
+    keyword_world.store.add_alias(entity, "Falcon", "falcon")
+    keyword_world.store.link_memory_entities(linked, [entity])
+    hits = keyword_world.search("status of falcon", explain=True)
+    assert hits[0].id == linked and hits[0].signals["graph_entity"] == 1.0
+    assert len(hits) == 1
+
+
+def test_type_hint_and_type_filter(keyword_world: World) -> None:
+    fact = keyword_world.remember("The database is Postgres 16")
+    decision = keyword_world.remember("We chose Postgres as the database", MemoryType.DECISION)
+    assert keyword_world.search("what did we decide about the database")[0].id == decision
+    only_facts = keyword_world.search("database Postgres", types=(MemoryType.FACT,))
+    assert [h.id for h in only_facts] == [fact]
+
+
+def test_time_window_from_the_query(keyword_world: World) -> None:
+    keyword_world.clock.now = START - 10 * DAY
+    older = keyword_world.remember("Reviewed the quarterly budget spreadsheet")
+    keyword_world.clock.now = START - 1 * DAY
+    recent = keyword_world.remember("Reviewed the hiring budget spreadsheet")
+    keyword_world.clock.now = START
+    assert keyword_world.search("what budget did I review yesterday")[0].id == recent
+    assert keyword_world.search("quarterly budget")[0].id == older
+
+
+def test_since_until_and_exclude(keyword_world: World) -> None:
+    keyword_world.clock.now = START - 5 * DAY
+    old = keyword_world.remember("Kubernetes upgrade planned")
+    keyword_world.clock.now = START
+    new = keyword_world.remember("Kubernetes upgrade finished")
+    assert [h.id for h in keyword_world.search("kubernetes", since=START - DAY)] == [new]
+    assert [h.id for h in keyword_world.search("kubernetes", until=START - DAY)] == [old]
+    excluded = frozenset({item_key(ItemKind.MEMORY, new)})
+    assert [h.id for h in keyword_world.search("kubernetes", exclude_ids=excluded)] == [old]
+
+
+def test_episodes_carry_their_provenance(keyword_world: World) -> None:
+    keyword_world.episode("Caroline: I went to a support group yesterday", session="conv:1", turn=3)
+    memory = keyword_world.remember("Caroline attends a support group",
+                                    provenance=(Provenance("conv:1", 5), Provenance("conv:2", 0)))
+    hits = keyword_world.search("support group")
+    by_kind = {h.kind: h for h in hits}
+    assert by_kind[ItemKind.EPISODE].provenance == (Provenance("conv:1", 3),)
+    assert set(by_kind[ItemKind.MEMORY].provenance) == {Provenance("conv:1", 5), Provenance("conv:2", 0)}
+    assert by_kind[ItemKind.MEMORY].id == memory
+    assert all(h.kind is ItemKind.MEMORY for h in keyword_world.search("support group", include_episodes=False))
+
+
+def test_memory_and_its_source_episode_take_one_place(keyword_world: World) -> None:
+    keyword_world.episode("Melanie: we went camping by the lake with the kids", session="c", turn=2)
+    keyword_world.remember("Melanie went camping by the lake with her kids", provenance=(Provenance("c", 2),))
+    keyword_world.episode("Melanie: the lake was cold", session="c", turn=9)
+    hits = keyword_world.search("camping lake kids")
+    assert [p.turn_index for h in hits for p in h.provenance] == [2, 9]
+
+
+def test_budget_and_touch(keyword_world: World) -> None:
+    ids = [keyword_world.remember(f"Release note {i}: the exporter gained a new option. " * 6) for i in range(6)]
+    hits = keyword_world.search("exporter release note", budget_tokens=120)
+    assert hits and estimate_tokens(format_hits(hits, 120)) <= 120
+    touched = keyword_world.store.get_memories(ids)
+    assert {m.id for m in touched.values() if m.access_count == 1} == {h.id for h in hits}
+    keyword_world.retriever.search(RecallRequest("exporter", MINE), touch=False)
+    assert keyword_world.store.get_memories(ids) == keyword_world.store.get_memories(ids)
+
+
+def test_forgotten_memories_are_never_returned(world: World) -> None:
+    secret = world.remember("The staging password rotates on the first of the month")
+    world.store.forget(secret, reason="test", actor="test")
+    assert world.search("staging password rotation") == []
+
+
+@pytest.mark.parametrize("query", ['"', "NEAR(a b)", "*", "'; DROP TABLE memories; --", "\x00", "())((",
+                                   "content:foo OR", "🦜", "a" * 50_000, "AND OR NOT", "   ", ""])
+def test_hostile_queries_never_raise(keyword_world: World, query: str) -> None:
+    keyword_world.remember("content: foo bar")
+    hits = keyword_world.search(query)
+    assert isinstance(hits, list)
+    assert keyword_world.store.counts()["memories"] == 1
+
+
+def test_empty_scopes_return_nothing(keyword_world: World) -> None:
+    keyword_world.remember("anything at all")
+    assert keyword_world.search("anything", scopes=()) == []
