@@ -1,0 +1,196 @@
+"""The memory bulletin: a short briefing of who the user is and what is going on, rebuilt only when memory changed."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..config import Config
+from ..store import Store
+from ..types import LLM, Bulletin, Clock, Memory, MemoryType
+from .decay import effective_importance
+
+log = logging.getLogger(__name__)
+
+DAY = 86_400.0
+LLM_HARD_CAP_WORDS = 1_500
+ITEM_MAX_WORDS = 40
+CHANGE_LINES = 4
+DETERMINISTIC = "deterministic"
+_SPACE = re.compile(r"\s+")
+_SYSTEM = ("You write the memory bulletin a personal assistant reads at the start of a conversation. Use only the "
+           "notes given; never invent facts. Be concise and concrete; plain text with short headed sections.")
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    types: tuple[MemoryType, ...]
+    limit: int
+    by_recency: bool = False  # newest first (else by effective importance)
+    max_age_days: float | None = None
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section("Identity", (MemoryType.IDENTITY,), 6),
+    Section("Active goals", (MemoryType.GOAL,), 5),
+    Section("Recent decisions", (MemoryType.DECISION,), 5, by_recency=True),
+    Section("Open todos", (MemoryType.TODO,), 6, by_recency=True),
+    Section("Preferences", (MemoryType.PREFERENCE,), 6),
+    Section("Important facts", (MemoryType.FACT, MemoryType.PROCEDURE), 8),
+    Section("Recent events", (MemoryType.EVENT,), 5, by_recency=True, max_age_days=30.0),
+    Section("Observations", (MemoryType.OBSERVATION, MemoryType.PATTERN), 4),
+)
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def clip_words(text: str, limit: int) -> str:
+    """At most `limit` words, cut at the last sentence end inside the limit when there is one."""
+    words = text.split(" ")
+    if word_count(text) <= limit:
+        return text
+    kept, count = [], 0
+    for word in words:
+        count += 1 if word.strip() else 0
+        if count > limit:
+            break
+        kept.append(word)
+    clipped = " ".join(kept).rstrip()
+    end = max(clipped.rfind(". "), clipped.rfind(".\n"), clipped.rfind("\n"))
+    return clipped[:end + 1].rstrip() if end > len(clipped) // 2 else clipped + " ..."
+
+
+def _item_text(memory: Memory) -> str:
+    text = _SPACE.sub(" ", (memory.summary or memory.content)).strip()
+    words = text.split(" ")
+    return text if len(words) <= ITEM_MAX_WORDS else " ".join(words[:ITEM_MAX_WORDS]) + " ..."
+
+
+class BulletinBuilder:
+    """Builds, stores and serves bulletins per scope; an idle store costs one hash query per request."""
+
+    def __init__(self, store: Store, config: Config, clock: Clock, llm: LLM | None = None) -> None:
+        self.store = store
+        self.config = config
+        self.clock = clock
+        self.llm = llm
+        self._lock = threading.Lock()
+
+    # -- serving ----------------------------------------------------------------------------------------------
+    def current(self, scope: str, visible_scopes: Sequence[str], force: bool = False) -> Bulletin | None:
+        """The latest bulletin of `scope`, rebuilt first when memory changed and the interval has passed."""
+        visible = list(dict.fromkeys(visible_scopes))
+        with self._lock:
+            latest = self.store.latest_bulletin(scope)
+            state = self.store.memory_state_hash(visible)
+            now = self.clock()
+            if latest is not None and not force and (
+                    latest.state_hash == state or now - latest.created_at < self.config.bulletin_interval_seconds):
+                return latest
+            text, generator = self.generate(visible, now)
+            if not text:
+                return None
+            bulletin = self.store.add_bulletin(scope, text, state, generator)
+            log.info("bulletin for %s rebuilt (%s, %d words)", scope, generator, word_count(text))
+            return bulletin
+
+    def generate(self, visible_scopes: Sequence[str], now: float) -> tuple[str, str]:
+        """(text, generator): synthesised by the LLM when there is one, else (or on any failure) deterministic."""
+        sections = self.collect(visible_scopes, now)
+        text = self.render(sections, now, self.config.bulletin_max_words)
+        if not text or self.llm is None:
+            return text, DETERMINISTIC
+        notes = self.render(sections, now, LLM_HARD_CAP_WORDS)
+        synthesised = self._synthesise(self.llm, notes)
+        return (synthesised, f"llm:{self.llm.name}") if synthesised else (text, DETERMINISTIC)
+
+    def changes_since(self, old: Bulletin, new: Bulletin) -> str:
+        """The one-time "what changed" note between two bulletins of a scope."""
+        return changes_since(old, new)
+
+    # -- deterministic assembly -------------------------------------------------------------------------------
+    def collect(self, visible_scopes: Sequence[str], now: float) -> list[tuple[Section, list[Memory]]]:
+        """Each section's current memories of the visible scopes, best first."""
+        out = []
+        for section in SECTIONS:
+            since = now - section.max_age_days * DAY if section.max_age_days is not None else None
+            found = [m for m in self.store.list_memories(visible_scopes, types=section.types, current_only=True,
+                                                         since=since, order="recent", limit=200)
+                     if m.scope in visible_scopes]
+            if not section.by_recency:
+                found.sort(key=lambda m: (-effective_importance(m, now, self.config), -m.created_at))
+            out.append((section, found[:section.limit]))
+        return out
+
+    def render(self, sections: Sequence[tuple[Section, list[Memory]]], now: float, max_words: int) -> str:
+        """Sections in fixed order; items are taken round-robin (every section's best first) within `max_words`."""
+        header = f"Memory bulletin ({datetime.fromtimestamp(now).strftime('%Y-%m-%d')}):"
+        chosen: list[list[str]] = [[] for _ in sections]
+        budget = max_words - word_count(header)
+        depth = max((len(items) for _, items in sections), default=0)
+        for rank in range(depth):
+            for n, (section, items) in enumerate(sections):
+                if rank >= len(items):
+                    continue
+                line = f"- {_item_text(items[rank])}"
+                cost = word_count(line) + (0 if chosen[n] else word_count(section.title + ":"))
+                if cost <= budget:
+                    chosen[n].append(line)
+                    budget -= cost
+        if not any(chosen):
+            return ""
+        lines = [header]
+        for (section, _), picked in zip(sections, chosen, strict=True):
+            if picked:
+                lines.append(f"{section.title}:")
+                lines.extend(picked)
+        return "\n".join(lines)
+
+    # -- synthesis --------------------------------------------------------------------------------------------
+    def _synthesise(self, llm: LLM, notes: str) -> str | None:
+        limit = max(50, min(self.config.bulletin_llm_max_words, LLM_HARD_CAP_WORDS))
+        prompt = (f"Notes from long-term memory, grouped by kind:\n\n{notes}\n\nWrite the bulletin in at most "
+                  f"{limit} words: who the user is, what they are working towards, open items, and what to keep "
+                  "in mind. Keep only what is useful to an assistant.")
+        try:
+            text = llm.complete(prompt, system=_SYSTEM, max_tokens=limit * 2, timeout=60.0).strip()
+        except Exception:  # any failure of an external model falls back to the deterministic bulletin
+            log.warning("bulletin synthesis with %s failed; using the deterministic bulletin", llm.name,
+                        exc_info=True)
+            return None
+        if not text or word_count(text) > LLM_HARD_CAP_WORDS:
+            log.warning("bulletin synthesis with %s returned %d words; using the deterministic bulletin",
+                        llm.name, word_count(text))
+            return None
+        return clip_words(text, limit)
+
+
+def _change_lines(text: str) -> list[str]:
+    lines = [_SPACE.sub(" ", line).strip() for line in text.splitlines()]
+    return [line for line in lines[1:] if line and not line.endswith(":")]
+
+
+def changes_since(old: Bulletin, new: Bulletin, max_lines: int = CHANGE_LINES) -> str:
+    """A short one-time note of what a newer bulletin adds or drops ("" when nothing visible changed)."""
+    if old.hash == new.hash:
+        return ""
+    before, after = _change_lines(old.text), _change_lines(new.text)
+    before_set, after_set = set(before), set(after)
+    added = [line for line in after if line not in before_set]
+    dropped = [line for line in before if line not in after_set]
+    if not added and not dropped:
+        return ""
+    notes = [f"+ {clip_words(line.removeprefix('- '), 25)}" for line in added[:max_lines]]
+    notes += [f"- no longer current: {clip_words(line.removeprefix('- '), 15)}"
+              for line in dropped[:max(0, max_lines - len(notes))]]
+    more = len(added) + len(dropped) - len(notes)
+    if more > 0:
+        notes.append(f"(and {more} more changes)")
+    return "\n".join(["Memory changed since the session began:", *notes])

@@ -1,0 +1,128 @@
+"""Consolidation: clusters of similar memories become one pattern linked to its demoted examples, once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_bowerbird.config import Config, build_config
+from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.errors import LLMError
+from hermes_bowerbird.maintenance import Consolidator
+from hermes_bowerbird.maintenance.consolidate import CURSOR_KEY
+from hermes_bowerbird.semantic import VectorTier
+from hermes_bowerbird.store import Store
+from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Relation, Source
+
+RUNS = ("I went for a run in the park this morning.", "This morning I went for a run in the park.",
+        "I went for a run in the park this morning!", "I went running in the park this morning.")
+UNRELATED = "The quarterly report is due on Friday."
+
+
+class ScriptedLLM:
+    """Stands in for the remote model: answers with a fixed text, or fails like a dead endpoint."""
+
+    def __init__(self, reply: str | None) -> None:
+        self.reply = reply
+        self.prompts: list[str] = []
+
+    @property
+    def name(self) -> str:
+        return "scripted"
+
+    def complete(self, prompt: str, *, system: str | None = None, max_tokens: int = 1024,
+                 json_mode: bool = False, timeout: float = 30.0) -> str:
+        self.prompts.append(prompt)
+        if self.reply is None:
+            raise LLMError("endpoint unavailable")
+        return self.reply
+
+
+@pytest.fixture(scope="session")
+def minilm() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store.open(tmp_path / "m.db")
+
+
+@pytest.fixture
+def vectors(store: Store, minilm: LocalEmbedder) -> VectorTier:
+    return VectorTier(store, EmbeddingService.from_embedder(minilm, store))
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    return build_config(tmp_path, {"db_path": str(tmp_path / "unused.db")})
+
+
+def add(store: Store, vectors: VectorTier, content: str, scope: str = "user:alice") -> int:
+    memory = store.insert_memory(NewMemory(scope, MemoryType.EVENT, content, Source.TURN))
+    vectors.add(ItemKind.MEMORY, [(memory.id, content)])
+    return memory.id
+
+
+def test_a_cluster_becomes_a_pattern_with_part_of_edges_and_demoted_examples(store: Store, vectors: VectorTier,
+                                                                            config: Config) -> None:
+    examples = [add(store, vectors, text) for text in RUNS[:3]]
+    other = add(store, vectors, UNRELATED)
+    result = Consolidator(store, vectors, config).run()
+    assert result.clusters == 1 and len(result.patterns) == 1
+    pattern = store.require_memory(result.patterns[0])
+    assert pattern.type is MemoryType.PATTERN and pattern.scope == "user:alice"
+    assert "seen 3 times since" in pattern.content
+    part_of = {e.src_id for e in store.edges_of([pattern.id]) if e.relation is Relation.PART_OF}
+    assert part_of == set(examples)
+    for memory_id in examples:
+        memory = store.require_memory(memory_id)
+        assert memory.importance == pytest.approx(0.2) and not memory.forgotten
+        assert any("pattern" in a.reason for a in store.audit_for(memory_id))
+    assert store.require_memory(other).importance == pytest.approx(0.4)
+    assert store.audit_for(pattern.id)[-1].action == "consolidate"
+    assert vectors.vectors(ItemKind.MEMORY, [pattern.id])  # the pattern is searchable by meaning
+
+
+def test_the_same_cluster_is_never_consolidated_twice(store: Store, vectors: VectorTier, config: Config) -> None:
+    for text in RUNS[:3]:
+        add(store, vectors, text)
+    consolidator = Consolidator(store, vectors, config)
+    assert len(consolidator.run().patterns) == 1
+    store.set_meta(CURSOR_KEY, "0")  # even when every memory is looked at again
+    add(store, vectors, RUNS[3])
+    assert consolidator.run().patterns == []
+    assert store.count_memories().get("pattern") == 1
+
+
+def test_small_or_cross_scope_groups_stay_as_they_are(store: Store, vectors: VectorTier, config: Config) -> None:
+    add(store, vectors, RUNS[0], scope="user:alice")
+    add(store, vectors, RUNS[1], scope="user:alice")
+    add(store, vectors, RUNS[2], scope="user:bob")
+    result = Consolidator(store, vectors, config).run()
+    assert result.clusters == 0 and "pattern" not in store.count_memories()
+
+
+def test_dry_run_finds_the_cluster_and_changes_nothing(store: Store, vectors: VectorTier, config: Config) -> None:
+    for text in RUNS[:3]:
+        add(store, vectors, text)
+    before = store.counts()
+    result = Consolidator(store, vectors, config).run(dry_run=True)
+    assert (result.clusters, result.demoted, result.patterns) == (1, 3, [])
+    assert store.counts() == before and store.get_meta(CURSOR_KEY) is None
+
+
+@pytest.mark.parametrize("reply,expected", [
+    ("The user runs in the park most mornings.", "The user runs in the park most mornings."),
+    (None, "seen 3 times since"),  # the model failed: heuristic text
+    ("", "seen 3 times since"),  # the model answered with nothing usable
+])
+def test_pattern_text_from_the_llm_with_fallback(store: Store, vectors: VectorTier, config: Config,
+                                                 reply: str | None, expected: str) -> None:
+    for text in RUNS[:3]:
+        add(store, vectors, text)
+    llm = ScriptedLLM(reply)
+    result = Consolidator(store, vectors, config, llm).run()
+    assert expected in store.require_memory(result.patterns[0]).content
+    assert len(llm.prompts) == 1 and RUNS[0] in llm.prompts[0]
