@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_vectors import machine_line, percentiles, write_section
+from report import machine_line, percentiles, write_section
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.embedding import CachedEmbedder, EmbeddingService, LocalEmbedder

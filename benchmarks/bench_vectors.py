@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import platform
-import re
 import sys
 import tempfile
 import time
@@ -21,53 +19,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
-import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from report import machine_line, percentiles, rss_mb, write_section
 
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind
 from hermes_bowerbird.vectors import VectorIndex, normalize_rows
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 DIM = 384
 NEVER = 2**62  # an ANN threshold that is never reached
-
-
-def machine_line() -> str:
-    """CPU model, core count and the numeric stack, for the results file."""
-    cpu = platform.processor() or "unknown cpu"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    blas = os.environ.get("OPENBLAS_CORETYPE")
-    extra = f", OPENBLAS_CORETYPE={blas}" if blas else ""
-    load = os.getloadavg()[0]
-    return (f"{cpu}, {os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB RAM, "
-            f"Python {platform.python_version()}, numpy {np.__version__}{extra}; "
-            f"load average {load:.1f} when the run finished (the cores are shared)")
-
-
-def write_section(name: str, body: str, path: Path = RESULTS) -> None:
-    """Replace the text between ``<!-- name -->`` and ``<!-- /name -->`` (appending it when absent)."""
-    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
-    block = f"{start}\n{body.rstrip()}\n{end}"
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
-    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text, encoding="utf-8")
-
-
-def rss_mb() -> float:
-    return psutil.Process().memory_info().rss / 2**20
-
-
-def percentiles(samples_ms: list[float]) -> tuple[float, float]:
-    return float(np.percentile(samples_ms, 50)), float(np.percentile(samples_ms, 95))
 
 
 def clustered(n: int, dim: int, seed: int, chunk: int = 100_000) -> Iterator[np.ndarray]:

@@ -289,12 +289,14 @@ def cache_key(model: str, text: str) -> str:
     return hashlib.sha256(f"{model}\0{text}".encode()).hexdigest()
 
 
-class CachedEmbedder:
-    """Any Embedder behind the store's embedding cache: unchanged text is never embedded twice."""
+class WrappedEmbedder:
+    """Base for an Embedder that stands in front of another: same model, dimension and locality.
 
-    def __init__(self, inner: Embedder, store: Store) -> None:
+    Subclasses override `embed_batch`; `embed` goes through it.
+    """
+
+    def __init__(self, inner: Embedder) -> None:
         self.inner = inner
-        self._store = store
 
     @property
     def model_name(self) -> str:
@@ -310,6 +312,17 @@ class CachedEmbedder:
 
     def embed(self, text: str) -> FloatArray:
         return self.embed_batch([text])[0]
+
+    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
+        return self.inner.embed_batch(texts)
+
+
+class CachedEmbedder(WrappedEmbedder):
+    """Any Embedder behind the store's embedding cache: unchanged text is never embedded twice."""
+
+    def __init__(self, inner: Embedder, store: Store) -> None:
+        super().__init__(inner)
+        self._store = store
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
         out = np.empty((len(texts), self.dimension), np.float32)

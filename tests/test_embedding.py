@@ -18,6 +18,7 @@ from hermes_bowerbird.embedding import (
     EmbeddingService,
     GeminiEmbedder,
     LocalEmbedder,
+    WrappedEmbedder,
     cache_key,
     reindex,
     resolve_local_model,
@@ -30,28 +31,13 @@ from hermes_bowerbird.vectors import REGISTRY, shared_index
 FAST_RETRY: dict[str, Any] = {"attempts": 3, "backoff_initial": 0.01, "backoff_max": 0.02, "timeout": 5.0}
 
 
-class CountingEmbedder:
+class CountingEmbedder(WrappedEmbedder):
     """Implements the Embedder protocol around another one and counts what reaches it."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.calls = 0
         self.texts: list[str] = []
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def is_local(self) -> bool:
-        return self.inner.is_local
-
-    def embed(self, text: str) -> np.ndarray:
-        return self.embed_batch([text])[0]
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         self.calls += 1
