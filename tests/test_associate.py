@@ -18,10 +18,6 @@ RUN_AGAIN = "This morning I went for a run in the park."
 UNRELATED = "The quarterly report is due on Friday."
 
 
-@pytest.fixture(scope="session")
-def minilm() -> LocalEmbedder:
-    return LocalEmbedder()
-
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:

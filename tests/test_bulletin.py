@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fakes import FakeClock
 from gemini_stub import GeminiStub
 
 from hermes_bowerbird.config import Config, build_config
@@ -34,13 +35,6 @@ FIXTURE = [
     (BOB, MemoryType.PREFERENCE, "Bob prefers long detailed explanations."),
 ]
 
-
-class FakeClock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

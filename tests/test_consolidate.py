@@ -39,10 +39,6 @@ class ScriptedLLM:
         return self.reply
 
 
-@pytest.fixture(scope="session")
-def minilm() -> LocalEmbedder:
-    return LocalEmbedder()
-
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fakes import FakeClock
 
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.embedding import EmbeddingService
@@ -17,13 +18,6 @@ from hermes_bowerbird.types import MemoryType, NewMemory, Source
 DAY = 86_400.0
 T0 = 1_700_000_000.0
 
-
-class FakeClock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def make_store(path: Path, clock: FakeClock) -> Store:

@@ -45,10 +45,6 @@ class CountingEmbedder(WrappedEmbedder):
         return self.inner.embed_batch(texts)
 
 
-@pytest.fixture(scope="session")
-def minilm() -> LocalEmbedder:
-    return LocalEmbedder()
-
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fakes import FakeClock
 
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.maintenance.prune import prune, purge
@@ -16,13 +17,6 @@ DAY = 86_400.0
 T0 = 1_700_000_000.0
 SCOPE = "user:alice"
 
-
-class FakeClock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from fakes import FakeClock
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.embedding import EmbeddingService
@@ -18,14 +19,6 @@ from hermes_bowerbird.maintenance.scheduler import THREAD_NAME
 from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
-
-
-class FakeClock:
-    def __init__(self, now: float = 1_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def counting_job(name: str, interval: float, calls: list[str]) -> Job:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fakes import FakeClock
 
 from hermes_bowerbird.errors import DatabaseError, InvalidInputError, NotFoundError
 from hermes_bowerbird.store import Store, fts_match_expression
@@ -21,17 +22,9 @@ from hermes_bowerbird.types import (
 )
 
 
-class Clock:
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
-    s = Store.open(tmp_path / "memory.db", clock=Clock())
+    s = Store.open(tmp_path / "memory.db", clock=FakeClock())
     yield s
     s.close()
 

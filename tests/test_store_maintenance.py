@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fakes import FakeClock
+
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
-
-
-class FakeClock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def add(store: Store, scope: str, text: str) -> int:
