@@ -1,0 +1,602 @@
+"""The curator: turns journal rows into episodes and merged, typed memories, and the worker thread that runs it."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import LLMError
+from ..store import fts_match_expression
+from ..types import (
+    LLM,
+    Candidate,
+    Clock,
+    Embedder,
+    ItemKind,
+    JournalEntry,
+    JournalStatus,
+    Memory,
+    NewMemory,
+    Provenance,
+    Source,
+)
+from .chunking import chunk_text
+from .entities import find_entities, normalise_entity
+from .extract import extract_candidates
+from .llm_batch import SYSTEM_PROMPT, BatchTurn, Decision, build_prompt, parse_decisions
+from .merge import MergeOutcome, Merger, Neighbour
+from .noise import is_noise
+from .redact import redact
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..semantic import VectorTier
+    from ..store import Store
+
+log = logging.getLogger(__name__)
+
+ACTOR = "curator"
+BATCH_META_KEY = "curator.llm_batches"
+MAX_ATTEMPTS = 3
+ROWS_PER_BATCH = 16  # rows whose texts are embedded together
+_EXISTING_FOR_PROMPT = 20
+_LLM_MAX_TOKENS = 2048
+
+
+@dataclass
+class CurationResult:
+    """What curating one or more journal rows (or one model batch) did."""
+
+    journal_ids: list[int] = field(default_factory=list)
+    episode_ids: list[int] = field(default_factory=list)
+    created: list[int] = field(default_factory=list)
+    merged: list[int] = field(default_factory=list)
+    superseded: list[tuple[int, int]] = field(default_factory=list)  # (old id, new id)
+    related: int = 0
+    noise: bool = False
+    skipped: bool = False  # the row was already curated (or is not pending)
+    llm: str = ""  # "" (no model step), "applied", or "fallback" (the model failed; heuristics stand)
+
+    def extend(self, other: CurationResult) -> None:
+        self.journal_ids += other.journal_ids
+        self.episode_ids += other.episode_ids
+        self.created += other.created
+        self.merged += other.merged
+        self.superseded += other.superseded
+        self.related += other.related
+        self.llm = other.llm or self.llm
+
+    def record(self, outcome: MergeOutcome) -> None:
+        if outcome.action == "merged":
+            self.merged.append(outcome.memory_id)
+            return
+        self.created.append(outcome.memory_id)
+        self.superseded += [(old, outcome.memory_id) for old in outcome.superseded]
+        self.related += len(outcome.related)
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    role: str
+    index: int
+    text: str
+    mentions: Mapping[str, str]  # entity name -> kind
+
+
+@dataclass
+class _Prepared:
+    """Everything computed before the write transaction (so the transaction holds no model work)."""
+
+    chunks: list[_Chunk]
+    candidates: list[tuple[Candidate, tuple[Provenance, ...]]]
+    noise: bool = False
+    candidate_mentions: list[Mapping[str, str]] = field(default_factory=list)
+    embedder: Embedder | None = None
+    chunk_vectors: list[np.ndarray | None] = field(default_factory=list)
+    candidate_vectors: list[np.ndarray | None] = field(default_factory=list)
+
+    def texts(self) -> list[str]:
+        return [c.text for c in self.chunks] + [c.content for c, _ in self.candidates]
+
+
+@dataclass
+class _IndexUpdates:
+    """Vectors to append to the in-memory indexes once the transaction has committed."""
+
+    items: dict[ItemKind, list[tuple[int, np.ndarray]]] = field(
+        default_factory=lambda: {ItemKind.MEMORY: [], ItemKind.EPISODE: []})
+
+
+class Curator:
+    """Curates journal rows: episodes, noise filter, extraction, optional model batches, merge, entities, audit."""
+
+    def __init__(self, store: Store, vectors: VectorTier | None, config: Config, clock: Clock = time.time,
+                 llm: LLM | None = None, *, llm_timeout: float = 60.0) -> None:
+        self.store = store
+        self.vectors = vectors
+        self.config = config
+        self.clock = clock
+        self.llm = llm
+        self.llm_timeout = llm_timeout
+        self.merger = Merger(store, vectors, config, actor=ACTOR)
+        self._lock = threading.RLock()
+        self._running: set[str] = set()  # batch keys whose model call is in flight
+
+    # -- journal rows -----------------------------------------------------------------------------------------
+    def process(self, entry: JournalEntry) -> CurationResult:
+        """Curate one journal row; the row is marked done in the same transaction as what it produced."""
+        prepared = self._prepare_rows([entry])[0]
+        return self._commit_row(entry, prepared)
+
+    def process_rows(self, entries: Sequence[JournalEntry],
+                     max_attempts: int = MAX_ATTEMPTS) -> list[CurationResult | None]:
+        """Curate rows in order, embedding all their texts in one model call; each row commits on its own.
+
+        A row that fails is recorded on the journal (failed after `max_attempts`) and gets None; others go on.
+        """
+        try:
+            prepared = self._prepare_rows(entries)
+        except Exception:  # one bad row must not sink its neighbours: fall back to one row at a time
+            log.warning("preparing %d rows together failed; curating them one by one", len(entries),
+                        exc_info=True)
+            return [self.process_safely(entry, max_attempts) for entry in entries]
+        out: list[CurationResult | None] = []
+        for entry, prep in zip(entries, prepared, strict=True):
+            try:
+                out.append(self._commit_row(entry, prep))
+            except Exception as exc:  # any bug or data problem is logged and recorded on the row
+                out.append(self._record_failure(entry, exc, max_attempts))
+        return out
+
+    def process_safely(self, entry: JournalEntry, max_attempts: int = MAX_ATTEMPTS) -> CurationResult | None:
+        """`process`, but a failure is recorded on the row (failed after `max_attempts`) instead of raised."""
+        try:
+            return self.process(entry)
+        except Exception as exc:  # any bug or data problem must not stop the queue; it is logged and recorded
+            return self._record_failure(entry, exc, max_attempts)
+
+    def _record_failure(self, entry: JournalEntry, exc: Exception, max_attempts: int) -> CurationResult | None:
+        current = self.store.journal_get(entry.id)
+        if current is not None and current.status is JournalStatus.DONE:
+            log.error("after curating journal row %d", entry.id, exc_info=exc)
+            return CurationResult(journal_ids=[entry.id])
+        attempts = (current or entry).attempts + 1
+        status = JournalStatus.FAILED if attempts >= max_attempts else JournalStatus.PENDING
+        log.error("curating journal row %d failed (attempt %d of %d)", entry.id, attempts, max_attempts,
+                  exc_info=exc)
+        self.store.journal_mark(entry.id, status, f"{type(exc).__name__}: {exc}"[:500])
+        return None
+
+    def _commit_row(self, entry: JournalEntry, prepared: _Prepared) -> CurationResult:
+        with self._lock:
+            updates = _IndexUpdates()
+            with self.store.transaction():
+                current = self.store.journal_get(entry.id)
+                if current is None or current.status is not JournalStatus.PENDING:
+                    return CurationResult(journal_ids=[entry.id], skipped=True)
+                result = self._write(entry, prepared, updates)
+                self.store.journal_mark(entry.id, JournalStatus.DONE)
+                batch_size = self._enqueue_batch(entry) if self.llm is not None else 0
+            self._index(updates)
+        if batch_size >= max(1, self.config.llm_batch_turns):
+            result.extend(self.end_session(entry.scope, entry.session_id))
+        return result
+
+    def run_pending(self, limit: int | None = None, *, page: int = ROWS_PER_BATCH) -> int:
+        """Curate pending rows on the calling thread, in order; returns how many were curated."""
+        done, after = 0, 0
+        while limit is None or done < limit:
+            rows = self.store.journal_pending(limit=min(page, limit - done) if limit else page, after_id=after)
+            if not rows:
+                break
+            done += sum(1 for r in self.process_rows(rows) if r is not None)
+            after = rows[-1].id
+        return done
+
+    def process_text(self, user: str, assistant: str, *, scope: str, session_id: str,
+                     source: Source = Source.COMPACTION, platform: str = "", run_llm: bool = True) -> CurationResult:
+        """Journal and curate text now (session end, pre-compression), then run the session's model batch."""
+        journal_id = self.store.journal_append(
+            scope=scope, session_id=session_id, turn_index=self.store.next_turn_index(session_id),
+            platform=platform, user=redact(user), assistant=redact(assistant), source=source)
+        entry = self.store.journal_get(journal_id)
+        assert entry is not None
+        result = self.process(entry)
+        if run_llm and self.llm is not None and result.llm == "":
+            result.extend(self.end_session(scope, session_id))
+        return result
+
+    def store_memory(self, new: NewMemory, *, actor: str) -> Memory:
+        """Store one explicit memory through dedup/merge/supersede; returns the stored or reinforced memory."""
+        candidate = Candidate(type=new.type, content=new.content, importance=new.effective_importance,
+                              confidence=new.confidence, subject=new.subject, role="tool")
+        with self._lock:
+            embedder = self._embedder()
+            vectors = self._embed(embedder, [new.content])
+            updates = _IndexUpdates()
+            with self.store.transaction():
+                outcome = self._merge_one(new.scope, candidate, new, vectors[0], embedder, None, [], updates,
+                                          actor=actor)
+            self._index(updates)
+        return self.store.require_memory(outcome.memory_id)
+
+    # -- preparation (no writes) -------------------------------------------------------------------------------
+    def _embedder(self) -> Embedder | None:
+        if self.vectors is None:
+            return None
+        return self.vectors.embeddings.current()
+
+    def _embed(self, embedder: Embedder | None, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """Vectors for all texts (each distinct text embedded once); Nones when there is no model."""
+        if embedder is None or not texts:
+            return [None] * len(texts)
+        unique = list(dict.fromkeys(texts))
+        try:
+            matrix = np.asarray(embedder.embed_batch(unique), dtype=np.float32)
+        except Exception:  # a failing model must not lose the turn: curate without vectors, catch up later
+            log.warning("embedding failed; curating without vectors", exc_info=True)
+            return [None] * len(texts)
+        by_text = dict(zip(unique, matrix, strict=True))
+        return [by_text[t] for t in texts]
+
+    def _prepare_rows(self, entries: Sequence[JournalEntry]) -> list[_Prepared]:
+        """Chunks, noise and candidates per row, then every text of every row embedded in one model call."""
+        prepared = [self._prepare(entry) for entry in entries]
+        embedder = self._embedder()
+        texts = [t for p in prepared for t in p.texts()]
+        vectors = iter(self._embed(embedder, texts))
+        for prep in prepared:
+            prep.embedder = embedder
+            prep.chunk_vectors = [next(vectors) for _ in prep.chunks]
+            prep.candidate_vectors = [next(vectors) for _ in prep.candidates]
+        return prepared
+
+    def _prepare(self, entry: JournalEntry) -> _Prepared:
+        bodies = (("user", entry.user_content), ("assistant", entry.assistant_content))
+        noisy = {role for role, body in bodies if not body.strip() or is_noise(body, role)}
+        chunks = [_Chunk(role, i, text, _mentions(text)) for role, body in bodies
+                  for i, text in enumerate(_episode_texts(body, role in noisy))]
+        provenance: tuple[Provenance, ...] = (Provenance(entry.session_id, entry.turn_index),)
+        found = extract_candidates(entry.user_content, entry.assistant_content, now=entry.created_at)
+        candidates = [(c, provenance) for c in found if c.role not in noisy]
+        return _Prepared(chunks, candidates, noise=noisy >= {"user", "assistant"},
+                         candidate_mentions=[_mentions(c.content, c.entities) for c, _ in candidates])
+
+    # -- writing (inside the caller's transaction) ---------------------------------------------------------------
+    def _write(self, entry: JournalEntry, prepared: _Prepared, updates: _IndexUpdates) -> CurationResult:
+        result = CurationResult(journal_ids=[entry.id], noise=prepared.noise)
+        entity_cache: dict[str, int] = {}
+        for chunk, vector in zip(prepared.chunks, prepared.chunk_vectors, strict=True):
+            episode_id = self.store.insert_episode(
+                scope=entry.scope, session_id=entry.session_id, turn_index=entry.turn_index,
+                chunk_index=chunk.index, role=chunk.role, content=chunk.text, created_at=entry.created_at,
+                journal_id=entry.id)
+            result.episode_ids.append(episode_id)
+            self.store.link_episode_entities(episode_id, self._entity_ids(entry.scope, chunk.mentions, entity_cache))
+            self._stage_vector(ItemKind.EPISODE, episode_id, vector, prepared.embedder, updates)
+        self._merge_all(entry.scope, entry, prepared.candidates, prepared.candidate_vectors, prepared.embedder,
+                        result, updates, entity_cache, prepared.candidate_mentions)
+        return result
+
+    def _merge_all(self, scope: str, entry: JournalEntry | None,
+                   candidates: Sequence[tuple[Candidate, tuple[Provenance, ...]]],
+                   vectors: Sequence[np.ndarray | None], embedder: Embedder | None, result: CurationResult,
+                   updates: _IndexUpdates, entity_cache: dict[str, int],
+                   mentions: Sequence[Mapping[str, str]] | None = None) -> None:
+        allowed = self.store.live_memory_ids([scope]) if embedder is not None and candidates else None
+        fresh: list[tuple[Memory, np.ndarray]] = []
+        for i, ((candidate, provenance), vector) in enumerate(zip(candidates, vectors, strict=True)):
+            new = _new_memory(scope, candidate, entry, provenance)
+            outcome = self._merge_one(scope, candidate, new, vector, embedder, allowed, fresh, updates,
+                                      entity_cache=entity_cache, mentions=mentions[i] if mentions else None)
+            result.record(outcome)
+
+    def _merge_one(self, scope: str, candidate: Candidate, new: NewMemory, vector: np.ndarray | None,
+                   embedder: Embedder | None, allowed: set[int] | None, fresh: list[tuple[Memory, np.ndarray]],
+                   updates: _IndexUpdates, *, actor: str = ACTOR, entity_cache: dict[str, int] | None = None,
+                   mentions: Mapping[str, str] | None = None) -> MergeOutcome:
+        if allowed is None and vector is not None:
+            allowed = self.store.live_memory_ids([scope])
+        neighbours: list[Neighbour] = self.merger.neighbours(scope, vector, allowed, fresh)
+        plan = self.merger.plan(scope, candidate, neighbours)
+        outcome = self.merger.apply(plan, new, candidate, actor=actor)
+        found = mentions if mentions is not None else _mentions(candidate.content, candidate.entities)
+        entity_ids = self._entity_ids(scope, found, entity_cache if entity_cache is not None else {})
+        self.store.link_memory_entities(outcome.memory_id, entity_ids)
+        if outcome.action == "created":
+            if vector is not None:
+                memory = self.store.require_memory(outcome.memory_id)
+                fresh.append((memory, vector))
+                if allowed is not None:
+                    allowed.add(memory.id)
+            self._stage_vector(ItemKind.MEMORY, outcome.memory_id, vector, embedder, updates)
+        return outcome
+
+    def _entity_ids(self, scope: str, mentions: Mapping[str, str], cache: dict[str, int]) -> list[int]:
+        ids = []
+        for name, kind in mentions.items():
+            norm = normalise_entity(name)
+            if not norm:
+                continue
+            if norm not in cache:
+                cache[norm] = self.store.upsert_entity(scope, name, norm, kind)
+            ids.append(cache[norm])
+        return ids
+
+    def _stage_vector(self, kind: ItemKind, item_id: int, vector: np.ndarray | None, embedder: Embedder | None,
+                      updates: _IndexUpdates) -> None:
+        if vector is None or embedder is None:
+            return  # left for VectorTier.catch_up
+        self.store.put_vectors(kind, embedder.model_name, [(item_id, vector)])
+        updates.items[kind].append((item_id, vector))
+
+    def _index(self, updates: _IndexUpdates) -> None:
+        """Append committed vectors to the in-memory indexes (they are already stored; a reload finds them)."""
+        if self.vectors is None:
+            return
+        for kind, items in updates.items.items():
+            try:
+                index = self.vectors.index(kind) if items else None
+                if index is not None:
+                    index.add(np.asarray([i for i, _ in items], dtype=np.int64), np.stack([v for _, v in items]))
+            except Exception:  # the rows are committed; a stale in-memory index must not re-curate them
+                log.exception("could not add %d %s vectors to the in-memory index", len(items), kind)
+
+    # -- model batches ------------------------------------------------------------------------------------------
+    def _batches(self) -> dict[str, list[int]]:
+        raw = self.store.get_meta(BATCH_META_KEY)
+        try:
+            data = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            log.warning("discarding an unreadable model batch record")
+            return {}
+        return {str(k): [int(i) for i in v] for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def _save_batches(self, batches: dict[str, list[int]]) -> None:
+        self.store.set_meta(BATCH_META_KEY, json.dumps({k: v for k, v in batches.items() if v}))
+
+    def _enqueue_batch(self, entry: JournalEntry) -> int:
+        batches = self._batches()
+        key = _batch_key(entry.scope, entry.session_id)
+        batches.setdefault(key, []).append(entry.id)
+        self._save_batches(batches)
+        return len(batches[key])
+
+    def pending_batches(self) -> list[tuple[str, str]]:
+        """(scope, session id) of every model batch waiting for more turns or its session's end."""
+        return [_split_batch_key(k) for k in self._batches()]
+
+    def end_session(self, scope: str, session_id: str) -> CurationResult:
+        """Run the session's pending model batch now; on any model failure the heuristic memories stand.
+
+        The model call runs without the curator's lock, so explicit writes are never held up by it.
+        """
+        key = _batch_key(scope, session_id)
+        with self._lock:
+            ids = self._batches().get(key, [])
+            if self.llm is None or not ids or key in self._running:
+                return CurationResult()
+            self._running.add(key)
+        try:
+            entries = [e for e in (self.store.journal_get(i) for i in ids) if e is not None]
+            return self._apply_batch(key, scope, entries, self.llm, ids)
+        except LLMError as exc:
+            log.warning("model extraction for a batch of %d turns failed (%s); heuristic memories stand",
+                        len(ids), exc)
+        except Exception:  # a bug in the batch path must not lose the heuristic results or block the queue
+            log.exception("model batch failed; heuristic memories stand")
+        finally:
+            with self._lock:
+                self._running.discard(key)
+        with self._lock, self.store.transaction():
+            self._drop_from_batch(key, ids)
+        return CurationResult(llm="fallback")
+
+    def _drop_from_batch(self, key: str, ids: Sequence[int]) -> None:
+        """Forget these rows from the batch (rows added while the model was busy stay for the next one)."""
+        batches = self._batches()
+        done = set(ids)
+        batches[key] = [i for i in batches.get(key, []) if i not in done]
+        self._save_batches(batches)
+
+    def _apply_batch(self, key: str, scope: str, entries: Sequence[JournalEntry], llm: LLM, ids: Sequence[int]
+                     ) -> CurationResult:
+        turns = [BatchTurn(n, e.user_content, e.assistant_content) for n, e in enumerate(entries, start=1)]
+        existing = self._existing_for(scope, entries)
+        reply = llm.complete(build_prompt(turns, existing), system=SYSTEM_PROMPT, max_tokens=_LLM_MAX_TOKENS,
+                             json_mode=True, timeout=self.llm_timeout)
+        decisions = [d for d in parse_decisions(reply, known_ids={m.id for m in existing}, turns=len(turns))
+                     if d.action != "ignore"]
+        with self._lock:
+            return self._apply_decisions(key, scope, entries, decisions, ids)
+
+    def _apply_decisions(self, key: str, scope: str, entries: Sequence[JournalEntry],
+                         decisions: Sequence[Decision], ids: Sequence[int]) -> CurationResult:
+        every = tuple(Provenance(e.session_id, e.turn_index) for e in entries)
+        candidates = [(d.candidate, (Provenance(entries[d.turn - 1].session_id, entries[d.turn - 1].turn_index),)
+                       if d.turn else every) for d in decisions]
+        embedder = self._embedder()
+        vectors = self._embed(embedder, [c.content for c, _ in candidates])
+        result = CurationResult(llm="applied")
+        updates = _IndexUpdates()
+        with self.store.transaction():
+            self._merge_all(scope, entries[-1] if entries else None, candidates, vectors, embedder, result,
+                            updates, {})
+            self._drop_from_batch(key, ids)
+        self._index(updates)
+        log.info("model batch of %d turns: %d created, %d merged, %d superseded", len(entries),
+                 len(result.created), len(result.merged), len(result.superseded))
+        return result
+
+    def _existing_for(self, scope: str, entries: Sequence[JournalEntry]) -> list[Memory]:
+        """The current memories nearest to the batch's turns (vectors when ready, else keywords)."""
+        text = "\n".join(f"{e.user_content}\n{e.assistant_content}" for e in entries)
+        hits: dict[int, float] = {}
+        embedder = self._embedder()
+        if embedder is not None and self.vectors is not None:
+            allowed = self.store.live_memory_ids([scope])
+            queries = self._embed(embedder, [e.user_content or e.assistant_content for e in entries])
+            for vector in queries:
+                if vector is not None and allowed:
+                    for memory_id, score in self.vectors.search(ItemKind.MEMORY, vector, 8, allowed):
+                        hits[memory_id] = max(score, hits.get(memory_id, 0.0))
+        match = fts_match_expression(text)
+        if match:
+            for rank, (memory_id, _score) in enumerate(self.store.search_memories_fts(match, [scope], 10,
+                                                                                      current_only=True)):
+                hits.setdefault(memory_id, 0.5 - rank * 0.01)
+        memories = self.store.get_memories(hits)
+        now = self.clock()
+        ranked = sorted((m for m in memories.values() if m.is_current(now)), key=lambda m: -hits[m.id])
+        return ranked[:_EXISTING_FOR_PROMPT]
+
+
+def _mentions(text: str, names: Iterable[str] = ()) -> dict[str, str]:
+    """Entities named in a text (plus names given by extraction or the model), as name -> kind."""
+    found = dict(find_entities(text))
+    for name in names:
+        found.setdefault(name, "thing")
+    return found
+
+
+def _episode_texts(body: str, noisy: bool) -> list[str]:
+    """Chunks of a message; a whole message too short to chunk is still kept unless it is noise ("I'm 41.")."""
+    chunks = chunk_text(body)
+    if not chunks and body.strip() and not noisy:
+        return [body.strip()]
+    return chunks
+
+
+def _batch_key(scope: str, session_id: str) -> str:
+    return f"{scope}\t{session_id}"
+
+
+def _split_batch_key(key: str) -> tuple[str, str]:
+    scope, _, session = key.partition("\t")
+    return scope, session
+
+
+def _new_memory(scope: str, candidate: Candidate, entry: JournalEntry | None,
+                provenance: tuple[Provenance, ...]) -> NewMemory:
+    return NewMemory(
+        scope=scope, type=candidate.type, content=candidate.content,
+        source=entry.source if entry is not None else Source.TURN, importance=candidate.importance,
+        confidence=candidate.confidence, subject=candidate.subject,
+        session_id=entry.session_id if entry is not None else None,
+        valid_from=entry.created_at if entry is not None else None,
+        metadata={"role": candidate.role}, provenance=provenance)
+
+
+class CuratorWorker:
+    """The named background thread that curates the journal in order; capture never waits for it."""
+
+    def __init__(self, curator: Curator, store: Store, *, max_attempts: int = MAX_ATTEMPTS,
+                 poll_seconds: float = 2.0, retry_delay: float = 0.5, name: str = "bowerbird-curator") -> None:
+        self.curator = curator
+        self.store = store
+        self.max_attempts = max_attempts
+        self.poll_seconds = poll_seconds
+        self.retry_delay = retry_delay
+        self.name = name
+        self._cond = threading.Condition()
+        self._wake = False
+        self._stop = False
+        self._requested = 0  # bumped by notify(); a pass that starts after a bump and ends idle covers it
+        self._covered = -1
+        self._session_ends: list[tuple[str, str]] = []
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the thread; it first resumes rows left pending by a crash and model batches left waiting."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stop = False
+        with self._cond:
+            self._session_ends.extend(self.curator.pending_batches() if self.curator.llm is not None else [])
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread.start()
+        self.notify()
+
+    def is_alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def notify(self) -> None:
+        """A row was captured: wake the worker (cheap; safe from any thread)."""
+        with self._cond:
+            self._requested += 1
+            self._wake = True
+            self._cond.notify_all()
+
+    def end_session(self, scope: str, session_id: str) -> None:
+        """Ask the worker to run the session's model batch once the rows before it are curated."""
+        with self._cond:
+            self._session_ends.append((scope, session_id))
+        self.notify()
+
+    def drain(self, timeout: float) -> bool:
+        """Wait until everything captured so far is curated (True) or `timeout` seconds pass (False)."""
+        deadline = time.monotonic() + timeout
+        self.notify()
+        with self._cond:
+            target = self._requested
+            while self._covered < target:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self.is_alive():
+                    return False
+                self._cond.wait(min(remaining, 0.5))
+        return True
+
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Stop after the current row; True when the thread has ended within `timeout`."""
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        if self._thread is None:
+            return True
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _run(self) -> None:
+        log.debug("curator worker started")
+        while True:
+            with self._cond:
+                if self._stop:
+                    break
+                self._wake = False
+                generation = self._requested
+            try:
+                failures = self._pass()
+            except Exception:  # the database went away or similar: keep the thread, retry after a pause
+                log.exception("curator pass failed")
+                failures = 1
+            with self._cond:
+                if failures == 0:
+                    self._covered = max(self._covered, generation)
+                    self._cond.notify_all()
+                if self._stop:
+                    break
+                if not self._wake:
+                    self._cond.wait(self.retry_delay if failures else self.poll_seconds)
+        log.debug("curator worker stopped")
+
+    def _pass(self) -> int:
+        """Curate every pending row once, in id order, then due session batches; returns rows that failed."""
+        failures, after = 0, 0
+        while not self._stop:
+            rows = self.store.journal_pending(limit=ROWS_PER_BATCH, after_id=after)
+            if not rows:
+                break
+            failures += sum(1 for r in self.curator.process_rows(rows, self.max_attempts) if r is None)
+            after = rows[-1].id
+        with self._cond:
+            ends, self._session_ends = self._session_ends, []
+        for scope, session_id in dict.fromkeys(ends):
+            self.curator.end_session(scope, session_id)
+        return failures

@@ -1,0 +1,159 @@
+"""Dedup, merge and supersede a candidate memory against the current memories nearest to it."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..store import content_hash
+from ..types import Candidate, ItemKind, Memory, NewMemory, Relation
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..semantic import VectorTier
+    from ..store import Store
+
+log = logging.getLogger(__name__)
+
+NEIGHBOURS = 8
+MAX_RELATED = 3
+_WORD = re.compile(r"[\w'-]+")
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A current memory of the same scope and its cosine similarity to the candidate."""
+
+    memory: Memory
+    similarity: float
+
+
+@dataclass(frozen=True)
+class MergePlan:
+    """What to do with one candidate: reinforce an existing memory, or create one (maybe replacing others)."""
+
+    action: str  # "reinforce" | "create"
+    reason: str
+    target: int | None = None  # the memory to reinforce
+    supersede: tuple[int, ...] = ()  # current memories the new one replaces
+    related: tuple[tuple[int, float], ...] = ()  # (memory id, similarity) for related_to edges
+
+
+@dataclass(frozen=True)
+class MergeOutcome:
+    action: str  # "created" | "merged"
+    memory_id: int
+    superseded: tuple[int, ...] = ()
+    related: tuple[tuple[int, float], ...] = ()
+
+
+def distinct_values(a: str, b: str) -> bool:
+    """True when one text names a number or proper noun that the other never mentions (a changed value)."""
+    words_a = {w.lower() for w in _WORD.findall(a)}
+    words_b = {w.lower() for w in _WORD.findall(b)}
+    return bool((_values(a) - words_b) or (_values(b) - words_a))
+
+
+def _values(text: str) -> set[str]:
+    """Words carrying a value: anything with a digit, and capitalised words that do not start a sentence."""
+    out = set()
+    for match in _WORD.finditer(text):
+        word = match.group()
+        before = text[:match.start()].rstrip()
+        starts_sentence = not before or before[-1] in ".!?:\n"
+        if any(ch.isdigit() for ch in word) or (word[0].isupper() and len(word) > 1 and not starts_sentence):
+            out.add(word.lower())
+    return out
+
+
+def _subjects_compatible(a: str | None, b: str | None) -> bool:
+    return a is None or b is None or a == b
+
+
+def plan_merge(candidate: Candidate, *, exact: Memory | None, same_subject: Sequence[Memory],
+               neighbours: Sequence[Neighbour], dedup_threshold: float, related_threshold: float,
+               now: float) -> MergePlan:
+    """Decide a candidate's fate from what the store already holds (pure: no reads, no writes)."""
+    if exact is not None and exact.is_current(now):
+        return MergePlan("reinforce", "identical content", target=exact.id)
+    for n in neighbours:
+        if n.similarity < dedup_threshold:
+            break
+        if _subjects_compatible(candidate.subject, n.memory.subject) and \
+                not distinct_values(candidate.content, n.memory.content):
+            return MergePlan("reinforce", f"near-duplicate (cosine {n.similarity:.3f})", target=n.memory.id)
+    replaced = [m.id for m in same_subject if content_hash(m.content) != content_hash(candidate.content)]
+    if candidate.supersedes is not None and candidate.supersedes not in replaced:
+        replaced.append(candidate.supersedes)
+    related = tuple((n.memory.id, round(n.similarity, 4)) for n in neighbours
+                    if n.similarity >= related_threshold and n.memory.id not in replaced)[:MAX_RELATED]
+    if replaced:
+        reason = f"same subject {candidate.subject!r} with a changed value" if candidate.subject else \
+            "replaced by a newer statement"
+        return MergePlan("create", reason, supersede=tuple(replaced), related=related)
+    return MergePlan("create", "new", related=related)
+
+
+class Merger:
+    """Reads what a plan needs from the store and vector tier, then executes it (inside the caller's transaction)."""
+
+    def __init__(self, store: Store, vectors: VectorTier | None, config: Config, *, actor: str = "curator") -> None:
+        self.store = store
+        self.vectors = vectors
+        self.config = config
+        self.actor = actor
+
+    def neighbours(self, scope: str, vector: np.ndarray | None, allowed: Collection[int] | None,
+                   fresh: Sequence[tuple[Memory, np.ndarray]] = (), k: int = NEIGHBOURS) -> list[Neighbour]:
+        """Current memories of `scope` nearest to `vector`, best first (empty without a vector)."""
+        if vector is None:
+            return []
+        hits: dict[int, float] = {}
+        if self.vectors is not None and allowed:
+            hits.update(self.vectors.search(ItemKind.MEMORY, vector, k * 2, allowed))
+        for memory, other in fresh:
+            hits[memory.id] = float(np.dot(vector, other))
+        memories = self.store.get_memories(hits)
+        now = self.store.clock()
+        out = [Neighbour(memories[i], s) for i, s in hits.items()
+               if i in memories and memories[i].scope == scope and memories[i].is_current(now)]
+        out.sort(key=lambda n: -n.similarity)
+        return out[:k]
+
+    def plan(self, scope: str, candidate: Candidate, neighbours: Sequence[Neighbour]) -> MergePlan:
+        exact = self.store.find_by_hash(scope, candidate.content)
+        same = self.store.current_by_subject(scope, candidate.subject) if candidate.subject else []
+        if candidate.supersedes is not None:
+            target = self.store.get_memory(candidate.supersedes)
+            if target is None or target.scope != scope or not target.is_current(self.store.clock()):
+                candidate = _without_supersedes(candidate)
+        return plan_merge(candidate, exact=exact, same_subject=same, neighbours=neighbours,
+                          dedup_threshold=self.config.dedup_threshold,
+                          related_threshold=self.config.related_threshold, now=self.store.clock())
+
+    def apply(self, plan: MergePlan, new: NewMemory, candidate: Candidate, *, actor: str | None = None
+              ) -> MergeOutcome:
+        """Execute a plan; the caller holds the transaction."""
+        actor = actor or self.actor
+        if plan.action == "reinforce" and plan.target is not None:
+            self.store.reinforce(plan.target, new.provenance, reason=plan.reason, actor=actor,
+                                 importance=new.effective_importance)
+            return MergeOutcome("merged", plan.target)
+        memory = self.store.insert_memory(new, actor=actor, reason=plan.reason)
+        for old in plan.supersede:
+            self.store.supersede(old, memory.id, reason=plan.reason, actor=actor)
+        for other, similarity in plan.related:
+            self.store.add_edge(memory.id, other, Relation.RELATED_TO, similarity)
+        for relation, other in candidate.relations:
+            if other != memory.id and self.store.get_memory(other) is not None:
+                self.store.add_edge(memory.id, other, relation, 1.0, actor=actor, reason="stated by the model")
+        return MergeOutcome("created", memory.id, plan.supersede, plan.related)
+
+
+def _without_supersedes(candidate: Candidate) -> Candidate:
+    return replace(candidate, supersedes=None)

@@ -1,0 +1,435 @@
+"""The curator and its worker: episodes, memories, merge, model batches (host and Gemini stubs), failures, resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_bowerbird.config import Config, build_config
+from hermes_bowerbird.curation.curator import Curator, CuratorWorker
+from hermes_bowerbird.curation.llm_batch import BatchTurn, build_prompt, parse_decisions
+from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.errors import LLMError
+from hermes_bowerbird.llm import BudgetedLLM, GeminiLLM, HostLLM
+from hermes_bowerbird.semantic import VectorTier
+from hermes_bowerbird.store import Store
+from hermes_bowerbird.types import (
+    LLM,
+    AuditAction,
+    ItemKind,
+    JournalStatus,
+    Memory,
+    MemoryType,
+    NewMemory,
+    Provenance,
+    Relation,
+    Source,
+)
+from tests.gemini_stub import GeminiStub
+from tests.openai_stub import OpenAIStub, Reply, write_hermes_config
+
+SCOPE = "user:alice"
+NOW = 1_750_000_000.0
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return LocalEmbedder()
+
+
+@dataclass
+class Env:
+    store: Store
+    vectors: VectorTier | None
+    config: Config
+    path: Path
+
+    def curator(self, llm: LLM | None = None, **kw: Any) -> Curator:
+        return Curator(self.store, self.vectors, self.config, self.store.clock, llm, **kw)
+
+    def capture(self, user: str, assistant: str = "", *, session: str = "s1", turn: int | None = None,
+                scope: str = SCOPE) -> int:
+        index = self.store.next_turn_index(session) if turn is None else turn
+        return self.store.journal_append(scope=scope, session_id=session, turn_index=index, platform="cli",
+                                         user=user, assistant=assistant, created_at=NOW + index)
+
+    def entry(self, journal_id: int):  # type: ignore[no-untyped-def]
+        entry = self.store.journal_get(journal_id)
+        assert entry is not None
+        return entry
+
+
+def _env(tmp_path: Path, embedder: LocalEmbedder | None, **settings: Any) -> Iterator[Env]:
+    store = Store.open(tmp_path / "c.db", clock=lambda: NOW + 1000)
+    vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store)) if embedder else None
+    yield Env(store, vectors, build_config(tmp_path, settings), tmp_path / "c.db")
+    store.close()
+
+
+@pytest.fixture
+def env(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[Env]:
+    yield from _env(tmp_path, embedder, llm_batch_turns=2)
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> Iterator[Env]:
+    """No embedding model at all (still loading, or none configured)."""
+    yield from _env(tmp_path, None)
+
+
+# -- one turn ------------------------------------------------------------------------------------------------
+
+
+def test_a_turn_becomes_episodes_memories_entities_and_vectors(env: Env) -> None:
+    jid = env.capture("My name is Alice and I work at Acme Corp as a data engineer.",
+                      "Great to meet you, Alice. Data engineering at Acme Corp sounds like interesting work.")
+    result = env.curator().process(env.entry(jid))
+    assert env.store.journal_get(jid).status is JournalStatus.DONE  # type: ignore[union-attr]
+    episodes = env.store.get_episodes(result.episode_ids)
+    assert sorted((e.role, e.turn_index, e.chunk_index, e.journal_id, e.session_id) for e in episodes.values()) == \
+        [("assistant", 0, 0, jid, "s1"), ("user", 0, 0, jid, "s1")]
+    assert len(result.created) == 1
+    memory = env.store.require_memory(result.created[0])
+    assert (memory.type, memory.subject, memory.valid_from) == (MemoryType.IDENTITY, "user:name", NOW)
+    assert env.store.provenance([memory.id])[memory.id] == [Provenance("s1", 0)]
+    entity_names = {e.name for e in env.store.get_entities(
+        env.store.entities_of_memories([memory.id])[memory.id]).values()}
+    assert {"Alice", "Acme Corp"} <= entity_names
+    counts = env.store.vector_model_counts()
+    assert counts[("memory", "all-MiniLM-L6-v2", 384)] == 1 and counts[("episode", "all-MiniLM-L6-v2", 384)] == 2
+    assert env.vectors is not None
+    query = env.vectors.embed_query("Where does Alice work?")
+    assert query is not None
+    hits = env.vectors.search(ItemKind.MEMORY, query, 1)
+    assert hits[0][0] == memory.id  # searchable at once, without a reload
+    assert [a.action for a in env.store.audit_for(memory.id)] == [AuditAction.CREATE]
+
+
+@pytest.mark.parametrize(("user", "assistant"), [
+    ("thanks!", "You're welcome."),
+    ("ok cool", "Sure, here is the summary you asked for."),
+    ("hi there", "Hello! How can I help today?"),
+])
+def test_noise_makes_no_memories(env: Env, user: str, assistant: str) -> None:
+    result = env.curator().process(env.entry(env.capture(user, assistant)))
+    assert result.created == [] and result.merged == []
+    assert env.store.counts()["memories"] == 0
+    assert env.store.journal_counts() == {"done": 1}
+
+
+def test_a_row_is_never_curated_twice(env: Env) -> None:
+    jid = env.capture("I am allergic to peanuts.", "Noted, I'll keep that in mind for recipes.")
+    curator = env.curator()
+    first = curator.process(env.entry(jid))
+    again = curator.process(env.entry(jid))
+    assert not first.skipped and again.skipped
+    assert env.store.counts()["memories"] == 1
+    assert len(env.store.list_episodes([SCOPE])) == 2
+
+
+def test_repeats_reinforce_and_changes_supersede(env: Env) -> None:
+    curator = env.curator()
+    porto = curator.process(env.entry(env.capture("I live in Porto.", "Porto is a lovely city."))).created[0]
+    tea = curator.process(env.entry(env.capture("I prefer green tea in the morning."))).created[0]
+    repeat = curator.process(env.entry(env.capture("I prefer green tea in the morning.")))
+    assert repeat.merged == [tea] and repeat.created == []
+    moved = curator.process(env.entry(env.capture("I moved to Lisbon last month.", "Enjoy Lisbon!")))
+    lisbon = moved.created[0]
+    assert moved.superseded == [(porto, lisbon)]
+    assert env.store.require_memory(porto).superseded_by == lisbon
+    assert [m.id for m in env.store.current_by_subject(SCOPE, "user:residence")] == [lisbon]
+    assert (lisbon, porto, Relation.UPDATES) in [(e.src_id, e.dst_id, e.relation) for e in env.store.edges_of([lisbon])]
+    assert env.store.provenance([tea])[tea] == [Provenance("s1", 1), Provenance("s1", 2)]
+
+
+def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:
+    curator = bare.curator()
+    porto = curator.process(bare.entry(bare.capture("I live in Porto."))).created[0]
+    assert curator.process(bare.entry(bare.capture("I live in Porto."))).merged == [porto]
+    lisbon = curator.process(bare.entry(bare.capture("I moved to Lisbon last month."))).created[0]
+    assert bare.store.require_memory(porto).superseded_by == lisbon
+    assert bare.store.vector_model_counts() == {}  # left for catch-up once a model is ready
+    assert len(bare.store.texts_missing_vectors(ItemKind.EPISODE, "all-MiniLM-L6-v2", 384, 100)) == 3
+
+
+def test_scopes_never_mix(env: Env) -> None:
+    curator = env.curator()
+    mine = curator.process(env.entry(env.capture("I live in Porto.", scope="user:alice"))).created
+    theirs = curator.process(env.entry(env.capture("I live in Porto.", session="s2", scope="user:bob"))).created
+    assert len(mine) == 1 and len(theirs) == 1 and mine != theirs
+    assert env.store.require_memory(mine[0]).access_count == 0
+
+
+def test_store_memory_dedups_explicit_writes(env: Env) -> None:
+    curator = env.curator()
+    new = NewMemory(scope=SCOPE, type=MemoryType.FACT, content="The staging database is db-staging-2",
+                    source=Source.TOOL)
+    first = curator.store_memory(new, actor="tool")
+    second = curator.store_memory(new, actor="tool")
+    assert first.id == second.id and second.access_count == 1
+    assert [a.actor for a in env.store.audit_for(first.id)] == ["tool", "tool"]
+
+
+def test_process_text_journals_redacts_and_curates_now(env: Env) -> None:
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    result = env.curator().process_text(f"My GitHub token is {secret} and I live in Porto.", "",
+                                        scope=SCOPE, session_id="s9")
+    assert result.journal_ids and not result.skipped
+    entry = env.store.journal_get(result.journal_ids[0])
+    assert entry is not None and entry.source is Source.COMPACTION and entry.status is JournalStatus.DONE
+    assert secret not in entry.user_content and "[REDACTED:" in entry.user_content
+    assert all(secret not in e.content for e in env.store.list_episodes([SCOPE]))
+
+
+# -- the model batch path, for both backends -----------------------------------------------------------------
+
+
+_EXISTING = re.compile(r"^- \[(\d+)\] \S+ (\S+): (.*)$", re.MULTILINE)
+
+
+def _decide(prompt: str) -> str:
+    """A scripted model: supersedes the residence memory it is shown and adds one fact."""
+    existing = {subject: int(i) for i, subject, _ in _EXISTING.findall(prompt)}
+    decisions: list[dict[str, Any]] = [{"action": "add", "type": "fact", "content": "The user is learning Rust.",
+                                        "subject": "user:learning", "importance": 0.65, "turn": 2,
+                                        "entities": ["Rust"]}]
+    if "user:residence" in existing:
+        decisions.append({"action": "supersede", "type": "identity", "subject": "user:residence", "turn": 1,
+                          "content": "The user lives in Lisbon.", "target_id": existing["user:residence"]})
+    decisions.append({"action": "ignore", "content": "The user said thanks."})
+    return json.dumps({"decisions": decisions})
+
+
+@dataclass
+class Backend:
+    llm: LLM  # answers with _decide(prompt) unless scripted otherwise
+    malformed: Callable[[], None]  # the next call answers with text that is not JSON
+    slow: Callable[[], None]  # every call is slower than the timeout
+    rate_limited_then_good: Callable[[], None]
+    prompts: Callable[[], list[str]]
+
+
+def _openai_prompt(body: dict[str, Any]) -> str:
+    return str(body["messages"][-1]["content"])
+
+
+@pytest.fixture
+def host_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Backend]:
+    aux = pytest.importorskip("agent.auxiliary_client")
+    aux.shutdown_cached_clients()
+    with OpenAIStub() as stub:
+        write_hermes_config(tmp_path / "hermes", stub)
+        monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes"))
+        for name in ("OPENAI_API_KEY", "OPENROUTER_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        stub.responder = lambda body: Reply.of_text(_decide(_openai_prompt(body)))
+
+        def slow() -> None:
+            stub.responder = lambda body: Reply.slow(2.0, _decide(_openai_prompt(body)))
+
+        yield Backend(
+            llm=HostLLM(wait_max=0.05),
+            malformed=lambda: stub.script(Reply.of_text("Sure! Here are the memories: {decisions: [oops")),
+            slow=slow, rate_limited_then_good=lambda: stub.script(Reply.rate_limited()),
+            prompts=lambda: [_openai_prompt(b) for b in stub.chat_requests])
+    aux.shutdown_cached_clients()
+
+
+@pytest.fixture
+def gemini_backend() -> Iterator[Backend]:
+    with GeminiStub(api_key="good-key") as stub:
+        stub.reply_fn = lambda body: _decide(body["contents"][0]["parts"][0]["text"])
+
+        def slow() -> None:
+            stub.delay_seconds = 2.0
+
+        yield Backend(
+            llm=GeminiLLM("good-key", model="gemini-test", base_url=stub.url, attempts=2, wait_max=0.05),
+            malformed=lambda: stub.replies.append("{decisions: [oops"),
+            slow=slow, rate_limited_then_good=lambda: stub.fail_next(1, status=429),
+            prompts=lambda: [r.body["contents"][0]["parts"][0]["text"] for r in stub.requests
+                             if "generateContent" in r.action])
+
+
+@pytest.fixture(params=["host", "gemini"])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    backend: Backend = request.getfixturevalue(f"{request.param}_backend")
+    return backend
+
+
+_TURNS = [("I live in Porto.", "Porto is lovely."),
+          ("I moved to Lisbon last month and I'm learning Rust now.", "Congratulations on the move!")]
+
+
+def _run_batch(env: Env, curator: Curator) -> list[Any]:
+    """Curate the first turn, then the second (which fills the batch of 2 and triggers the model)."""
+    results = []
+    for user, assistant in _TURNS:
+        results.append(curator.process(env.entry(env.capture(user, assistant))))
+    return results
+
+
+def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
+    curator = env.curator(backend.llm, llm_timeout=10)
+    first, second = _run_batch(env, curator)
+    assert first.llm == "" and second.llm == "applied"
+    prompt = backend.prompts()[-1]
+    assert "## Turn 1" in prompt and "I live in Porto." in prompt and "I moved to Lisbon" in prompt
+    assert re.search(r"- \[\d+\] identity user:residence:", prompt)  # the model saw the nearest memories
+    rust = [m for m in env.store.list_memories([SCOPE], current_only=True) if m.subject == "user:learning"]
+    assert len(rust) == 1 and rust[0].metadata == {"role": "model"} and rust[0].confidence == 0.85
+    assert env.store.provenance([rust[0].id])[rust[0].id] == [Provenance("s1", 1)]
+    residence = env.store.current_by_subject(SCOPE, "user:residence")
+    assert [m.content for m in residence] == ["The user lives in Lisbon."]
+    assert env.store.journal_counts() == {"done": 2}
+    assert curator.pending_batches() == []
+
+
+@pytest.mark.parametrize("failure", ["malformed", "slow", "budget"])
+def test_model_failure_falls_back_to_heuristics(env: Env, backend: Backend, failure: str) -> None:
+    llm: LLM = backend.llm
+    if failure == "budget":
+        llm = BudgetedLLM(backend.llm, env.store, daily_budget=0, clock=env.store.clock)
+    else:
+        getattr(backend, failure)()
+    curator = env.curator(llm, llm_timeout=0.5)
+    _, second = _run_batch(env, curator)
+    assert second.llm == "fallback"
+    current = {m.content for m in env.store.list_memories([SCOPE], current_only=True)}
+    assert any("Lisbon" in c for c in current)  # the heuristic result stands; nothing was lost
+    assert env.store.journal_counts() == {"done": 2}
+    assert curator.pending_batches() == []
+    assert [e.turn_index for e in env.store.list_episodes([SCOPE]) if e.role == "user"] == [0, 1]
+
+
+def test_model_rate_limit_then_success(env: Env, backend: Backend) -> None:
+    backend.rate_limited_then_good()
+    _, second = _run_batch(env, env.curator(backend.llm, llm_timeout=10))
+    assert second.llm == "applied"
+    assert [m.content for m in env.store.current_by_subject(SCOPE, "user:residence")] == ["The user lives in Lisbon."]
+
+
+def test_a_short_batch_waits_for_the_session_end(env: Env, gemini_backend: Backend) -> None:
+    curator = env.curator(gemini_backend.llm, llm_timeout=10)
+    curator.process(env.entry(env.capture(*_TURNS[0])))
+    assert curator.pending_batches() == [(SCOPE, "s1")] and gemini_backend.prompts() == []
+    assert curator.end_session(SCOPE, "s1").llm == "applied"
+    assert curator.pending_batches() == [] and len(gemini_backend.prompts()) == 1
+
+
+# -- the worker ----------------------------------------------------------------------------------------------
+
+
+def test_worker_resumes_pending_rows_on_start_and_follows_notifications(env: Env) -> None:
+    for i in range(5):
+        env.capture(f"I am working on project number {i} called Falcon{i}.", "Sounds good.")
+    worker = CuratorWorker(env.curator(), env.store)
+    worker.start()
+    try:
+        assert worker.drain(60)
+        assert env.store.journal_counts() == {"done": 5}
+        assert "bowerbird-curator" in [t.name for t in threading.enumerate()]
+        env.capture("I live in Porto.")
+        worker.notify()
+        assert worker.drain(30)
+        assert env.store.journal_counts() == {"done": 6}
+    finally:
+        assert worker.stop(10)
+    assert not worker.is_alive()
+    assert "bowerbird-curator" not in [t.name for t in threading.enumerate()]
+
+
+def test_a_failing_row_is_marked_failed_and_does_not_block_the_queue(env: Env,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    with sqlite3.connect(env.path) as conn:  # a row the database refuses, as a damaged disk or bad data would
+        conn.execute("CREATE TRIGGER poison BEFORE INSERT ON episodes WHEN new.content LIKE '%POISON%' "
+                     "BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    env.capture("I live in Porto.")
+    bad = env.capture("This message is POISON and cannot be stored anywhere.")
+    env.capture("I prefer green tea in the morning.")
+    worker = CuratorWorker(env.curator(), env.store, max_attempts=3, retry_delay=0.05)
+    worker.start()
+    try:
+        assert worker.drain(60)
+    finally:
+        worker.stop(10)
+    assert env.store.journal_counts() == {"done": 2, "failed": 1}
+    failed = env.store.journal_get(bad)
+    assert failed is not None and failed.status is JournalStatus.FAILED and failed.attempts == 3
+    assert env.store.counts()["memories"] == 2
+    assert any(r.exc_info for r in caplog.records if "journal row" in r.getMessage())
+
+
+def test_worker_runs_session_end_batches_in_order(env: Env, gemini_backend: Backend) -> None:
+    worker = CuratorWorker(env.curator(gemini_backend.llm, llm_timeout=10), env.store)
+    worker.start()
+    try:
+        env.capture(*_TURNS[0])
+        worker.end_session(SCOPE, "s1")
+        assert worker.drain(30)
+    finally:
+        worker.stop(10)
+    assert len(gemini_backend.prompts()) == 1
+    assert env.store.journal_counts() == {"done": 1}
+
+
+def test_drain_times_out_while_rows_remain(env: Env) -> None:
+    worker = CuratorWorker(env.curator(), env.store)  # never started
+    env.capture("I live in Porto.")
+    assert worker.drain(0.2) is False
+    assert env.store.journal_counts() == {"pending": 1}
+
+
+# -- parsing the model's decisions ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("reply", "expected"), [
+    ('{"decisions": [{"action": "add", "type": "goal", "content": "The user wants to run a marathon."}]}',
+     [("add", MemoryType.GOAL, "The user wants to run a marathon.", None)]),
+    ('```json\n{"decisions": [{"action": "supersede", "content": "Lives in Lisbon", "target_id": 5}]}\n```',
+     [("supersede", MemoryType.FACT, "Lives in Lisbon", 5)]),
+    ('Here you go: [{"action": "update", "type": "nonsense", "content": "x y", "target_id": 99}] thanks',
+     [("add", MemoryType.FACT, "x y", None)]),  # unknown target: a plain add; unknown type: fact
+    ('{"decisions": [{"action": "explode", "content": "a"}, {"action": "add", "content": ""}, 7]}', []),
+    ('{"decisions": [{"action": "ignore", "content": "small talk"}]}',
+     [("ignore", MemoryType.FACT, "small talk", None)]),
+])
+def test_parse_decisions(reply: str, expected: list[tuple[str, MemoryType, str, int | None]]) -> None:
+    decisions = parse_decisions(reply, known_ids={5}, turns=2)
+    assert [(d.action, d.candidate.type, d.candidate.content, d.candidate.supersedes) for d in decisions] == expected
+
+
+@pytest.mark.parametrize("reply", ["", "no json here", '{"decisions": [', '{"memories": []}', "{oops}"])
+def test_unusable_replies_raise(reply: str) -> None:
+    with pytest.raises(LLMError):
+        parse_decisions(reply, known_ids=set(), turns=1)
+
+
+def test_model_content_is_redacted_and_relations_checked() -> None:
+    secret = "AKIA" + "IOSFODNN7EXAMPLE"
+    reply = json.dumps({"decisions": [{"action": "add", "content": f"The key is {secret}", "turn": 9,
+                                       "relations": [{"relation": "caused_by", "target_id": 5},
+                                                     {"relation": "updates", "target_id": 5},
+                                                     {"relation": "part_of", "target_id": 77}]}]})
+    [decision] = parse_decisions(reply, known_ids={5}, turns=2)
+    assert secret not in decision.candidate.content and decision.turn is None
+    assert decision.candidate.relations == ((Relation.CAUSED_BY, 5),)
+
+
+def test_the_prompt_shows_existing_memories_and_turns() -> None:
+    memory = Memory(id=12, scope=SCOPE, type=MemoryType.IDENTITY, content="I live in Porto.", importance=1.0,
+                    confidence=1.0, created_at=NOW, updated_at=NOW, source=Source.TURN, subject="user:residence")
+    prompt = build_prompt([BatchTurn(1, "I moved to Lisbon.", "Nice!")], [memory])
+    assert "- [12] identity user:residence: I live in Porto." in prompt
+    assert "## Turn 1\nUser: I moved to Lisbon.\nAssistant: Nice!" in prompt
+    assert '"decisions"' in prompt
