@@ -31,7 +31,10 @@ from hermes_bowerbird import register  # noqa: F401  (register(ctx) calls ctx.re
 from hermes_bowerbird.provider import BowerbirdProvider  # noqa: F401  (the MemoryProvider subclass)
 '''
 
-_SHIM_CLI = '''"""`hermes bowerbird ...`: the bowerbird command inside the Hermes CLI (written by `bowerbird hermes-install`)."""
+_SHIM_CLI = '''"""`hermes bowerbird ...`: the bowerbird command inside the Hermes CLI.
+
+Written by `bowerbird hermes-install`.
+"""
 
 from hermes_bowerbird.hermes_cli_bridge import register_cli  # noqa: F401
 '''

@@ -46,10 +46,15 @@ class VectorTier:
                             lambda: self.store.load_vectors(kind, model), ann_threshold=self.ann_threshold)
 
     def embed_query(self, text: str) -> np.ndarray | None:
+        """The query's vector, or None (search goes on by keyword and graph) when no model can give one."""
         embedder = self._embedder()
         if embedder is None or not text.strip():
             return None
-        return np.asarray(embedder.embed(text), dtype=np.float32)
+        try:
+            return np.asarray(embedder.embed(text), dtype=np.float32)
+        except Exception:  # a broken model must cost the vector signal, never the search
+            log.warning("query embedding failed; searching without the vector signal", exc_info=True)
+            return None
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray | None:
         embedder = self._embedder()

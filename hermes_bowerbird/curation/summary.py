@@ -1,0 +1,45 @@
+"""The durable points of a message list, as a short list for the host's compression summariser."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..store import content_hash
+from .extract import extract_candidates
+from .injected import strip_injected_context
+from .redact import redact
+
+HEADER = "Durable facts and decisions from the earlier conversation (keep them in the summary):"
+_ITEM_CHARS = 240
+
+
+def durable_points(messages: Sequence[Mapping[str, Any]], *, limit_chars: int = 1500) -> str:
+    """Most important extracted statements first, one line each, redacted, within `limit_chars`."""
+    candidates = []
+    for position, message in enumerate(messages or ()):
+        role, content = message.get("role"), message.get("content")
+        if role not in ("user", "assistant") or not isinstance(content, str) or not content.strip():
+            continue
+        text = strip_injected_context(content)
+        found = extract_candidates(text, "") if role == "user" else extract_candidates("", text)
+        candidates += [(c.importance, position, c) for c in found]
+    lines: list[str] = []
+    seen: set[str] = set()
+    used = len(HEADER)
+    for _, _, candidate in sorted(candidates, key=lambda item: (-item[0], item[1])):
+        digest = content_hash(candidate.content)
+        if digest in seen:
+            continue
+        line = f"- [{candidate.type}] {_shorten(redact(candidate.content))}"
+        if used + len(line) + 1 > limit_chars:
+            continue
+        seen.add(digest)
+        lines.append(line)
+        used += len(line) + 1
+    return "\n".join([HEADER, *lines]) if lines else ""
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _ITEM_CHARS else text[: _ITEM_CHARS - 1].rstrip() + "…"

@@ -1,0 +1,292 @@
+"""Bowerbird: the one memory service that the provider, tools, CLI and MCP server all call."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .curation.curator import Curator, CuratorWorker
+from .curation.extract import extract_candidates
+from .curation.injected import strip_injected_context
+from .curation.redact import redact
+from .embedding import EmbeddingService
+from .errors import InvalidInputError
+from .llm import select_llm
+from .maintenance.bulletin import BulletinBuilder
+from .maintenance.scheduler import Maintenance, Scheduler
+from .retrieval import Hit, RecallRequest, Retriever, format_hits
+from .semantic import VectorTier
+from .store import Store
+from .types import (
+    LLM,
+    AuditEntry,
+    Bulletin,
+    Clock,
+    Edge,
+    Embedder,
+    Entity,
+    ItemKind,
+    Memory,
+    MemoryType,
+    NewMemory,
+    Provenance,
+    Relation,
+    Source,
+)
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+# One engine per database file per process: Hermes builds a provider per agent (gateway users, resumed sessions).
+_SHARED: dict[str, Bowerbird] = {}
+_SHARED_LOCK = threading.Lock()
+_MAX_CONTENT_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class MemoryDetail:
+    """A memory with everything known about it, for `show`."""
+
+    memory: Memory
+    edges: tuple[Edge, ...]
+    provenance: tuple[Provenance, ...]
+    audit: tuple[AuditEntry, ...]
+    entities: tuple[Entity, ...]
+
+
+class Bowerbird:
+    """Owns the store, the vector tier, the curator and maintenance threads, and the retriever."""
+
+    def __init__(self, config: Config, *, embedder: Embedder | None = None, llm: LLM | None = None,
+                 clock: Clock = time.time, background: bool = True, primary: bool = True,
+                 profile_scope: str | None = None) -> None:
+        self.config = config
+        self.clock = clock
+        self.store = Store.open(config.db_path, clock=clock)
+        self.embeddings = (EmbeddingService.from_embedder(embedder, self.store) if embedder is not None
+                           else EmbeddingService(config, self.store))
+        self.vectors = VectorTier(self.store, self.embeddings, ann_threshold=config.ann_threshold)
+        self.llm = llm if llm is not None else select_llm(config, self.store, clock)
+        self.curator = Curator(self.store, self.vectors, config, clock, self.llm)
+        self.retriever = Retriever(self.store, self.vectors, config, clock)
+        self.bulletins = BulletinBuilder(self.store, config, clock, self.llm)
+        self.maintenance = Maintenance(self.store, self.vectors, config, clock, self.llm,
+                                       profile_scope=profile_scope, bulletins=self.bulletins)
+        self._worker: CuratorWorker | None = None
+        self._scheduler: Scheduler | None = None
+        self._closed = False
+        self._refs = 0
+        if background:
+            self.start(primary=primary)
+
+    def start(self, *, primary: bool = True) -> None:
+        """Start loading the model and the background threads (idempotent)."""
+        self.embeddings.start()  # loads the model on its own thread, then embeds whatever has no vector yet
+        if self._worker is None:
+            self._worker = CuratorWorker(self.curator, self.store)
+            self._worker.start()
+        if self._scheduler is None and primary and self.config.maintenance_enabled:
+            self._scheduler = Scheduler(self.maintenance, self.clock, primary=primary)
+            self._scheduler.start()
+
+    # -- shared instances (Hermes makes one provider per agent in a process) --------------------------------
+    @classmethod
+    def open_shared(cls, config: Config, **kwargs: Any) -> Bowerbird:
+        """One engine per database file per process, reference counted; pair with release()."""
+        key = str(config.db_path.expanduser().resolve())
+        with _SHARED_LOCK:
+            engine = _SHARED.get(key)
+            if engine is None or engine._closed:
+                engine = cls(config, **kwargs)
+                _SHARED[key] = engine
+            engine._refs += 1
+            return engine
+
+    def release(self) -> None:
+        with _SHARED_LOCK:
+            self._refs -= 1
+            if self._refs > 0:
+                return
+            key = str(self.config.db_path.expanduser().resolve())
+            if _SHARED.get(key) is self:
+                del _SHARED[key]
+        self.shutdown()
+
+    # -- write path -----------------------------------------------------------------------------------------
+    def capture_turn(self, user: str, assistant: str, *, scope: str, session_id: str, platform: str = "",
+                     turn_index: int | None = None, source: Source = Source.TURN,
+                     created_at: float | None = None) -> int:
+        """Redact and journal one turn (a single INSERT); the curator does the rest in the background."""
+        if turn_index is None:
+            turn_index = self.store.next_turn_index(session_id)
+        journal_id = self.store.journal_append(
+            scope=scope, session_id=session_id, turn_index=turn_index, platform=platform,
+            user=redact(_clip(strip_injected_context(user))),
+            assistant=redact(_clip(strip_injected_context(assistant))), source=source, created_at=created_at)
+        if self._worker is not None:
+            self._worker.notify()
+        return journal_id
+
+    def end_session(self, scope: str, session_id: str) -> None:
+        """A session ended or is being compressed: curate its pending model batch now (in the background)."""
+        if self._worker is not None:
+            self._worker.end_session(scope, session_id)
+        else:
+            self.curator.end_session(scope, session_id)
+
+    def curate_now(self, limit: int | None = None) -> int:
+        """Curate pending journal rows on this thread (CLI imports, tests, benchmarks without threads)."""
+        return self.curator.run_pending(limit)
+
+    def remember(self, content: str, *, scope: str, type: MemoryType | None = None,
+                 importance: float | None = None, tags: Sequence[str] = (), source: Source = Source.TOOL,
+                 session_id: str | None = None, actor: str = "tool") -> Memory:
+        """Store one memory now (dedup by content; a same-subject memory is superseded)."""
+        text = redact(_clip(content)).strip()
+        if not text:
+            raise InvalidInputError("nothing to remember: the content is empty")
+        if importance is not None and not 0.0 <= importance <= 1.0:
+            raise InvalidInputError("importance must be between 0 and 1")
+        guess = _classify(text)
+        new = NewMemory(scope=scope, type=type or (guess.type if guess else MemoryType.FACT), content=text,
+                        source=source, importance=importance, subject=guess.subject if guess else None,
+                        session_id=session_id, tags=tuple(tags), confidence=1.0)
+        return self.curator.store_memory(new, actor=actor)
+
+    def update(self, memory_id: int, content: str, *, scopes: Sequence[str], actor: str = "tool",
+               source: Source = Source.TOOL) -> Memory:
+        """Write a new version that supersedes the old one (both kept, linked by an `updates` edge)."""
+        old = self.store.require_memory(memory_id, scopes)
+        text = redact(_clip(content)).strip()
+        if not text:
+            raise InvalidInputError("the new content is empty")
+        new = self.store.insert_memory(NewMemory(
+            scope=old.scope, type=old.type, content=text, source=source, importance=old.importance,
+            subject=old.subject, tags=old.tags, session_id=old.session_id), actor=actor,
+            reason=f"update of #{old.id}")
+        self.store.supersede(old.id, new.id, reason="updated", actor=actor)
+        self.vectors.add(ItemKind.MEMORY, [(new.id, new.content)])
+        return new
+
+    def forget(self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool") -> Memory:
+        memory = self.store.require_memory(memory_id, scopes)
+        self.store.forget(memory.id, reason=reason or "forgotten on request", actor=actor)
+        self.vectors.remove(ItemKind.MEMORY, [memory.id])
+        return self.store.require_memory(memory.id)
+
+    def relate(self, src: int, dst: int, relation: Relation, *, scopes: Sequence[str],
+               actor: str = "tool") -> Edge:
+        self.store.require_memory(src, scopes)
+        self.store.require_memory(dst, scopes)
+        return self.store.add_edge(src, dst, relation, 1.0, actor=actor, reason="related on request")
+
+    # -- read path ------------------------------------------------------------------------------------------
+    def recall(self, query: str, *, scopes: Sequence[str], limit: int | None = None,
+               types: Sequence[MemoryType] = (), since: float | None = None, until: float | None = None,
+               budget_tokens: int | None = None, explain: bool = False,
+               exclude: Collection[tuple[str, int]] = (), include_episodes: bool = True) -> list[Hit]:
+        request = RecallRequest(query=query, scopes=tuple(scopes), limit=limit or self.config.recall_limit,
+                                types=tuple(types), since=since, until=until, budget_tokens=budget_tokens,
+                                explain=explain, exclude_ids=frozenset(exclude),
+                                include_episodes=include_episodes)
+        return self.retriever.search(request)
+
+    @staticmethod
+    def format_hits(hits: Sequence[Hit], budget_tokens: int | None) -> str:
+        return format_hits(hits, budget_tokens)
+
+    def show(self, memory_id: int, *, scopes: Sequence[str]) -> MemoryDetail:
+        memory = self.store.require_memory(memory_id, scopes)
+        entity_ids = self.store.entities_of_memories([memory.id]).get(memory.id, [])
+        return MemoryDetail(
+            memory=memory, edges=tuple(self.store.edges_of([memory.id])),
+            provenance=tuple(self.store.provenance([memory.id])[memory.id]),
+            audit=tuple(self.store.audit_for(memory.id)),
+            entities=tuple(self.store.get_entities(entity_ids).values()))
+
+    def bulletin(self, scope: str, *, visible: Sequence[str] | None = None, force: bool = False) -> Bulletin | None:
+        return self.bulletins.current(scope, tuple(visible or (scope,)), force=force)
+
+    def status(self) -> dict[str, object]:
+        journal = self.store.journal_counts()
+        return {
+            "db_path": str(self.config.db_path),
+            "memories": self.store.count_memories(),
+            "counts": self.store.counts(),
+            "journal_backlog": journal.get("pending", 0),
+            "journal": journal,
+            "embedding": self.embeddings.status(),
+            "llm": self.llm.name if self.llm is not None else None,
+            "threads": {"curator": self._worker is not None and self._worker.is_alive(),
+                        "maintenance": self._scheduler is not None and self._scheduler.is_alive()},
+        }
+
+    # -- maintenance and whole-store operations -------------------------------------------------------------
+    def maintain(self, job: str | None = None, *, dry_run: bool = False,
+                 progress: Progress | None = None) -> dict[str, object]:
+        return self.maintenance.run(job, dry_run=dry_run, progress=progress)
+
+    def reindex(self, progress: Progress | None = None) -> int:
+        if not self.embeddings.wait_ready(timeout=120):
+            raise InvalidInputError(f"no embedding model is available: {self.embeddings.status().get('reason')}")
+        return self.vectors.catch_up(progress=progress)
+
+    def doctor(self, *, repair: bool = False) -> dict[str, object]:
+        """Integrity, FTS and vector consistency, orphans; `repair` rebuilds and cleans what it can."""
+        report: dict[str, object] = {
+            "integrity": self.store.integrity_check(),
+            "fts": self.store.fts_integrity(),
+            "orphans": self.store.orphan_counts(),
+            "vectors": {f"{k}/{m}/{d}": n for (k, m, d), n in self.store.vector_model_counts().items()},
+        }
+        if repair:
+            self.store.rebuild_fts()
+            removed = self.store.delete_orphans()
+            embedded = self.vectors.catch_up() if self.embeddings.wait_ready(60) else 0
+            report["repaired"] = {"fts_rebuilt": True, "orphans_removed": removed, "embedded": embedded}
+        return report
+
+    def backup(self, dest: Path) -> None:
+        self.store.backup_to(dest)
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until every journal row is curated (True) or the timeout passes (False)."""
+        if self._worker is None:
+            self.curate_now()
+            return True
+        return self._worker.drain(timeout)
+
+    def shutdown(self, timeout: float | None = None) -> None:
+        """Drain the curator within a bound, stop threads and close; leftovers resume at the next start."""
+        if self._closed:
+            return
+        self._closed = True
+        bound = self.config.shutdown_drain_seconds if timeout is None else timeout
+        if self._scheduler is not None:
+            self._scheduler.stop(timeout=min(bound, 5.0))
+        if self._worker is not None:
+            self._worker.drain(bound)
+            self._worker.stop(timeout=min(bound, 5.0) + 1.0)
+        self.embeddings.stop(timeout=2.0)
+        self.store.close()
+
+
+def _clip(text: str | None) -> str:
+    """Bound one captured text; very long pastes keep their head (the journal is not a file store)."""
+    text = text or ""
+    if len(text) > _MAX_CONTENT_CHARS * 10:
+        log.warning("captured text of %d chars clipped to %d", len(text), _MAX_CONTENT_CHARS * 10)
+        return text[: _MAX_CONTENT_CHARS * 10]
+    return text
+
+
+def _classify(text: str) -> Any:
+    """The best typed reading of a single statement, or None."""
+    candidates = extract_candidates(text, "")
+    return max(candidates, key=lambda c: c.importance) if candidates else None

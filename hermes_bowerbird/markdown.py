@@ -1,0 +1,137 @@
+"""MEMORY.md / USER.md (the host's built-in memory files): import into the store and export back."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import InvalidInputError
+from .store import Store
+from .types import Memory, MemoryType, Source
+
+if TYPE_CHECKING:
+    from .engine import Bowerbird
+
+log = logging.getLogger(__name__)
+
+DELIMITER = "\n§\n"
+HOST_LIMITS = {"memory": 2200, "user": 1375}  # the host's character limits per file
+_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
+_MAX_FILE_BYTES = 2_000_000
+# Which memory types belong in which host file when exporting.
+_USER_TYPES = (MemoryType.IDENTITY, MemoryType.PREFERENCE, MemoryType.GOAL)
+_EXPORT_ORDER = (MemoryType.IDENTITY, MemoryType.PREFERENCE, MemoryType.GOAL, MemoryType.DECISION,
+                 MemoryType.PROCEDURE, MemoryType.TODO, MemoryType.FACT, MemoryType.PATTERN, MemoryType.EVENT,
+                 MemoryType.OBSERVATION)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    path: str
+    entries: int
+    imported: int
+    skipped: int
+
+
+def split_entries(text: str) -> list[str]:
+    """Entries of a host memory file: split on the § delimiter, multi-line entries kept whole."""
+    normalised = text.replace("\r\n", "\n").replace("\r", "\n")
+    return [entry.strip() for entry in normalised.split(DELIMITER) if entry.strip()]
+
+
+def target_for(path: Path) -> str:
+    """'user' for USER.md, 'memory' for anything else."""
+    return "user" if path.name.lower().startswith("user") else "memory"
+
+
+def read_entries(path: Path) -> list[str]:
+    """Read and split a host memory file; binary or huge files are refused with a clear error."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc.strerror}") from exc
+    if size > _MAX_FILE_BYTES:
+        raise InvalidInputError(f"{path} is {size} bytes; a memory file over {_MAX_FILE_BYTES} bytes is refused")
+    raw = path.read_bytes()
+    if b"\x00" in raw:
+        raise InvalidInputError(f"{path} looks binary (it contains NUL bytes)")
+    try:
+        return split_entries(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path} is not UTF-8 text (byte {exc.start})") from exc
+
+
+def import_file(engine: Bowerbird, path: Path, *, scope: str, target: str | None = None,
+                source: Source = Source.IMPORT) -> ImportReport:
+    """Import every entry once (idempotent by content hash), typed for its file."""
+    target = target or target_for(path)
+    entries = read_entries(path)
+    imported = 0
+    for entry in entries:
+        if engine.store.find_by_hash(scope, entry) is not None:
+            continue
+        engine.remember(entry, scope=scope, type=type_for_entry(engine, entry, target), source=source,
+                        actor=f"import:{path.name}")
+        imported += 1
+    log.info("imported %d of %d entries from %s", imported, len(entries), path.name)
+    return ImportReport(str(path), len(entries), imported, len(entries) - imported)
+
+
+def type_for_entry(engine: Bowerbird, entry: str, target: str) -> MemoryType:
+    """USER.md entries are identity unless they read as a preference/goal; MEMORY.md ones keep their reading."""
+    from .curation.extract import extract_candidates
+
+    candidates = extract_candidates(entry, "")
+    guess = max(candidates, key=lambda c: c.importance).type if candidates else None
+    if target == "user":
+        return guess if guess in (MemoryType.PREFERENCE, MemoryType.GOAL, MemoryType.IDENTITY) else \
+            MemoryType.IDENTITY
+    return guess or MemoryType.FACT
+
+
+def import_host_memories(engine: Bowerbird, hermes_home: Path, *, scope: str) -> list[ImportReport]:
+    """Import $HERMES_HOME/memories/{MEMORY,USER}.md when present; safe to call on every start."""
+    reports = []
+    for target, name in _FILES.items():
+        path = hermes_home / "memories" / name
+        if path.is_file():
+            reports.append(import_file(engine, path, scope=scope, target=target))
+    return reports
+
+
+def export_markdown(store: Store, folder: Path, *, scopes: Sequence[str],
+                    within_limits: bool = False) -> dict[str, int]:
+    """Write MEMORY.md and USER.md in the host's format, grouped by type, most important first.
+
+    With `within_limits`, each file is cut to the host's character limit (whole entries only).
+    Returns the number of entries written per file.
+    """
+    memories = store.list_memories(scopes, current_only=True, order="importance")
+    grouped: dict[str, list[Memory]] = {"user": [], "memory": []}
+    for kind in _EXPORT_ORDER:
+        for memory in (m for m in memories if m.type == kind):
+            grouped["user" if kind in _USER_TYPES else "memory"].append(memory)
+    folder.mkdir(parents=True, exist_ok=True)
+    counts = {}
+    for target, items in grouped.items():
+        entries = _fit([m.content for m in items], HOST_LIMITS[target] if within_limits else None)
+        (folder / _FILES[target]).write_text(DELIMITER.join(entries), encoding="utf-8")
+        counts[_FILES[target]] = len(entries)
+    return counts
+
+
+def _fit(entries: list[str], limit: int | None) -> list[str]:
+    if limit is None:
+        return entries
+    kept: list[str] = []
+    used = 0
+    for entry in entries:
+        cost = len(entry) + (len(DELIMITER) if kept else 0)
+        if used + cost > limit:
+            continue
+        kept.append(entry)
+        used += cost
+    return kept

@@ -1,0 +1,267 @@
+"""The agent-facing tools: strict JSON schemas and handlers that turn tool calls into engine calls."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from .errors import BowerbirdError, InvalidInputError, NotFoundError
+from .types import Memory, MemoryType, Relation, Source
+
+if TYPE_CHECKING:
+    from .engine import Bowerbird
+    from .retrieval import Hit
+
+log = logging.getLogger(__name__)
+
+_TYPES = [t.value for t in MemoryType]
+_RELATIONS = [r.value for r in Relation]
+
+TOOL_SCHEMAS: list[dict[str, Any]] = [
+    {
+        "name": "bowerbird_recall",
+        "description": "Search long-term memory (facts, preferences, decisions, past conversations). Use when the "
+                       "user refers to something from earlier sessions that is not in the conversation.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to look for, in plain words."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Max results (default 8)."},
+                "types": {"type": "array", "items": {"type": "string", "enum": _TYPES},
+                          "description": "Only these memory types."},
+                "since": {"type": "string", "description": "ISO date/time: only memories from then on."},
+                "until": {"type": "string", "description": "ISO date/time: only memories before then."},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "bowerbird_remember",
+        "description": "Store a durable memory the user will want kept (a fact, preference, decision, todo...).",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "content": {"type": "string", "description": "One self-contained statement."},
+                "type": {"type": "string", "enum": _TYPES},
+                "importance": {"type": "number", "minimum": 0, "maximum": 1},
+                "tags": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["content"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "bowerbird_relate",
+        "description": "Link two memories by id with a typed relation.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "source_id": {"type": "integer"},
+                "target_id": {"type": "integer"},
+                "relation": {"type": "string", "enum": _RELATIONS},
+            },
+            "required": ["source_id", "target_id", "relation"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "bowerbird_update",
+        "description": "Correct a memory: the new content supersedes the old one (the old is kept as history).",
+        "parameters": {
+            "type": "object",
+            "properties": {"id": {"type": "integer"}, "content": {"type": "string"}},
+            "required": ["id", "content"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "bowerbird_forget",
+        "description": "Forget a memory by id (soft delete, e.g. when the user asks or it is wrong).",
+        "parameters": {
+            "type": "object",
+            "properties": {"id": {"type": "integer"}, "reason": {"type": "string"}},
+            "required": ["id"],
+            "additionalProperties": False,
+        },
+    },
+]
+
+TOOL_NAMES = frozenset(schema["name"] for schema in TOOL_SCHEMAS)
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Who is calling: the write scope and the scopes they may read."""
+
+    engine: Bowerbird
+    write_scope: str
+    visible: tuple[str, ...]
+    session_id: str
+    writable: bool
+
+
+def handle_tool_call(ctx: ToolContext, name: str, args: Mapping[str, Any] | str | None) -> str:
+    """Run one tool call and return its JSON result; errors come back as {"error": ...}, never raised."""
+    handler = _HANDLERS.get(name)
+    if handler is None:
+        return _error(f"unknown tool {name!r}")
+    try:
+        parsed = _parse_args(args)
+        return json.dumps(handler(ctx, parsed), ensure_ascii=False)
+    except (InvalidInputError, NotFoundError) as exc:
+        return _error(str(exc))
+    except BowerbirdError as exc:
+        log.warning("tool %s failed: %s", name, exc)
+        return _error(str(exc))
+    except Exception as exc:
+        log.exception("tool %s failed unexpectedly", name)
+        return _error(f"internal error: {type(exc).__name__}")
+
+
+def _error(message: str) -> str:
+    return json.dumps({"error": message})
+
+
+def _parse_args(args: Mapping[str, Any] | str | None) -> dict[str, Any]:
+    if args is None:
+        return {}
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"arguments are not valid JSON: {exc.msg}") from exc
+    if not isinstance(args, Mapping):
+        raise InvalidInputError("arguments must be a JSON object")
+    return dict(args)
+
+
+def _recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    query = _text(args, "query")
+    limit = _int(args.get("limit", 8), "limit", 1, 50)
+    types = [_memory_type(t) for t in _list(args.get("types"), "types")]
+    hits = ctx.engine.recall(query, scopes=ctx.visible, limit=limit, types=types,
+                             since=_time(args.get("since"), "since"), until=_time(args.get("until"), "until"))
+    return {"results": [hit_dict(h) for h in hits], "count": len(hits)}
+
+
+def _remember(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    _require_writable(ctx)
+    content = _text(args, "content")
+    kind = _memory_type(args["type"]) if args.get("type") else None
+    importance = args.get("importance")
+    if importance is not None and not isinstance(importance, int | float):
+        raise InvalidInputError("importance must be a number between 0 and 1")
+    tags = [str(t) for t in _list(args.get("tags"), "tags")]
+    memory = ctx.engine.remember(content, scope=ctx.write_scope, type=kind, importance=importance, tags=tags,
+                                 source=Source.TOOL, session_id=ctx.session_id, actor="tool")
+    return {"stored": memory_dict(memory)}
+
+
+def _relate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    _require_writable(ctx)
+    relation = args.get("relation")
+    if relation not in _RELATIONS:
+        raise InvalidInputError(f"relation must be one of {', '.join(_RELATIONS)}")
+    edge = ctx.engine.relate(_int(args.get("source_id"), "source_id"), _int(args.get("target_id"), "target_id"),
+                             Relation(relation), scopes=_own(ctx))
+    return {"edge": {"id": edge.id, "source_id": edge.src_id, "target_id": edge.dst_id,
+                     "relation": str(edge.relation), "weight": edge.weight}}
+
+
+def _update(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    _require_writable(ctx)
+    memory = ctx.engine.update(_int(args.get("id"), "id"), _text(args, "content"), scopes=_own(ctx))
+    return {"updated": memory_dict(memory), "supersedes": _int(args.get("id"), "id")}
+
+
+def _forget(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    _require_writable(ctx)
+    memory = ctx.engine.forget(_int(args.get("id"), "id"), scopes=_own(ctx), reason=str(args.get("reason") or ""))
+    return {"forgotten": memory.id}
+
+
+_HANDLERS: dict[str, Callable[[ToolContext, dict[str, Any]], dict[str, Any]]] = {
+    "bowerbird_recall": _recall,
+    "bowerbird_remember": _remember,
+    "bowerbird_relate": _relate,
+    "bowerbird_update": _update,
+    "bowerbird_forget": _forget,
+}
+
+
+def _own(ctx: ToolContext) -> tuple[str, ...]:
+    """Changes are allowed only inside the caller's own write scope (a gateway user cannot edit shared facts)."""
+    return (ctx.write_scope,)
+
+
+def _require_writable(ctx: ToolContext) -> None:
+    if not ctx.writable:
+        raise InvalidInputError("memory is read-only in this agent (not the primary agent)")
+
+
+def _text(args: Mapping[str, Any], key: str) -> str:
+    value = args.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(f"'{key}' must be a non-empty string")
+    return value
+
+
+def _int(value: Any, key: str, low: int | None = None, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise InvalidInputError(f"'{key}' must be an integer")
+    try:
+        number = int(value)
+    except ValueError as exc:
+        raise InvalidInputError(f"'{key}' must be an integer") from exc
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise InvalidInputError(f"'{key}' must be between {low} and {high}")
+    return number
+
+
+def _list(value: Any, key: str) -> Sequence[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidInputError(f"'{key}' must be a list")
+    return value
+
+
+def _memory_type(value: Any) -> MemoryType:
+    try:
+        return MemoryType(str(value))
+    except ValueError as exc:
+        raise InvalidInputError(f"unknown memory type {value!r}; use one of {', '.join(_TYPES)}") from exc
+
+
+def _time(value: Any, key: str) -> float | None:
+    if value in (None, ""):
+        return None
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InvalidInputError(f"'{key}' must be an ISO date such as 2026-03-01") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def iso(ts: float | None) -> str | None:
+    return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+def memory_dict(memory: Memory) -> dict[str, Any]:
+    return {"id": memory.id, "type": str(memory.type), "content": memory.content, "importance": memory.importance,
+            "created_at": iso(memory.created_at), "valid_until": iso(memory.valid_until),
+            "superseded_by": memory.superseded_by, "forgotten": memory.forgotten, "tags": list(memory.tags),
+            "source": str(memory.source), "scope": memory.scope}
+
+
+def hit_dict(hit: Hit) -> dict[str, Any]:
+    from .retrieval import hit_to_dict
+
+    return hit_to_dict(hit)

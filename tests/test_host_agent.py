@@ -1,0 +1,79 @@
+"""The real hermes-agent drives bowerbird through full turns against a local fake model server (no network)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+pytestmark = pytest.mark.slow
+
+
+def _run(phase: str, home: Path) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(HERMES_HOME=str(home), HF_HUB_OFFLINE="1", BOWERBIRD_LLM_BACKEND="none")
+    proc = subprocess.run([sys.executable, str(HERE / "host_scenario.py"), phase], env=env, cwd=home,
+                          capture_output=True, text=True, timeout=300)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, proc.stderr[-4000:]
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("hermes_home")
+    (path / "config.yaml").write_text("memory:\n  provider: bowerbird\n")
+    subprocess.run([sys.executable, "-m", "hermes_bowerbird.cli", "hermes-install", "--hermes-home", str(path)],
+                   check=True, capture_output=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def first(home: Path) -> dict[str, Any]:
+    return _run("first", home)
+
+
+def test_tools_are_offered_to_the_model(first: dict[str, Any]) -> None:
+    assert {"bowerbird_recall", "bowerbird_remember", "bowerbird_update", "bowerbird_forget",
+            "bowerbird_relate"} <= set(first["tools"])
+
+
+def test_system_prompt_carries_the_labelled_block(first: dict[str, Any]) -> None:
+    assert "Long-term memory (bowerbird)" in first["system_prompt"]
+
+
+def test_a_later_turn_receives_the_recalled_facts(first: dict[str, Any]) -> None:
+    """By turn 3 the facts of turn 1 reach the model in a memory context (recalled once, never repeated)."""
+    assert "<memory-context>" in first["turn3_user"]
+    assert any("Ansible" in context for context in first["turn3_contexts"])
+    assert sum(context.count("Ansible") for context in first["turn3_contexts"]) <= 2
+
+
+def test_a_tool_call_to_recall_returns_them(first: dict[str, Any]) -> None:
+    assert any("Ansible" in text for text in first["tool_results"])
+
+
+def test_the_built_in_memory_tool_is_mirrored(first: dict[str, Any]) -> None:
+    added, replaced, removed = first["mirror"]
+    assert added["current"] == ["Ada prefers green tea."]
+    assert replaced["current"] == ["Ada prefers black coffee."] and replaced["past"] == ["Ada prefers green tea."]
+    assert removed["current"] == []
+    assert sorted(removed["past"]) == ["Ada prefers black coffee.", "Ada prefers green tea."]
+
+
+def test_compression_carries_our_durable_points_to_the_summariser(first: dict[str, Any]) -> None:
+    joined = "\n".join(first["compression_requests"])
+    assert "<memory-provider-context>" in joined
+    context = joined.split("<memory-provider-context>", 1)[1].split("</memory-provider-context>", 1)[0]
+    assert "Ansible" in context
+
+
+def test_a_fresh_agent_in_a_new_process_still_recalls(home: Path, first: dict[str, Any]) -> None:
+    second = _run("second", home)
+    assert "Ansible" in second["user"].split("<memory-context>", 1)[-1]
