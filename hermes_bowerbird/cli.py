@@ -1,0 +1,665 @@
+"""The `bowerbird` command: inspect, search, edit, import, export and maintain the memory store from a shell."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from . import __version__, render, scopes
+from .config import Config, load_config
+from .errors import BowerbirdError, DatabaseError, InvalidInputError, NotFoundError
+from .types import MemoryType, Relation, Source
+
+if TYPE_CHECKING:
+    from .engine import Bowerbird, MemoryDetail
+    from .types import Memory
+
+log = logging.getLogger(__name__)
+
+MODEL_WAIT_SECONDS = 30.0
+CURATE_BATCH = 25
+_RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_TYPES = [t.value for t in MemoryType]
+_RELATIONS = [r.value for r in Relation]
+
+
+@dataclass
+class State:
+    """Global options and the engine opened for this one command (closed when the command ends)."""
+
+    db: Path | None = None
+    hermes_home: Path | None = None
+    user: str | None = None
+    profile: str | None = None
+    json_mode: bool = False
+    _config: Config | None = None
+    _engine: Bowerbird | None = None
+    command: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def config(self) -> Config:
+        if self._config is None:
+            overrides = {"db_path": str(self.db)} if self.db else None
+            self._config = load_config(self.hermes_home, overrides=overrides)
+        return self._config
+
+    @property
+    def write_scope(self) -> str:
+        return scopes.write_scope(self.user, self.profile)
+
+    @property
+    def visible(self) -> tuple[str, ...]:
+        return scopes.visible_scopes(self.user, self.profile)
+
+    def engine(self, *, create: bool = False, model: bool = False) -> Bowerbird:
+        """Open the store without background threads; `model` also loads the embedding model and waits for it."""
+        if self._engine is None:
+            from .engine import Bowerbird
+
+            config = self.config()
+            if not create and not config.db_path.exists():
+                raise DatabaseError(f"no bowerbird database at {config.db_path} (nothing captured yet; "
+                                    "pass --db or --hermes-home to use another one)")
+            self._engine = Bowerbird(config, background=False)
+        if model:
+            _load_model(self._engine)
+        return self._engine
+
+    def close(self) -> None:
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.embeddings.stop(timeout=5.0)
+            engine.shutdown(timeout=5.0)
+
+    @property
+    def show_progress(self) -> bool:
+        return not self.json_mode and sys.stderr.isatty()
+
+
+def _load_model(engine: Bowerbird) -> None:
+    engine.embeddings.start()
+    if not engine.embeddings.wait_ready(MODEL_WAIT_SECONDS):
+        info = engine.embeddings.status()
+        if info.get("state") == "disabled":
+            return
+        reason = info.get("reason")
+        log.warning("no embedding model (%s): using keyword and graph signals only", reason)
+
+
+# -- output --------------------------------------------------------------------------------------------------
+def emit(state: State, data: Mapping[str, Any], human: str | Callable[[], str] | None = None) -> None:
+    """Print the JSON envelope with --json, else the human text (a string or a function making one)."""
+    if state.json_mode:
+        envelope = {"command": state.command, "success": True, "data": dict(data)}
+        click.echo(json.dumps(envelope, ensure_ascii=False, default=_json_default))
+        return
+    text = human() if callable(human) else human
+    if text:
+        click.echo(text)
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+def _fail(state: State, exc: BaseException, code: int = 1) -> None:
+    message = str(exc) or type(exc).__name__
+    if state.json_mode:
+        data = {"error": {"type": type(exc).__name__, "message": message}}
+        click.echo(json.dumps({"command": state.command, "success": False, "data": data}, ensure_ascii=False))
+    else:
+        click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+class BowerbirdGroup(click.Group):
+    """Translates the package's errors into one clear line (or a JSON envelope) and a non-zero exit."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        ctx.ensure_object(State).command = command.name if command is not None and command.name else name or ""
+        return name, command, rest
+
+    def invoke(self, ctx: click.Context) -> Any:
+        state = ctx.ensure_object(State)
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if not state.json_mode:
+                raise
+            _fail(state, InvalidInputError(exc.format_message()), exc.exit_code)
+        except NotFoundError as exc:
+            _fail(state, exc, 3)
+        except BowerbirdError as exc:
+            _fail(state, exc, 1)
+        except OSError as exc:
+            _fail(state, OSError(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)), 1)
+        finally:
+            state.close()
+
+
+@contextmanager
+def progress_bar(state: State, label: str, total: int) -> Iterator[Callable[[int, int], None]]:
+    """A click progress bar on a terminal; a no-op in pipes and with --json. Yields update(done, total)."""
+    if not state.show_progress or total <= 0:
+        yield lambda done, total: None
+        return
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        seen = [0]
+
+        def update(done: int, new_total: int) -> None:
+            if new_total > bar.length:  # type: ignore[operator]
+                bar.length = new_total
+            bar.update(max(0, done - seen[0]))
+            seen[0] = done
+
+        yield update
+
+
+def parse_time(value: str | None, now: float) -> float | None:
+    """ISO date/time, epoch seconds, or a relative age such as 7d, 12h, 2w (meaning that long ago)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip().lower()
+    match = _RELATIVE.match(text)
+    if match:
+        return now - float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InvalidInputError(f"cannot read time {value!r}: use 2026-03-01, 2026-03-01T09:00 or 7d / 12h") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def memory_json(memory: Memory) -> dict[str, Any]:
+    from .tools import memory_dict
+
+    out = memory_dict(memory)
+    out.update({"subject": memory.subject, "confidence": memory.confidence, "session_id": memory.session_id,
+                "access_count": memory.access_count, "metadata": dict(memory.metadata)})
+    return out
+
+
+def detail_json(detail: MemoryDetail) -> dict[str, Any]:
+    return {
+        "memory": memory_json(detail.memory),
+        "edges": [{"id": e.id, "source_id": e.src_id, "target_id": e.dst_id, "relation": str(e.relation),
+                   "weight": e.weight, "created_at": e.created_at} for e in detail.edges],
+        "provenance": [{"session_id": p.session_id, "turn_index": p.turn_index} for p in detail.provenance],
+        "entities": [{"id": e.id, "name": e.name, "kind": e.kind} for e in detail.entities],
+        "audit": [{"action": str(a.action), "reason": a.reason, "actor": a.actor, "created_at": a.created_at,
+                   "details": dict(a.details)} for a in detail.audit],
+    }
+
+
+# -- the command group ---------------------------------------------------------------------------------------
+@click.group(cls=BowerbirdGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), envvar="BOWERBIRD_DB_PATH",
+              help="Database file (default: $HERMES_HOME/bowerbird/memory.db).")
+@click.option("--hermes-home", type=click.Path(file_okay=False, path_type=Path), envvar="HERMES_HOME",
+              help="Hermes home folder (default: $HERMES_HOME or ~/.hermes).")
+@click.option("--user", "user", metavar="ID", help="A gateway user id: read their scope plus the shared one, "
+              "write to theirs.")
+@click.option("--profile", metavar="NAME", help="Hermes profile (agent identity) whose shared scope to use.")
+@click.option("--json", "json_mode", is_flag=True, help="Print one JSON envelope instead of text.")
+@click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) to stderr.")
+@click.version_option(__version__, prog_name="bowerbird")
+@click.pass_context
+def cli(ctx: click.Context, db: Path | None, hermes_home: Path | None, user: str | None, profile: str | None,
+        json_mode: bool, verbose: int) -> None:
+    """Local-first long-term memory for Hermes Agent."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # model loading bars would garble output
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    _configure_logging(verbose)
+    state = ctx.ensure_object(State)
+    state.db, state.hermes_home, state.user, state.profile = db, hermes_home, user or None, profile
+    state.json_mode = json_mode
+
+
+def _configure_logging(verbose: int) -> None:
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    root = logging.getLogger("hermes_bowerbird")
+    root.setLevel(level)
+    if not any(getattr(h, "_bowerbird", False) for h in root.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("bowerbird: %(levelname)s: %(message)s"))
+        handler._bowerbird = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+        root.propagate = False
+
+
+pass_state = click.make_pass_decorator(State, ensure=True)
+
+
+@cli.command()
+@pass_state
+def status(state: State) -> None:
+    """Counts by type, journal backlog, embedding state, database path and bulletin age."""
+    engine = state.engine()
+    info = engine.status()
+    by_type = engine.store.count_memories(state.visible)
+    bulletin = engine.store.latest_bulletin(state.write_scope)
+    vector_models = {f"{kind}/{model}/{dim}": n for (kind, model, dim), n in
+                     engine.store.vector_model_counts().items()}
+    data = {**info, "scopes": list(state.visible), "visible_memories": by_type, "vector_models": vector_models,
+            "bulletin_age_seconds": None if bulletin is None else round(engine.clock() - bulletin.created_at, 1)}
+    emit(state, data, lambda: _status_text(data, by_type))
+
+
+def _vector_models(data: Mapping[str, Any]) -> str:
+    models = data.get("vector_models") or {}
+    return ", ".join(f"{k} {v}" for k, v in dict(models).items()) or "none"
+
+
+def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
+    counts = data.get("counts") or {}
+    embedding = data.get("embedding") or {}
+    age = data.get("bulletin_age_seconds")
+    summary = {
+        "database": data.get("db_path"),
+        "scopes": ", ".join(data.get("scopes") or []),
+        "memories": sum(by_type.values()),
+        "episodes": counts.get("episodes", 0),
+        "entities": counts.get("entities", 0),
+        "edges": counts.get("edges", 0),
+        "journal backlog": data.get("journal_backlog", 0),
+        "embeddings": f"{counts.get('embeddings', 0)} stored ({_vector_models(data)}) · "
+                      f"backend {embedding.get('configured', '-')}",
+        "llm": data.get("llm") or "none (heuristics)",
+        "bulletin": "none yet" if age is None else f"{age / 3600:.1f} h old",
+    }
+    rows = sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))
+    return render.key_values(summary) + ("\n\n" + render.table(("type", "count"), rows) if rows else "")
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(1, 100), default=None, help="Max results (default 8).")
+@click.option("--type", "types", type=click.Choice(_TYPES), multiple=True, help="Only this type (repeatable).")
+@click.option("--since", help="Only items from then on: 2026-03-01, 7d, 12h.")
+@click.option("--until", help="Only items before then.")
+@click.option("--explain", is_flag=True, help="Show which signals found each result and how it was rescored.")
+@click.option("--no-episodes", is_flag=True, help="Only typed memories, not verbatim past turns.")
+@pass_state
+def recall(state: State, query: str, limit: int | None, types: Sequence[str], since: str | None,
+           until: str | None, explain: bool, no_episodes: bool) -> None:
+    """Search memory the way the agent does (keywords, meaning, entities, recency)."""
+    if not query.strip():
+        raise InvalidInputError("the query is empty")
+    engine = state.engine(model=True)
+    now = engine.clock()
+    hits = engine.recall(query, scopes=state.visible, limit=limit, types=[MemoryType(t) for t in types],
+                         since=parse_time(since, now), until=parse_time(until, now), explain=explain,
+                         include_episodes=not no_episodes)
+    from .retrieval import hit_to_dict
+
+    data = {"query": query, "count": len(hits), "results": [hit_to_dict(h) for h in hits]}
+    emit(state, data, lambda: render.hit_lines(hits, explain=explain) or "No memories match.")
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--type", "kind", type=click.Choice(_TYPES), help="Memory type (default: guessed from the text).")
+@click.option("--importance", type=click.FloatRange(0.0, 1.0), help="0..1 (default: by type).")
+@click.option("--tags", help="Comma-separated tags.")
+@pass_state
+def remember(state: State, text: str, kind: str | None, importance: float | None, tags: str | None) -> None:
+    """Store one memory now (duplicates are merged; a newer fact about the same subject supersedes)."""
+    engine = state.engine(create=True, model=True)
+    tag_list = [t.strip() for t in (tags or "").split(",") if t.strip()]
+    memory = engine.remember(text, scope=state.write_scope, type=MemoryType(kind) if kind else None,
+                             importance=importance, tags=tag_list, source=Source.TOOL, actor="cli")
+    emit(state, {"memory": memory_json(memory)}, f"Stored #{memory.id} ({memory.type}): {memory.content}")
+
+
+@cli.command()
+@click.argument("src", type=int)
+@click.argument("dst", type=int)
+@click.argument("relation", type=click.Choice(_RELATIONS))
+@pass_state
+def relate(state: State, src: int, dst: int, relation: str) -> None:
+    """Link memory SRC to memory DST with a typed relation."""
+    edge = state.engine().relate(src, dst, Relation(relation), scopes=(state.write_scope,), actor="cli")
+    data = {"edge": {"id": edge.id, "source_id": edge.src_id, "target_id": edge.dst_id,
+                     "relation": str(edge.relation), "weight": edge.weight}}
+    emit(state, data, f"Linked #{edge.src_id} --{edge.relation}--> #{edge.dst_id}")
+
+
+@cli.command()
+@click.argument("memory_id", metavar="ID", type=int)
+@click.argument("text")
+@pass_state
+def update(state: State, memory_id: int, text: str) -> None:
+    """Replace memory ID with TEXT: a new version supersedes the old (which is kept as history)."""
+    engine = state.engine(model=True)
+    memory = engine.update(memory_id, text, scopes=(state.write_scope,), actor="cli")
+    emit(state, {"memory": memory_json(memory), "supersedes": memory_id},
+         f"Stored #{memory.id}, superseding #{memory_id}: {memory.content}")
+
+
+@cli.command()
+@click.argument("memory_id", metavar="ID", type=int)
+@click.option("--reason", default="", help="Why (kept in the audit log).")
+@pass_state
+def forget(state: State, memory_id: int, reason: str) -> None:
+    """Forget memory ID (soft delete: search skips it, the audit trail stays)."""
+    memory = state.engine().forget(memory_id, scopes=(state.write_scope,), reason=reason or "forgotten via CLI",
+                                   actor="cli")
+    emit(state, {"forgotten": memory.id}, f"Forgot #{memory.id}: {render.shorten(memory.content, 100)}")
+
+
+@cli.command()
+@click.argument("memory_id", metavar="ID", type=int)
+@pass_state
+def show(state: State, memory_id: int) -> None:
+    """A memory with its edges, provenance, entities and audit history."""
+    engine = state.engine()
+    detail = engine.show(memory_id, scopes=state.visible)
+    emit(state, detail_json(detail), lambda: render.detail_text(detail, engine.clock()))
+
+
+@cli.command("list")
+@click.option("--type", "types", type=click.Choice(_TYPES), multiple=True, help="Only this type (repeatable).")
+@click.option("--all", "include_old", is_flag=True, help="Include superseded memories.")
+@click.option("--limit", type=click.IntRange(1, 100_000), default=50, show_default=True)
+@pass_state
+def list_command(state: State, types: Sequence[str], include_old: bool, limit: int) -> None:
+    """The newest memories, as a table."""
+    engine = state.engine()
+    memories = engine.store.list_memories(state.visible, types=[MemoryType(t) for t in types],
+                                          current_only=not include_old, limit=limit)
+    emit(state, {"count": len(memories), "memories": [memory_json(m) for m in memories]},
+         lambda: render.memories_table(memories) or "No memories.")
+
+
+# -- import / export -----------------------------------------------------------------------------------------
+@cli.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["auto", "markdown", "jsonl", "locomo"]), default="auto",
+              show_default=True, help="markdown = MEMORY.md/USER.md; jsonl = chat log; locomo = LoCoMo JSON.")
+@click.option("--target", type=click.Choice(["memory", "user"]), help="For markdown: which host file it is "
+              "(default: from the file name).")
+@click.option("--no-curate", is_flag=True, help="Only journal imported turns; curate them later.")
+@pass_state
+def import_command(state: State, path: Path, fmt: str, target: str | None, no_curate: bool) -> None:
+    """Import MEMORY.md / USER.md, a JSONL chat log or a LoCoMo file (validated fully before writing)."""
+    from . import importers
+
+    kind = importers.detect_format(path) if fmt == "auto" else fmt
+    if kind == "markdown":
+        from . import markdown
+
+        markdown.read_entries(path)  # validate before touching the database
+        report = markdown.import_file(state.engine(create=True, model=True), path, scope=state.write_scope,
+                                      target=target)
+        data = {"format": kind, **asdict(report)}
+        emit(state, data, f"Imported {report.imported} of {report.entries} entries from {path.name} "
+                          f"({report.skipped} already known).")
+        return
+    plan = importers.parse_file(path, kind)
+    engine = state.engine(create=True, model=not no_curate)
+    with progress_bar(state, "journaling", len(plan.turns)) as update_bar:
+        done = [0]
+
+        def step(n: int) -> None:
+            done[0] += n
+            update_bar(done[0], len(plan.turns))
+
+        applied = importers.apply_plan(engine, plan, scope=state.write_scope, progress=step)
+    curated = 0 if no_curate else _curate(state, engine)
+    data = {"format": kind, "path": str(path), "turns": applied.journaled, "skipped": applied.skipped,
+            "sessions": plan.sessions, "curated": curated,
+            "memories": sum(engine.store.count_memories(state.visible).values())}
+    skipped = f" ({applied.skipped} already imported)" if applied.skipped else ""
+    emit(state, data, f"Imported {applied.journaled} turns{skipped} in {plan.sessions} sessions from "
+                      f"{path.name}; curated {curated} journal rows ({data['memories']} memories now).")
+
+
+def _curate(state: State, engine: Bowerbird) -> int:
+    """Run the curator on this thread over every pending journal row, with a progress bar on a terminal."""
+    total = engine.store.journal_counts().get("pending", 0)
+    done = 0
+    with progress_bar(state, "curating", total) as update_bar:
+        while True:
+            n = engine.curate_now(CURATE_BATCH)
+            if n <= 0:
+                break
+            done += n
+            update_bar(done, max(total, done))
+    return done
+
+
+@cli.command()
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write JSONL here "
+              "(default: standard output).")
+@click.option("--markdown", "markdown_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write MEMORY.md and USER.md in the host's format into this folder instead.")
+@click.option("--within-limits", is_flag=True, help="With --markdown: cut files to the host's size limits.")
+@pass_state
+def export(state: State, output: Path | None, markdown_dir: Path | None, within_limits: bool) -> None:
+    """Export the visible scopes: JSONL of every memory, edge and episode, or MEMORY.md/USER.md."""
+    engine = state.engine()
+    if markdown_dir is not None:
+        from . import markdown
+
+        counts = markdown.export_markdown(engine.store, markdown_dir, scopes=state.visible,
+                                          within_limits=within_limits)
+        emit(state, {"folder": str(markdown_dir), "entries": counts},
+             "\n".join(f"Wrote {n} entries to {markdown_dir / name}" for name, n in counts.items()))
+        return
+    from .exporter import export_records
+
+    records = list(export_records(engine.store, state.visible))
+    kinds: dict[str, int] = {}
+    for record in records:
+        kinds[str(record["kind"])] = kinds.get(str(record["kind"]), 0) + 1
+    if output is not None:
+        _write_jsonl(output, records)
+        emit(state, {"path": str(output), "counts": kinds}, f"Wrote {len(records)} records to {output} "
+             f"({', '.join(f'{n} {k}s' for k, n in kinds.items()) or 'nothing'}).")
+    elif state.json_mode:
+        emit(state, {"counts": kinds, "records": records})
+    else:
+        for record in records:
+            click.echo(json.dumps(record, ensure_ascii=False, default=_json_default))
+
+
+def _write_jsonl(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False, default=_json_default) + "\n")
+    os.replace(tmp, path)
+
+
+# -- maintenance ---------------------------------------------------------------------------------------------
+@cli.command()
+@click.argument("job", required=False)
+@click.option("--dry-run", is_flag=True, help="Report what would change without changing it.")
+@pass_state
+def maintain(state: State, job: str | None, dry_run: bool) -> None:
+    """Run maintenance now: every job, or one (decay, prune, associate, consolidate, bulletin...)."""
+    engine = state.engine(model=True)
+    with progress_bar(state, f"maintain {job or 'all'}", 1) as update_bar:
+        report = engine.maintain(job, dry_run=dry_run, progress=update_bar)
+    emit(state, {"job": job or "all", "dry_run": dry_run, "report": report},
+         lambda: ("(dry run) " if dry_run else "") + _report_text(report))
+
+
+def _report_text(report: Mapping[str, Any]) -> str:
+    lines = []
+    for key, value in report.items():
+        if isinstance(value, Mapping):
+            inner = ", ".join(f"{k} {v}" for k, v in value.items()) or "nothing to do"
+            lines.append(f"{key}: {inner}")
+        else:
+            lines.append(f"{key}: {value}")
+    return "\n".join(lines) or "nothing to do"
+
+
+@cli.command()
+@click.option("--force", is_flag=True, help="Regenerate even if memory has not changed.")
+@pass_state
+def bulletin(state: State, force: bool) -> None:
+    """The short briefing the agent gets at session start: who the user is and what is going on."""
+    engine = state.engine()
+    result = engine.bulletin(state.write_scope, visible=state.visible, force=force)
+    if result is None:
+        emit(state, {"bulletin": None}, "No bulletin yet: nothing is remembered in this scope.")
+        return
+    data = {"bulletin": {"text": result.text, "scope": result.scope, "generator": result.generator,
+                         "created_at": result.created_at, "hash": result.hash}}
+    emit(state, data, result.text)
+
+
+@cli.command()
+@pass_state
+def reindex(state: State) -> None:
+    """Embed every memory and episode that lacks a vector from the active model."""
+    engine = state.engine()
+    engine.embeddings.start()
+    with progress_bar(state, "embedding", 1) as update_bar:
+        count = engine.reindex(progress=update_bar)
+    model = engine.embeddings.status().get("model")
+    emit(state, {"embedded": count, "model": model}, f"Embedded {count} items with {model}.")
+
+
+@cli.command()
+@click.option("--repair", is_flag=True, help="Rebuild the full-text index, drop orphans, embed what is missing.")
+@pass_state
+def doctor(state: State, repair: bool) -> None:
+    """Check the database: SQLite integrity, full-text and vector index consistency, orphan rows."""
+    engine = state.engine()
+    if repair:
+        engine.embeddings.start()
+    report = engine.doctor(repair=repair)
+    problems = _doctor_problems(report)
+    data = {"report": report, "problems": problems, "healthy": not problems or repair}
+    emit(state, data, lambda: _doctor_text(report, problems, repair))
+    if problems and not repair:
+        sys.exit(1)
+
+
+def _doctor_problems(report: Mapping[str, Any]) -> list[str]:
+    problems = []
+    integrity = report.get("integrity") or []
+    if list(integrity) != ["ok"]:
+        problems.append("integrity: " + "; ".join(str(x) for x in integrity))
+    fts = report.get("fts") or {}
+    problems += [f"full-text index {name} is out of step" for name, ok in dict(fts).items() if not ok]
+    orphans = report.get("orphans") or {}
+    problems += [f"{n} orphan {name}" for name, n in dict(orphans).items() if n]
+    return problems
+
+
+def _doctor_text(report: Mapping[str, Any], problems: Sequence[str], repair: bool) -> str:
+    lines = ["All checks passed." if not problems else "Problems found:"]
+    lines += [f"  - {p}" for p in problems]
+    vectors = report.get("vectors") or {}
+    if vectors:
+        lines.append("vectors: " + ", ".join(f"{k} {v}" for k, v in dict(vectors).items()))
+    if repair and report.get("repaired"):
+        lines.append("repaired: " + ", ".join(f"{k} {v}" for k, v in dict(report["repaired"]).items()))
+    elif problems:
+        lines.append("Run `bowerbird doctor --repair` to fix what can be fixed.")
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
+@pass_state
+def backup(state: State, dest: Path) -> None:
+    """Copy the database to DEST with SQLite's online backup (safe while an agent is running)."""
+    if dest.exists():
+        raise InvalidInputError(f"{dest} already exists; choose a new file name")
+    state.engine().backup(dest)
+    emit(state, {"path": str(dest), "bytes": dest.stat().st_size}, f"Backed up to {dest}.")
+
+
+# -- host integration, demo, MCP -----------------------------------------------------------------------------
+@cli.command("hermes-install")
+@click.option("--hermes-home", "home", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The Hermes home to change (default: the global --hermes-home, $HERMES_HOME or ~/.hermes).")
+@pass_state
+def hermes_install(state: State, home: Path | None) -> None:
+    """Make bowerbird the memory provider of this Hermes home (writes the plugin shim, edits config.yaml)."""
+    from . import hermes_setup
+
+    report = hermes_setup.install(home or state.config().hermes_home)
+    data = {"plugin_dir": str(report.plugin_dir), "config": str(report.config_path),
+            "backup": str(report.backup_path) if report.backup_path else None,
+            "previous_provider": report.previous_provider}
+    emit(state, data, f"Installed: {report.plugin_dir}\nmemory.provider set to bowerbird in {report.config_path}"
+         + (f" (backup: {report.backup_path})" if report.backup_path else ""))
+
+
+@cli.command("hermes-uninstall")
+@click.option("--hermes-home", "home", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The Hermes home to change (default: the global --hermes-home, $HERMES_HOME or ~/.hermes).")
+@pass_state
+def hermes_uninstall(state: State, home: Path | None) -> None:
+    """Switch bowerbird off again and restore the previous provider (memories stay on disk)."""
+    from . import hermes_setup
+
+    report = hermes_setup.uninstall(home or state.config().hermes_home)
+    data = {"plugin_dir": str(report.plugin_dir), "config": str(report.config_path),
+            "restored_provider": report.previous_provider}
+    emit(state, data, f"Removed {report.plugin_dir}; memory provider is now "
+                      f"{report.previous_provider or 'the built-in memory only'}. Memories are kept.")
+
+
+@cli.command()
+@click.option("--fixture", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Conversation to replay (default: the shipped demo conversation).")
+@click.option("--keep", type=click.Path(file_okay=False, path_type=Path),
+              help="Use this folder as HERMES_HOME and keep it afterwards.")
+@pass_state
+def demo(state: State, fixture: Path | None, keep: Path | None) -> None:
+    """Replay a multi-session conversation through the provider offline and show what bowerbird made of it."""
+    from .demo import run_demo
+
+    result = run_demo(fixture=fixture, home=keep, echo=None if state.json_mode else click.echo)
+    if state.json_mode:
+        emit(state, result)
+
+
+@cli.command()
+@pass_state
+def mcp(state: State) -> None:
+    """Serve memory over MCP on stdin/stdout (memory_search, memory_store, ...)."""
+    from .mcp_server import serve
+
+    serve(state.config(), user=state.user, profile=state.profile)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="bowerbird")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""Everything in some scopes as JSON records (memories with provenance and entities, edges, episodes)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .store import Store
+from .types import Edge, Episode, Memory, Provenance
+
+
+def export_records(store: Store, scopes: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """Memories (forgotten and superseded ones too, flagged), then edges among them, then verbatim episodes."""
+    memories = store.list_memories(scopes, include_forgotten=True, order="oldest")
+    ids = [m.id for m in memories]
+    provenance = store.provenance(ids)
+    entity_ids = store.entities_of_memories(ids)
+    entities = store.get_entities({e for values in entity_ids.values() for e in values})
+    for memory in memories:
+        names = [entities[e].name for e in entity_ids.get(memory.id, []) if e in entities]
+        yield memory_record(memory, provenance.get(memory.id, []), names)
+    inside = set(ids)
+    for edge in sorted(store.edges_of(ids), key=lambda e: e.id):
+        if edge.src_id in inside and edge.dst_id in inside:
+            yield edge_record(edge)
+    for episode in store.list_episodes(scopes):
+        yield episode_record(episode)
+
+
+def memory_record(memory: Memory, provenance: Sequence[Provenance], entities: Sequence[str]) -> dict[str, Any]:
+    return {
+        "kind": "memory", "id": memory.id, "scope": memory.scope, "type": str(memory.type),
+        "content": memory.content, "summary": memory.summary, "subject": memory.subject,
+        "importance": memory.importance, "confidence": memory.confidence, "access_count": memory.access_count,
+        "created_at": memory.created_at, "updated_at": memory.updated_at, "accessed_at": memory.accessed_at,
+        "valid_from": memory.valid_from, "valid_until": memory.valid_until, "superseded_by": memory.superseded_by,
+        "forgotten": memory.forgotten, "source": str(memory.source), "session_id": memory.session_id,
+        "tags": list(memory.tags), "metadata": dict(memory.metadata), "entities": list(entities),
+        "provenance": [{"session_id": p.session_id, "turn_index": p.turn_index} for p in provenance],
+    }
+
+
+def edge_record(edge: Edge) -> dict[str, Any]:
+    return {"kind": "edge", "id": edge.id, "source_id": edge.src_id, "target_id": edge.dst_id,
+            "relation": str(edge.relation), "weight": edge.weight, "created_at": edge.created_at}
+
+
+def episode_record(episode: Episode) -> dict[str, Any]:
+    return {"kind": "episode", "id": episode.id, "scope": episode.scope, "session_id": episode.session_id,
+            "turn_index": episode.turn_index, "chunk_index": episode.chunk_index, "role": episode.role,
+            "content": episode.content, "created_at": episode.created_at}
