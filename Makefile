@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# The CPU build of torch first: letting sentence-transformers pull torch would fetch a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test,mcp,hermes]'
+	$(PY) -m pip install --quiet -e '.[test,mcp,hermes,ann]'
 	touch $(STAMP)
 
 install: $(STAMP)

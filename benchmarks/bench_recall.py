@@ -364,13 +364,27 @@ def load_persona(folder: Path) -> tuple[list[Turn], dict[str, Any]]:
     return turns, truth
 
 
-def mentions(text: str, value: str, threshold: float = 0.6) -> bool:
-    """Whether `text` carries `value`: at least `threshold` of the value's content words appear in it."""
-    words = {w for w in tokens(value) if w not in STOP_WORDS}
-    if not words:
-        return False
-    have = set(tokens(text))
-    return len(words & have) / len(words) >= threshold
+STEM_CHARS = 5  # words sharing their first 5 letters count as one (consultant/consulting, divorce/divorced)
+_ALTERNATIVES = re.compile(r"[()/]")
+
+
+def _stem(word: str) -> str:
+    return word[:STEM_CHARS]
+
+
+def mentions(text: str, value: str, threshold: float = 0.5) -> bool:
+    """Whether `text` carries `value`: at least `threshold` of the value's content words appear in it.
+
+    Words are compared by their first STEM_CHARS letters, so inflections match. A value written as alternatives
+    ("separated/divorced") or with a gloss in parentheses ("flexitarian (mostly plant-based, ...)") is carried
+    when any one part is.
+    """
+    have = {_stem(w) for w in tokens(text)}
+    for part in _ALTERNATIVES.split(value):
+        words = {_stem(w) for w in tokens(part) if w not in STOP_WORDS}
+        if words and len(words & have) / len(words) >= threshold:
+            return True
+    return False
 
 
 def run_persona(system: System, truth: dict[str, Any]) -> dict[str, Any]:
@@ -378,8 +392,10 @@ def run_persona(system: System, truth: dict[str, Any]) -> dict[str, Any]:
     for change in truth["changes"]:
         hits = system.retriever.search(RecallRequest(f"What is Marcus's {change['query_topic']}?",
                                                      ("user:persona",), limit=10), touch=False)
-        new_rank = _first_rank(hits, str(change["new_value"]))
-        old_rank = _first_rank(hits, str(change["old_value"]))
+        new, old = str(change["new_value"]), str(change["old_value"])
+        new_rank = _first_rank(hits, new)
+        # a hit stating both values ("I moved from New York to Austin") tells the change, so it is the new value's
+        old_rank = _first_rank(hits, old, unless=new)
         changes.append({"fact": change["fact"], "new_rank": new_rank, "old_rank": old_rank,
                         "ok": new_rank is not None and (old_rank is None or new_rank < old_rank)})
     pairs = []
@@ -393,8 +409,10 @@ def run_persona(system: System, truth: dict[str, Any]) -> dict[str, Any]:
     return {"changes": changes, "pairs": pairs, "kinds": system.store.counts()}
 
 
-def _first_rank(hits: Sequence[Any], value: str) -> int | None:
-    return next((i + 1 for i, h in enumerate(hits) if mentions(h.content, value)), None)
+def _first_rank(hits: Sequence[Any], value: str, unless: str | None = None) -> int | None:
+    """1-based rank of the first hit carrying `value` (and not `unless`), or None."""
+    return next((i + 1 for i, h in enumerate(hits)
+                 if mentions(h.content, value) and not (unless and mentions(h.content, unless))), None)
 
 
 # -- reporting ----------------------------------------------------------------------------------------------------
@@ -441,7 +459,8 @@ def render_persona(persona: dict[str, Any]) -> list[str]:
     irrelevant = sum(p["irrelevant"] for p in persona["pairs"])
     lines = [f"Persona (store: {persona['kinds']}):  ",
              f"- changes: new value ranked above the old in {ok} of {len(persona['changes'])} "
-             "(query \"What is Marcus's <topic>?\", top 10)",
+             "(query \"What is Marcus's <topic>?\", top 10; old rank = first hit stating the old value without "
+             "the new one)",
              f"- query_relevance_pairs: {found} of {expected} expected facts in the top 5 "
              f"({found / max(1, expected):.0%}); {intruding} of {irrelevant} expected-irrelevant facts intrude",
              "", "| change | new rank | old rank | ok |", "|---|---|---|---|"]

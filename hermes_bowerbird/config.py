@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError
+from .types import MemoryType
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,7 @@ class RetrievalWeights:
     vector_memory: float = 0.5
     vector_episode: float = 0.8
     graph: float = 0.3
+    subject: float = 1.0  # memories filling a profile slot a question about the user names ("where do I live")
     neighbour_prev: float = 0.4  # share of the previous turn's score an episode inherits (same session)
     neighbour_next: float = 0.2  # share of the next turn's score an episode inherits
     session: float = 0.6  # lift for episodes of the best-matching sessions (0 = off)
@@ -79,6 +81,7 @@ class Config:
     # maintenance
     maintenance_enabled: bool = True
     prune_threshold: float = 0.1
+    decay_exempt_types: str = "identity,decision,procedure"  # comma-separated memory types that never decay
     prune_grace_days: float = 30.0
     purge_after_days: float = 90.0
     association_threshold: float = 0.85
@@ -128,9 +131,17 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
         else:
             raise ConfigError(f"unknown setting {key!r}")
     kwargs["weights"] = _build_weights(weight_values)
+    _check_types("decay_exempt_types", kwargs.get("decay_exempt_types", ""))
     db = kwargs.get("db_path")
     kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
     return Config(**kwargs)
+
+
+def _check_types(key: str, value: str) -> None:
+    known = {str(t) for t in MemoryType}
+    unknown = [name for name in (p.strip() for p in value.split(",")) if name and name not in known]
+    if unknown:
+        raise ConfigError(f"setting {key!r}: unknown memory type(s) {', '.join(unknown)}")
 
 
 def config_to_dict(config: Config) -> dict[str, Any]:
@@ -168,6 +179,8 @@ def _coerce(key: str, raw: Any, target: Any) -> Any:
         if target is Path:
             return Path(str(raw)).expanduser()
         if target is str:
+            if isinstance(raw, (list, tuple)):  # a YAML list for a comma-separated setting
+                return ",".join(str(item) for item in raw)
             return "" if raw is None else str(raw)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"setting {key!r}: cannot read {raw!r} as {target.__name__}") from exc

@@ -190,11 +190,12 @@ class Bowerbird:
     def recall(self, query: str, *, scopes: Sequence[str], limit: int | None = None,
                types: Sequence[MemoryType] = (), since: float | None = None, until: float | None = None,
                budget_tokens: int | None = None, explain: bool = False,
-               exclude: Collection[tuple[str, int]] = (), include_episodes: bool = True) -> list[Hit]:
+               exclude: Collection[tuple[str, int]] = (), include_episodes: bool = True,
+               min_relevance: float = 0.0) -> list[Hit]:
         request = RecallRequest(query=query, scopes=tuple(scopes), limit=limit or self.config.recall_limit,
                                 types=tuple(types), since=since, until=until, budget_tokens=budget_tokens,
                                 explain=explain, exclude_ids=frozenset(exclude),
-                                include_episodes=include_episodes)
+                                include_episodes=include_episodes, min_relevance=min_relevance)
         return self.retriever.search(request)
 
     @staticmethod

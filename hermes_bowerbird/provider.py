@@ -17,6 +17,7 @@ from .curation.noise import is_trivial_prompt
 from .curation.redact import redact
 from .curation.summary import durable_points
 from .engine import Bowerbird
+from .retrieval import PREFETCH_MIN_RELEVANCE
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
 from .types import Bulletin, MemoryType, Source
@@ -166,7 +167,8 @@ class BowerbirdProvider(_Base):
             exclude = set(self._injected)
         with self._lock:
             given = list(self._injected_texts)
-        hits = [h for h in engine.recall(query, scopes=self.visible, budget_tokens=budget, exclude=exclude)
+        hits = [h for h in engine.recall(query, scopes=self.visible, budget_tokens=budget, exclude=exclude,
+                                         min_relevance=PREFETCH_MIN_RELEVANCE)
                 if not _already_given(h.content, given)]
         parts = []
         note = self._bulletin_note()

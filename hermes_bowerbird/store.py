@@ -160,7 +160,8 @@ class Store:
                 "confidence, created_at, updated_at, valid_from, source, session_id, tags, metadata) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (new.scope, str(new.type), new.content, new.summary, new.subject, content_hash(new.content),
-                 importance, min(1.0, max(0.0, new.confidence)), now, now, new.valid_from or now,
+                 importance, min(1.0, max(0.0, new.confidence)), new.created_at or now, now,
+                 new.valid_from or new.created_at or now,
                  str(new.source), new.session_id, json.dumps(list(new.tags)), json.dumps(dict(new.metadata))))
             memory_id = int(cur.lastrowid or 0)
             self.add_provenance(memory_id, new.provenance)
@@ -544,6 +545,28 @@ class Store:
                            f"AND e.scope IN ({_marks(len(scopes))}) ORDER BY e.created_at DESC LIMIT ?",
                            (*entity_ids, *scopes, limit))
         return [(int(a), int(b)) for a, b in rows]
+
+    def memories_by_subject(self, scopes: Sequence[str], subjects: Sequence[str], limit: int = 50) -> list[int]:
+        """Ids of live memories in scope about any of `subjects`: not superseded ones first, then newest first."""
+        if not subjects or not scopes:
+            return []
+        rows = self._query(f"SELECT id FROM memories WHERE scope IN ({_marks(len(scopes))}) "
+                           f"AND subject IN ({_marks(len(subjects))}) AND forgotten = 0 "
+                           "ORDER BY superseded_by IS NOT NULL, created_at DESC, id DESC LIMIT ?",
+                           (*scopes, *subjects, limit))
+        return [int(r[0]) for r in rows]
+
+    def memories_from_episodes(self, episode_ids: Sequence[int]) -> dict[int, list[int]]:
+        """Episode id -> ids of live memories of the same scope extracted from that episode's turn."""
+        out: dict[int, list[int]] = {}
+        for chunk in _chunks(list(episode_ids)):
+            rows = self._query("SELECT e.id, p.memory_id FROM episodes e JOIN memory_provenance p "
+                               "ON p.session_id = e.session_id AND p.turn_index = e.turn_index "
+                               "JOIN memories m ON m.id = p.memory_id AND m.scope = e.scope AND m.forgotten = 0 "
+                               f"WHERE e.id IN ({_marks(len(chunk))})", chunk)
+            for episode_id, memory_id in rows:
+                out.setdefault(int(episode_id), []).append(int(memory_id))
+        return out
 
     # -- edges ----------------------------------------------------------------------------------------------
     def add_edge(self, src_id: int, dst_id: int, relation: Relation, weight: float = 1.0,

@@ -150,6 +150,7 @@ class NewMemory:
     subject: str | None = None
     session_id: str | None = None
     valid_from: float | None = None
+    created_at: float | None = None  # when it was said (a captured turn's time); None means now
     tags: tuple[str, ...] = ()
     metadata: Mapping[str, object] = field(default_factory=dict)
     provenance: tuple[Provenance, ...] = ()

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from hermes_bowerbird.config import build_config
+from hermes_bowerbird.errors import ConfigError
 from hermes_bowerbird.retrieval.candidates import Signal
 from hermes_bowerbird.retrieval.fusion import (
     Fused,
+    current_head,
+    demote_stale_episodes,
     demote_superseded,
     jaccard,
     make_similarity,
@@ -19,7 +23,7 @@ from hermes_bowerbird.retrieval.fusion import (
     spread_to_neighbours,
     weighted_rrf,
 )
-from hermes_bowerbird.retrieval.scoring import access_boost, decay_factor, effective_importance
+from hermes_bowerbird.retrieval.scoring import access_boost, decay_exempt, decay_factor, effective_importance
 from hermes_bowerbird.types import Episode, ItemKind, Memory, MemoryType, Source
 
 M, E = ItemKind.MEMORY, ItemKind.EPISODE
@@ -116,14 +120,42 @@ def test_jaccard() -> None:
     assert jaccard("", "x") == 0.0
 
 
-@pytest.mark.parametrize(("kind", "days", "expected"), [
-    (MemoryType.FACT, 0, 1.0),
-    (MemoryType.FACT, 360, 0.5),  # fact half-life: 2 x 180 days
-    (MemoryType.EVENT, 90, 0.5),  # event half-life: 0.5 x 180 days
-    (MemoryType.IDENTITY, 10_000, 1.0),  # identity never decays
+EXEMPT = frozenset({MemoryType.IDENTITY, MemoryType.DECISION, MemoryType.PROCEDURE})
+
+
+@pytest.mark.parametrize(("kind", "days", "exempt", "expected"), [
+    (MemoryType.FACT, 0, EXEMPT, 1.0),
+    (MemoryType.FACT, 360, EXEMPT, 0.5),  # fact half-life: 2 x 180 days
+    (MemoryType.EVENT, 90, EXEMPT, 0.5),  # event half-life: 0.5 x 180 days
+    (MemoryType.IDENTITY, 10_000, EXEMPT, 1.0),  # exempt types never decay
+    (MemoryType.DECISION, 10_000, EXEMPT, 1.0),
+    (MemoryType.PROCEDURE, 10_000, EXEMPT, 1.0),
+    (MemoryType.DECISION, 360, frozenset(), 0.5),  # not exempt: decision half-life 2 x 180 days
+    (MemoryType.IDENTITY, 720, frozenset(), 0.5),  # not exempt: identity half-life 4 x 180 days
 ])
-def test_decay_by_elapsed_time(kind: MemoryType, days: float, expected: float) -> None:
-    assert decay_factor(memory(1, type=kind), days * DAY, 180.0) == pytest.approx(expected)
+def test_decay_by_elapsed_time(kind: MemoryType, days: float, exempt: frozenset[MemoryType],
+                               expected: float) -> None:
+    assert decay_factor(memory(1, type=kind), days * DAY, 180.0, exempt) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("setting", "expected"), [
+    ({}, EXEMPT),
+    ({"decay_exempt_types": "identity"}, frozenset({MemoryType.IDENTITY})),
+    ({"decay_exempt_types": ["identity", "goal"]}, frozenset({MemoryType.IDENTITY, MemoryType.GOAL})),
+    ({"decay_exempt_types": ""}, frozenset()),
+])
+def test_decay_exempt_types_come_from_config(tmp_path: Path, setting: dict[str, object],
+                                             expected: frozenset[MemoryType]) -> None:
+    config = build_config(tmp_path, setting)
+    assert decay_exempt(config) == expected
+    old = memory(1, type=MemoryType.DECISION, created_at=0.0)
+    kept = effective_importance(old, 3_650 * DAY, config)
+    assert (kept == pytest.approx(old.importance)) is (MemoryType.DECISION in expected)
+
+
+def test_unknown_exempt_type_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="decay_exempt_types"):
+        build_config(tmp_path, {"decay_exempt_types": "identity,feelings"})
 
 
 def test_access_restarts_decay_and_boosts(tmp_path: object) -> None:
@@ -136,3 +168,22 @@ def test_access_restarts_decay_and_boosts(tmp_path: object) -> None:
     assert access_boost(3, 0.1) == pytest.approx(1.2)
     assert access_boost(10**9, 0.1) == 2.0
     assert math.isclose(effective_importance(memory(2, importance=1.0, access_count=50), 0.0, config), 1.0)
+
+
+def test_current_head_follows_the_supersession_chain() -> None:
+    chain = {1: memory(1, superseded_by=2), 2: memory(2, superseded_by=3), 3: memory(3)}
+    assert current_head(1, chain) == 3
+    assert current_head(3, chain) == 3
+    assert current_head(1, {1: memory(1, superseded_by=2)}) is None  # the successor is not loaded
+
+
+def test_episodes_that_stated_a_superseded_fact_rank_below_its_successor() -> None:
+    memories = {1: memory(1, superseded_by=2), 2: memory(2)}
+    fused = {(E, 10): Fused((E, 10), 1.0), (E, 11): Fused((E, 11), 0.5), (M, 2): Fused((M, 2), 0.2)}
+    demote_stale_episodes(fused, {10: [1]}, memories, penalty=0.5)
+    assert fused[(E, 10)].score == pytest.approx(0.2 * 0.99)  # penalised to 0.5, then capped below #2
+    assert fused[(E, 10)].signals["superseded"] == 1.0
+    assert fused[(E, 11)].score == 0.5  # an episode that stated nothing stale is untouched
+    lone = {(E, 10): Fused((E, 10), 1.0)}
+    demote_stale_episodes(lone, {10: [1]}, memories, penalty=0.5)
+    assert lone[(E, 10)].score == pytest.approx(0.5)  # successor not among the candidates: the penalty alone

@@ -9,9 +9,11 @@ import pytest
 from hermes_bowerbird.retrieval.query import (
     analyze_query,
     extract_keywords,
+    first_person,
     match_entities,
     normalise_name,
     parse_time,
+    subject_hints,
     type_hints,
 )
 from hermes_bowerbird.types import MemoryType
@@ -126,3 +128,39 @@ def test_analyze_query_combines_everything() -> None:
 def test_hostile_queries_analyse(text: str) -> None:
     analysis = analyze_query(text, NOW, NORMS, UTC)
     assert len(analysis.text) <= 2_000
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Where do I live now?", ("user:residence", "user:home")),
+    ("What do I do for work?", ("user:job", "user:employer", "user:work-location")),
+    ("what's my diet like these days", ("user:diet",)),
+    ("Am I still married?", ("user:relationship",)),
+    ("how old am I", ("user:age",)),
+    ("What did we decide about the deploy?", ()),
+])
+def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:
+    assert subject_hints(text) == expected
+
+
+@pytest.mark.parametrize(("text", "names", "about_user", "keywords", "subjects", "semantic"), [
+    ("What is Marcus's diet?", {"marcus"}, True, ("diet",), ("user:diet",), "What is my diet?"),
+    ("Where does Marcus Rivera live?", {"marcus rivera", "marcus"}, True, ("live",),
+     ("user:residence", "user:home"), "Where does I live?"),
+    ("Where do I live?", set(), True, ("live",), ("user:residence", "user:home"), ""),
+    ("Where does Caroline live?", {"marcus"}, False, ("caroline", "live"), (), ""),  # someone else: no slots
+    ("Is Marcusville far?", {"marcus"}, False, ("marcusville", "far"), (), ""),  # whole words only
+])
+def test_the_users_own_name_is_a_self_reference(text: str, names: set[str], about_user: bool,
+                                               keywords: tuple[str, ...], subjects: tuple[str, ...],
+                                               semantic: str) -> None:
+    analysis = analyze_query(text, NOW, {"marcus": 7, "caroline": 8}, UTC, self_names=names)
+    assert analysis.about_user is about_user
+    assert analysis.keywords == keywords
+    assert analysis.subjects == subjects
+    assert analysis.semantic_text == semantic
+    assert 7 not in analysis.entity_ids or not names
+
+
+def test_first_person_rewrite() -> None:
+    assert first_person("Tell me about Marcus's property. Does Marcus rent?", {"marcus"}) == \
+        "Tell me about my property. Does I rent?"

@@ -10,7 +10,15 @@ import pytest
 
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
-from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever, estimate_tokens, format_hits, item_key
+from hermes_bowerbird.retrieval import (
+    PREFETCH_MIN_RELEVANCE,
+    Hit,
+    RecallRequest,
+    Retriever,
+    estimate_tokens,
+    format_hits,
+    item_key,
+)
 from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Provenance, Relation, Source
@@ -233,3 +241,58 @@ def test_hostile_queries_never_raise(keyword_world: World, query: str) -> None:
 def test_empty_scopes_return_nothing(keyword_world: World) -> None:
     keyword_world.remember("anything at all")
     assert keyword_world.search("anything", scopes=()) == []
+
+
+def test_old_turns_that_stated_a_superseded_fact_rank_below_the_current_one(keyword_world: World) -> None:
+    w = keyword_world
+    stale = [w.episode("I live in Lisbon, in an old flat near the river, and I love Lisbon", turn=t)
+             for t in range(3)]
+    old = w.remember("I live in Lisbon", MemoryType.IDENTITY, subject="user:residence",
+                     provenance=(Provenance("s1", 0), Provenance("s1", 1), Provenance("s1", 2)))
+    w.clock.now += 30 * DAY
+    w.episode("We finally moved to Berlin last week", session="s2", turn=0)
+    new = w.remember("I moved to Berlin", MemoryType.IDENTITY, subject="user:residence",
+                     provenance=(Provenance("s2", 0),))
+    w.store.supersede(old, new, reason="moved", actor="test")
+    hits = w.search("Where do I live now? Lisbon?", limit=6)
+    keys = [h.key for h in hits]
+    assert keys[0] == item_key(ItemKind.MEMORY, new)
+    for episode_id in stale:
+        if item_key(ItemKind.EPISODE, episode_id) in keys:
+            assert keys.index(item_key(ItemKind.EPISODE, episode_id)) > 0
+
+
+def test_the_users_own_name_reads_as_first_person(keyword_world: World) -> None:
+    w = keyword_world
+    name = w.remember("I'm Marcus, by the way.", MemoryType.IDENTITY, subject="user:name")
+    marcus = w.store.upsert_entity("user:a", "Marcus", "marcus", "person")
+    w.store.link_memory_entities(name, [marcus])
+    for turn in range(4):
+        w.episode(f"Have a good day, Marcus. See you at {turn}.", turn=turn)
+    diet = w.remember("I eat mostly plants now, with local eggs", MemoryType.PREFERENCE, subject="user:diet")
+    hits = w.search("What is Marcus's diet?", limit=3, explain=True)
+    assert hits[0].id == diet and hits[0].kind is ItemKind.MEMORY
+    assert "subject" in hits[0].signals
+    analysis = w.retriever.analyze("What is Marcus's diet?", MINE)
+    assert analysis.about_user and "marcus" not in analysis.keywords and not analysis.entity_ids
+
+
+@pytest.mark.parametrize(("query", "floor", "expected"), [
+    ("what is a good name for a cat?", 0.3, set()),  # unrelated to anything stored
+    ("what is a good name for a cat?", 0.0, {"kubernetes", "pasta"}),  # no floor: something always comes back
+    ("how do we deploy to kubernetes?", 0.3, {"kubernetes"}),
+])
+def test_min_relevance_drops_unrelated_items(world: World, query: str, floor: float,
+                                             expected: set[str]) -> None:
+    world.remember("We deploy the billing service to Kubernetes with Helm charts", MemoryType.DECISION)
+    world.remember("The user's favourite pasta is cacio e pepe", MemoryType.PREFERENCE)
+    hits = world.search(query, min_relevance=floor, explain=True)
+    found = {word for word in ("kubernetes", "pasta") for h in hits if word in h.content.lower()}
+    assert found == expected
+    if floor:
+        assert all(h.signals["relevance"] >= floor for h in hits)
+
+
+def test_prefetch_floor_is_documented_and_sane() -> None:
+    assert 0.0 < PREFETCH_MIN_RELEVANCE < 1.0
+    assert RecallRequest("q", ("user:a",)).min_relevance == 0.0

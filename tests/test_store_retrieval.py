@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
+from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Provenance, Source
 
 
 def test_entity_stamp_changes_when_entities_or_aliases_are_added(tmp_path: Path) -> None:
@@ -32,4 +32,39 @@ def test_scoped_ids_after(tmp_path: Path) -> None:
     assert store.scoped_ids_after(ItemKind.MEMORY, ["user:a"], after_id=ids[0]) == [ids[2]]
     assert store.scoped_ids_after(ItemKind.EPISODE, ["user:a"]) == []
     assert store.scoped_ids_after(ItemKind.EPISODE, ["user:b"]) == [episode]
+    store.close()
+
+
+def test_memories_by_subject_lists_current_first_then_history(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+
+    def add(content: str, scope: str = "user:a", subject: str = "user:residence") -> int:
+        return store.insert_memory(NewMemory(scope=scope, type=MemoryType.IDENTITY, content=content,
+                                             source=Source.TOOL, subject=subject)).id
+
+    oldest, old, current = add("I live in Porto"), add("I live in Lisbon"), add("I live in Berlin")
+    add("I live in Oslo", scope="user:b")
+    diet = add("I eat plants", subject="user:diet")
+    store.supersede(oldest, old, reason="moved", actor="test")
+    store.supersede(old, current, reason="moved", actor="test")
+    assert store.memories_by_subject(["user:a"], ["user:residence"]) == [current, old, oldest]
+    assert store.memories_by_subject(["user:a"], ["user:residence", "user:diet"], limit=2) == [diet, current]
+    assert store.memories_by_subject(["user:a"], []) == []
+    store.forget(current, reason="wrong", actor="test")
+    assert store.memories_by_subject(["user:a"], ["user:residence"]) == [old, oldest]
+    store.close()
+
+
+def test_memories_from_episodes_follows_provenance_within_the_scope(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    mine = store.insert_episode(scope="user:a", session_id="s", turn_index=3, chunk_index=0, role="user",
+                                content="I live in Lisbon")
+    quiet = store.insert_episode(scope="user:a", session_id="s", turn_index=4, chunk_index=0, role="user",
+                                 content="ok")
+    memory = store.insert_memory(NewMemory(scope="user:a", type=MemoryType.IDENTITY, content="I live in Lisbon",
+                                           source=Source.TURN, provenance=(Provenance("s", 3),))).id
+    store.insert_memory(NewMemory(scope="user:b", type=MemoryType.FACT, content="other scope, same turn ids",
+                                  source=Source.TURN, provenance=(Provenance("s", 3),)))
+    assert store.memories_from_episodes([mine, quiet]) == {mine: [memory]}
+    assert store.memories_from_episodes([]) == {}
     store.close()

@@ -491,6 +491,7 @@ def _new_memory(scope: str, candidate: Candidate, entry: JournalEntry | None,
         confidence=candidate.confidence, subject=candidate.subject,
         session_id=entry.session_id if entry is not None else None,
         valid_from=entry.created_at if entry is not None else None,
+        created_at=entry.created_at if entry is not None else None,
         metadata={"role": candidate.role}, provenance=provenance)
 
 

@@ -7,17 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..config import Config
-from ..retrieval.scoring import effective_importance
+from ..retrieval.scoring import decay_exempt, effective_importance
 from ..store import Store
 from ..types import Memory, MemoryType
 from .budget import Budget
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DECAY_EXEMPT", "DecayReport", "LowWatch", "effective_importance", "watch_low"]
-
-DECAY_EXEMPT: frozenset[MemoryType] = frozenset({MemoryType.IDENTITY, MemoryType.DECISION, MemoryType.PROCEDURE})
-"""Types that pruning never touches, whatever their effective importance."""
+__all__ = ["DecayReport", "LowWatch", "decay_exempt", "effective_importance", "watch_low"]
 
 _PAGE = 20_000
 
@@ -40,9 +37,10 @@ class DecayReport:
     recovered: int
 
 
-def decayable_memories(store: Store, budget: Budget | None = None) -> list[Memory]:
+def decayable_memories(store: Store, config: Config, budget: Budget | None = None) -> list[Memory]:
     """Live memories of every type that may be pruned, oldest first, read in pages (content left out)."""
-    types = [t for t in MemoryType if t not in DECAY_EXEMPT]
+    exempt = decay_exempt(config)
+    types = [t for t in MemoryType if t not in exempt]
     out: list[Memory] = []
     after = 0
     while True:
@@ -72,7 +70,7 @@ def watch_low(memories: Sequence[Memory], marked: dict[int, float], now: float, 
 def refresh_low_marks(store: Store, config: Config, now: float, *, dry_run: bool = False,
                       budget: Budget | None = None) -> LowWatch:
     """The decay job: nothing about importance is rewritten, only the `low_since` marks pruning relies on."""
-    watch = watch_low(decayable_memories(store, budget), store.low_marked(), now, config)
+    watch = watch_low(decayable_memories(store, config, budget), store.low_marked(), now, config)
     if not dry_run and (watch.newly_low or watch.recovered):
         store.set_low_since([(i, now) for i in watch.newly_low] + [(i, None) for i in watch.recovered])
     return watch

@@ -11,7 +11,7 @@ from ..config import Config
 from ..store import Store
 from ..types import ItemKind, Memory, Relation
 from .budget import Budget
-from .decay import DECAY_EXEMPT, refresh_low_marks
+from .decay import decay_exempt, refresh_low_marks
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,8 @@ def prune(store: Store, config: Config, now: float, *, dry_run: bool = False,
     cutoff = now - config.prune_grace_days * DAY
     due = [i for i, since in watch.low_since.items() if since <= cutoff]
     memories = store.get_memories(due)
-    due = sorted(i for i in due if i in memories and memories[i].type not in DECAY_EXEMPT)
+    exempt = decay_exempt(config)
+    due = sorted(i for i in due if i in memories and memories[i].type not in exempt)
     protected = current_fact_ids(store, [memories[i] for i in due])
     candidates = [i for i in due if i not in protected]
     if not dry_run:

@@ -73,6 +73,14 @@ def entity_signals(store: Store, analysis: QueryAnalysis, scopes: Sequence[str],
     return out
 
 
+def subject_signal(store: Store, analysis: QueryAnalysis, scopes: Sequence[str]) -> list[Signal]:
+    """Memories filling the profile slots a question about the user names: current ones first, then history."""
+    if not analysis.subjects:
+        return []
+    ids = store.memories_by_subject(scopes, analysis.subjects, GRAPH_LIMIT)
+    return [Signal("subject", ItemKind.MEMORY, tuple((i, 1.0 / rank) for rank, i in enumerate(ids, start=1)))]
+
+
 def _count_links(pairs: Sequence[tuple[int, int]]) -> tuple[tuple[int, float], ...]:
     counts: dict[int, float] = {}
     for item_id, _ in pairs:  # pairs arrive newest first, so ties keep the newest first

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
@@ -52,6 +52,25 @@ _TYPE_HINTS: tuple[tuple[re.Pattern[str], tuple[MemoryType, ...]], ...] = tuple(
         (r"\b(usually|tend to|habits?|patterns?|always|often)\b", (MemoryType.PATTERN,)),
     ))
 
+# (pattern, subjects): topics of the user's profile slots, as the curator keys them (memory.subject). They only
+# apply to questions about the user (first person, or the user's own name).
+_SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), subjects) for p, subjects in (
+        (r"\b(live[sd]?|living|location|located|based|city|town|reside\w*|address|move[ds]?|moving|homes?|"
+         r"house|property|neighbou?rhood)\b", ("user:residence", "user:home")),
+        (r"\b(work|works|working|job|jobs|occupation|career|profession\w*|employ\w*|company|firm|living|"
+         r"business|practice)\b", ("user:job", "user:employer", "user:work-location")),
+        (r"\b(diet\w*|eats?|eating|food|vegan\w*|vegetarian\w*|meat)\b", ("user:diet",)),
+        (r"\b(relationship\w*|married|marriage|wife|husband|partner|spouse|dating|girlfriend|boyfriend|divorc\w*|"
+         r"single|separat\w*)\b", ("user:relationship",)),
+        (r"\b(name|called)\b", ("user:name",)),
+        (r"\b(age|how old|birthday)\b", ("user:age",)),
+        (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", ("user:origin",)),
+        (r"\b(car|drive|drives)\b", ("user:car",)),
+        (r"\b(phone)\b", ("user:phone",)),
+    ))
+_FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class TimeWindow:
@@ -75,6 +94,9 @@ class QueryAnalysis:
     window: TimeWindow | None = None
     recency: float = 0.0  # 0 = no preference, 1 = "recently": newer items should win
     type_hints: frozenset[MemoryType] = field(default_factory=frozenset)
+    about_user: bool = False  # first person, or the user's own name
+    subjects: tuple[str, ...] = ()  # profile slots (memory.subject) a question about the user asks for
+    semantic_text: str = ""  # the text to embed: the user's own name turned into first person; "" = `text`
 
     @property
     def search_text(self) -> str:
@@ -91,10 +113,11 @@ def tokens(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
-def extract_keywords(text: str) -> tuple[str, ...]:
-    """Distinct content words in order; stop words and one-letter words dropped (all words kept if none remain)."""
+def extract_keywords(text: str, drop: Collection[str] = ()) -> tuple[str, ...]:
+    """Distinct content words in order; stop words, one-letter words and `drop` left out (all words kept if none
+    remain)."""
     words = tokens(text[:MAX_QUERY_CHARS])
-    kept = [w for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())]
+    kept = [w for w in words if w not in STOP_WORDS and w not in drop and (len(w) > 1 or w.isdigit())]
     return tuple(dict.fromkeys(kept or words))
 
 
@@ -124,14 +147,49 @@ def type_hints(text: str) -> frozenset[MemoryType]:
     return frozenset(t for pattern, types in _TYPE_HINTS if pattern.search(text) for t in types)
 
 
+def subject_hints(text: str) -> tuple[str, ...]:
+    """Profile slots a question names ("where do I live" -> user:residence, user:home), in pattern order."""
+    return tuple(dict.fromkeys(s for pattern, subjects in _SUBJECT_HINTS if pattern.search(text) for s in subjects))
+
+
+def self_words(text: str, self_names: Collection[str]) -> set[str]:
+    """The words of `text` that name the user (whole-word runs equal to one of the normalised `self_names`)."""
+    words = tokens(text[:MAX_QUERY_CHARS])
+    found: set[str] = set()
+    for name in self_names:
+        parts = name.split()
+        if parts and any(words[i:i + len(parts)] == parts for i in range(len(words) - len(parts) + 1)):
+            found.update(parts)
+    return found
+
+
 def analyze_query(text: str, now: float, entity_norms: Mapping[str, int] | None = None,
-                  tz: tzinfo | None = None) -> QueryAnalysis:
-    """Analyse `text` relative to `now` (epoch seconds, read in `tz`; the local zone when None)."""
+                  tz: tzinfo | None = None, self_names: Collection[str] = ()) -> QueryAnalysis:
+    """Analyse `text` relative to `now` (epoch seconds, read in `tz`; the local zone when None).
+
+    `self_names` are the user's own names (normalised). In a user's own memory every item is about the user, so
+    their name carries no search information: it is dropped from keywords and entity matches, and the question
+    counts as one about the user, like a first-person one ("what is Marcus's diet" = "what is my diet").
+    """
     text = text[:MAX_QUERY_CHARS]
-    ids, names = match_entities(text, entity_norms or {})
+    own = self_words(text, self_names)
+    norms = {n: i for n, i in (entity_norms or {}).items() if n not in self_names}
+    ids, names = match_entities(text, norms)
     window, recency = parse_time(text, now, tz)
-    return QueryAnalysis(text=text, keywords=extract_keywords(text), entity_ids=ids, entity_names=names,
-                         window=window, recency=recency, type_hints=type_hints(text))
+    about_user = bool(own) or _FIRST_PERSON.search(text) is not None
+    return QueryAnalysis(text=text, keywords=extract_keywords(text, own), entity_ids=ids, entity_names=names,
+                         window=window, recency=recency, type_hints=type_hints(text), about_user=about_user,
+                         subjects=subject_hints(text) if about_user else (),
+                         semantic_text=first_person(text, self_names) if own else "")
+
+
+def first_person(text: str, self_names: Collection[str]) -> str:
+    """`text` with the user's names turned into "my" (possessive) or "I", as the user's own turns say it."""
+    for name in sorted(self_names, key=len, reverse=True):
+        words = r"\s+".join(re.escape(w) for w in name.split())
+        text = re.sub(rf"\b{words}(?:'s|’s)", "my", text, flags=re.IGNORECASE)
+        text = re.sub(rf"\b{words}\b", "I", text, flags=re.IGNORECASE)
+    return text
 
 
 # -- time expressions -------------------------------------------------------------------------------------------

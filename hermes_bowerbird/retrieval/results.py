@@ -10,6 +10,11 @@ from ..types import ItemKind, MemoryType, Provenance
 
 ItemKey = tuple[str, int]
 
+# Measured on LoCoMo dev (categories 1-4, 760 questions): at 0.3 the top 5 keep 97% of the hits that come from an
+# evidence turn, while 75% of the questions asked of another conversation's memory get nothing back (0.25: 99% and
+# 53%; 0.35: 96% and 88%).
+PREFETCH_MIN_RELEVANCE = 0.3
+
 
 def item_key(kind: ItemKind, item_id: int) -> ItemKey:
     """The key of an item as exclude_ids holds it: ("memory", 12) or ("episode", 34)."""
@@ -19,7 +24,12 @@ def item_key(kind: ItemKind, item_id: int) -> ItemKey:
 @dataclass(frozen=True)
 class RecallRequest:
     """One search. `budget_tokens` None means no budget; `exclude_ids` holds item keys (see item_key) of
-    items the caller already has (a session's earlier prefetches): they are never returned again."""
+    items the caller already has (a session's earlier prefetches): they are never returned again.
+
+    `min_relevance` (0 = off) drops items whose own relevance is below it: the mean of their cosine similarity
+    to the query and the share of the query's keywords they contain (the share alone when there is no
+    vector). PREFETCH_MIN_RELEVANCE is the value for
+    automatic injection, where returning nothing beats returning something unrelated."""
 
     query: str
     scopes: tuple[str, ...]
@@ -31,6 +41,7 @@ class RecallRequest:
     explain: bool = False
     include_episodes: bool = True
     exclude_ids: frozenset[ItemKey] = frozenset()
+    min_relevance: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,11 @@ from .budget import fit_to_budget
 from .fusion import (
     Fused,
     Key,
+    demote_stale_episodes,
     demote_superseded,
     make_similarity,
     mmr,
+    relevance,
     rescore,
     session_prior,
     signal_weight,
@@ -46,6 +48,7 @@ class _Items:
 
     memories: dict[int, Memory] = field(default_factory=dict)
     episodes: dict[int, Episode] = field(default_factory=dict)
+    stale_episodes: dict[int, list[int]] = field(default_factory=dict)  # episode -> superseded memories it stated
 
     def get(self, key: Key) -> Memory | Episode | None:
         return self.memories.get(key[1]) if key[0] is ItemKind.MEMORY else self.episodes.get(key[1])
@@ -75,7 +78,16 @@ class Retriever:
             self._pool.shutdown(wait=True)
 
     def analyze(self, query: str, scopes: Sequence[str]) -> QueryAnalysis:
-        return analyze_query(query, self.clock(), self._entities.norms(scopes))
+        norms = self._entities.norms(scopes)
+        return analyze_query(query, self.clock(), norms, self_names=self.self_names(scopes, norms))
+
+    def self_names(self, scopes: Sequence[str], norms: Mapping[str, int]) -> set[str]:
+        """Normalised names (and aliases) of the entities the user's own name memories (subject user:name) link."""
+        ids = self.store.memories_by_subject(scopes, ("user:name",), 5)
+        if not ids:
+            return set()
+        linked = {e for entity_ids in self.store.entities_of_memories(ids).values() for e in entity_ids}
+        return {norm for norm, entity_id in norms.items() if entity_id in linked}
 
     # -- the search -------------------------------------------------------------------------------------------
     def search(self, request: RecallRequest, *, touch: bool = True) -> list[Hit]:
@@ -86,12 +98,14 @@ class Retriever:
         now = self.clock()
         analysis = self.analyze(request.query, scopes)
         episodes_on = request.include_episodes and not request.types
-        signals, vector_note = self._collect(analysis, scopes, episodes_on)
+        signals, vector_note, query_vector = self._collect(analysis, scopes, episodes_on)
         weights = {s.name: signal_weight(s.name, self.config.weights) for s in signals}
         fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         items = self._hydrate(fused, request, scopes)
-        fused = self._expand(fused, items, signals, weights, request, scopes)
+        fused = self._expand(fused, items, signals, weights, request, scopes, analysis)
         ranked = self._rank(fused, items, analysis, now)
+        if request.min_relevance > 0:
+            ranked = self._relevant(ranked, items, analysis, query_vector, request.min_relevance)
         chosen = self._diversify(ranked, items, min(request.limit, MAX_LIMIT))
         hits = self._to_hits(chosen, items, request.explain, vector_note)
         hits = fit_to_budget(hits, request.budget_tokens)
@@ -100,23 +114,49 @@ class Retriever:
         return hits
 
     def _collect(self, analysis: QueryAnalysis, scopes: tuple[str, ...],
-                 episodes_on: bool) -> tuple[list[cand.Signal], str]:
+                 episodes_on: bool) -> tuple[list[cand.Signal], str, np.ndarray | None]:
         kinds = [ItemKind.MEMORY, ItemKind.EPISODE] if episodes_on else [ItemKind.MEMORY]
-        future: Future[list[cand.Signal]] | None = None
+        future: Future[tuple[list[cand.Signal], np.ndarray | None]] | None = None
         if self._pool is not None:
-            future = self._pool.submit(self._vector_signals, analysis.text, scopes, kinds)
+            future = self._pool.submit(self._vector_signals, analysis.semantic_text or analysis.text, scopes, kinds)
         signals = cand.fts_signals(self.store, analysis, scopes, episodes=episodes_on)
         signals += cand.entity_signals(self.store, analysis, scopes, episodes=episodes_on)
-        vector = future.result() if future is not None else self._vector_signals(analysis.text, scopes, kinds)
+        signals += cand.subject_signal(self.store, analysis, scopes)
+        vector, query_vector = (future.result() if future is not None
+                                else self._vector_signals(analysis.semantic_text or analysis.text, scopes, kinds))
         notes = {s.note for s in vector if s.note}
-        return signals + vector, "; ".join(sorted(notes))
+        return signals + vector, "; ".join(sorted(notes)), query_vector
 
-    def _vector_signals(self, text: str, scopes: tuple[str, ...], kinds: list[ItemKind]) -> list[cand.Signal]:
+    def _vector_signals(self, text: str, scopes: tuple[str, ...],
+                        kinds: list[ItemKind]) -> tuple[list[cand.Signal], np.ndarray | None]:
         query_vector = self.vectors.embed_query(text) if self.vectors.ready() else None
         if query_vector is None:
-            return cand.vector_signals(self.vectors, None, {}, kinds)
+            return cand.vector_signals(self.vectors, None, {}, kinds), None
         allowed = {k: self._scope_ids.allowed(k, scopes) for k in kinds}
-        return cand.vector_signals(self.vectors, query_vector, allowed, kinds)
+        return cand.vector_signals(self.vectors, query_vector, allowed, kinds), query_vector
+
+    def _relevant(self, ranked: list[Fused], items: _Items, analysis: QueryAnalysis,
+                  query_vector: np.ndarray | None, floor: float) -> list[Fused]:
+        """The candidates whose own relevance (see `relevance`) reaches `floor`; it is recorded as a signal.
+
+        A memory filling a profile slot the question names (the subject signal found it) is relevant by that
+        structured match alone.
+        """
+        pool = ranked[:max(MIN_MMR_POOL, MAX_LIMIT)]
+        vectors: dict[Key, np.ndarray] = {}
+        if query_vector is not None:
+            for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
+                ids = [e.key[1] for e in pool if e.key[0] is kind]
+                vectors.update(((kind, i), v) for i, v in self.vectors.vectors(kind, ids).items())
+        kept = []
+        for entry in pool:
+            vector = vectors.get(entry.key)
+            cosine = float(np.dot(vector, query_vector)) if vector is not None and query_vector is not None else None
+            value = 1.0 if "subject" in entry.signals else relevance(analysis, _content(items.get(entry.key)), cosine)
+            entry.signals["relevance"] = value
+            if value >= floor:
+                kept.append(entry)
+        return kept
 
     def _hydrate(self, fused: Mapping[Key, Fused], request: RecallRequest, scopes: tuple[str, ...],
                  items: _Items | None = None) -> _Items:
@@ -133,8 +173,13 @@ class Retriever:
         return items
 
     def _expand(self, fused: dict[Key, Fused], items: _Items, signals: list[cand.Signal],
-                weights: dict[str, float], request: RecallRequest, scopes: tuple[str, ...]) -> dict[Key, Fused]:
-        """Add memories reached along typed edges of the best hits, and successors of superseded ones."""
+                weights: dict[str, float], request: RecallRequest, scopes: tuple[str, ...],
+                analysis: QueryAnalysis) -> dict[Key, Fused]:
+        """Add memories reached along typed edges of the best hits, and successors of superseded ones.
+
+        For questions about the user or about the present ("where do I live now"), episodes that stated only
+        superseded facts bring those facts (and so their successors) along and are demoted with them.
+        """
         best = sorted((e for e in fused.values() if e.key[0] is ItemKind.MEMORY and items.get(e.key)),
                       key=lambda e: -e.score)[:EDGE_SEEDS]
         if best:
@@ -143,9 +188,31 @@ class Retriever:
             if edge.ranked:
                 weights = {**weights, edge.name: signal_weight(edge.name, self.config.weights)}
                 fused = weighted_rrf([*signals, edge], weights, self.config.weights.rrf_k)
+        if analysis.about_user or analysis.recency > 0:
+            self._add_stated(fused, items, request, scopes)
         self._add_successors(fused, items, request, scopes)
         self._hydrate(fused, request, scopes, items)
         return {k: e for k, e in fused.items() if items.get(k) is not None}
+
+    def _add_stated(self, fused: dict[Key, Fused], items: _Items, request: RecallRequest,
+                    scopes: tuple[str, ...]) -> None:
+        """Episodes whose turn only yielded superseded memories are stale: those memories join at the episode's
+        score (so their current successors follow), and the episodes are remembered for demotion."""
+        sources = self.store.memories_from_episodes([i for k, i in fused if k is ItemKind.EPISODE])
+        if not sources:
+            return
+        memories = self.store.get_memories({m for ids in sources.values() for m in ids})
+        now = self.clock()
+        for episode_id, memory_ids in sources.items():
+            stated = [memories[m] for m in memory_ids if m in memories]
+            if not stated or any(m.is_current(now) for m in stated):
+                continue
+            items.stale_episodes[episode_id] = [m.id for m in stated]
+            score = fused[(ItemKind.EPISODE, episode_id)].score
+            for memory in stated:
+                key = (ItemKind.MEMORY, memory.id)
+                entry = fused.setdefault(key, Fused(key, 0.0, {"stated_in_episode": float(episode_id)}))
+                entry.score = max(entry.score, score)
 
     def _add_successors(self, fused: dict[Key, Fused], items: _Items, request: RecallRequest,
                         scopes: tuple[str, ...]) -> None:
@@ -172,6 +239,7 @@ class Retriever:
                           else weights.episode_importance)
             rescore(entry, item, analysis, now, weights, importance)
         demote_superseded(fused, items.memories, now, weights.superseded_penalty)
+        demote_stale_episodes(fused, items.stale_episodes, items.memories, weights.superseded_penalty)
         return sorted(fused.values(), key=lambda e: (-e.score, e.key[0] != ItemKind.MEMORY, e.key[1]))
 
     def _diversify(self, ranked: list[Fused], items: _Items, limit: int) -> list[Fused]:
@@ -218,6 +286,8 @@ class Retriever:
                 hits.append(Hit(ItemKind.EPISODE, item.id, None, item.content, entry.score, item.created_at,
                                 (Provenance(item.session_id, item.turn_index),), signals))
         return hits
+
+
 
 
 def _content(item: Memory | Episode | None) -> str:
