@@ -59,6 +59,7 @@ class Config:
     # embeddings
     embedding_backend: str = "auto"  # auto | local | gemini | none
     embedding_model: str = ""  # name or path; empty picks the shipped MiniLM
+    embedding_threads: int = 0  # torch threads for the local model; 0 = one per core (set 1 on busy small hosts)
     gemini_api_key: str = field(default="", repr=False)
     gemini_embedding_model: str = "gemini-embedding-001"
     gemini_base_url: str = ""

@@ -100,7 +100,6 @@ def _load_model(source: ModelSource) -> _LoadedModel:
         try:
             from sentence_transformers import SentenceTransformer
 
-            _limit_torch_threads()
             loaded = _LoadedModel(SentenceTransformer(source.location, device="cpu"))
         except ImportError as exc:
             raise EmbeddingError(f"sentence-transformers is not installed ({exc})") from exc
@@ -111,19 +110,25 @@ def _load_model(source: ModelSource) -> _LoadedModel:
         return loaded
 
 
-def _limit_torch_threads() -> None:
-    """On two cores or fewer, one intra-op thread: with the host busy on the other core, torch's spinning
-    worker threads made a single query ~10x slower (700 ms against 52 ms measured under load)."""
+def _set_torch_threads(threads: int) -> None:
+    """Pin torch's intra-op threads when configured (0 keeps torch's default of one per core).
+
+    Measured on 2 quiet cores: 2 threads embed a query in ~12 ms and ~160 turns/s, 1 thread ~17 ms and
+    ~97/s; on a machine whose cores are busy with other work, 1 thread avoids spinning workers (700 ms vs
+    52 ms per query was seen under a load average of 8), hence the `embedding_threads` setting.
+    """
+    if threads <= 0:
+        return
     import torch
 
-    if (os.cpu_count() or 1) <= 2 and torch.get_num_threads() > 1:
-        torch.set_num_threads(1)
+    torch.set_num_threads(threads)
 
 
 class LocalEmbedder:
     """sentence-transformers on the CPU; unit float32 vectors."""
 
-    def __init__(self, model: str = "", *, batch_size: int = 16) -> None:
+    def __init__(self, model: str = "", *, batch_size: int = 16, threads: int = 0) -> None:
+        _set_torch_threads(threads)
         self._source = resolve_local_model(model)
         self._loaded = _load_model(self._source)
         self._batch_size = batch_size
@@ -509,7 +514,7 @@ class EmbeddingService:
         assert self.config is not None
         started = self.clock()
         try:
-            embedder = LocalEmbedder(self.config.embedding_model)
+            embedder = LocalEmbedder(self.config.embedding_model, threads=self.config.embedding_threads)
         except EmbeddingError as exc:
             self._local_failed(str(exc))
         else:
