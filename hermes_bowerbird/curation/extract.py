@@ -4,162 +4,18 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 
-from hermes_bowerbird.curation.entities import find_entities, normalise_entity
+from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.noise import is_content_sentence
 from hermes_bowerbird.curation.sentences import split_sentences, words
+from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 from hermes_bowerbird.types import DEFAULT_IMPORTANCE, Candidate, MemoryType
+
+__all__ = ["extract_candidates", "subject_of"]
 
 _I = re.IGNORECASE
 _MAX_CONTENT_CHARS = 600
 _MIN_WORDS = 5
-
-# ---------------------------------------------------------------- subjects: keys for facts that change over time
-
-_DIETS = (r"vegan|vegetarian|pescatarian|flexitarian|keto|paleo|carnivore|omnivore|plant[- ]based|gluten[- ]free|"
-          r"dairy[- ]free|lactose[- ]intolerant|halal|kosher|low[- ]carb|intermittent fasting")
-_JOB_NOUN = (r"[a-z-]*(?:er|or|ist|ian|ant|ent|ect|ive|eur|man|woman|person|nurse|chef|cook|"
-             r"analyst|engineer|developer|designer|consultant|scientist|lawyer|doctor|teacher|professor|"
-             r"student|intern|freelancer|founder|owner|manager|director|architect|artist|writer|"
-             r"accountant|pilot|farmer|barista|clerk|dentist|surgeon|therapist|researcher|lead|head|cto|ceo|vp)")
-_TOOL_CATEGORIES: dict[str, str] = {
-    **dict.fromkeys(("postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb", "redis", "dynamodb",
-                     "supabase", "firebase", "snowflake", "bigquery"), "database"),
-    **dict.fromkeys(("react", "vue", "svelte", "angular", "next.js", "nextjs"), "frontend-framework"),
-    **dict.fromkeys(("django", "flask", "fastapi", "rails", "spring", "express"), "backend-framework"),
-    **dict.fromkeys(("vim", "neovim", "emacs", "vscode", "vs code", "pycharm", "intellij", "xcode", "zed",
-                     "sublime"), "editor"),
-    **dict.fromkeys(("aws", "gcp", "azure", "heroku", "vercel", "netlify", "fly.io", "cloudflare",
-                     "digitalocean", "render"), "hosting"),
-    **dict.fromkeys(("pytest", "unittest", "jest", "mocha", "vitest"), "test-framework"),
-    **dict.fromkeys(("npm", "pnpm", "yarn", "pip", "poetry", "uv", "conda"), "package-manager"),
-    **dict.fromkeys(("github actions", "jenkins", "circleci", "gitlab ci", "travis"), "ci"),
-    **dict.fromkeys(("slack", "discord", "telegram", "whatsapp", "signal", "teams"), "chat-app"),
-    **dict.fromkeys(("notion", "obsidian", "evernote", "logseq"), "notes-app"),
-}
-_ACTION_SUBJECT = {"deploy": "deploy-tool", "host": "hosting", "test": "test-framework", "build": "build-tool",
-                   "lint": "linter", "format": "formatter", "monitor": "monitoring", "store": "database"}
-
-
-def _clean(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", normalise_entity(name)).strip("-")
-
-
-@dataclass(frozen=True)
-class _SubjectRule:
-    pattern: re.Pattern[str]
-    key: Callable[[re.Match[str]], str | None]
-
-
-def _fixed(key: str) -> Callable[[re.Match[str]], str | None]:
-    return lambda m: key
-
-
-def _grouped(prefix: str, group: int = 1) -> Callable[[re.Match[str]], str | None]:
-    def key(m: re.Match[str]) -> str | None:
-        value = _clean(m.group(group))
-        return f"{prefix}:{value}" if value else None
-    return key
-
-
-def _tool_choice(m: re.Match[str]) -> str | None:
-    action = (m.groupdict().get("action") or "").lower()
-    if action in _ACTION_SUBJECT:
-        return f"project:{_ACTION_SUBJECT[action]}"
-    tool = normalise_entity(m.group("tool"))
-    category = _TOOL_CATEGORIES.get(tool)
-    return f"project:{category}" if category else None
-
-
-_SUBJECT_RULES: tuple[_SubjectRule, ...] = tuple(_SubjectRule(re.compile(p, _I), k) for p, k in (
-    (r"\b(?:my name is|call me|my name's)\b", _fixed("user:name")),
-    (r"\bi(?:'m| am) (?!(?:a|an|the|so|not|just|really|very|still|now|from|in|at|on|going|getting|trying)\b)"
-     r"(?-i:[A-Z][a-z]+)(?:\s(?-i:[A-Z][a-z]+))?(?:,|\.|$|\s+by the way|\s+and\b)",
-     _fixed("user:name")),
-    (r"\bi(?:'m| am| just turned| turned)\s+(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty)"
-     r"(?:-\w+)?)(?:\s+years?\s+old|\s+y/?o\b|(?=\s+and\b)|(?=[.,!]|$))", _fixed("user:age")),
-    (rf"\b(?:i(?:'m| am)(?: now)?(?: a| an)?|i eat|my diet is|go(?:ing)?(?: fully| full| completely)?|"
-     rf"went|switched to|becoming|become|mostly|strictly|eating)\s+(?:a\s+)?(?:{_DIETS})\b|\bmy diet\b|"
-     rf"\bi (?:don't|do not|no longer) eat (?:meat|fish|pork|beef|dairy|eggs|animal products)\b",
-     _fixed("user:diet")),
-    (r"\bi(?:'m| am) allergic to ([a-z]+(?: [a-z]+)?)", _grouped("user:allergy")),
-    (r"\b(?:i|we)(?:'ve| have)? (?:just )?(?:moved|relocated) (?:back )?to\b|\b(?:i|we) (?:now )?live in\b|"
-     r"\b(?:i'm|i am|we're|we are) (?:now )?(?:living|based|settled) in\b|\bmy (?:home|house|apartment|flat) is in\b|"
-     r"\b(?:i|we) (?:now )?live (?:near|outside|just outside)\b", _fixed("user:residence")),
-    (r"\bi(?:'m| am) (?:originally )?from\b|\bi grew up in\b|\bmy hometown\b|\bi was born in\b",
-     _fixed("user:origin")),
-    (r"\bi (?:work|am working|'m working) (?:at|for)\b|\bi(?:'ve| have)? (?:just )?joined\b|"
-     r"\bmy (?:employer|company) is\b|\bi(?:'m| am) (?:employed|hired) (?:at|by)\b|\bi got (?:a|the) job at\b|"
-     r"\bmy own (?:practice|company|firm|business)\b",
-     _fixed("user:employer")),
-    (rf"\bi(?:'m| am|'ve been| have been| was| work as| started as|'m now| am now| became)\s+(?:a|an)\s+"
-     rf"(?:[a-z-]+\s+){{0,3}}?{_JOB_NOUN}\b(?!\s+(?:of|to)\b)|\bmy (?:job|role|title|position|career) is\b|"
-     r"\b(?:pivoting|switching|transitioning) (?:careers? )?(?:in)?to\s+(?:[a-z-]+\s+){0,3}?"
-     r"(?:consulting|engineering|design|teaching|research|management|freelanc\w*)\b|"
-     r"\bi(?:'m| am) (?:now )?(?:self-employed|freelancing|unemployed|retired)\b|\bi got promoted\b",
-     _fixed("user:job")),
-    (r"\bmy (?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?)\b|"
-     r"\b(?:i'm|i am|we're|we are|we've been|i've been|got|getting|just got) (?:happily |recently )?"
-     r"(?:married|divorced|separated|separating|engaged|single|widowed|dating)\b|\bwe (?:agreed|decided) to separate\b|"
-     r"\b(?:falling for|in a relationship with|seeing someone|started dating|broke up)\b",
-     _fixed("user:relationship")),
-    (r"\bmy (dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|horse|turtle|fish|pet)\b|"
-     r"\b(?:i|we) (?:just )?(?:got|adopted|have) an? (dog|cat|puppy|kitten|parrot|hamster|rabbit|horse)\b",
-     lambda m: f"user:pet:{(m.group(1) or m.group(2)).lower()}"),
-    (r"\b(?:i|we) (?:just |finally )?(?:bought|purchased|closed on|own|rent|are renting|am renting) "
-     r"(?:a|an|the|our|my) (?:new |little |old )?(?:[a-z]+ )?(?:house|home|apartment|flat|condo|farmhouse|cottage|"
-     r"cabin)\b|\bthe (?:house|farmhouse|apartment|flat|place|condo|cottage) is (?:mine|ours|officially ours)\b",
-     _fixed("user:home")),
-    (r"\bi (?:now )?work (?:from home|remotely|from a home office|in an office|on-site|hybrid)\b",
-     _fixed("user:work-location")),
-    (r"\b(?:i drive an?|my car is an?|i (?:just )?bought an? (?:new |used )?car|my new car)\b", _fixed("user:car")),
-    (r"\b(?:my (?:new )?phone is an?|i (?:use|have|got) an? (?:new )?(?=iphone|pixel|galaxy|android))",
-     _fixed("user:phone")),
-    (r"\bmy (?:favou?rite) ([a-z]+(?: [a-z]+)?) (?:is|are)\b", _grouped("user:favourite")),
-    (r"\b(?:we|i)(?:'ll| will)? (?P<action>deploy|host|test|build|lint|format|monitor)(?:s|ing)? "
-     r"(?:\w+ ){0,3}?(?:with|on|using|via|to) (?P<tool>[A-Za-z][\w.+-]*)", _tool_choice),
-    (r"\b(?:switch(?:ed|ing)? to|migrat(?:e|ed|ing) to|go(?:ing)? with|settled on|chose|picked|use|using|"
-     r"moved to) (?P<tool>[A-Za-z][\w.+-]*(?: code)?)\b", _tool_choice),
-))
-
-
-_THIRD_PERSON = re.compile(r"\b(?:she|he|they|her|his|their|she's|he's|they're|it's)\b", _I)
-_FIRST_PERSON_ANY = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|we|we're|we've|our|us)\b", _I)
-_NEEDS_PLACE_NAME = ("user:residence", "user:origin")
-
-
-def _about_user(sentence: str, m: re.Match[str]) -> bool:
-    """Whether a user:* match speaks about the user, not about someone quoted or described."""
-    if re.search(r"[.!?,][\"'’”]$", sentence) and not re.search(r"(?:^|\s)[\"'‘“]", sentence):
-        return False  # the tail of a quotation split off by the sentence splitter
-    if _FIRST_PERSON_ANY.search(m.group(0)):
-        return True
-    if _THIRD_PERSON.search(sentence[:m.start()]):
-        return False
-    return bool(_FIRST_PERSON_ANY.search(sentence)) or len(words(sentence)) <= 10
-
-
-def _subject_plausible(key: str, sentence: str, m: re.Match[str]) -> bool:
-    if not key.startswith("user:"):
-        return True
-    if not _about_user(sentence, m):
-        return False
-    if key in _NEEDS_PLACE_NAME:
-        return re.search(r"\b[A-Z][a-z]", sentence[m.end():]) is not None
-    return True
-
-
-def subject_of(sentence: str) -> str | None:
-    """The subject key of a sentence about something that changes over time, or None."""
-    for rule in _SUBJECT_RULES:
-        for m in rule.pattern.finditer(sentence):
-            key = rule.key(m)
-            if key and _subject_plausible(key, sentence, m):
-                return key
-    return None
-
 
 # ---------------------------------------------------------------- types
 
@@ -196,7 +52,10 @@ _SUBJECT_TYPES = {"user:name": MemoryType.IDENTITY, "user:age": MemoryType.IDENT
                   "user:residence": MemoryType.IDENTITY, "user:origin": MemoryType.IDENTITY,
                   "user:job": MemoryType.IDENTITY, "user:employer": MemoryType.IDENTITY,
                   "user:relationship": MemoryType.IDENTITY, "user:diet": MemoryType.PREFERENCE,
-                  "user:home": MemoryType.IDENTITY}
+                  "user:home": MemoryType.IDENTITY, "user:children": MemoryType.IDENTITY,
+                  "user:work-location": MemoryType.FACT}
+_SUBJECT_FAMILY_TYPES = {"routine": MemoryType.PREFERENCE, "favourite": MemoryType.PREFERENCE,
+                         "habit": MemoryType.PREFERENCE, "pet": MemoryType.IDENTITY, "health": MemoryType.FACT}
 _NOT_A_MEMORY = re.compile(
     r"^(?:what|how|why|when|where|who|which|can|could|would|should|is|are|do|does|did|will|shall)\b.*\?$|"
     r"\bi (?:want|need|'d like|would like) (?:you )?to (?:know|ask|understand|check|see if|make sure|thank)\b|"
@@ -222,18 +81,28 @@ _PAST_TENSE = re.compile(r"\b(?:i|we|he|she|they|[A-Z][a-z]+) (?:just |finally |
                          r"(?:[a-z]+ed|went|made|took|"
                          r"sat|said|had|got|came|saw|met|ran|told|found|left|bought|sold|ate|drove|spoke|gave|"
                          r"wrote|began|brought|thought|felt|kept|won|lost|paid|sent|spent|did|was|were)\b")
+_AGE_WORDS = re.compile(r"\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|"
+                        r"five|six|seven|eight|nine))?\b|\b(?:eighteen|nineteen)\b", _I)
+_SELF_DESCRIPTION = re.compile(r"(?:^|[:;—–]\s*)(?:i am|i'm)\s+(?:a|an)\s+[\w -]+[.!]?$", _I)
+_NOUN_FRAGMENT = re.compile(r"^(?:a|an)\s+[\w-]+(?:\s+[\w-]+){0,2}[.!]?$", _I)
 _NUMBERED_LINE = re.compile(r"^\s*(?:\d{1,2}[.)]|step \d{1,2}:?|[-*•])\s+\S", _I | re.MULTILINE)
 
 
 def _type_of(sentence: str, subject: str | None) -> MemoryType | None:
     for mtype, pattern in _TYPE_RULES:
         if pattern.search(sentence):
-            if mtype in (MemoryType.EVENT, MemoryType.IDENTITY) and subject in _SUBJECT_TYPES:
-                return _SUBJECT_TYPES[subject]
+            if mtype in (MemoryType.EVENT, MemoryType.IDENTITY) and subject is not None:
+                return _subject_type(subject)
             return mtype
-    if subject is not None:
-        return _SUBJECT_TYPES.get(subject, MemoryType.FACT)
-    return None
+    return _subject_type(subject) if subject is not None else None
+
+
+def _subject_type(subject: str) -> MemoryType:
+    """The type of a statement of a changing fact: who the user is, what they like, or a plain fact."""
+    if subject in _SUBJECT_TYPES:
+        return _SUBJECT_TYPES[subject]
+    family = subject.split(":")[1] if subject.startswith("user:") and subject.count(":") >= 2 else ""
+    return _SUBJECT_FAMILY_TYPES.get(family, MemoryType.FACT)
 
 
 def _importance(mtype: MemoryType, sentence: str, entities: tuple[str, ...]) -> float:
@@ -260,6 +129,17 @@ def _with_date(content: str, mtype: MemoryType, now: float | None) -> str:
     return content
 
 
+def _with_age(content: str, subject: str | None) -> str:
+    """Spell a stated age in digits too ("I'm forty-one" -> "... (age 41)") so both forms match later."""
+    if subject != "user:age" or re.search(r"\d", content):
+        return content
+    for m in _AGE_WORDS.finditer(content):
+        age = spoken_number(m.group())
+        if age is not None:
+            return f"{content} (age {age})"
+    return content
+
+
 def _with_context(sentences: list[str], i: int) -> str:
     """A short sentence plus the following ones until the text stands on its own (>= 8 words)."""
     parts = [sentences[i]]
@@ -274,9 +154,10 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
     if _NOT_A_MEMORY.search(sentence):
         return None
     subject = subject_of(sentence)
-    mtype = _type_of(sentence, subject)
+    view = first_person_view(sentence)
+    mtype = _type_of(view, subject)
     if mtype is None:
-        mtype = _fallback_type(sentence, role)
+        mtype = _fallback_type(view, role)
         if mtype is None:
             return None
     if subject is None and not is_content_sentence(sentence, role):
@@ -285,7 +166,7 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
         return None
     entities = tuple(name for name, _ in find_entities(content))
     confidence = 0.9 if _EXPLICIT.search(sentence) else 0.6 if role == "assistant" or _HEDGE.search(sentence) else 0.75
-    content = _with_date(content, mtype, now)[:_MAX_CONTENT_CHARS]
+    content = _with_age(_with_date(content, mtype, now), subject)[:_MAX_CONTENT_CHARS]
     return Candidate(type=mtype, content=content, importance=_importance(mtype, sentence, entities),
                      confidence=confidence, subject=subject, entities=entities, role=role)
 
@@ -307,13 +188,27 @@ def _is_question(sentence: str) -> bool:
     return not re.match(r"(?:i|i'm|i've|my|we|we're|we've)\b[^?,]{8,}", sentence, _I)
 
 
+def _spelled_out(sentences: list[str]) -> tuple[list[str], set[int]]:
+    """Expand noun fragments that continue a self-description ("I'm a cook. A runner.") to "I am a runner."."""
+    out, expanded, listing = [], set(), False
+    for i, sentence in enumerate(sentences):
+        if listing and _NOUN_FRAGMENT.match(sentence):
+            out.append(f"I am {sentence[0].lower()}{sentence[1:]}")
+            expanded.add(i)
+            continue
+        listing = bool(_SELF_DESCRIPTION.search(sentence))
+        out.append(sentence)
+    return out, expanded
+
+
 def _user_candidates(text: str, now: float | None) -> list[Candidate]:
-    sentences = [_LEADING_FILLER.sub("", s).strip() or s for s in split_sentences(text)]
+    sentences, expanded = _spelled_out([_LEADING_FILLER.sub("", s).strip() or s for s in split_sentences(text)])
     found = []
     for i, sentence in enumerate(sentences):
-        if _is_question(sentence):
+        if _is_question(sentence) or (i in expanded and subject_of(sentence) is None):
             continue
-        content = _with_context(sentences, i) if len(words(sentence)) < _MIN_WORDS else sentence
+        short = len(words(sentence)) < _MIN_WORDS and i not in expanded
+        content = _with_context(sentences, i) if short else sentence
         candidate = _candidate(sentence, content, "user", now)
         if candidate:
             found.append(candidate)
@@ -352,7 +247,7 @@ def extract_candidates(user: str, assistant: str, *, now: float | None = None) -
     found = _user_candidates(user, now) + _assistant_candidates(assistant, now)
     kept: list[int] = []
     for i in sorted(range(len(found)), key=lambda k: -len(found[k].content)):
-        text = found[i].content.lower()
-        if not any(text in found[k].content.lower() for k in kept):
+        text, subject = found[i].content.lower(), found[i].subject
+        if not any(text in found[k].content.lower() and subject in (None, found[k].subject) for k in kept):
             kept.append(i)
     return [found[i] for i in sorted(kept)]
