@@ -546,6 +546,14 @@ class Store:
                            (*entity_ids, *scopes, limit))
         return [(int(a), int(b)) for a, b in rows]
 
+    def subject_keys(self, scopes: Sequence[str]) -> set[str]:
+        """The distinct subjects of live memories in these scopes."""
+        if not scopes:
+            return set()
+        return {r[0] for r in self._query(f"SELECT DISTINCT subject FROM memories WHERE scope IN "
+                                          f"({_marks(len(scopes))}) AND subject IS NOT NULL AND forgotten = 0",
+                                          scopes)}
+
     def memories_by_subject(self, scopes: Sequence[str], subjects: Sequence[str], limit: int = 50) -> list[int]:
         """Ids of live memories in scope about any of `subjects`: not superseded ones first, then newest first."""
         if not subjects or not scopes:

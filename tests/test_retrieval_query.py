@@ -11,6 +11,7 @@ from hermes_bowerbird.retrieval.query import (
     extract_keywords,
     first_person,
     match_entities,
+    named_subjects,
     normalise_name,
     parse_time,
     subject_hints,
@@ -164,3 +165,18 @@ def test_the_users_own_name_is_a_self_reference(text: str, names: set[str], abou
 def test_first_person_rewrite() -> None:
     assert first_person("Tell me about Marcus's property. Does Marcus rent?", {"marcus"}) == \
         "Tell me about my property. Does I rent?"
+
+
+@pytest.mark.parametrize("keywords, about_user, expected", [
+    (("editor",), True, ("project:editor", "user:editor")),
+    (("editors",), False, ("project:editor",)),
+    (("database", "choose"), False, ("project:database",)),
+    (("diet",), True, ("user:diet",)),
+    (("diet",), False, ()),
+    (("car",), True, ()),  # too short to match on its own
+    (("weather",), True, ()),
+])
+def test_query_words_name_stored_subjects(keywords: tuple[str, ...], about_user: bool,
+                                          expected: tuple[str, ...]) -> None:
+    known = {"project:editor", "user:editor", "project:database", "user:diet", "user:car", "user:favourite:food"}
+    assert named_subjects(keywords, known, about_user) == expected

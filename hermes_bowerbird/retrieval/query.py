@@ -152,6 +152,25 @@ def subject_hints(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for pattern, subjects in _SUBJECT_HINTS if pattern.search(text) for s in subjects))
 
 
+def named_subjects(keywords: Collection[str], known: Collection[str], about_user: bool) -> tuple[str, ...]:
+    """Stored subject keys that a query word names ("what editor ..." -> project:editor, user:editor).
+
+    A key's words are what follows its prefix, split on ':' and '-'; a query word matches one when either is a
+    prefix of the other and both have at least four letters (editor ~ editors). `user:` keys need a question
+    about the user.
+    """
+    words = [w for w in keywords if len(w) >= 4]
+    found = []
+    for key in sorted(known):
+        prefix, _, rest = key.partition(":")
+        if prefix == "user" and not about_user:
+            continue
+        parts = [p for p in re.split(r"[:\-]", rest) if len(p) >= 4]
+        if any(w.startswith(p) or p.startswith(w) for w in words for p in parts):
+            found.append(key)
+    return tuple(found)
+
+
 def self_words(text: str, self_names: Collection[str]) -> set[str]:
     """The words of `text` that name the user (whole-word runs equal to one of the normalised `self_names`)."""
     words = tokens(text[:MAX_QUERY_CHARS])
@@ -164,7 +183,8 @@ def self_words(text: str, self_names: Collection[str]) -> set[str]:
 
 
 def analyze_query(text: str, now: float, entity_norms: Mapping[str, int] | None = None,
-                  tz: tzinfo | None = None, self_names: Collection[str] = ()) -> QueryAnalysis:
+                  tz: tzinfo | None = None, self_names: Collection[str] = (),
+                  known_subjects: Collection[str] = ()) -> QueryAnalysis:
     """Analyse `text` relative to `now` (epoch seconds, read in `tz`; the local zone when None).
 
     `self_names` are the user's own names (normalised). In a user's own memory every item is about the user, so
@@ -177,9 +197,11 @@ def analyze_query(text: str, now: float, entity_norms: Mapping[str, int] | None 
     ids, names = match_entities(text, norms)
     window, recency = parse_time(text, now, tz)
     about_user = bool(own) or _FIRST_PERSON.search(text) is not None
-    return QueryAnalysis(text=text, keywords=extract_keywords(text, own), entity_ids=ids, entity_names=names,
+    keywords = extract_keywords(text, own)
+    subjects = (subject_hints(text) if about_user else ()) + named_subjects(keywords, known_subjects, about_user)
+    return QueryAnalysis(text=text, keywords=keywords, entity_ids=ids, entity_names=names,
                          window=window, recency=recency, type_hints=type_hints(text), about_user=about_user,
-                         subjects=subject_hints(text) if about_user else (),
+                         subjects=tuple(dict.fromkeys(subjects)),
                          semantic_text=first_person(text, self_names) if own else "")
 
 

@@ -79,7 +79,8 @@ class Retriever:
 
     def analyze(self, query: str, scopes: Sequence[str]) -> QueryAnalysis:
         norms = self._entities.norms(scopes)
-        return analyze_query(query, self.clock(), norms, self_names=self.self_names(scopes, norms))
+        return analyze_query(query, self.clock(), norms, self_names=self.self_names(scopes, norms),
+                             known_subjects=self.store.subject_keys(scopes))
 
     def self_names(self, scopes: Sequence[str], norms: Mapping[str, int]) -> set[str]:
         """Normalised names (and aliases) of the entities the user's own name memories (subject user:name) link."""
