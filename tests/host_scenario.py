@@ -107,9 +107,13 @@ def second(home: Path) -> dict[str, Any]:
         agent = _agent(stub, home)
         provider = agent._memory_manager.get_provider("bowerbird")
         provider.engine.embeddings.wait_ready(60)
-        agent.run_conversation("Remind me how I deploy things?", conversation_history=[])
+        r = agent.run_conversation("Remind me how I deploy things?", conversation_history=[])
         first_request = stub.chat_requests[0]
         out = {"user": _user_text(first_request), "system_prompt": first_request["messages"][0]["content"]}
+        compressed = agent._compress_context(r["messages"], None, force=True)
+        before = len(stub.chat_requests)
+        agent.run_conversation("And which day do I avoid?", conversation_history=compressed[0])
+        out["system_prompt_after_compression"] = stub.chat_requests[before]["messages"][0]["content"]
         agent._memory_manager.shutdown_all()
     return out
 

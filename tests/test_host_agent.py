@@ -74,6 +74,16 @@ def test_compression_carries_our_durable_points_to_the_summariser(first: dict[st
     assert "Ansible" in context
 
 
-def test_a_fresh_agent_in_a_new_process_still_recalls(home: Path, first: dict[str, Any]) -> None:
-    second = _run("second", home)
+@pytest.fixture(scope="module")
+def second(home: Path, first: dict[str, Any]) -> dict[str, Any]:
+    return _run("second", home)
+
+
+def test_a_fresh_agent_in_a_new_process_still_recalls(second: dict[str, Any]) -> None:
     assert "Ansible" in second["user"].split("<memory-context>", 1)[-1]
+
+
+def test_the_bulletin_opens_the_session_and_survives_compression(second: dict[str, Any]) -> None:
+    for prompt in (second["system_prompt"], second["system_prompt_after_compression"]):
+        bulletin = prompt.split("### Bulletin: who the user is and what is going on", 1)
+        assert len(bulletin) == 2 and "Ada Lovelace" in bulletin[1]
