@@ -163,17 +163,14 @@ class BowerbirdProvider(_Base):
     def _recall_block(self, query: str) -> str:
         engine = self._require()
         budget = engine.config.prefetch_budget_tokens
+        note = self._bulletin_note()
         with self._lock:
             exclude = set(self._injected)
-        with self._lock:
-            given = list(self._injected_texts)
+            given = [*self._injected_texts, *(_normalised(line[2:]) for line in note.splitlines()[1:])]
         hits = [h for h in engine.recall(query, scopes=self.visible, budget_tokens=budget, exclude=exclude,
                                          min_relevance=PREFETCH_MIN_RELEVANCE)
                 if not _already_given(h.content, given)]
-        parts = []
-        note = self._bulletin_note()
-        if note:
-            parts.append(note)
+        parts = [note] if note else []
         if hits:
             parts += [PREFETCH_HEADER, engine.format_hits(hits, budget)]
             with self._lock:

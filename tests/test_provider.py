@@ -196,3 +196,18 @@ def test_hostile_queries_never_raise(two_users: tuple[BowerbirdProvider, ...], q
     alice, _ = two_users
     assert isinstance(alice.prefetch(query), str)
     assert "results" in json.loads(alice.handle_tool_call("bowerbird_recall", {"query": query}))
+
+
+def test_a_newer_bulletin_reaches_the_session_once_as_a_short_note(home: Path) -> None:
+    provider = _provider(home, platform="cli")
+    engine = provider.engine
+    assert engine is not None
+    engine.remember("My name is Ada and I live in Porto.", scope=provider.write_scope)
+    assert "Porto" in provider.system_prompt_block()  # the bulletin is frozen into the session's prompt
+    engine.remember("We decided to move the API to Rust.", scope=provider.write_scope)
+    engine.bulletin(provider.write_scope, visible=provider.visible, force=True)  # what the hourly job does
+    first = provider.prefetch("what did we decide about the API language?")
+    second = provider.prefetch("what else did we decide about the API language?")
+    assert first.startswith("Memory changed") and first.count("move the API to Rust") == 1  # not repeated below
+    assert "bulletin" not in second.lower()
+    provider.shutdown()
