@@ -31,6 +31,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from report import write_section  # noqa: E402
 
 from hermes_bowerbird.config import build_config  # noqa: E402
 from hermes_bowerbird.curation.curator import Curator, CuratorWorker  # noqa: E402
@@ -250,7 +253,7 @@ def _successors(memory: Memory, by_id: dict[int, Memory]) -> list[Memory]:
 
 def render(results: dict[str, Any], command: str) -> str:
     cap, thr, per = results["capture"], results.get("throughput"), results.get("persona")
-    lines = ["<!-- capture -->", "## Capture and curation (write path)", "",
+    lines = ["## Capture and curation (write path)", "",
              f"Command: `{command}` on {results['machine']}.", "",
              "| capture (redact + 1 INSERT, calling thread) | turns | p50 ms | p99 ms | max ms |",
              "|---|---|---|---|---|"]
@@ -283,15 +286,9 @@ def render(results: dict[str, Any], command: str) -> str:
             lines.append(f"| {c['fact']} | {c['old']} -> {c['new']} | {c['old_memories']} | "
                          f"{'yes' if c['old_superseded'] else 'no'} | {'yes' if c['old_superseded_any'] else 'no'} | "
                          f"{c['stale_same_subject']} | {'yes' if c['new_current'] else 'no'} |")
-    lines.append("<!-- /capture -->")
     return "\n".join(lines)
 
 
-def write_section(path: Path, section: str) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
-    pattern = re.compile(r"<!-- capture -->.*?<!-- /capture -->", re.DOTALL)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -318,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps({"persona": results["persona"]}, indent=1), flush=True)
     if args.write_results:
         command = "PYTHONPATH=. HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_capture.py --write-results"
-        write_section(ROOT / "benchmarks" / "RESULTS.md", render(results, command))
+        write_section("capture", render(results, command))
     return 0
 
 

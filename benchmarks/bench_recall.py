@@ -16,7 +16,6 @@ import json
 import logging
 import math
 import os
-import platform
 import re
 import statistics
 import sys
@@ -32,9 +31,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from report import machine_line, write_section  # noqa: E402
 
 from hermes_bowerbird.config import Config, build_config  # noqa: E402
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder  # noqa: E402
+from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder, WrappedEmbedder  # noqa: E402
 from hermes_bowerbird.retrieval import RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
 from hermes_bowerbird.retrieval.query import STOP_WORDS, tokens  # noqa: E402
 from hermes_bowerbird.semantic import VectorTier  # noqa: E402
@@ -45,37 +47,23 @@ log = logging.getLogger("bench_recall")
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
 DEFAULT_PERSONA = ROOT.parent / "shared" / "data" / "persona"
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
-SECTION = ("<!-- recall -->", "<!-- /recall -->")
 CATEGORIES = (1, 2, 3, 4)
 DAY = 86_400.0
 BASE_TIME = 1_700_000_000.0
 
 
 # -- embeddings ---------------------------------------------------------------------------------------------------
-class FileCachedEmbedder:
+class FileCachedEmbedder(WrappedEmbedder):
     """The real MiniLM embedder with an optional on-disk cache (npz keyed by sha256 of the text)."""
 
     def __init__(self, inner: LocalEmbedder, cache_path: Path | None) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.cache_path = cache_path
         self.cache: dict[str, np.ndarray] = {}
         self.dirty = False
         if cache_path is not None and cache_path.exists():
             data = np.load(cache_path)
             self.cache = {str(k): v for k, v in zip(data["keys"], data["vecs"], strict=True)}
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def is_local(self) -> bool:
-        return True
 
     def embed(self, text: str) -> np.ndarray:
         """Single texts are queries: always embedded by the model, so latency includes the real cost."""
@@ -470,28 +458,8 @@ def render_persona(persona: dict[str, Any]) -> list[str]:
     return lines
 
 
-def write_section(text: str, path: Path = RESULTS) -> None:
-    body = f"{SECTION[0]}\n## Recall (benchmarks/bench_recall.py)\n\n{text}\n{SECTION[1]}"
-    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
-    if SECTION[0] in current and SECTION[1] in current:
-        start = current.index(SECTION[0])
-        end = current.index(SECTION[1]) + len(SECTION[1])
-        current = current[:start] + body + current[end:]
-    else:
-        current = current.rstrip("\n") + "\n\n" + body + "\n"
-    path.write_text(current, encoding="utf-8")
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -536,13 +504,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         embedder.save()
     command = "python benchmarks/bench_recall.py" + (" " + " ".join(argv) if argv else
                                                      (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""))
-    meta = {"command": command, "machine": machine(), "mode": f"{system.mode} ({ingest_seconds:.0f} s)",
+    meta = {"command": command, "machine": machine_line(), "mode": f"{system.mode} ({ingest_seconds:.0f} s)",
             "counts": counts, "questions": len(questions), "data": args.data.name, "off": off,
             "scale": scale}
     text = render(results, persona, meta)
     print(text)
     if args.write_results:
-        write_section(text)
+        write_section("recall", f"## Recall (benchmarks/bench_recall.py)\n\n{text}")
     if args.json is not None:
         args.json.write_text(json.dumps({k: v.table() for k, v in results.items()} | {"persona": persona},
                                         indent=2), encoding="utf-8")
