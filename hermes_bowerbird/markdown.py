@@ -66,12 +66,15 @@ def read_entries(path: Path) -> list[str]:
 
 def import_file(engine: Bowerbird, path: Path, *, scope: str, target: str | None = None,
                 source: Source = Source.IMPORT) -> ImportReport:
-    """Import every entry once (idempotent by content hash), typed for its file."""
+    """Import every entry once (idempotent by content hash), typed for its file.
+
+    An entry seen before is skipped even when it was forgotten since: forgetting must survive the next start.
+    """
     target = target or target_for(path)
     entries = read_entries(path)
     imported = 0
     for entry in entries:
-        if engine.store.find_by_hash(scope, entry) is not None:
+        if engine.store.find_by_hash(scope, entry, include_forgotten=True) is not None:
             continue
         engine.remember(entry, scope=scope, type=type_for_entry(engine, entry, target), source=source,
                         actor=f"import:{path.name}")

@@ -188,10 +188,11 @@ class Store:
             out.update((row[0], _memory(row)) for row in rows)
         return out
 
-    def find_by_hash(self, scope: str, text: str) -> Memory | None:
-        """A live (not forgotten) memory of `scope` with the same normalised content."""
-        rows = self._query(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE scope = ? AND content_hash = ? "
-                           "AND forgotten = 0 ORDER BY id DESC LIMIT 1", (scope, content_hash(text)))
+    def find_by_hash(self, scope: str, text: str, *, include_forgotten: bool = False) -> Memory | None:
+        """A memory of `scope` with the same normalised content (live ones only unless asked)."""
+        live = "" if include_forgotten else " AND forgotten = 0"
+        rows = self._query(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE scope = ? AND content_hash = ?{live} "
+                           "ORDER BY id DESC LIMIT 1", (scope, content_hash(text)))
         return _memory(rows[0]) if rows else None
 
     def find_containing(self, scope: str, text: str, limit: int = 5) -> list[Memory]:

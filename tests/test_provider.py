@@ -94,6 +94,15 @@ def test_host_memory_files_are_imported_once(home: Path) -> None:
         provider.shutdown()
     assert contents == sorted(["Project uses SQLite.", "Deploys on Fridays are banned.\nAlways tag releases.",
                                "Name is Ada.", "Prefers dark mode."])
+    provider = _provider(home, platform="cli")
+    assert provider.engine is not None
+    dark = next(m for m in provider.engine.store.list_memories() if m.content == "Prefers dark mode.")
+    provider.engine.forget(dark.id, scopes=provider.visible)
+    provider.shutdown()
+    provider = _provider(home, platform="cli")  # the next start must not bring a forgotten entry back
+    assert provider.engine is not None
+    assert "Prefers dark mode." not in [m.content for m in provider.engine.store.list_memories()]
+    provider.shutdown()
 
 
 def test_built_in_memory_writes_are_mirrored(home: Path) -> None:
