@@ -31,11 +31,12 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
+from fakes import LoopbackServer
 
 _STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
                  429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
@@ -82,8 +83,7 @@ class GeminiStub:
     requests: list[StubRequest] = field(default_factory=list)
     _failures: deque[_Failure] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _server: ThreadingHTTPServer | None = None
-    _thread: threading.Thread | None = None
+    _server: LoopbackServer | None = None
 
     # ----- scripting -----------------------------------------------------------------------------
 
@@ -112,23 +112,15 @@ class GeminiStub:
     def url(self) -> str:
         if self._server is None:
             raise RuntimeError("the stub is not running")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"http://127.0.0.1:{self._server.port}"
 
     def start(self) -> GeminiStub:
-        handler = _make_handler(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="gemini-stub", daemon=True)
-        self._thread.start()
+        self._server = LoopbackServer(_make_handler(self), "gemini-stub")
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(5)
+            self._server.close()
         self._server = None
 
     def __enter__(self) -> GeminiStub:

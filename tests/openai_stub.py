@@ -27,9 +27,11 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from fakes import LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -100,25 +102,17 @@ class OpenAIStub:
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server: LoopbackServer | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     def start(self) -> OpenAIStub:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="openai-stub", daemon=True)
-        self._thread.start()
+        self._server = LoopbackServer(_handler_for(self), "openai-stub")
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.close()
             self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
 
     def __enter__(self) -> OpenAIStub:
         return self.start()
@@ -129,7 +123,7 @@ class OpenAIStub:
     @property
     def port(self) -> int:
         assert self._server is not None, "the stub is not running"
-        return int(self._server.server_address[1])
+        return self._server.port
 
     @property
     def base_url(self) -> str:
