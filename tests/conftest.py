@@ -3,16 +3,49 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from hermes_bowerbird.config import Config, build_config
+from hermes_bowerbird.store import Store
+
+if TYPE_CHECKING:  # the model and torch load only in tests that ask for them
+    from hermes_bowerbird.embedding import LocalEmbedder
+    from hermes_bowerbird.semantic import VectorTier
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
 @pytest.fixture(scope="session")
-def minilm():  # type: ignore[no-untyped-def]
+def minilm() -> LocalEmbedder:
     """The real shipped all-MiniLM-L6-v2, loaded once for the whole test session."""
     from hermes_bowerbird.embedding import LocalEmbedder
 
     return LocalEmbedder()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A migrated database in the test's own folder (modules that need a clock override this)."""
+    opened = Store.open(tmp_path / "m.db")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def vectors(store: Store, minilm: LocalEmbedder) -> VectorTier:
+    """The vector tier over `store` with the real MiniLM, ready at once."""
+    from hermes_bowerbird.embedding import EmbeddingService
+    from hermes_bowerbird.semantic import VectorTier
+
+    return VectorTier(store, EmbeddingService.from_embedder(minilm, store))
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    """Default settings; components under test get their store explicitly, so the db path is unused."""
+    return build_config(tmp_path, {"db_path": str(tmp_path / "unused.db")})

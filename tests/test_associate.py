@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.config import Config
+from hermes_bowerbird.embedding import EmbeddingService
 from hermes_bowerbird.maintenance import Associator
 from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
@@ -17,21 +15,6 @@ RUN = "I went for a run in the park this morning."
 RUN_AGAIN = "This morning I went for a run in the park."
 UNRELATED = "The quarterly report is due on Friday."
 
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store.open(tmp_path / "m.db")
-
-
-@pytest.fixture
-def vectors(store: Store, minilm: LocalEmbedder) -> VectorTier:
-    return VectorTier(store, EmbeddingService.from_embedder(minilm, store))
-
-
-@pytest.fixture
-def config(tmp_path: Path) -> Config:
-    return build_config(tmp_path, {"db_path": str(tmp_path / "unused.db")})
 
 
 def add(store: Store, vectors: VectorTier, content: str, *, scope: str = "user:alice",

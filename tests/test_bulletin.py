@@ -51,11 +51,6 @@ def store(tmp_path: Path, clock: FakeClock) -> Store:
 
 
 @pytest.fixture
-def config(tmp_path: Path) -> Config:
-    return build_config(tmp_path, {"db_path": str(tmp_path / "unused.db")})
-
-
-@pytest.fixture
 def stub() -> Iterator[GeminiStub]:
     with GeminiStub(api_key="good") as running:
         yield running

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.config import Config
 from hermes_bowerbird.errors import LLMError
 from hermes_bowerbird.maintenance import Consolidator
 from hermes_bowerbird.maintenance.consolidate import CURSOR_KEY
@@ -38,21 +35,6 @@ class ScriptedLLM:
             raise LLMError("endpoint unavailable")
         return self.reply
 
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store.open(tmp_path / "m.db")
-
-
-@pytest.fixture
-def vectors(store: Store, minilm: LocalEmbedder) -> VectorTier:
-    return VectorTier(store, EmbeddingService.from_embedder(minilm, store))
-
-
-@pytest.fixture
-def config(tmp_path: Path) -> Config:
-    return build_config(tmp_path, {"db_path": str(tmp_path / "unused.db")})
 
 
 def add(store: Store, vectors: VectorTier, content: str, scope: str = "user:alice") -> int:

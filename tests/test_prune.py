@@ -29,11 +29,6 @@ def store(tmp_path: Path, clock: FakeClock) -> Store:
     return Store.open(tmp_path / "m.db", clock=clock)
 
 
-@pytest.fixture
-def config(tmp_path: Path) -> Config:
-    return build_config(tmp_path, {"db_path": str(tmp_path / "unused.db")})
-
-
 def add(store: Store, type_: MemoryType, importance: float, content: str, subject: str | None = None) -> int:
     return store.insert_memory(NewMemory(SCOPE, type_, content, Source.TURN, importance=importance,
                                          subject=subject)).id
