@@ -10,7 +10,6 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ import click
 from . import __version__, render, scopes
 from .config import Config, load_config
 from .errors import BowerbirdError, DatabaseError, InvalidInputError, NotFoundError
+from .timestamps import parse_iso
 from .types import MemoryType, Relation, Source
 
 if TYPE_CHECKING:
@@ -186,12 +186,9 @@ def parse_time(value: str | None, now: float) -> float | None:
     except ValueError:
         pass
     try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        return parse_iso(value)
     except ValueError as exc:
         raise InvalidInputError(f"cannot read time {value!r}: use 2026-03-01, 2026-03-01T09:00 or 7d / 12h") from exc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
 
 
 def memory_json(memory: Memory) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .curation.redact import redact
 from .errors import InvalidInputError
 from .store import content_hash
+from .timestamps import parse_iso
 from .types import Source
 
 if TYPE_CHECKING:
@@ -134,12 +135,9 @@ def _timestamp(value: Any, where: str) -> float | None:
         return float(value) / 1000.0 if value > 1e11 else float(value)  # milliseconds are common in exports
     if isinstance(value, str):
         try:
-            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            return parse_iso(value)
         except ValueError as exc:
             raise InvalidInputError(f"{where}: cannot read timestamp {value!r}") from exc
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=UTC)
-        return parsed.timestamp()
     raise InvalidInputError(f"{where}: 'timestamp' must be a number or an ISO 8601 date")
 
 

@@ -6,10 +6,10 @@ import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .errors import BowerbirdError, InvalidInputError, NotFoundError
+from .timestamps import parse_iso, to_iso
 from .types import Memory, MemoryType, Relation, Source
 
 if TYPE_CHECKING:
@@ -242,16 +242,13 @@ def _time(value: Any, key: str) -> float | None:
     if value in (None, ""):
         return None
     try:
-        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return parse_iso(str(value))
     except ValueError as exc:
         raise InvalidInputError(f"'{key}' must be an ISO date such as 2026-03-01") from exc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
 
 
 def iso(ts: float | None) -> str | None:
-    return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+    return None if ts is None else to_iso(ts)
 
 
 def memory_dict(memory: Memory) -> dict[str, Any]:

@@ -1,0 +1,18 @@
+"""Timestamps at the edges: ISO 8601 text in and out, Unix epoch seconds everywhere inside."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+def parse_iso(text: str) -> float:
+    """Epoch seconds of an ISO 8601 date or date-time ('Z' accepted; no zone means UTC). ValueError if unreadable."""
+    moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def to_iso(ts: float) -> str:
+    """UTC ISO 8601 to the second."""
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
