@@ -27,6 +27,7 @@ from .types import (
     LLM,
     AuditEntry,
     Bulletin,
+    Candidate,
     Clock,
     Edge,
     Embedder,
@@ -46,7 +47,7 @@ Progress = Callable[[int, int], None]
 # One engine per database file per process: Hermes builds a provider per agent (gateway users, resumed sessions).
 _SHARED: dict[str, Bowerbird] = {}
 _SHARED_LOCK = threading.Lock()
-_MAX_CONTENT_CHARS = 20_000
+_MAX_TEXT_CHARS = 200_000  # one captured or remembered text; the journal is not a file store
 
 
 @dataclass(frozen=True)
@@ -127,8 +128,7 @@ class Bowerbird:
             turn_index = self.store.next_turn_index(session_id)
         journal_id = self.store.journal_append(
             scope=scope, session_id=session_id, turn_index=turn_index, platform=platform,
-            user=redact(_clip(strip_injected_context(user))),
-            assistant=redact(_clip(strip_injected_context(assistant))), source=source, created_at=created_at)
+            user=clean_text(user), assistant=clean_text(assistant), source=source, created_at=created_at)
         if self._worker is not None:
             self._worker.notify()
         return journal_id
@@ -148,7 +148,7 @@ class Bowerbird:
                  importance: float | None = None, tags: Sequence[str] = (), source: Source = Source.TOOL,
                  session_id: str | None = None, actor: str = "tool") -> Memory:
         """Store one memory now (dedup by content; a same-subject memory is superseded)."""
-        text = redact(_clip(content)).strip()
+        text = clean_text(content).strip()
         if not text:
             raise InvalidInputError("nothing to remember: the content is empty")
         if importance is not None and not 0.0 <= importance <= 1.0:
@@ -163,7 +163,7 @@ class Bowerbird:
                source: Source = Source.TOOL) -> Memory:
         """Write a new version that supersedes the old one (both kept, linked by an `updates` edge)."""
         old = self.store.require_memory(memory_id, scopes)
-        text = redact(_clip(content)).strip()
+        text = clean_text(content).strip()
         if not text:
             raise InvalidInputError("the new content is empty")
         new = self.store.insert_memory(NewMemory(
@@ -278,16 +278,16 @@ class Bowerbird:
         self.store.close()
 
 
-def _clip(text: str | None) -> str:
-    """Bound one captured text; very long pastes keep their head (the journal is not a file store)."""
-    text = text or ""
-    if len(text) > _MAX_CONTENT_CHARS * 10:
-        log.warning("captured text of %d chars clipped to %d", len(text), _MAX_CONTENT_CHARS * 10)
-        return text[: _MAX_CONTENT_CHARS * 10]
-    return text
+def clean_text(text: str | None) -> str:
+    """What may be stored of a text: no recalled-memory blocks, bounded in size (head kept), secrets redacted."""
+    text = strip_injected_context(text)
+    if len(text) > _MAX_TEXT_CHARS:
+        log.warning("text of %d chars clipped to %d", len(text), _MAX_TEXT_CHARS)
+        text = text[:_MAX_TEXT_CHARS]
+    return redact(text)
 
 
-def _classify(text: str) -> Any:
+def _classify(text: str) -> Candidate | None:
     """The best typed reading of a single statement, or None."""
     candidates = extract_candidates(text, "")
     return max(candidates, key=lambda c: c.importance) if candidates else None

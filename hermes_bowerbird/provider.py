@@ -12,11 +12,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import markdown, scopes
 from .config import Config, load_config
-from .curation.injected import strip_injected_context
 from .curation.noise import is_trivial_prompt
-from .curation.redact import redact
 from .curation.summary import durable_points
-from .engine import Bowerbird
+from .engine import Bowerbird, clean_text
 from .retrieval import PREFETCH_MIN_RELEVANCE
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
@@ -370,7 +368,7 @@ def _text_of(content: Any) -> str:
 
 def _known(text: str, seen: set[str]) -> bool:
     """Whether this text was journaled already (the journal holds it cleaned and redacted)."""
-    return not text.strip() or content_hash(redact(strip_injected_context(text))) in seen
+    return not text.strip() or content_hash(clean_text(text)) in seen
 
 
 def _normalised(text: str) -> str:
