@@ -46,6 +46,12 @@ class RetrievalWeights:
     recency: float = 0.3  # bonus share for new items when the query says "recently"
     decay_half_life_days: float = 180.0  # effective importance halves after this long without access
     access_boost: float = 0.1  # bonus per doubling of the access count
+    # second-stage rerank of the best candidates by the items themselves (retrieval/rerank.py)
+    rerank_cosine: float = 1.0  # exp(w x cosine to the query)
+    rerank_coverage: float = 0.8  # exp(w x idf-weighted share of the query's keywords the item holds)
+    rerank_substance: float = 1.0  # (1 + min(chars, substance_chars)) ^ w: very short items rarely answer
+    rerank_memory: float = 0.2  # exp(w) for curated memories over raw episodes
+    substance_chars: float = 250.0  # the length past which an item is no more substantial
     mmr_lambda: float = 0.7
     duplicate_similarity: float = 0.9  # a hit this similar (cosine, or word overlap) to a better one is dropped
 

@@ -440,6 +440,30 @@ class Store:
                "ORDER BY score DESC LIMIT ?")
         return self._fts(sql, (match, *scopes, limit))
 
+    def corpus_size(self) -> int:
+        """Highest episode id plus highest memory id: a cheap upper bound on the documents both full-text indexes
+        hold (deleted rows leave gaps), used as N in inverse document frequencies."""
+        return int(self._scalar("SELECT (SELECT coalesce(max(id), 0) FROM episodes) "
+                                "+ (SELECT coalesce(max(id), 0) FROM memories)"))
+
+    def term_document_counts(self, words: Sequence[str], cap: int = 10_000) -> dict[str, int]:
+        """In how many episodes plus memories each word occurs (as full-text search matches it: stemmed), each
+        table's count stopping at `cap` so a very common word costs a bounded scan."""
+        out: dict[str, int] = {}
+        for word in words:
+            match = fts_match_expression(word)
+            if match is None:
+                continue
+            total = 0
+            for table in ("episodes_fts", "memories_fts"):
+                sql = f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)"
+                try:
+                    total += int(self._scalar(sql, (match, cap)))
+                except sqlite3.OperationalError as exc:
+                    log.warning("full-text count rejected by SQLite: %s", exc)
+            out[word] = total
+        return out
+
     def _fts(self, sql: str, params: Sequence[Any]) -> list[tuple[int, float]]:
         try:
             return [(int(i), float(s)) for i, s in self._query(sql, params)]

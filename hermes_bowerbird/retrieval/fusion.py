@@ -173,7 +173,7 @@ def demote_stale_episodes(fused: Mapping[Key, Fused], stale: Mapping[int, Sequen
                 entry.score = min(entry.score, successor.score * SUCCESSOR_MARGIN)
 
 
-STEM_CHARS = 5  # words sharing their first five letters count as one in keyword coverage (cats/cat, moving/moved)
+STEM_CHARS = 5  # words sharing their first five letters count as one in keyword coverage (painted/painting)
 
 
 def keyword_coverage(keywords: Sequence[str], text: str) -> float:

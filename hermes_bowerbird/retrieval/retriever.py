@@ -30,6 +30,7 @@ from .fusion import (
     weighted_rrf,
 )
 from .query import QueryAnalysis, analyze_query
+from .rerank import KeywordCoverage, TermStats, rerank
 from .results import Hit, RecallRequest, item_key
 from .scoring import effective_importance
 
@@ -39,6 +40,8 @@ MAX_LIMIT = 100
 EDGE_SEEDS = 5  # best memories whose typed edges are followed
 MMR_POOL_FACTOR = 3  # MMR chooses among this many x limit best candidates
 MIN_MMR_POOL = 20
+RERANK_POOL = 60  # the best candidates the second stage re-weighs (at least; MMR's pool when larger)
+RELEVANCE_POOL = 100  # candidates whose relevance is checked against a floor
 SUCCESSOR_HOPS = 3
 
 
@@ -48,6 +51,7 @@ class _Items:
 
     memories: dict[int, Memory] = field(default_factory=dict)
     episodes: dict[int, Episode] = field(default_factory=dict)
+    vectors: dict[Key, np.ndarray] = field(default_factory=dict)  # of the reranked pool, for relevance and MMR
     stale_episodes: dict[int, list[int]] = field(default_factory=dict)  # episode -> superseded memories it stated
 
     def get(self, key: Key) -> Memory | Episode | None:
@@ -71,6 +75,7 @@ class Retriever:
         self._pool = ThreadPoolExecutor(2, thread_name_prefix="bowerbird-recall") if parallel else None
         self._scope_ids = cand.ScopeIdCache(store)
         self._entities = cand.EntityNormCache(store)
+        self._terms = TermStats(store)
 
     def close(self) -> None:
         """Stop the worker threads (waits for a running search's vector step)."""
@@ -104,10 +109,12 @@ class Retriever:
         fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         items = self._hydrate(fused, request, scopes)
         fused = self._expand(fused, items, signals, weights, request, scopes, analysis)
-        ranked = self._rank(fused, items, analysis, now)
+        limit = min(request.limit, MAX_LIMIT)
+        pool = max(RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR)
+        ranked = self._rank(fused, items, analysis, query_vector, now, pool)
         if request.min_relevance > 0:
-            ranked = self._relevant(ranked, items, analysis, query_vector, request.min_relevance)
-        chosen = self._diversify(ranked, items, min(request.limit, MAX_LIMIT))
+            ranked = self._relevant(ranked, items, analysis, request.min_relevance)
+        chosen = self._diversify(ranked, items, limit)
         hits = self._to_hits(chosen, items, request.explain, vector_note)
         hits = fit_to_budget(hits, request.budget_tokens)
         if touch:
@@ -136,23 +143,15 @@ class Retriever:
         allowed = {k: self._scope_ids.allowed(k, scopes) for k in kinds}
         return cand.vector_signals(self.vectors, query_vector, allowed, kinds), query_vector
 
-    def _relevant(self, ranked: list[Fused], items: _Items, analysis: QueryAnalysis,
-                  query_vector: np.ndarray | None, floor: float) -> list[Fused]:
+    def _relevant(self, ranked: list[Fused], items: _Items, analysis: QueryAnalysis, floor: float) -> list[Fused]:
         """The candidates whose own relevance (see `relevance`) reaches `floor`; it is recorded as a signal.
 
         A memory filling a profile slot the question names (the subject signal found it) is relevant by that
         structured match alone.
         """
-        pool = ranked[:max(MIN_MMR_POOL, MAX_LIMIT)]
-        vectors: dict[Key, np.ndarray] = {}
-        if query_vector is not None:
-            for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
-                ids = [e.key[1] for e in pool if e.key[0] is kind]
-                vectors.update(((kind, i), v) for i, v in self.vectors.vectors(kind, ids).items())
         kept = []
-        for entry in pool:
-            vector = vectors.get(entry.key)
-            cosine = float(np.dot(vector, query_vector)) if vector is not None and query_vector is not None else None
+        for entry in ranked[:RELEVANCE_POOL]:
+            cosine = entry.signals.get("cosine")
             value = 1.0 if "subject" in entry.signals else relevance(analysis, _content(items.get(entry.key)), cosine)
             entry.signals["relevance"] = value
             if value >= floor:
@@ -229,7 +228,10 @@ class Retriever:
                 key = (ItemKind.MEMORY, int(memory.superseded_by or 0))
                 fused[key] = Fused(key, source.score if source else 0.0, {"successor_of": float(memory.id)})
 
-    def _rank(self, fused: dict[Key, Fused], items: _Items, analysis: QueryAnalysis, now: float) -> list[Fused]:
+    def _rank(self, fused: dict[Key, Fused], items: _Items, analysis: QueryAnalysis,
+              query_vector: np.ndarray | None, now: float, pool_size: int) -> list[Fused]:
+        """Fused scores -> session and neighbour lifts -> importance, type and time -> the `pool_size` best are
+        reranked by the items themselves -> superseded items demoted below their successors."""
         weights = self.config.weights
         session_prior(fused, items.episodes, weights.session)
         spread_to_neighbours(fused, items.episodes, weights.neighbour_prev, weights.neighbour_next)
@@ -239,22 +241,32 @@ class Retriever:
             importance = (effective_importance(item, now, self.config) if isinstance(item, Memory)
                           else weights.episode_importance)
             rescore(entry, item, analysis, now, weights, importance)
-        demote_superseded(fused, items.memories, now, weights.superseded_penalty)
-        demote_stale_episodes(fused, items.stale_episodes, items.memories, weights.superseded_penalty)
-        return sorted(fused.values(), key=lambda e: (-e.score, e.key[0] != ItemKind.MEMORY, e.key[1]))
+        pool = sorted(fused.values(), key=_order)[:pool_size]
+        self._rerank(pool, items, analysis, query_vector)
+        kept = {e.key: e for e in pool}
+        demote_superseded(kept, items.memories, now, weights.superseded_penalty)
+        demote_stale_episodes(kept, items.stale_episodes, items.memories, weights.superseded_penalty)
+        return sorted(pool, key=_order)
+
+    def _rerank(self, pool: list[Fused], items: _Items, analysis: QueryAnalysis,
+                query_vector: np.ndarray | None) -> None:
+        for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
+            ids = [e.key[1] for e in pool if e.key[0] is kind]
+            if ids and self.vectors.ready():
+                items.vectors.update(((kind, i), v) for i, v in self.vectors.vectors(kind, ids).items())
+        cosines = ({} if query_vector is None else
+                   {key: float(np.dot(vector, query_vector)) for key, vector in items.vectors.items()})
+        texts = {e.key: _content(items.get(e.key)) for e in pool}
+        coverage = KeywordCoverage(analysis.keywords, self._terms.idf(set(analysis.keywords)))
+        rerank(pool, coverage_of=coverage, texts=texts, cosines=cosines, weights=self.config.weights)
 
     def _diversify(self, ranked: list[Fused], items: _Items, limit: int) -> list[Fused]:
         pool = ranked[:max(MIN_MMR_POOL, limit * MMR_POOL_FACTOR)]
         if len(pool) <= 1:
             return pool[:limit]
-        vectors: dict[Key, np.ndarray] = {}
-        for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
-            ids = [e.key[1] for e in pool if e.key[0] is kind]
-            if ids and self.vectors.ready():
-                vectors.update(((kind, i), v) for i, v in self.vectors.vectors(kind, ids).items())
         texts = {e.key: _content(items.get(e.key)) for e in pool}
         weights = self.config.weights
-        similarity = make_similarity(vectors, texts, self._sources(pool, items))
+        similarity = make_similarity(items.vectors, texts, self._sources(pool, items))
         return mmr(pool, similarity, weights.mmr_lambda, limit, weights.duplicate_similarity)
 
     def _sources(self, pool: list[Fused], items: _Items) -> dict[Key, frozenset[tuple[str, int]]]:
@@ -289,6 +301,11 @@ class Retriever:
         return hits
 
 
+
+
+def _order(entry: Fused) -> tuple[float, bool, int]:
+    """Best score first; on ties memories before episodes, then the older item."""
+    return -entry.score, entry.key[0] != ItemKind.MEMORY, entry.key[1]
 
 
 def _content(item: Memory | Episode | None) -> str:

@@ -1,0 +1,99 @@
+"""Second-stage rerank: the best fused candidates re-weighed by what each item itself says about the query."""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Collection, Mapping, Sequence
+
+from ..config import RetrievalWeights
+from ..store import Store
+from ..types import ItemKind
+from .fusion import STEM_CHARS, Fused, Key
+from .query import tokens
+
+REFRESH_GROWTH = 0.1  # cached document frequencies are dropped once the corpus grew by this share
+
+
+class TermStats:
+    """Inverse document frequencies of query words over episodes and memories, cached per word.
+
+    Counting a word's documents costs one full-text lookup, so counts are kept until the corpus has grown by
+    REFRESH_GROWTH (or shrunk), when frequencies may have moved enough to matter.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._size = 0
+        self._counts: dict[str, int] = {}
+
+    def idf(self, words: Collection[str]) -> dict[str, float]:
+        """BM25's idf, log(1 + (N - n + 0.5) / (n + 0.5)), for each word (n = documents holding it)."""
+        size = self._store.corpus_size()
+        with self._lock:
+            if size < self._size or size > self._size * (1 + REFRESH_GROWTH):
+                self._counts, self._size = {}, size
+            missing = [w for w in words if w not in self._counts]
+        counts = self._store.term_document_counts(missing) if missing else {}
+        with self._lock:
+            self._counts.update(counts)
+            known = {w: self._counts.get(w, 0) for w in words}
+        return {w: math.log(1 + (size - n + 0.5) / (n + 0.5)) for w, n in known.items()}
+
+
+class KeywordCoverage:
+    """Share of a query's total keyword idf whose words occur in a text: a rare word the item contains counts
+    for more than a common one. Words compare by their first STEM_CHARS letters (painted/painting), as
+    `fusion.keyword_coverage` does; one regular expression per query finds them in each text."""
+
+    def __init__(self, keywords: Sequence[str], idf: Mapping[str, float]) -> None:
+        self.weights: dict[str, float] = {}
+        for word in keywords:
+            stem = word[:STEM_CHARS]
+            self.weights[stem] = max(self.weights.get(stem, 0.0), idf.get(word, 0.0))
+        self.total = sum(self.weights.values())
+        alternatives = sorted((re.escape(stem) + (r"\w*" if len(stem) == STEM_CHARS else "") + r"\b"
+                               for stem in self.weights), key=len, reverse=True)
+        self._pattern = re.compile(r"\b(?:" + "|".join(alternatives) + ")", re.IGNORECASE) if alternatives else None
+
+    def __call__(self, text: str) -> float:
+        if self.total <= 0 or self._pattern is None:
+            return 0.0
+        found = {match[:STEM_CHARS].lower() for match in self._pattern.findall(text)}
+        return sum(self.weights.get(stem, 0.0) for stem in found) / self.total
+
+
+def item_factor(text: str, cosine: float | None, coverage: float, is_memory: bool,
+                weights: RetrievalWeights, *, fills_slot: bool = False) -> float:
+    """How close an item comes to an ideal answer, in (0, 1]:
+
+    exp(w_cos (cosine - 1) + w_cov (coverage - 1) + w_mem ([memory] - 1)) x ((1 + min(chars, cap)) / (1 + cap)) ^ w_sub
+
+    Substance: a very short item ("ok, thanks!") rarely answers anything, while past the cap length says
+    nothing more. A memory filling the profile slot the question names (`fills_slot`) is the answer however
+    short it is, so it counts at the cap. A missing cosine (no model) counts as 0 for every item alike.
+    """
+    exponent = (weights.rerank_cosine * ((cosine or 0.0) - 1.0) + weights.rerank_coverage * (coverage - 1.0)
+                + (0.0 if is_memory else -weights.rerank_memory))
+    cap = weights.substance_chars
+    chars = cap if fills_slot else min(len(text), cap)
+    return math.exp(exponent) * ((1.0 + chars) / (1.0 + cap)) ** weights.rerank_substance
+
+
+def rerank(pool: Sequence[Fused], *, coverage_of: KeywordCoverage, texts: Mapping[Key, str],
+           cosines: Mapping[Key, float], weights: RetrievalWeights) -> None:
+    """Multiply each pooled entry's score by its `item_factor`, recording the features as signals."""
+    for entry in pool:
+        text = texts.get(entry.key, "")
+        cosine = cosines.get(entry.key)
+        fills_slot = "subject" in entry.signals  # the question's words named this memory's profile slot
+        coverage = 1.0 if fills_slot else coverage_of(text)
+        factor = item_factor(text, cosine, coverage, entry.key[0] is ItemKind.MEMORY, weights,
+                             fills_slot=fills_slot)
+        entry.score *= factor
+        entry.signals["coverage"] = coverage
+        entry.signals["rerank"] = factor
+        if cosine is not None:
+            entry.signals["cosine"] = cosine
