@@ -40,6 +40,7 @@ class RetrievalWeights:
     session: float = 0.6  # lift for episodes of the best-matching sessions (0 = off)
     importance: float = 0.3  # how far effective importance moves a fused score (0 = not at all)
     episode_importance: float = 0.5  # the effective importance episodes are rescored with
+    assistant_about_user: float = 0.5  # share the assistant's turns keep in questions about the user
     superseded_penalty: float = 0.3  # multiplier for superseded or expired memories
     type_boost: float = 0.3  # bonus share for memories of a type the query hints at
     time_boost: float = 0.5  # bonus share for items inside a time window named in the query

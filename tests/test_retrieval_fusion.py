@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_bowerbird.config import build_config
+from hermes_bowerbird.config import RetrievalWeights, build_config
 from hermes_bowerbird.errors import ConfigError
 from hermes_bowerbird.retrieval.candidates import Signal
 from hermes_bowerbird.retrieval.fusion import (
@@ -19,10 +19,12 @@ from hermes_bowerbird.retrieval.fusion import (
     jaccard,
     make_similarity,
     mmr,
+    rescore,
     session_prior,
     spread_to_neighbours,
     weighted_rrf,
 )
+from hermes_bowerbird.retrieval.query import QueryAnalysis
 from hermes_bowerbird.retrieval.scoring import access_boost, decay_exempt, decay_factor, effective_importance
 from hermes_bowerbird.types import Episode, ItemKind, Memory, MemoryType, Source
 
@@ -74,6 +76,20 @@ def test_session_prior_lifts_the_strongest_session() -> None:
     session_prior(fused, episodes, weight=0.5)
     assert fused[(E, 1)].score == pytest.approx(1.5)
     assert fused[(E, 3)].score == pytest.approx(1.25)
+
+
+@pytest.mark.parametrize(("role", "about_user", "expected"), [
+    ("assistant", True, 0.5),  # the user's own words are the record about the user
+    ("user", True, 1.0),
+    ("assistant", False, 1.0),  # other questions weigh both sides alike
+])
+def test_assistant_turns_count_less_in_questions_about_the_user(role: str, about_user: bool,
+                                                                expected: float) -> None:
+    weights = replace(RetrievalWeights(), importance=0.0, assistant_about_user=0.5)
+    entry = Fused((E, 1), 1.0)
+    turn = Episode(1, "user:a", "s", 0, 0, role, "You live in Lisbon, right?", 0.0)
+    rescore(entry, turn, QueryAnalysis("where do I live", ("live",), about_user=about_user), 0.0, weights, 0.5)
+    assert entry.score == pytest.approx(expected)
 
 
 def test_superseded_memory_ranks_below_its_successor() -> None:

@@ -138,6 +138,8 @@ def test_hostile_queries_analyse(text: str) -> None:
     ("Am I still married?", ("user:relationship",)),
     ("how old am I", ("user:age",)),
     ("What did we decide about the deploy?", ()),
+    ("Do I have kids?", ("user:children",)),
+    ("What are my hobbies?", ("user:routine:", "user:habit:")),
 ])
 def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:
     assert subject_hints(text) == expected
@@ -160,6 +162,18 @@ def test_the_users_own_name_is_a_self_reference(text: str, names: set[str], abou
     assert analysis.subjects == subjects
     assert analysis.semantic_text == semantic
     assert 7 not in analysis.entity_ids or not names
+
+
+@pytest.mark.parametrize(("text", "subjects"), [
+    ("What are my hobbies?", ("user:routine:meditation", "user:routine:running", "user:habit:drinking")),
+    ("How is my health?", ("user:health:asthma", "user:allergy")),  # single slots stay, stored or not
+    ("Do I have pets?", ()),  # no pet stored: the family names nothing
+    ("What are Caroline's hobbies?", ()),  # someone else's
+])
+def test_slot_families_expand_to_the_stored_keys(text: str, subjects: tuple[str, ...]) -> None:
+    known = {"user:routine:meditation", "user:routine:running", "user:habit:drinking", "user:health:asthma",
+             "user:diet", "project:routine"}
+    assert analyze_query(text, NOW, {}, UTC, known_subjects=known).subjects == subjects
 
 
 def test_first_person_rewrite() -> None:

@@ -111,9 +111,16 @@ def session_prior(fused: Mapping[Key, Fused], episodes: Mapping[int, Episode], w
 
 def rescore(entry: Fused, item: Memory | Episode, analysis: QueryAnalysis, now: float,
             weights: RetrievalWeights, importance: float) -> None:
-    """Multiply the fused score by the importance, type-hint, time-window and recency factors."""
+    """Multiply the fused score by the importance, type-hint, time-window and recency factors.
+
+    In a question about the user, the assistant's turns count for `assistant_about_user` of the user's own:
+    what the user said about themselves is the record, a reply mostly echoes or advises.
+    """
     factor = (1.0 - weights.importance) + weights.importance * importance
     entry.signals["importance"] = importance
+    if analysis.about_user and isinstance(item, Episode) and item.role == "assistant":
+        factor *= weights.assistant_about_user
+        entry.signals["assistant_turn"] = weights.assistant_about_user
     if isinstance(item, Memory) and item.type in analysis.type_hints:
         factor *= 1.0 + weights.type_boost
         entry.signals["type_hint"] = 1.0

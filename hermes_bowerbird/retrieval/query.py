@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
@@ -53,7 +53,8 @@ _TYPE_HINTS: tuple[tuple[re.Pattern[str], tuple[MemoryType, ...]], ...] = tuple(
     ))
 
 # (pattern, subjects): topics of the user's profile slots, as the curator keys them (memory.subject). They only
-# apply to questions about the user (first person, or the user's own name).
+# apply to questions about the user (first person, or the user's own name). A key ending in ':' names a family
+# of slots ("user:routine:" = every routine the store holds).
 _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (re.compile(p, re.IGNORECASE), subjects) for p, subjects in (
         (r"\b(live[sd]?|living|location|located|based|city|town|reside\w*|address|move[ds]?|moving|homes?|"
@@ -68,6 +69,12 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", ("user:origin",)),
         (r"\b(car|drive|drives)\b", ("user:car",)),
         (r"\b(phone)\b", ("user:phone",)),
+        (r"\b(kids?|child|children|sons?|daughters?|parent\w*)\b", ("user:children",)),
+        (r"\b(hobb\w*|routines?|habits?|pastimes?|spare time|free time|for fun|daily|every day)\b",
+         ("user:routine:", "user:habit:")),
+        (r"\b(health\w*|medical|medications?|illness\w*|conditions?|allerg\w*|injur\w*)\b",
+         ("user:health:", "user:medication:", "user:allergy")),
+        (r"\b(pets?|dogs?|cats?)\b", ("user:pet:",)),
     ))
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
 
@@ -152,6 +159,14 @@ def subject_hints(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for pattern, subjects in _SUBJECT_HINTS if pattern.search(text) for s in subjects))
 
 
+def expand_families(subjects: Sequence[str], known: Collection[str]) -> tuple[str, ...]:
+    """Family keys ("user:routine:") replaced by the stored keys they cover, in sorted order; others kept."""
+    out: list[str] = []
+    for subject in subjects:
+        out.extend(sorted(k for k in known if k.startswith(subject)) if subject.endswith(":") else [subject])
+    return tuple(dict.fromkeys(out))
+
+
 def named_subjects(keywords: Collection[str], known: Collection[str], about_user: bool) -> tuple[str, ...]:
     """Stored subject keys that a query word names ("what editor ..." -> project:editor, user:editor).
 
@@ -198,7 +213,8 @@ def analyze_query(text: str, now: float, entity_norms: Mapping[str, int] | None 
     window, recency = parse_time(text, now, tz)
     about_user = bool(own) or _FIRST_PERSON.search(text) is not None
     keywords = extract_keywords(text, own)
-    subjects = (subject_hints(text) if about_user else ()) + named_subjects(keywords, known_subjects, about_user)
+    hinted = expand_families(subject_hints(text), known_subjects) if about_user else ()
+    subjects = hinted + named_subjects(keywords, known_subjects, about_user)
     return QueryAnalysis(text=text, keywords=keywords, entity_ids=ids, entity_names=names,
                          window=window, recency=recency, type_hints=type_hints(text), about_user=about_user,
                          subjects=tuple(dict.fromkeys(subjects)),

@@ -11,7 +11,6 @@ from ..config import RetrievalWeights
 from ..store import Store
 from ..types import ItemKind
 from .fusion import STEM_CHARS, Fused, Key
-from .query import tokens
 
 REFRESH_GROWTH = 0.1  # cached document frequencies are dropped once the corpus grew by this share
 
