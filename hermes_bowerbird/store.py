@@ -593,9 +593,12 @@ class Store:
         """Episode id -> ids of live memories of the same scope extracted from that episode's turn."""
         out: dict[int, list[int]] = {}
         for chunk in _chunks(list(episode_ids)):
-            rows = self._query("SELECT e.id, p.memory_id FROM episodes e JOIN memory_provenance p "
+            # CROSS JOIN fixes the loop order (episode -> its turn's provenance -> memory): left to choose, the
+            # planner scanned every live memory of the scope per episode (86 ms for 100 episodes at 10K items)
+            rows = self._query("SELECT e.id, p.memory_id FROM episodes e CROSS JOIN memory_provenance p "
                                "ON p.session_id = e.session_id AND p.turn_index = e.turn_index "
-                               "JOIN memories m ON m.id = p.memory_id AND m.scope = e.scope AND m.forgotten = 0 "
+                               "CROSS JOIN memories m ON m.id = p.memory_id AND m.scope = e.scope "
+                               "AND m.forgotten = 0 "
                                f"WHERE e.id IN ({_marks(len(chunk))})", chunk)
             for episode_id, memory_id in rows:
                 out.setdefault(int(episode_id), []).append(int(memory_id))
