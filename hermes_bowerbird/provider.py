@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import markdown, scopes
 from .config import Config, load_config
+from .curation.injected import message_text
 from .curation.noise import is_trivial_prompt
 from .curation.summary import durable_points
 from .engine import Bowerbird, clean_text
@@ -345,7 +346,7 @@ def _pairs(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     user: str | None = None
     for message in messages or ():
-        role, text = message.get("role"), _text_of(message.get("content"))
+        role, text = message.get("role"), message_text(message.get("content"))
         if role == "user":
             if user is not None:
                 pairs.append((user, ""))
@@ -356,14 +357,6 @@ def _pairs(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     if user:
         pairs.append((user, ""))
     return [(u, a) for u, a in pairs if u.strip() or a.strip()]
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # multimodal parts
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("text"))
-    return ""
 
 
 def _known(text: str, seen: set[str]) -> bool:

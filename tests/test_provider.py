@@ -142,6 +142,14 @@ def test_pre_compress_lists_durable_points_within_the_limit(home: Path) -> None:
     provider.shutdown()
 
 
+def test_pre_compress_reads_multimodal_messages(home: Path) -> None:
+    provider = _provider(home, platform="cli")
+    messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:,"}},
+                                             {"type": "text", "text": "We decided to deploy on Fridays."}]}]
+    assert "deploy on Fridays" in provider.on_pre_compress(messages)
+    provider.shutdown()
+
+
 def test_initialize_is_fast_and_config_comes_from_hermes_home(home: Path) -> None:
     import time
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..store import content_hash
 from .extract import extract_candidates
-from .injected import strip_injected_context
+from .injected import message_text, strip_injected_context
 from .redact import redact
 
 HEADER = "Durable facts and decisions from the earlier conversation (keep them in the summary):"
@@ -18,8 +18,8 @@ def durable_points(messages: Sequence[Mapping[str, Any]], *, limit_chars: int = 
     """Most important extracted statements first, one line each, redacted, within `limit_chars`."""
     candidates = []
     for position, message in enumerate(messages or ()):
-        role, content = message.get("role"), message.get("content")
-        if role not in ("user", "assistant") or not isinstance(content, str) or not content.strip():
+        role, content = message.get("role"), message_text(message.get("content"))
+        if role not in ("user", "assistant") or not content.strip():
             continue
         text = strip_injected_context(content)
         found = extract_candidates(text, "") if role == "user" else extract_candidates("", text)
