@@ -276,7 +276,8 @@ def run_locomo(system: System, questions: Sequence[Question], embedder: FileCach
 
 
 def _baseline_fts(system: System, q: Question) -> list[list[str]]:
-    match = fts_match_expression(q.text)
+    """bm25 over turns for the question's words, stop words left out (they only add noise to bm25)."""
+    match = fts_match_expression(" ".join(w for w in tokens(q.text) if w not in STOP_WORDS))
     ids = [i for i, _ in system.store.search_episodes_fts(match, [q.scope], 10)] if match else []
     return _episode_slots(system, ids)
 
@@ -284,6 +285,27 @@ def _baseline_fts(system: System, q: Question) -> list[list[str]]:
 def _episode_slots(system: System, ids: Sequence[int]) -> list[list[str]]:
     episodes = system.store.get_episodes(ids)
     return [[f"{episodes[i].session_id}#{episodes[i].turn_index}"] for i in ids if i in episodes]
+
+
+FLOORS = (0.25, 0.3, 0.35, 0.4)
+
+
+def floor_table(system: System, questions: Sequence[Question]) -> list[dict[str, float]]:
+    """What the prefetch relevance floor keeps: for each floor, turn recall_any@5 of the questions asked of their
+    own conversation, and the share of questions asked of another conversation's scope that get nothing back."""
+    scopes = sorted({q.scope for q in questions})
+    other = {scope: scopes[(i + 1) % len(scopes)] for i, scope in enumerate(scopes)}
+    rows = []
+    for floor in FLOORS:
+        hit = empty = 0
+        for q in questions:
+            own = system.retriever.search(RecallRequest(q.text, (q.scope,), limit=5, min_relevance=floor),
+                                          touch=False)
+            hit += any(set(slots_of(h.provenance)) & q.evidence for h in own)
+            empty += not system.retriever.search(RecallRequest(q.text, (other[q.scope],), limit=5,
+                                                               min_relevance=floor), touch=False)
+        rows.append({"floor": floor, "any@5": hit / len(questions), "empty": empty / len(questions)})
+    return rows
 
 
 def latency_vectors_off(system: System, questions: Sequence[Question]) -> list[float]:
@@ -434,6 +456,10 @@ def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dic
         lines += [f"At {int(scale['items'])} items in one scope (half episodes, half memories): p50 "
                   f"{scale['on_p50']:.1f} ms, p95 {scale['on_p95']:.1f} ms with query embedding; vector signal off: "
                   f"p50 {scale['off_p50']:.1f} ms, p95 {scale['off_p95']:.1f} ms."]
+    lines += ["", "Prefetch relevance floor (limit 5; the provider uses PREFETCH_MIN_RELEVANCE): any@5 of the "
+                  "questions in their own conversation, and the share of questions asked of another conversation "
+                  "that get nothing back.", "", "| floor | any@5 | other conversation: nothing back |", "|---|---|---|"]
+    lines += [f"| {row['floor']:.2f} | {row['any@5']:.3f} | {row['empty']:.3f} |" for row in meta["floors"]]
     if persona is not None:
         lines += ["", *render_persona(persona)]
     return "\n".join(lines)
@@ -487,6 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ingest_seconds = time.perf_counter() - started
         results = run_locomo(system, questions, embedder)
         off = latency_vectors_off(system, questions)
+        floors = floor_table(system, questions)
         counts = {k: v for k, v in system.store.counts().items() if k in ("memories", "episodes", "entities", "edges")}
         system.retriever.close()
         system.close()
@@ -506,7 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                      (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""))
     meta = {"command": command, "machine": machine_line(), "mode": f"{system.mode} ({ingest_seconds:.0f} s)",
             "counts": counts, "questions": len(questions), "data": args.data.name, "off": off,
-            "scale": scale}
+            "scale": scale, "floors": floors}
     text = render(results, persona, meta)
     print(text)
     if args.write_results:
