@@ -220,8 +220,14 @@ def make_similarity(vectors: Mapping[Key, np.ndarray], texts: Mapping[Key, str],
     A memory and an episode it was extracted from (the episode's turn is in the memory's provenance) count as
     the same item (1.0), so a search does not spend two places on one turn.
     """
-    token_sets = {key: set(tokens(text)) for key, text in texts.items()}
+    token_sets: dict[Key, frozenset[str]] = {}  # filled on demand: only items lacking a vector need them
     origin = sources or {}
+
+    def words(key: Key) -> frozenset[str]:
+        found = token_sets.get(key)
+        if found is None:
+            found = token_sets[key] = frozenset(tokens(texts.get(key, "")))
+        return found
 
     def similarity(a: Key, b: Key) -> float:
         if a[0] is not b[0] and origin.get(a, frozenset()) & origin.get(b, frozenset()):
@@ -229,8 +235,11 @@ def make_similarity(vectors: Mapping[Key, np.ndarray], texts: Mapping[Key, str],
         va, vb = vectors.get(a), vectors.get(b)
         if va is not None and vb is not None:
             return float(np.dot(va, vb))
-        sa, sb = token_sets.get(a, set()), token_sets.get(b, set())
-        return len(sa & sb) / len(sa | sb) if sa and sb else 0.0
+        sa, sb = words(a), words(b)
+        if not sa or not sb:
+            return 0.0
+        shared = len(sa & sb)
+        return shared / (len(sa) + len(sb) - shared)
 
     return similarity
 
