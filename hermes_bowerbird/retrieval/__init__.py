@@ -1,4 +1,4 @@
-"""Hybrid retrieval: query analysis, full-text/vector/graph candidates, fusion, rescoring, MMR and budgets."""
+"""Hybrid retrieval: query analysis, full-text/vector/graph candidates, fusion, rescoring, rerank, MMR and budgets."""
 
 from __future__ import annotations
 

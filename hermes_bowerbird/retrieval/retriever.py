@@ -59,7 +59,8 @@ class _Items:
 
 
 class Retriever:
-    """Query analysis -> full-text, vector and graph candidates -> weighted RRF -> rescoring -> MMR -> budget.
+    """Query analysis -> full-text, vector and graph candidates -> weighted RRF -> rescoring -> rerank of the best
+    by the items themselves -> MMR -> budget.
 
     With `parallel=True` the query embedding and vector search run on a small owned thread pool while
     full-text and graph queries run on the caller's thread. The default is sequential: on 2 cores with
