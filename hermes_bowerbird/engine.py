@@ -211,8 +211,9 @@ class Bowerbird:
             audit=tuple(self.store.audit_for(memory.id)),
             entities=tuple(self.store.get_entities(entity_ids).values()))
 
-    def bulletin(self, scope: str, *, visible: Sequence[str] | None = None, force: bool = False) -> Bulletin | None:
-        return self.bulletins.current(scope, tuple(visible or (scope,)), force=force)
+    def bulletin(self, scope: str, *, visible: Sequence[str] | None = None, force: bool = False,
+                 synthesise: bool = True) -> Bulletin | None:
+        return self.bulletins.current(scope, tuple(visible or (scope,)), force=force, synthesise=synthesise)
 
     def status(self) -> dict[str, object]:
         journal = self.store.journal_counts()

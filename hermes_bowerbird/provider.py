@@ -137,7 +137,8 @@ class BowerbirdProvider(_Base):
             "decision or todo; bowerbird_update to correct one by id; bowerbird_forget to drop one; "
             "bowerbird_relate to link two.",
         ]
-        bulletin = engine.bulletin(self.write_scope, visible=self.visible)
+        # never waits for a model on the session-start path; the maintenance job writes the briefing later
+        bulletin = engine.bulletin(self.write_scope, visible=self.visible, synthesise=False)
         self._bulletin_seen = bulletin
         if bulletin is not None and bulletin.text.strip():
             lines += ["", "### Bulletin: who the user is and what is going on", bulletin.text.strip()]
@@ -185,6 +186,8 @@ class BowerbirdProvider(_Base):
         if latest is None or seen is None or latest.id == seen.id:
             return ""
         self._bulletin_seen = latest
+        if latest.state_hash == seen.state_hash:
+            return ""  # the same memory, only rewritten (a briefing replacing the deterministic bulletin)
         return engine.bulletins.changes_since(seen, latest)
 
     # -- write path -----------------------------------------------------------------------------------------

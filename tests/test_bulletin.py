@@ -151,6 +151,28 @@ def test_llm_failure_falls_back_to_the_deterministic_bulletin(store: Store, conf
     assert bulletin is not None and bulletin.generator == "deterministic" and bulletin.text == expected
 
 
+def test_session_start_never_waits_for_the_model_and_the_job_upgrades_later(store: Store, config: Config,
+                                                                           clock: FakeClock, stub: GeminiStub) -> None:
+    builder = BulletinBuilder(store, config, clock, gemini(stub))
+    quick = builder.current(ALICE, VISIBLE, synthesise=False)
+    assert quick is not None and quick.generator == "deterministic"
+    assert stub.count(":generateContent") == 0
+    assert builder.current(ALICE, VISIBLE, synthesise=False) == quick  # nothing changed: served as it is
+    stub.replies.append("Alice is a marine biologist in Lisbon.")
+    upgraded = builder.current(ALICE, VISIBLE)  # what the maintenance job asks for, within the hour
+    assert upgraded is not None and upgraded.generator.startswith("llm:") and upgraded.state_hash == quick.state_hash
+    assert builder.current(ALICE, VISIBLE) == upgraded  # upgraded once per memory state
+    assert stub.count(":generateContent") == 1
+
+
+def test_a_failed_upgrade_adds_no_copy(store: Store, config: Config, clock: FakeClock, stub: GeminiStub) -> None:
+    builder = BulletinBuilder(store, config, clock, gemini(stub))
+    quick = builder.current(ALICE, VISIBLE, synthesise=False)
+    stub.fail_always(500)
+    assert builder.current(ALICE, VISIBLE) == quick
+    assert store.latest_bulletin(ALICE) == quick
+
+
 @pytest.mark.parametrize("words,generator,max_len", [
     (1_600, "deterministic", 500),  # past the hard cap: not trusted, deterministic instead
     (700, "llm", 300),  # longer than configured: clipped to bulletin_llm_max_words

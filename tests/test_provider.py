@@ -215,6 +215,19 @@ def test_hostile_queries_never_raise(two_users: tuple[BowerbirdProvider, ...], q
     assert "results" in json.loads(alice.handle_tool_call("bowerbird_recall", {"query": query}))
 
 
+def test_a_bulletin_only_rewritten_from_the_same_memory_sends_no_note(home: Path) -> None:
+    provider = _provider(home, platform="cli")
+    engine = provider.engine
+    assert engine is not None
+    engine.remember("My name is Ada and I live in Porto.", scope=provider.write_scope)
+    provider.system_prompt_block()
+    seen = engine.store.latest_bulletin(provider.write_scope)
+    assert seen is not None and seen.generator == "deterministic"
+    engine.store.add_bulletin(provider.write_scope, "Ada lives in Porto.", seen.state_hash, "llm:test")
+    assert "Memory changed" not in provider.prefetch("where does Ada live these days?")
+    provider.shutdown()
+
+
 def test_a_newer_bulletin_reaches_the_session_once_as_a_short_note(home: Path) -> None:
     provider = _provider(home, platform="cli")
     engine = provider.engine

@@ -84,28 +84,40 @@ class BulletinBuilder:
         self._lock = threading.Lock()
 
     # -- serving ----------------------------------------------------------------------------------------------
-    def current(self, scope: str, visible_scopes: Sequence[str], force: bool = False) -> Bulletin | None:
-        """The latest bulletin of `scope`, rebuilt first when memory changed and the interval has passed."""
+    def current(self, scope: str, visible_scopes: Sequence[str], force: bool = False, *,
+                synthesise: bool = True) -> Bulletin | None:
+        """The latest bulletin of `scope`, rebuilt first when memory changed and the interval has passed.
+
+        `synthesise=False` never waits for a language model: a due rebuild is deterministic, and the maintenance
+        job later upgrades it (a deterministic bulletin counts as stale while a model is configured).
+        """
         visible = list(dict.fromkeys(visible_scopes))
         with self._lock:
             latest = self.store.latest_bulletin(scope)
             state = self.store.memory_state_hash(visible)
             now = self.clock()
-            if latest is not None and not force and (
+            if latest is not None and not force and not self.upgradable(latest, state, synthesise) and (
                     latest.state_hash == state or now - latest.created_at < self.config.bulletin_interval_seconds):
                 return latest
-            text, generator = self.generate(visible, now)
+            text, generator = self.generate(visible, now, synthesise=synthesise)
             if not text:
                 return None
+            if latest is not None and latest.text == text and latest.state_hash == state:
+                return latest  # e.g. a failed upgrade fell back to the same deterministic text
             bulletin = self.store.add_bulletin(scope, text, state, generator)
             log.info("bulletin for %s rebuilt (%s, %d words)", scope, generator, word_count(text))
             return bulletin
 
-    def generate(self, visible_scopes: Sequence[str], now: float) -> tuple[str, str]:
-        """(text, generator): synthesised by the LLM when there is one, else (or on any failure) deterministic."""
+    def upgradable(self, latest: Bulletin, state: str, synthesise: bool = True) -> bool:
+        """A current deterministic bulletin that a configured model could now write as a briefing."""
+        return synthesise and self.llm is not None and latest.generator == DETERMINISTIC and latest.state_hash == state
+
+    def generate(self, visible_scopes: Sequence[str], now: float, *, synthesise: bool = True) -> tuple[str, str]:
+        """(text, generator): synthesised by the LLM when there is one (and `synthesise`), else (or on any failure)
+        deterministic."""
         sections = self.collect(visible_scopes, now)
         text = self.render(sections, now, self.config.bulletin_max_words)
-        if not text or self.llm is None:
+        if not text or self.llm is None or not synthesise:
             return text, DETERMINISTIC
         notes = self.render(sections, now, LLM_HARD_CAP_WORDS)
         synthesised = self._synthesise(self.llm, notes)

@@ -142,4 +142,5 @@ class Maintenance:
 
     def _bulletin_stale(self, scope: str, visible: Sequence[str]) -> bool:
         latest = self.store.latest_bulletin(scope)
-        return latest is None or latest.state_hash != self.store.memory_state_hash(list(visible))
+        state = self.store.memory_state_hash(list(visible))
+        return latest is None or latest.state_hash != state or self.bulletins.upgradable(latest, state)
