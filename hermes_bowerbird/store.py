@@ -416,11 +416,14 @@ class Store:
             params.append(limit)
         return [Episode(*r) for r in self._query(sql, params)]
 
-    def delete_episodes_before(self, cutoff: float) -> int:
+    def delete_episodes_before(self, cutoff: float) -> list[int]:
+        """Delete episodes (and their stored vectors) created before `cutoff`; returns their ids."""
         with self.transaction():
+            ids = [int(r[0]) for r in self._execute("SELECT id FROM episodes WHERE created_at < ?", (cutoff,))]
             self._execute("DELETE FROM embeddings WHERE kind = 'episode' AND item_id IN "
                           "(SELECT id FROM episodes WHERE created_at < ?)", (cutoff,))
-            return self._execute("DELETE FROM episodes WHERE created_at < ?", (cutoff,)).rowcount
+            self._execute("DELETE FROM episodes WHERE created_at < ?", (cutoff,))
+            return ids
 
     # -- full-text search -----------------------------------------------------------------------------------
     def search_memories_fts(self, match: str, scopes: Sequence[str], limit: int = 50,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -11,7 +11,7 @@ from fakes import FakeClock
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.maintenance.prune import prune, purge
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import MemoryType, NewMemory, Source
+from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
 
 DAY = 86_400.0
 T0 = 1_700_000_000.0
@@ -168,8 +168,16 @@ def test_episodes_are_kept_unless_a_retention_is_configured(tmp_path: Path, stor
                                                             retention_days: float, kept: int) -> None:
     config = build_config(tmp_path, {"db_path": str(tmp_path / "unused.db"),
                                      "episode_retention_days": retention_days})
-    store.insert_episode(scope=SCOPE, session_id="s", turn_index=0, chunk_index=0, role="user", content="old turn")
+    first = store.insert_episode(scope=SCOPE, session_id="s", turn_index=0, chunk_index=0, role="user",
+                                 content="old turn")
     clock.now += 60 * DAY
     store.insert_episode(scope=SCOPE, session_id="s", turn_index=1, chunk_index=0, role="user", content="new turn")
-    purge(store, config, clock.now)
+    removed: list[tuple[ItemKind, list[int]]] = []
+
+    class Vectors:
+        def remove(self, kind: ItemKind, ids: Sequence[int]) -> None:
+            removed.append((kind, list(ids)))
+
+    purge(store, config, clock.now, vectors=Vectors())
     assert len(store.list_episodes([SCOPE])) == kept
+    assert removed == ([] if kept == 2 else [(ItemKind.EPISODE, [first])])

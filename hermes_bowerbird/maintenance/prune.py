@@ -95,8 +95,10 @@ def purge(store: Store, config: Config, now: float, *, dry_run: bool = False,
         purged += batch
     if vectors is not None and purged:
         vectors.remove(ItemKind.MEMORY, purged)
-    episodes = 0
+    episodes: list[int] = []
     if config.episode_retention_days > 0:
         episodes = store.delete_episodes_before(now - config.episode_retention_days * DAY)
-    return PurgeResult(candidates, len(purged), episodes)
+        if vectors is not None and episodes:
+            vectors.remove(ItemKind.EPISODE, episodes)  # a running process's index would still return them
+    return PurgeResult(candidates, len(purged), len(episodes))
 
