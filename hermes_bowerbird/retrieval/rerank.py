@@ -13,6 +13,7 @@ from ..types import ItemKind
 from .fusion import STEM_CHARS, Fused, Key
 
 REFRESH_GROWTH = 0.1  # cached document frequencies are dropped once the corpus grew by this share
+COVERAGE_WORDS = 32  # a long query's first keywords count for coverage, as many as full-text search uses
 
 
 class TermStats:

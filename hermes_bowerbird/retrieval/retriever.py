@@ -30,7 +30,7 @@ from .fusion import (
     weighted_rrf,
 )
 from .query import QueryAnalysis, analyze_query
-from .rerank import KeywordCoverage, TermStats, rerank
+from .rerank import COVERAGE_WORDS, KeywordCoverage, TermStats, rerank
 from .results import Hit, RecallRequest, item_key
 from .scoring import effective_importance
 
@@ -258,7 +258,8 @@ class Retriever:
         cosines = ({} if query_vector is None else
                    {key: float(np.dot(vector, query_vector)) for key, vector in items.vectors.items()})
         texts = {e.key: _content(items.get(e.key)) for e in pool}
-        coverage = KeywordCoverage(analysis.keywords, self._terms.idf(set(analysis.keywords)))
+        words = analysis.keywords[:COVERAGE_WORDS]
+        coverage = KeywordCoverage(words, self._terms.idf(set(words)))
         rerank(pool, coverage_of=coverage, texts=texts, cosines=cosines, weights=self.config.weights)
 
     def _diversify(self, ranked: list[Fused], items: _Items, limit: int) -> list[Fused]:
