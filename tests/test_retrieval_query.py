@@ -140,6 +140,8 @@ def test_hostile_queries_analyse(text: str) -> None:
     ("What did we decide about the deploy?", ()),
     ("Do I have kids?", ("user:children",)),
     ("What are my hobbies?", ("user:routine:", "user:habit:")),
+    ("How are my parents doing?", ()),  # not the user's children
+    ("What are the conditions of my lease?", ()),  # not health
 ])
 def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:
     assert subject_hints(text) == expected

@@ -69,10 +69,10 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", ("user:origin",)),
         (r"\b(car|drive|drives)\b", ("user:car",)),
         (r"\b(phone)\b", ("user:phone",)),
-        (r"\b(kids?|child|children|sons?|daughters?|parent\w*)\b", ("user:children",)),
-        (r"\b(hobb\w*|routines?|habits?|pastimes?|spare time|free time|for fun|daily|every day)\b",
+        (r"\b(kids?|child|children|sons?|daughters?)\b", ("user:children",)),
+        (r"\b(hobb\w*|routines?|habits?|pastimes?|spare time|free time|for fun)\b",
          ("user:routine:", "user:habit:")),
-        (r"\b(health\w*|medical|medications?|illness\w*|conditions?|allerg\w*|injur\w*)\b",
+        (r"\b(health\w*|medical|medications?|illness\w*|allerg\w*|injur\w*)\b",
          ("user:health:", "user:medication:", "user:allergy")),
         (r"\b(pets?|dogs?|cats?)\b", ("user:pet:",)),
     ))
