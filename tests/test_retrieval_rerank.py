@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from hermes_bowerbird.config import RetrievalWeights
-from hermes_bowerbird.retrieval.fusion import Fused
-from hermes_bowerbird.retrieval.rerank import KeywordCoverage, TermStats, item_factor, rerank
+from hermes_bowerbird.retrieval.fusion import Fused, KeywordCoverage
+from hermes_bowerbird.retrieval.rerank import TermStats, item_factor, rerank
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
 
@@ -62,6 +62,12 @@ def test_term_stats_weigh_rare_words_higher_and_refresh_after_growth(tmp_path: P
 def test_keyword_coverage_weighs_words_by_idf(text: str, expected: float) -> None:
     coverage = KeywordCoverage(["painting", "lisbon"], {"painting": 3.0, "lisbon": 1.0})
     assert coverage(text) == pytest.approx(expected)
+
+
+def test_keyword_coverage_without_idf_counts_every_keyword_alike() -> None:
+    coverage = KeywordCoverage(["painting", "lisbon", "paints"])  # painting and paints are one stem
+    assert coverage("I painted it") == pytest.approx(0.5)
+    assert coverage("Lisbon, painted") == 1.0
 
 
 def test_keyword_coverage_of_short_keywords_needs_the_whole_word() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -183,22 +184,35 @@ def demote_stale_episodes(fused: Mapping[Key, Fused], stale: Mapping[int, Sequen
 STEM_CHARS = 5  # words sharing their first five letters count as one in keyword coverage (painted/painting)
 
 
-def keyword_coverage(keywords: Sequence[str], text: str) -> float:
-    """Share of the query's keywords (compared by their first STEM_CHARS letters) that occur in `text`."""
-    if not keywords:
-        return 0.0
-    have = {w[:STEM_CHARS] for w in tokens(text)}
-    wanted = {k[:STEM_CHARS] for k in keywords}
-    return len(wanted & have) / len(wanted)
+class KeywordCoverage:
+    """Share of a query's keywords that occur in a text, each weighted by its idf when given (a rare word the item
+    contains counts for more than a common one), else all alike. Words compare by their first STEM_CHARS letters
+    (painted/painting); one regular expression per query finds them in each text."""
+
+    def __init__(self, keywords: Sequence[str], idf: Mapping[str, float] | None = None) -> None:
+        self.weights: dict[str, float] = {}
+        for word in keywords:
+            stem = word[:STEM_CHARS]
+            weight = 1.0 if idf is None else idf.get(word, 0.0)
+            self.weights[stem] = max(self.weights.get(stem, 0.0), weight)
+        self.total = sum(self.weights.values())
+        alternatives = sorted((re.escape(stem) + (r"\w*" if len(stem) == STEM_CHARS else "") + r"\b"
+                               for stem in self.weights), key=len, reverse=True)
+        self._pattern = re.compile(r"\b(?:" + "|".join(alternatives) + ")", re.IGNORECASE) if alternatives else None
+
+    def __call__(self, text: str) -> float:
+        if self.total <= 0 or self._pattern is None:
+            return 0.0
+        found = {match[:STEM_CHARS].lower() for match in self._pattern.findall(text)}
+        return sum(self.weights.get(stem, 0.0) for stem in found) / self.total
 
 
-def relevance(analysis: QueryAnalysis, text: str, cosine: float | None) -> float:
+def relevance(coverage: float, cosine: float | None) -> float:
     """How plainly an item itself answers the query, whatever lifted it in the ranking: the mean of its cosine
     similarity to the query and the share of the query's keywords it contains (the share alone without a vector).
 
     On LoCoMo dev the mean separates answers from unrelated items better than either part or their maximum.
     """
-    coverage = keyword_coverage(analysis.keywords, text)
     return coverage if cosine is None else (cosine + coverage) / 2
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Collection, Mapping, Sequence
 
 from ..config import RetrievalWeights
 from ..store import Store
 from ..types import ItemKind
-from .fusion import STEM_CHARS, Fused, Key
+from .fusion import Fused, Key, KeywordCoverage
 
 REFRESH_GROWTH = 0.1  # cached document frequencies are dropped once the corpus grew by this share
 COVERAGE_WORDS = 32  # a long query's first keywords count for coverage, as many as full-text search uses
@@ -41,28 +40,6 @@ class TermStats:
             self._counts.update(counts)
             known = {w: self._counts.get(w, 0) for w in words}
         return {w: math.log(1 + (size - n + 0.5) / (n + 0.5)) for w, n in known.items()}
-
-
-class KeywordCoverage:
-    """Share of a query's total keyword idf whose words occur in a text: a rare word the item contains counts
-    for more than a common one. Words compare by their first STEM_CHARS letters (painted/painting), as
-    `fusion.keyword_coverage` does; one regular expression per query finds them in each text."""
-
-    def __init__(self, keywords: Sequence[str], idf: Mapping[str, float]) -> None:
-        self.weights: dict[str, float] = {}
-        for word in keywords:
-            stem = word[:STEM_CHARS]
-            self.weights[stem] = max(self.weights.get(stem, 0.0), idf.get(word, 0.0))
-        self.total = sum(self.weights.values())
-        alternatives = sorted((re.escape(stem) + (r"\w*" if len(stem) == STEM_CHARS else "") + r"\b"
-                               for stem in self.weights), key=len, reverse=True)
-        self._pattern = re.compile(r"\b(?:" + "|".join(alternatives) + ")", re.IGNORECASE) if alternatives else None
-
-    def __call__(self, text: str) -> float:
-        if self.total <= 0 or self._pattern is None:
-            return 0.0
-        found = {match[:STEM_CHARS].lower() for match in self._pattern.findall(text)}
-        return sum(self.weights.get(stem, 0.0) for stem in found) / self.total
 
 
 def item_factor(text: str, cosine: float | None, coverage: float, is_memory: bool,

@@ -18,6 +18,7 @@ from .budget import fit_to_budget
 from .fusion import (
     Fused,
     Key,
+    KeywordCoverage,
     demote_stale_episodes,
     demote_superseded,
     make_similarity,
@@ -30,7 +31,7 @@ from .fusion import (
     weighted_rrf,
 )
 from .query import QueryAnalysis, analyze_query
-from .rerank import COVERAGE_WORDS, KeywordCoverage, TermStats, rerank
+from .rerank import COVERAGE_WORDS, TermStats, rerank
 from .results import Hit, RecallRequest, item_key
 from .scoring import effective_importance
 
@@ -150,10 +151,11 @@ class Retriever:
         A memory filling a profile slot the question names (the subject signal found it) is relevant by that
         structured match alone.
         """
+        coverage = KeywordCoverage(analysis.keywords)
         kept = []
         for entry in ranked[:RELEVANCE_POOL]:
-            cosine = entry.signals.get("cosine")
-            value = 1.0 if "subject" in entry.signals else relevance(analysis, _content(items.get(entry.key)), cosine)
+            value = (1.0 if "subject" in entry.signals else
+                     relevance(coverage(_content(items.get(entry.key))), entry.signals.get("cosine")))
             entry.signals["relevance"] = value
             if value >= floor:
                 kept.append(entry)
