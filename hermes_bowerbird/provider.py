@@ -186,8 +186,6 @@ class BowerbirdProvider(_Base):
         if latest is None or seen is None or latest.id == seen.id:
             return ""
         self._bulletin_seen = latest
-        if latest.state_hash == seen.state_hash:
-            return ""  # the same memory, only rewritten (a briefing replacing the deterministic bulletin)
         return engine.bulletins.changes_since(seen, latest)
 
     # -- write path -----------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -199,3 +200,5 @@ def test_changes_since_notes_what_was_added_and_dropped(store: Store, config: Co
     assert any(line.startswith("+ ") and "Portuguese" in line for line in lines)
     assert any("no longer current" in line and "diving licence" in line for line in lines)
     assert changes_since(second, second) == ""
+    rewritten = dataclasses.replace(second, id=second.id + 1, text="Alice studies reefs.", hash="other")
+    assert changes_since(second, rewritten) == ""  # same memory state: nothing changed for the session

@@ -190,8 +190,9 @@ def _change_lines(text: str) -> list[str]:
 
 
 def changes_since(old: Bulletin, new: Bulletin, max_lines: int = CHANGE_LINES) -> str:
-    """A short one-time note of what a newer bulletin adds or drops ("" when nothing visible changed)."""
-    if old.hash == new.hash:
+    """A short one-time note of what a newer bulletin adds or drops ("" when nothing visible changed, or when the
+    newer one was only rewritten from the same memory, e.g. a briefing replacing the deterministic bulletin)."""
+    if old.hash == new.hash or old.state_hash == new.state_hash:
         return ""
     before, after = _change_lines(old.text), _change_lines(new.text)
     before_set, after_set = set(before), set(after)
