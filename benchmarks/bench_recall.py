@@ -38,7 +38,7 @@ from report import machine_line, write_section  # noqa: E402
 from hermes_bowerbird.config import Config, build_config  # noqa: E402
 from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder, WrappedEmbedder  # noqa: E402
 from hermes_bowerbird.retrieval import RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
-from hermes_bowerbird.retrieval.query import STOP_WORDS, tokens  # noqa: E402
+from hermes_bowerbird.retrieval.query import STOP_WORDS, extract_keywords, tokens  # noqa: E402
 from hermes_bowerbird.semantic import VectorTier  # noqa: E402
 from hermes_bowerbird.store import Store, fts_match_expression  # noqa: E402
 from hermes_bowerbird.types import ItemKind, Provenance  # noqa: E402
@@ -276,8 +276,8 @@ def run_locomo(system: System, questions: Sequence[Question], embedder: FileCach
 
 
 def _baseline_fts(system: System, q: Question) -> list[list[str]]:
-    """bm25 over turns for the question's words, stop words left out (they only add noise to bm25)."""
-    match = fts_match_expression(" ".join(w for w in tokens(q.text) if w not in STOP_WORDS))
+    """bm25 over turns for the question's keywords as the engine extracts them (stop words only add noise)."""
+    match = fts_match_expression(" ".join(extract_keywords(q.text)))
     ids = [i for i, _ in system.store.search_episodes_fts(match, [q.scope], 10)] if match else []
     return _episode_slots(system, ids)
 
