@@ -271,6 +271,13 @@ def _vector_models(data: Mapping[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in dict(models).items()) or "none"
 
 
+def _retrying_text(retrying: Mapping[str, Any]) -> str:
+    if not retrying.get("rows"):
+        return "none"
+    return (f"{retrying['rows']} rows (up to {retrying['max_attempts']} attempts; "
+            f"next in {retrying.get('next_retry_seconds')} s)")
+
+
 def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
     counts = data.get("counts") or {}
     embedding = data.get("embedding") or {}
@@ -283,6 +290,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
         "entities": counts.get("entities", 0),
         "edges": counts.get("edges", 0),
         "journal backlog": data.get("journal_backlog", 0),
+        "journal retrying": _retrying_text(data.get("journal_retrying") or {}),
         "embeddings": f"{counts.get('embeddings', 0)} stored ({_vector_models(data)}) · "
                       f"backend {embedding.get('configured', '-')}",
         "llm": data.get("llm") or "none (heuristics)",

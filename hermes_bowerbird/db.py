@@ -7,9 +7,13 @@ import os
 import re
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
+
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from .errors import DatabaseError, MigrationError, SchemaTooNewError
 
@@ -17,6 +21,10 @@ log = logging.getLogger(__name__)
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 BUSY_TIMEOUT_MS = 5000
+# On top of SQLite's own busy wait: more attempts with growing, jittered pauses, then the error is raised.
+BUSY_RETRY_SECONDS = 60.0
+BUSY_PAUSE_MAX_SECONDS = 2.0
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -64,12 +72,37 @@ def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
                                isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if not readonly:
-            conn.execute("PRAGMA journal_mode = WAL")
+            retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL"))
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"cannot open database {path}: {exc}") from exc
     return conn
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True for SQLite's "database is locked" / "database is busy" (another writer holds the lock)."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    text = str(exc).lower()
+    return "database is locked" in text or "database is busy" in text or "database table is locked" in text
+
+
+def _log_busy(state: RetryCallState) -> None:
+    pause = state.next_action.sleep if state.next_action is not None else 0.0
+    log.info("database busy (attempt %d); retrying in %.2fs", state.attempt_number, pause)
+
+
+def busy_retry(seconds: float = BUSY_RETRY_SECONDS) -> Retrying:
+    """The one policy for a busy database: retry with jittered exponential backoff for at most `seconds`."""
+    return Retrying(retry=retry_if_exception(is_busy), stop=stop_after_delay(seconds),
+                    wait=wait_random_exponential(multiplier=0.05, max=BUSY_PAUSE_MAX_SECONDS),
+                    before_sleep=_log_busy, reraise=True)
+
+
+def retry_busy(action: Callable[[], T], seconds: float = BUSY_RETRY_SECONDS) -> T:
+    """Run `action` (a whole write that failed atomically when busy) under the busy policy."""
+    return busy_retry(seconds)(action)
 
 
 def _create_private(path: Path) -> None:
@@ -121,7 +154,10 @@ def _check_not_newer(done: dict[int, str], migrations: list[Migration]) -> None:
 
 def _apply_one(conn: sqlite3.Connection, migration: Migration) -> None:
     statements = split_statements(migration.sql)
-    conn.execute("BEGIN IMMEDIATE")
+    retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"))
+    if conn.execute("SELECT 1 FROM schema_migrations WHERE number = ?", (migration.number,)).fetchone():
+        conn.execute("COMMIT")  # another process applied it while this one waited for the lock
+        return
     try:
         for statement in statements:
             conn.execute(statement)

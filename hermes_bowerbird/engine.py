@@ -123,9 +123,10 @@ class Bowerbird:
     def capture_turn(self, user: str, assistant: str, *, scope: str, session_id: str, platform: str = "",
                      turn_index: int | None = None, source: Source = Source.TURN,
                      created_at: float | None = None) -> int:
-        """Redact and journal one turn (a single INSERT); the curator does the rest in the background."""
-        if turn_index is None:
-            turn_index = self.store.next_turn_index(session_id)
+        """Redact and journal one turn (one short transaction); the curator does the rest in the background.
+
+        `turn_index` is the caller's guess; the store settles the real index atomically (see journal_append).
+        """
         journal_id = self.store.journal_append(
             scope=scope, session_id=session_id, turn_index=turn_index, platform=platform,
             user=clean_text(user), assistant=clean_text(assistant), source=source, created_at=created_at)
@@ -223,6 +224,7 @@ class Bowerbird:
             "counts": self.store.counts(),
             "journal_backlog": journal.get("pending", 0),
             "journal": journal,
+            "journal_retrying": self.store.journal_retrying(),
             "embedding": self.embeddings.status(),
             "llm": self.llm.name if self.llm is not None else None,
             "threads": {"curator": self._worker is not None and self._worker.is_alive(),

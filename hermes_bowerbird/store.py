@@ -9,10 +9,10 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -52,6 +52,7 @@ _MAX_FTS_TERMS = 32
 _SQL_VARS = 900  # stay under SQLite's bound-parameter limit
 _TYPE_OF = {str(t): t for t in MemoryType}
 _SOURCE_OF = {str(s): s for s in Source}
+T = TypeVar("T")
 
 
 def content_hash(text: str) -> str:
@@ -119,33 +120,44 @@ class Store:
     # -- plumbing -------------------------------------------------------------------------------------------
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """Group several writes atomically; nested use joins the outer transaction."""
+        """Group several writes atomically; nested use joins the outer transaction.
+
+        The write lock is taken at BEGIN (IMMEDIATE), so every read inside sees what the transaction will
+        change; a busy database is waited for under the one busy policy (db.busy_retry).
+        """
         with self._lock:
-            if self._conn.in_transaction:
+            if self._guarded(lambda: self._conn.in_transaction):
                 yield
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._guarded(lambda: db.retry_busy(lambda: self._conn.execute("BEGIN IMMEDIATE")))
             try:
                 yield
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
+            db.retry_busy(lambda: self._conn.execute("COMMIT"))
+
+    def _guarded(self, action: Callable[[], T]) -> T:
+        try:
+            return action()
+        except sqlite3.ProgrammingError as exc:
+            raise DatabaseError(f"database is closed or misused: {exc}") from exc
 
     def _execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Cursor:
+        """One statement under the lock; outside a transaction a busy database is retried (it failed whole)."""
         with self._lock:
-            try:
-                return self._conn.execute(sql, params)
-            except sqlite3.ProgrammingError as exc:
-                raise DatabaseError(f"database is closed or misused: {exc}") from exc
+            if self._guarded(lambda: self._conn.in_transaction):
+                return self._guarded(lambda: self._conn.execute(sql, params))
+            return self._guarded(lambda: db.retry_busy(lambda: self._conn.execute(sql, params)))
 
     def _query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[tuple[Any, ...]]:
+        """All rows, fetched while the lock is held (a cursor read later could see another thread's work)."""
         with self._lock:
             return self._execute(sql, params).fetchall()
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        row = self._execute(sql, params).fetchone()
-        return row[0] if row else None
+        rows = self._query(sql, params)
+        return rows[0][0] if rows else None
 
     # -- memories -------------------------------------------------------------------------------------------
     def insert_memory(self, new: NewMemory, *, actor: str = "", reason: str = "created") -> Memory:
@@ -419,7 +431,7 @@ class Store:
     def delete_episodes_before(self, cutoff: float) -> list[int]:
         """Delete episodes (and their stored vectors) created before `cutoff`; returns their ids."""
         with self.transaction():
-            ids = [int(r[0]) for r in self._execute("SELECT id FROM episodes WHERE created_at < ?", (cutoff,))]
+            ids = [int(r[0]) for r in self._query("SELECT id FROM episodes WHERE created_at < ?", (cutoff,))]
             self._execute("DELETE FROM embeddings WHERE kind = 'episode' AND item_id IN "
                           "(SELECT id FROM episodes WHERE created_at < ?)", (cutoff,))
             self._execute("DELETE FROM episodes WHERE created_at < ?", (cutoff,))
@@ -523,8 +535,8 @@ class Store:
 
     def entity_stamp(self) -> tuple[int, int]:
         """(highest entity id, alias count): changes whenever an entity or alias is added (cache key)."""
-        row = self._execute("SELECT (SELECT coalesce(max(id), 0) FROM entities), "
-                            "(SELECT count(*) FROM entity_aliases)").fetchone()
+        row = self._query("SELECT (SELECT coalesce(max(id), 0) FROM entities), "
+                          "(SELECT count(*) FROM entity_aliases)")[0]
         return int(row[0]), int(row[1])
 
     def scoped_ids_after(self, kind: ItemKind, scopes: Sequence[str], after_id: int = 0) -> list[int]:
@@ -620,9 +632,9 @@ class Store:
             if actor:
                 self.add_audit(src_id, AuditAction.RELATE, reason or str(relation), actor,
                                {"relation": str(relation), "target": dst_id})
-            row = self._execute("SELECT id, src_id, dst_id, relation, weight, created_at FROM edges "
-                                "WHERE src_id = ? AND dst_id = ? AND relation = ?",
-                                (src_id, dst_id, str(relation))).fetchone()
+            row = self._query("SELECT id, src_id, dst_id, relation, weight, created_at FROM edges "
+                              "WHERE src_id = ? AND dst_id = ? AND relation = ?",
+                              (src_id, dst_id, str(relation)))[0]
         return _edge(row)
 
     def edges_of(self, memory_ids: Sequence[int]) -> list[Edge]:
@@ -732,18 +744,42 @@ class Store:
                 [(h, m, int(v.shape[-1]), _vector_blob(v), now) for h, m, v in rows])
 
     # -- journal --------------------------------------------------------------------------------------------
-    def journal_append(self, *, scope: str, session_id: str, turn_index: int, platform: str, user: str,
-                       assistant: str, source: Source = Source.TURN, created_at: float | None = None) -> int:
-        """The whole of turn capture on the caller's thread: one INSERT."""
-        cur = self._execute("INSERT INTO journal (scope, session_id, turn_index, platform, source, user_content, "
-                            "assistant_content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                            (scope, session_id, turn_index, platform, str(source), user, assistant,
-                             created_at if created_at is not None else self.clock()))
-        return int(cur.lastrowid or 0)
+    def journal_append(self, *, scope: str, session_id: str, platform: str, user: str, assistant: str,
+                       turn_index: int | None = None, source: Source = Source.TURN,
+                       created_at: float | None = None) -> int:
+        """The whole of turn capture on the caller's thread: one short write transaction; returns the row id.
+
+        The turn index is settled inside the transaction. A requested index that is free is used; one that
+        holds this very turn (same user and assistant text) is a replay and returns that row; one taken by
+        another turn, or no request, gets the session's next index. Concurrent writers of one session (two
+        providers, two processes) therefore all keep their turns.
+        """
+        created = created_at if created_at is not None else self.clock()
+        with self.transaction():
+            index = turn_index
+            held = None if turn_index is None else self._turn_at(session_id, turn_index)
+            if held is not None:
+                if content_hash(held[1]) == content_hash(user) and content_hash(held[2]) == content_hash(assistant):
+                    return int(held[0])
+                index = None
+            if index is None:
+                index = self._next_turn_index(session_id)
+            cur = self._execute("INSERT INTO journal (scope, session_id, turn_index, platform, source, "
+                                "user_content, assistant_content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                (scope, session_id, index, platform, str(source), user, assistant, created))
+            return int(cur.lastrowid or 0)
+
+    def _turn_at(self, session_id: str, turn_index: int) -> tuple[Any, ...] | None:
+        """(id, user text, assistant text) of the session's row at this index, if any."""
+        rows = self._query("SELECT id, user_content, assistant_content FROM journal "
+                           "WHERE session_id = ? AND turn_index = ?", (session_id, turn_index))
+        return rows[0] if rows else None
 
     def journal_pending(self, limit: int = 100, after_id: int = 0) -> list[JournalEntry]:
+        """Rows waiting for curation, in id order; a row that failed waits until its retry time."""
         rows = self._query(f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE status = 'pending' AND id > ? "
-                           "ORDER BY id LIMIT ?", (after_id, limit))
+                           "AND (retry_at IS NULL OR retry_at <= ?) ORDER BY id LIMIT ?",
+                           (after_id, self.clock(), limit))
         return [_journal(r) for r in rows]
 
     def journal_get(self, journal_id: int) -> JournalEntry | None:
@@ -751,13 +787,32 @@ class Store:
         return _journal(rows[0]) if rows else None
 
     def journal_mark(self, journal_id: int, status: JournalStatus, error: str | None = None) -> None:
-        self._execute("UPDATE journal SET status = ?, error = ?, processed_at = ?, attempts = attempts + 1 "
-                      "WHERE id = ?", (str(status), error, self.clock(), journal_id))
+        self._execute("UPDATE journal SET status = ?, error = ?, processed_at = ?, attempts = attempts + 1, "
+                      "retry_at = NULL WHERE id = ?", (str(status), error, self.clock(), journal_id))
+
+    def journal_retry_later(self, journal_id: int, error: str, *, base_seconds: float,
+                            max_seconds: float) -> None:
+        """Count a failed attempt and keep the row pending, due again after base x 2^(attempts before) seconds
+        (at most `max_seconds`). A row another writer already finished is left alone."""
+        self._execute("UPDATE journal SET attempts = attempts + 1, error = ?, processed_at = ?, "
+                      "retry_at = ? + min(?, ? * (1 << min(attempts, 30))) WHERE id = ? AND status = 'pending'",
+                      (error, self.clock(), self.clock(), max_seconds, base_seconds, journal_id))
 
     def journal_counts(self) -> dict[str, int]:
         return {s: n for s, n in self._query("SELECT status, count(*) FROM journal GROUP BY status")}
 
+    def journal_retrying(self) -> dict[str, float | int | None]:
+        """Pending rows that failed at least once: how many, the most attempts, seconds until the next retry."""
+        count, most, due = self._query("SELECT count(*), max(attempts), min(retry_at) FROM journal "
+                                       "WHERE status = 'pending' AND attempts > 0")[0]
+        wait = None if due is None else round(max(0.0, float(due) - self.clock()), 1)
+        return {"rows": int(count), "max_attempts": int(most or 0), "next_retry_seconds": wait}
+
     def next_turn_index(self, session_id: str) -> int:
+        """The index the session's next turn would get now (writers settle their own inside journal_append)."""
+        return self._next_turn_index(session_id)
+
+    def _next_turn_index(self, session_id: str) -> int:
         value = self._scalar("SELECT max(turn_index) FROM journal WHERE session_id = ?", (session_id,))
         return 0 if value is None else int(value) + 1
 
@@ -782,9 +837,11 @@ class Store:
     # -- bulletins ------------------------------------------------------------------------------------------
     def add_bulletin(self, scope: str, text: str, state_hash: str, generator: str) -> Bulletin:
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        cur = self._execute("INSERT INTO bulletins (scope, text, hash, state_hash, generator, created_at) "
-                            "VALUES (?, ?, ?, ?, ?, ?)", (scope, text, digest, state_hash, generator, self.clock()))
-        bulletin = self.latest_bulletin(scope)
+        with self.transaction():
+            cur = self._execute("INSERT INTO bulletins (scope, text, hash, state_hash, generator, created_at) "
+                                "VALUES (?, ?, ?, ?, ?, ?)",
+                                (scope, text, digest, state_hash, generator, self.clock()))
+            bulletin = self.latest_bulletin(scope)
         assert bulletin is not None and bulletin.id == cur.lastrowid
         return bulletin
 
@@ -799,9 +856,9 @@ class Store:
 
     def memory_state_hash(self, scopes: Sequence[str]) -> str:
         """Changes whenever a memory in these scopes is added, edited, superseded or forgotten."""
-        row = self._execute(f"SELECT count(*), coalesce(max(id), 0), coalesce(max(updated_at), 0), "
-                            f"coalesce(sum(forgotten), 0) FROM memories WHERE scope IN ({_marks(len(scopes))})",
-                            scopes).fetchone()
+        row = self._query(f"SELECT count(*), coalesce(max(id), 0), coalesce(max(updated_at), 0), "
+                          f"coalesce(sum(forgotten), 0) FROM memories WHERE scope IN ({_marks(len(scopes))})",
+                          scopes)[0]
         return hashlib.sha256(repr(tuple(row)).encode()).hexdigest()[:16]
 
     # -- meta -----------------------------------------------------------------------------------------------

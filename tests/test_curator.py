@@ -7,6 +7,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -349,7 +350,12 @@ def test_worker_resumes_pending_rows_on_start_and_follows_notifications(env: Env
     assert "bowerbird-curator" not in [t.name for t in threading.enumerate()]
 
 
-def test_a_failing_row_is_marked_failed_and_does_not_block_the_queue(env: Env,
+def _attempts(store: Store, journal_id: int) -> int:
+    entry = store.journal_get(journal_id)
+    return entry.attempts if entry is not None else 0
+
+
+def test_a_failing_row_is_retried_later_and_does_not_block_the_queue(env: Env,
                                                                        caplog: pytest.LogCaptureFixture) -> None:
     with sqlite3.connect(env.path) as conn:  # a row the database refuses, as a damaged disk or bad data would
         conn.execute("CREATE TRIGGER poison BEFORE INSERT ON episodes WHEN new.content LIKE '%POISON%' "
@@ -357,16 +363,24 @@ def test_a_failing_row_is_marked_failed_and_does_not_block_the_queue(env: Env,
     env.capture("I live in Porto.")
     bad = env.capture("This message is POISON and cannot be stored anywhere.")
     env.capture("I prefer green tea in the morning.")
-    worker = CuratorWorker(env.curator(), env.store, max_attempts=3, retry_delay=0.05)
+    store = Store.open(env.path)  # retry times need a clock that moves
+    worker = CuratorWorker(Curator(store, env.vectors, env.config), store, retry_base=0.05, retry_delay=0.05)
     worker.start()
     try:
-        assert worker.drain(60)
+        deadline = time.monotonic() + 60
+        while _attempts(store, bad) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert store.journal_counts() == {"done": 2, "pending": 1}
+        assert store.journal_retrying()["rows"] == 1
+        with sqlite3.connect(env.path) as conn:  # the cause goes away: the next retry curates the row
+            conn.execute("DROP TRIGGER poison")
+        while store.journal_counts() != {"done": 3} and time.monotonic() < deadline:
+            time.sleep(0.05)
     finally:
         worker.stop(10)
-    assert env.store.journal_counts() == {"done": 2, "failed": 1}
-    failed = env.store.journal_get(bad)
-    assert failed is not None and failed.status is JournalStatus.FAILED and failed.attempts == 3
-    assert env.store.counts()["memories"] == 2
+    assert store.journal_counts() == {"done": 3}
+    assert store.counts()["memories"] == 2
+    store.close()
     assert any(r.exc_info for r in caplog.records if "journal row" in r.getMessage())
 
 

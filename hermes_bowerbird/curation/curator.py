@@ -44,7 +44,9 @@ log = logging.getLogger(__name__)
 
 ACTOR = "curator"
 BATCH_META_KEY = "curator.llm_batches"
-MAX_ATTEMPTS = 3
+# A row that fails stays pending and is tried again after 5 s, 10 s, 20 s ... at most an hour apart: never dropped.
+RETRY_BASE_SECONDS = 5.0
+RETRY_MAX_SECONDS = 3_600.0
 ROWS_PER_BATCH = 16  # rows whose texts are embedded together
 _EXISTING_FOR_PROMPT = 20
 _LLM_MAX_TOKENS = 2048
@@ -136,42 +138,37 @@ class Curator:
         return self._commit_row(entry, prepared)
 
     def process_rows(self, entries: Sequence[JournalEntry],
-                     max_attempts: int = MAX_ATTEMPTS) -> list[CurationResult | None]:
+                     retry_base: float = RETRY_BASE_SECONDS) -> list[CurationResult | None]:
         """Curate rows in order, embedding all their texts in one model call; each row commits on its own.
 
-        A row that fails is recorded on the journal (failed after `max_attempts`) and gets None; others go on.
+        A row that fails gets None and is kept pending, due again after a growing pause; others go on.
         """
         try:
             prepared = self._prepare_rows(entries)
         except Exception:  # one bad row must not sink its neighbours: fall back to one row at a time
             log.warning("preparing %d rows together failed; curating them one by one", len(entries),
                         exc_info=True)
-            return [self.process_safely(entry, max_attempts) for entry in entries]
+            return [self.process_safely(entry, retry_base) for entry in entries]
         out: list[CurationResult | None] = []
         for entry, prep in zip(entries, prepared, strict=True):
             try:
                 out.append(self._commit_row(entry, prep))
             except Exception as exc:  # any bug or data problem is logged and recorded on the row
-                out.append(self._record_failure(entry, exc, max_attempts))
+                out.append(self._record_failure(entry, exc, retry_base))
         return out
 
-    def process_safely(self, entry: JournalEntry, max_attempts: int = MAX_ATTEMPTS) -> CurationResult | None:
-        """`process`, but a failure is recorded on the row (failed after `max_attempts`) instead of raised."""
+    def process_safely(self, entry: JournalEntry, retry_base: float = RETRY_BASE_SECONDS) -> CurationResult | None:
+        """`process`, but a failure is recorded on the row (retried later) instead of raised."""
         try:
             return self.process(entry)
         except Exception as exc:  # any bug or data problem must not stop the queue; it is logged and recorded
-            return self._record_failure(entry, exc, max_attempts)
+            return self._record_failure(entry, exc, retry_base)
 
-    def _record_failure(self, entry: JournalEntry, exc: Exception, max_attempts: int) -> CurationResult | None:
-        current = self.store.journal_get(entry.id)
-        if current is not None and current.status is JournalStatus.DONE:
-            log.error("after curating journal row %d", entry.id, exc_info=exc)
-            return CurationResult(journal_ids=[entry.id])
-        attempts = (current or entry).attempts + 1
-        status = JournalStatus.FAILED if attempts >= max_attempts else JournalStatus.PENDING
-        log.error("curating journal row %d failed (attempt %d of %d)", entry.id, attempts, max_attempts,
-                  exc_info=exc)
-        self.store.journal_mark(entry.id, status, f"{type(exc).__name__}: {exc}"[:500])
+    def _record_failure(self, entry: JournalEntry, exc: Exception, retry_base: float) -> CurationResult | None:
+        log.error("curating journal row %d failed (attempt %d); it stays pending and is retried later",
+                  entry.id, entry.attempts + 1, exc_info=exc)
+        self.store.journal_retry_later(entry.id, f"{type(exc).__name__}: {exc}"[:500], base_seconds=retry_base,
+                                       max_seconds=RETRY_MAX_SECONDS)
         return None
 
     def _commit_row(self, entry: JournalEntry, prepared: _Prepared) -> CurationResult:
@@ -204,8 +201,8 @@ class Curator:
                      source: Source = Source.COMPACTION, platform: str = "", run_llm: bool = True) -> CurationResult:
         """Journal and curate text now (session end, pre-compression), then run the session's model batch."""
         journal_id = self.store.journal_append(
-            scope=scope, session_id=session_id, turn_index=self.store.next_turn_index(session_id),
-            platform=platform, user=redact(user), assistant=redact(assistant), source=source)
+            scope=scope, session_id=session_id, platform=platform, user=redact(user), assistant=redact(assistant),
+            source=source)
         entry = self.store.journal_get(journal_id)
         assert entry is not None
         result = self.process(entry)
@@ -498,11 +495,11 @@ def _new_memory(scope: str, candidate: Candidate, entry: JournalEntry | None,
 class CuratorWorker:
     """The named background thread that curates the journal in order; capture never waits for it."""
 
-    def __init__(self, curator: Curator, store: Store, *, max_attempts: int = MAX_ATTEMPTS,
+    def __init__(self, curator: Curator, store: Store, *, retry_base: float = RETRY_BASE_SECONDS,
                  poll_seconds: float = 2.0, retry_delay: float = 0.5, name: str = "bowerbird-curator") -> None:
         self.curator = curator
         self.store = store
-        self.max_attempts = max_attempts
+        self.retry_base = retry_base
         self.poll_seconds = poll_seconds
         self.retry_delay = retry_delay
         self.name = name
@@ -594,7 +591,7 @@ class CuratorWorker:
             rows = self.store.journal_pending(limit=ROWS_PER_BATCH, after_id=after)
             if not rows:
                 break
-            failures += sum(1 for r in self.curator.process_rows(rows, self.max_attempts) if r is None)
+            failures += sum(1 for r in self.curator.process_rows(rows, self.retry_base) if r is None)
             after = rows[-1].id
         with self._cond:
             ends, self._session_ends = self._session_ends, []
