@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import re
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -18,6 +19,8 @@ import click
 from . import __version__, render, scopes
 from .config import Config, load_config
 from .errors import BowerbirdError, DatabaseError, InvalidInputError, NotFoundError
+from .explain import describe
+from .sanitize import storable
 from .timestamps import parse_iso
 from .types import MemoryType, Relation, Source
 
@@ -33,6 +36,7 @@ _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _TYPES = [t.value for t in MemoryType]
 _RELATIONS = [r.value for r in Relation]
+_ID = click.IntRange(1, 2**63 - 1)  # SQLite's INTEGER range: a larger id is a mistake, not a lookup
 
 
 @dataclass
@@ -119,7 +123,7 @@ def _json_default(value: object) -> object:
 
 
 def _fail(state: State, exc: BaseException, code: int = 1) -> None:
-    message = str(exc) or type(exc).__name__
+    message = storable(describe(exc))
     if state.json_mode:
         data = {"error": {"type": type(exc).__name__, "message": message}}
         click.echo(json.dumps({"command": state.command, "success": False, "data": data}, ensure_ascii=False))
@@ -147,12 +151,24 @@ class BowerbirdGroup(click.Group):
             _fail(state, InvalidInputError(exc.format_message()), exc.exit_code)
         except NotFoundError as exc:
             _fail(state, exc, 3)
-        except BowerbirdError as exc:
+        except (BowerbirdError, sqlite3.Error, OSError, UnicodeError) as exc:
+            log.debug("%s failed", state.command, exc_info=True)
             _fail(state, exc, 1)
-        except OSError as exc:
-            _fail(state, OSError(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)), 1)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # a bug or an environment failure: one line for the user, details with -vv
+            log.debug("%s failed unexpectedly", state.command, exc_info=True)
+            _fail(state, exc, 1)
         finally:
-            state.close()
+            _close_quietly(state)
+
+
+def _close_quietly(state: State) -> None:
+    """Closing must not turn a clean error line into a traceback (e.g. a read-only or damaged store)."""
+    try:
+        state.close()
+    except (sqlite3.Error, OSError, BowerbirdError) as exc:
+        log.warning("closing the store failed: %s", describe(exc))
 
 
 @contextmanager
@@ -276,7 +292,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
     embedding = data.get("embedding") or {}
     age = data.get("bulletin_age_seconds")
     summary = {
-        "database": data.get("db_path"),
+        "database": f"{data.get('db_path')}{' (read-only)' if data.get('read_only') else ''}",
         "scopes": ", ".join(data.get("scopes") or []),
         "memories": sum(by_type.values()),
         "episodes": counts.get("episodes", 0),
@@ -304,6 +320,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
 def recall(state: State, query: str, limit: int | None, types: Sequence[str], since: str | None,
            until: str | None, explain: bool, no_episodes: bool) -> None:
     """Search memory the way the agent does (keywords, meaning, entities, recency)."""
+    query = storable(query)
     if not query.strip():
         raise InvalidInputError("the query is empty")
     engine = state.engine(model=True)
@@ -313,7 +330,11 @@ def recall(state: State, query: str, limit: int | None, types: Sequence[str], si
                          include_episodes=not no_episodes)
     from .retrieval import hit_to_dict
 
-    data = {"query": query, "count": len(hits), "results": [hit_to_dict(h) for h in hits]}
+    data = {"query": query, "count": len(hits), "results": [hit_to_dict(h) for h in hits],
+            "read_only": engine.store.readonly}
+    if engine.store.readonly and not state.json_mode:
+        click.echo(f"note: {engine.config.db_path} is read-only; recall works, access counts are not updated",
+                   err=True)
     emit(state, data, lambda: render.hit_lines(hits, explain=explain) or "No memories match.")
 
 
@@ -325,16 +346,19 @@ def recall(state: State, query: str, limit: int | None, types: Sequence[str], si
 @pass_state
 def remember(state: State, text: str, kind: str | None, importance: float | None, tags: str | None) -> None:
     """Store one memory now (duplicates are merged; a newer fact about the same subject supersedes)."""
+    text = storable(text)
+    if not text.strip():
+        raise InvalidInputError("nothing to remember: the text is empty")
     engine = state.engine(create=True, model=True)
-    tag_list = [t.strip() for t in (tags or "").split(",") if t.strip()]
+    tag_list = [t.strip() for t in storable(tags or "").split(",") if t.strip()]
     memory = engine.remember(text, scope=state.write_scope, type=MemoryType(kind) if kind else None,
                              importance=importance, tags=tag_list, source=Source.TOOL, actor="cli")
     emit(state, {"memory": memory_json(memory)}, f"Stored #{memory.id} ({memory.type}): {memory.content}")
 
 
 @cli.command()
-@click.argument("src", type=int)
-@click.argument("dst", type=int)
+@click.argument("src", type=_ID)
+@click.argument("dst", type=_ID)
 @click.argument("relation", type=click.Choice(_RELATIONS))
 @pass_state
 def relate(state: State, src: int, dst: int, relation: str) -> None:
@@ -346,11 +370,14 @@ def relate(state: State, src: int, dst: int, relation: str) -> None:
 
 
 @cli.command()
-@click.argument("memory_id", metavar="ID", type=int)
+@click.argument("memory_id", metavar="ID", type=_ID)
 @click.argument("text")
 @pass_state
 def update(state: State, memory_id: int, text: str) -> None:
     """Replace memory ID with TEXT: a new version supersedes the old (which is kept as history)."""
+    text = storable(text)
+    if not text.strip():
+        raise InvalidInputError("the new text is empty")
     engine = state.engine(model=True)
     memory = engine.update(memory_id, text, scopes=(state.write_scope,), actor="cli")
     emit(state, {"memory": memory_json(memory), "supersedes": memory_id},
@@ -358,18 +385,18 @@ def update(state: State, memory_id: int, text: str) -> None:
 
 
 @cli.command()
-@click.argument("memory_id", metavar="ID", type=int)
+@click.argument("memory_id", metavar="ID", type=_ID)
 @click.option("--reason", default="", help="Why (kept in the audit log).")
 @pass_state
 def forget(state: State, memory_id: int, reason: str) -> None:
     """Forget memory ID (soft delete: search skips it, the audit trail stays)."""
-    memory = state.engine().forget(memory_id, scopes=(state.write_scope,), reason=reason or "forgotten via CLI",
-                                   actor="cli")
+    memory = state.engine().forget(memory_id, scopes=(state.write_scope,),
+                                   reason=storable(reason) or "forgotten via CLI", actor="cli")
     emit(state, {"forgotten": memory.id}, f"Forgot #{memory.id}: {render.shorten(memory.content, 100)}")
 
 
 @cli.command()
-@click.argument("memory_id", metavar="ID", type=int)
+@click.argument("memory_id", metavar="ID", type=_ID)
 @pass_state
 def show(state: State, memory_id: int) -> None:
     """A memory with its edges, provenance, entities and audit history."""
