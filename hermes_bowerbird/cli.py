@@ -573,19 +573,72 @@ def reindex(state: State) -> None:
 
 
 @cli.command()
-@click.option("--repair", is_flag=True, help="Rebuild the full-text index, drop orphans, embed what is missing.")
+@click.option("--repair", is_flag=True, help="Fix what can be fixed: salvage a damaged file into a new one (the "
+              "old one is kept, renamed with the time), rebuild the full-text index, drop orphans, embed what is "
+              "missing. Stop Hermes first.")
 @pass_state
 def doctor(state: State, repair: bool) -> None:
     """Check the database: SQLite integrity, full-text and vector index consistency, orphan rows."""
+    from . import recovery
+
+    path = state.config().db_path
+    check = recovery.check_file(path)
+    if not check.exists:
+        raise DatabaseError(f"no bowerbird database at {path} (nothing captured yet; "
+                            "pass --db or --hermes-home to use another one)")
+    data: dict[str, Any] = {"path": str(path), "file": _file_json(check)}
+    if not check.healthy:
+        data["problems"] = [_file_problem(check)]
+        if not repair:
+            data["healthy"] = False
+            _finish_doctor(state, data)
+            return
+        salvage = recovery.recover(path)
+        data["salvage"] = _salvage_json(salvage)
+        if not salvage.repaired:
+            data["healthy"] = False
+            _finish_doctor(state, data)
+            return
+    _doctor_engine(state, data, repair)
+    _finish_doctor(state, data)
+
+
+def _doctor_engine(state: State, data: dict[str, Any], repair: bool) -> None:
+    """The checks that need the store open (full-text, orphans, vectors); with `repair`, fix and check again."""
     engine = state.engine()
     if repair:
         engine.embeddings.start()
     report = engine.doctor(repair=repair)
     problems = _doctor_problems(report)
-    data = {"report": report, "problems": problems, "healthy": not problems or repair}
-    emit(state, data, lambda: _doctor_text(report, problems, repair))
-    if problems and not repair:
+    if repair:
+        after = _doctor_problems(engine.doctor(repair=False))
+        data["problems_before"] = [*data.get("problems", []), *problems]
+        problems = after
+        data["repaired"] = not after
+    data.update({"report": report, "problems": problems, "healthy": not problems})
+
+
+def _finish_doctor(state: State, data: Mapping[str, Any]) -> None:
+    emit(state, data, lambda: _doctor_text(data))
+    if not data.get("healthy"):
         sys.exit(1)
+
+
+def _file_json(check: Any) -> dict[str, Any]:
+    return {"header_ok": check.header_ok, "integrity": list(check.integrity), "problem": check.problem}
+
+
+def _file_problem(check: Any) -> str:
+    if check.problem:
+        return str(check.problem)
+    return "integrity: " + "; ".join(check.integrity)
+
+
+def _salvage_json(report: Any) -> dict[str, Any]:
+    return {"repaired": report.repaired, "header_rebuilt": report.header_rebuilt,
+            "kept_as": str(report.kept_as) if report.kept_as else None, "recovered": dict(report.recovered),
+            "lost": {k: v for k, v in report.lost.items() if v}, "integrity": list(report.integrity),
+            "note": report.note}
 
 
 def _doctor_problems(report: Mapping[str, Any]) -> list[str]:
@@ -600,17 +653,39 @@ def _doctor_problems(report: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def _doctor_text(report: Mapping[str, Any], problems: Sequence[str], repair: bool) -> str:
-    lines = ["All checks passed." if not problems else "Problems found:"]
-    lines += [f"  - {p}" for p in problems]
-    vectors = report.get("vectors") or {}
+def _doctor_text(data: Mapping[str, Any]) -> str:
+    salvage = data.get("salvage")
+    problems = [f"  - {p}" for p in data.get("problems") or []]
+    if "repaired" in data:  # --repair ran on a store that opens
+        before = [f"  - {p}" for p in data.get("problems_before") or []]
+        lines = ["Problems found:", *before] if before else []
+        lines += [_salvage_text(salvage)] if salvage else []
+        lines += (["All checks passed."] if not before else ["Repaired: every check passes now."]
+                  if data["repaired"] else ["Still damaged after repair:", *problems])
+    else:
+        lines = ["Problems found:", *problems] if problems else ["All checks passed."]
+        if salvage:
+            lines.append(_salvage_text(salvage))
+        elif problems:
+            lines.append("Run `bowerbird doctor --repair` to fix what can be fixed.")
+    vectors = dict((data.get("report") or {}).get("vectors") or {})
     if vectors:
-        lines.append("vectors: " + ", ".join(f"{k} {v}" for k, v in dict(vectors).items()))
-    if repair and report.get("repaired"):
-        lines.append("repaired: " + ", ".join(f"{k} {v}" for k, v in dict(report["repaired"]).items()))
-    elif problems:
-        lines.append("Run `bowerbird doctor --repair` to fix what can be fixed.")
+        lines.append("vectors: " + ", ".join(f"{k} {v}" for k, v in vectors.items()))
     return "\n".join(lines)
+
+
+def _salvage_text(salvage: Mapping[str, Any]) -> str:
+    recovered = dict(salvage.get("recovered") or {})
+    lost = dict(salvage.get("lost") or {})
+    if not salvage.get("repaired"):
+        return f"Salvage failed: {salvage.get('note') or 'the new file does not pass integrity_check'}."
+    text = (f"Salvaged the damaged file into a new one: {recovered.get('memories', 0)} memories, "
+            f"{recovered.get('episodes', 0)} episodes, {recovered.get('journal', 0)} journal rows kept")
+    if lost:
+        text += "; skipped unreadable parts: " + ", ".join(f"{k} {n}" for k, n in lost.items())
+    if salvage.get("header_rebuilt"):
+        text += "; the file header was rebuilt"
+    return text + f". The damaged original is kept as {salvage.get('kept_as')}."
 
 
 @cli.command()
