@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import re
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -18,6 +19,8 @@ import click
 from . import __version__, render, scopes
 from .config import Config, load_config
 from .errors import BowerbirdError, DatabaseError, InvalidInputError, NotFoundError
+from .explain import describe
+from .sanitize import storable
 from .timestamps import parse_iso
 from .types import MemoryType, Relation, Source
 
@@ -33,6 +36,7 @@ _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _TYPES = [t.value for t in MemoryType]
 _RELATIONS = [r.value for r in Relation]
+_ID = click.IntRange(1, 2**63 - 1)  # SQLite's INTEGER range: a larger id is a mistake, not a lookup
 
 
 @dataclass
@@ -119,7 +123,7 @@ def _json_default(value: object) -> object:
 
 
 def _fail(state: State, exc: BaseException, code: int = 1) -> None:
-    message = str(exc) or type(exc).__name__
+    message = storable(describe(exc))
     if state.json_mode:
         data = {"error": {"type": type(exc).__name__, "message": message}}
         click.echo(json.dumps({"command": state.command, "success": False, "data": data}, ensure_ascii=False))
@@ -147,12 +151,24 @@ class BowerbirdGroup(click.Group):
             _fail(state, InvalidInputError(exc.format_message()), exc.exit_code)
         except NotFoundError as exc:
             _fail(state, exc, 3)
-        except BowerbirdError as exc:
+        except (BowerbirdError, sqlite3.Error, OSError, UnicodeError) as exc:
+            log.debug("%s failed", state.command, exc_info=True)
             _fail(state, exc, 1)
-        except OSError as exc:
-            _fail(state, OSError(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)), 1)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # a bug or an environment failure: one line for the user, details with -vv
+            log.debug("%s failed unexpectedly", state.command, exc_info=True)
+            _fail(state, exc, 1)
         finally:
-            state.close()
+            _close_quietly(state)
+
+
+def _close_quietly(state: State) -> None:
+    """Closing must not turn a clean error line into a traceback (e.g. a read-only or damaged store)."""
+    try:
+        state.close()
+    except (sqlite3.Error, OSError, BowerbirdError) as exc:
+        log.warning("closing the store failed: %s", describe(exc))
 
 
 @contextmanager
@@ -283,7 +299,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
     embedding = data.get("embedding") or {}
     age = data.get("bulletin_age_seconds")
     summary = {
-        "database": data.get("db_path"),
+        "database": f"{data.get('db_path')}{' (read-only)' if data.get('read_only') else ''}",
         "scopes": ", ".join(data.get("scopes") or []),
         "memories": sum(by_type.values()),
         "episodes": counts.get("episodes", 0),
@@ -312,6 +328,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
 def recall(state: State, query: str, limit: int | None, types: Sequence[str], since: str | None,
            until: str | None, explain: bool, no_episodes: bool) -> None:
     """Search memory the way the agent does (keywords, meaning, entities, recency)."""
+    query = storable(query)
     if not query.strip():
         raise InvalidInputError("the query is empty")
     engine = state.engine(model=True)
@@ -321,7 +338,11 @@ def recall(state: State, query: str, limit: int | None, types: Sequence[str], si
                          include_episodes=not no_episodes)
     from .retrieval import hit_to_dict
 
-    data = {"query": query, "count": len(hits), "results": [hit_to_dict(h) for h in hits]}
+    data = {"query": query, "count": len(hits), "results": [hit_to_dict(h) for h in hits],
+            "read_only": engine.store.readonly}
+    if engine.store.readonly and not state.json_mode:
+        click.echo(f"note: {engine.config.db_path} is read-only; recall works, access counts are not updated",
+                   err=True)
     emit(state, data, lambda: render.hit_lines(hits, explain=explain) or "No memories match.")
 
 
@@ -333,16 +354,19 @@ def recall(state: State, query: str, limit: int | None, types: Sequence[str], si
 @pass_state
 def remember(state: State, text: str, kind: str | None, importance: float | None, tags: str | None) -> None:
     """Store one memory now (duplicates are merged; a newer fact about the same subject supersedes)."""
+    text = storable(text)
+    if not text.strip():
+        raise InvalidInputError("nothing to remember: the text is empty")
     engine = state.engine(create=True, model=True)
-    tag_list = [t.strip() for t in (tags or "").split(",") if t.strip()]
+    tag_list = [t.strip() for t in storable(tags or "").split(",") if t.strip()]
     memory = engine.remember(text, scope=state.write_scope, type=MemoryType(kind) if kind else None,
                              importance=importance, tags=tag_list, source=Source.TOOL, actor="cli")
     emit(state, {"memory": memory_json(memory)}, f"Stored #{memory.id} ({memory.type}): {memory.content}")
 
 
 @cli.command()
-@click.argument("src", type=int)
-@click.argument("dst", type=int)
+@click.argument("src", type=_ID)
+@click.argument("dst", type=_ID)
 @click.argument("relation", type=click.Choice(_RELATIONS))
 @pass_state
 def relate(state: State, src: int, dst: int, relation: str) -> None:
@@ -354,11 +378,14 @@ def relate(state: State, src: int, dst: int, relation: str) -> None:
 
 
 @cli.command()
-@click.argument("memory_id", metavar="ID", type=int)
+@click.argument("memory_id", metavar="ID", type=_ID)
 @click.argument("text")
 @pass_state
 def update(state: State, memory_id: int, text: str) -> None:
     """Replace memory ID with TEXT: a new version supersedes the old (which is kept as history)."""
+    text = storable(text)
+    if not text.strip():
+        raise InvalidInputError("the new text is empty")
     engine = state.engine(model=True)
     memory = engine.update(memory_id, text, scopes=(state.write_scope,), actor="cli")
     emit(state, {"memory": memory_json(memory), "supersedes": memory_id},
@@ -366,18 +393,18 @@ def update(state: State, memory_id: int, text: str) -> None:
 
 
 @cli.command()
-@click.argument("memory_id", metavar="ID", type=int)
+@click.argument("memory_id", metavar="ID", type=_ID)
 @click.option("--reason", default="", help="Why (kept in the audit log).")
 @pass_state
 def forget(state: State, memory_id: int, reason: str) -> None:
     """Forget memory ID (soft delete: search skips it, the audit trail stays)."""
-    memory = state.engine().forget(memory_id, scopes=(state.write_scope,), reason=reason or "forgotten via CLI",
-                                   actor="cli")
+    memory = state.engine().forget(memory_id, scopes=(state.write_scope,),
+                                   reason=storable(reason) or "forgotten via CLI", actor="cli")
     emit(state, {"forgotten": memory.id}, f"Forgot #{memory.id}: {render.shorten(memory.content, 100)}")
 
 
 @cli.command()
-@click.argument("memory_id", metavar="ID", type=int)
+@click.argument("memory_id", metavar="ID", type=_ID)
 @pass_state
 def show(state: State, memory_id: int) -> None:
     """A memory with its edges, provenance, entities and audit history."""
@@ -554,19 +581,72 @@ def reindex(state: State) -> None:
 
 
 @cli.command()
-@click.option("--repair", is_flag=True, help="Rebuild the full-text index, drop orphans, embed what is missing.")
+@click.option("--repair", is_flag=True, help="Fix what can be fixed: salvage a damaged file into a new one (the "
+              "old one is kept, renamed with the time), rebuild the full-text index, drop orphans, embed what is "
+              "missing. Stop Hermes first.")
 @pass_state
 def doctor(state: State, repair: bool) -> None:
     """Check the database: SQLite integrity, full-text and vector index consistency, orphan rows."""
+    from . import recovery
+
+    path = state.config().db_path
+    check = recovery.check_file(path)
+    if not check.exists:
+        raise DatabaseError(f"no bowerbird database at {path} (nothing captured yet; "
+                            "pass --db or --hermes-home to use another one)")
+    data: dict[str, Any] = {"path": str(path), "file": _file_json(check)}
+    if not check.healthy:
+        data["problems"] = [_file_problem(check)]
+        if not repair:
+            data["healthy"] = False
+            _finish_doctor(state, data)
+            return
+        salvage = recovery.recover(path)
+        data["salvage"] = _salvage_json(salvage)
+        if not salvage.repaired:
+            data["healthy"] = False
+            _finish_doctor(state, data)
+            return
+    _doctor_engine(state, data, repair)
+    _finish_doctor(state, data)
+
+
+def _doctor_engine(state: State, data: dict[str, Any], repair: bool) -> None:
+    """The checks that need the store open (full-text, orphans, vectors); with `repair`, fix and check again."""
     engine = state.engine()
     if repair:
         engine.embeddings.start()
     report = engine.doctor(repair=repair)
     problems = _doctor_problems(report)
-    data = {"report": report, "problems": problems, "healthy": not problems or repair}
-    emit(state, data, lambda: _doctor_text(report, problems, repair))
-    if problems and not repair:
+    if repair:
+        after = _doctor_problems(engine.doctor(repair=False))
+        data["problems_before"] = [*data.get("problems", []), *problems]
+        problems = after
+        data["repaired"] = not after
+    data.update({"report": report, "problems": problems, "healthy": not problems})
+
+
+def _finish_doctor(state: State, data: Mapping[str, Any]) -> None:
+    emit(state, data, lambda: _doctor_text(data))
+    if not data.get("healthy"):
         sys.exit(1)
+
+
+def _file_json(check: Any) -> dict[str, Any]:
+    return {"header_ok": check.header_ok, "integrity": list(check.integrity), "problem": check.problem}
+
+
+def _file_problem(check: Any) -> str:
+    if check.problem:
+        return str(check.problem)
+    return "integrity: " + "; ".join(check.integrity)
+
+
+def _salvage_json(report: Any) -> dict[str, Any]:
+    return {"repaired": report.repaired, "header_rebuilt": report.header_rebuilt,
+            "kept_as": str(report.kept_as) if report.kept_as else None, "recovered": dict(report.recovered),
+            "lost": {k: v for k, v in report.lost.items() if v}, "integrity": list(report.integrity),
+            "note": report.note}
 
 
 def _doctor_problems(report: Mapping[str, Any]) -> list[str]:
@@ -581,17 +661,39 @@ def _doctor_problems(report: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def _doctor_text(report: Mapping[str, Any], problems: Sequence[str], repair: bool) -> str:
-    lines = ["All checks passed." if not problems else "Problems found:"]
-    lines += [f"  - {p}" for p in problems]
-    vectors = report.get("vectors") or {}
+def _doctor_text(data: Mapping[str, Any]) -> str:
+    salvage = data.get("salvage")
+    problems = [f"  - {p}" for p in data.get("problems") or []]
+    if "repaired" in data:  # --repair ran on a store that opens
+        before = [f"  - {p}" for p in data.get("problems_before") or []]
+        lines = ["Problems found:", *before] if before else []
+        lines += [_salvage_text(salvage)] if salvage else []
+        lines += (["All checks passed."] if not before else ["Repaired: every check passes now."]
+                  if data["repaired"] else ["Still damaged after repair:", *problems])
+    else:
+        lines = ["Problems found:", *problems] if problems else ["All checks passed."]
+        if salvage:
+            lines.append(_salvage_text(salvage))
+        elif problems:
+            lines.append("Run `bowerbird doctor --repair` to fix what can be fixed.")
+    vectors = dict((data.get("report") or {}).get("vectors") or {})
     if vectors:
-        lines.append("vectors: " + ", ".join(f"{k} {v}" for k, v in dict(vectors).items()))
-    if repair and report.get("repaired"):
-        lines.append("repaired: " + ", ".join(f"{k} {v}" for k, v in dict(report["repaired"]).items()))
-    elif problems:
-        lines.append("Run `bowerbird doctor --repair` to fix what can be fixed.")
+        lines.append("vectors: " + ", ".join(f"{k} {v}" for k, v in vectors.items()))
     return "\n".join(lines)
+
+
+def _salvage_text(salvage: Mapping[str, Any]) -> str:
+    recovered = dict(salvage.get("recovered") or {})
+    lost = dict(salvage.get("lost") or {})
+    if not salvage.get("repaired"):
+        return f"Salvage failed: {salvage.get('note') or 'the new file does not pass integrity_check'}."
+    text = (f"Salvaged the damaged file into a new one: {recovered.get('memories', 0)} memories, "
+            f"{recovered.get('episodes', 0)} episodes, {recovered.get('journal', 0)} journal rows kept")
+    if lost:
+        text += "; skipped unreadable parts: " + ", ".join(f"{k} {n}" for k, n in lost.items())
+    if salvage.get("header_rebuilt"):
+        text += "; the file header was rebuilt"
+    return text + f". The damaged original is kept as {salvage.get('kept_as')}."
 
 
 @cli.command()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -187,3 +189,61 @@ def split_statements(sql: str) -> list[str]:
 def _ensure_migrations_table(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
                  "number INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at REAL NOT NULL)")
+
+
+# -- read-only stores ----------------------------------------------------------------------------------------
+def file_writable(path: Path) -> bool:
+    """Whether this process may write the database file (False for a read-only or immutable file, or a
+    read-only file system); a file that does not exist yet counts as writable (it will be created)."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            return False
+        raise
+    os.close(fd)
+    return True
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """Open an existing database without ever writing to it or its folder.
+
+    `mode=ro` first (it still shares the WAL with writers); when the folder cannot hold the WAL's side files,
+    `immutable=1`, which reads the main file as it is.
+    """
+    if not path.is_file():
+        raise DatabaseError(f"no database at {path}")
+    base = "file:" + urllib.parse.quote(str(path.resolve()))
+    failure: sqlite3.Error | None = None
+    for params in ("mode=ro", "mode=ro&immutable=1"):
+        conn = sqlite3.connect(f"{base}?{params}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                               isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            conn.close()
+            failure = exc
+            if "unable to open" not in str(exc).lower():
+                break
+            continue
+        log.info("opened %s read-only (%s)", path, params)
+        return conn
+    raise DatabaseError(f"cannot open database {path} read-only: {failure}") from failure
+
+
+def pending_migrations(conn: sqlite3.Connection, migrations: list[Migration] | None = None) -> list[str]:
+    """Names of migrations not applied yet, found without writing (a read-only store cannot apply them)."""
+    migrations = load_migrations() if migrations is None else migrations
+    try:
+        done = {n: name for n, name in conn.execute("SELECT number, name FROM schema_migrations")}
+    except sqlite3.OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise DatabaseError(f"the database is unreadable (corrupt or not SQLite): {exc}") from exc
+        done = {}
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(f"the database is unreadable (corrupt or not SQLite): {exc}") from exc
+    _check_not_newer(done, migrations)
+    return [m.name for m in migrations if m.number not in done]

@@ -21,6 +21,7 @@ from .llm import select_llm
 from .maintenance.bulletin import BulletinBuilder
 from .maintenance.scheduler import Maintenance, Scheduler
 from .retrieval import Hit, RecallRequest, Retriever, format_hits
+from .sanitize import storable
 from .semantic import VectorTier
 from .store import Store
 from .types import (
@@ -70,8 +71,9 @@ class Bowerbird:
         self.config = config
         self.clock = clock
         self.store = Store.open(config.db_path, clock=clock)
-        self.embeddings = (EmbeddingService.from_embedder(embedder, self.store) if embedder is not None
-                           else EmbeddingService(config, self.store))
+        reindex = not self.store.readonly  # a read-only store embeds queries only, and stores nothing
+        self.embeddings = (EmbeddingService.from_embedder(embedder, self.store, auto_reindex=reindex)
+                           if embedder is not None else EmbeddingService(config, self.store, auto_reindex=reindex))
         self.vectors = VectorTier(self.store, self.embeddings, ann_threshold=config.ann_threshold)
         self.llm = llm if llm is not None else select_llm(config, self.store, clock)
         self.curator = Curator(self.store, self.vectors, config, clock, self.llm)
@@ -89,6 +91,9 @@ class Bowerbird:
     def start(self, *, primary: bool = True) -> None:
         """Start loading the model and the background threads (idempotent)."""
         self.embeddings.start()  # loads the model on its own thread, then embeds whatever has no vector yet
+        if self.store.readonly:
+            log.warning("memory store %s is read-only: recall works, nothing new is stored", self.config.db_path)
+            return
         if self._worker is None:
             self._worker = CuratorWorker(self.curator, self.store)
             self._worker.start()
@@ -193,7 +198,7 @@ class Bowerbird:
                budget_tokens: int | None = None, explain: bool = False,
                exclude: Collection[tuple[str, int]] = (), include_episodes: bool = True,
                min_relevance: float = 0.0) -> list[Hit]:
-        request = RecallRequest(query=query, scopes=tuple(scopes), limit=limit or self.config.recall_limit,
+        request = RecallRequest(query=storable(query), scopes=tuple(scopes), limit=limit or self.config.recall_limit,
                                 types=tuple(types), since=since, until=until, budget_tokens=budget_tokens,
                                 explain=explain, exclude_ids=frozenset(exclude),
                                 include_episodes=include_episodes, min_relevance=min_relevance)
@@ -220,6 +225,7 @@ class Bowerbird:
         journal = self.store.journal_counts()
         return {
             "db_path": str(self.config.db_path),
+            "read_only": self.store.readonly,
             "memories": self.store.count_memories(),
             "counts": self.store.counts(),
             "journal_backlog": journal.get("pending", 0),
@@ -283,7 +289,7 @@ class Bowerbird:
 
 def clean_text(text: str | None) -> str:
     """What may be stored of a text: no recalled-memory blocks, bounded in size (head kept), secrets redacted."""
-    text = strip_injected_context(text)
+    text = storable(strip_injected_context(text))
     if len(text) > _MAX_TEXT_CHARS:
         log.warning("text of %d chars clipped to %d", len(text), _MAX_TEXT_CHARS)
         text = text[:_MAX_TEXT_CHARS]

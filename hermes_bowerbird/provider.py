@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
+import json
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -16,6 +18,8 @@ from .curation.injected import message_text
 from .curation.noise import is_trivial_prompt
 from .curation.summary import durable_points
 from .engine import Bowerbird, clean_text
+from .errors import BowerbirdError
+from .explain import describe
 from .retrieval import PREFETCH_MIN_RELEVANCE
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
@@ -42,8 +46,14 @@ def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
     def wrap(method: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(method)
         def run(self: BowerbirdProvider, *args: Any, **kwargs: Any) -> T:
+            if self._unavailable is not None and method.__name__ != "initialize":
+                return default  # said once when the store could not open; silence after that
             try:
                 return method(self, *args, **kwargs)
+            except (BowerbirdError, sqlite3.Error, OSError) as exc:
+                log.warning("bowerbird %s failed (%s); the turn goes on without it", method.__name__, describe(exc))
+                log.debug("bowerbird %s failure details", method.__name__, exc_info=True)
+                return default
             except Exception:
                 log.exception("bowerbird %s failed; the turn goes on without it", method.__name__)
                 return default
@@ -69,6 +79,7 @@ class BowerbirdProvider(_Base):
         self._bulletin_seen: Bulletin | None = None
         self._lock = threading.Lock()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._unavailable: str | None = None
 
     # -- identity -------------------------------------------------------------------------------------------
     @property
@@ -79,9 +90,14 @@ class BowerbirdProvider(_Base):
         """Local-first: needs no key or network, only our own package (always importable here)."""
         return True
 
+    def unavailable_reason(self) -> str | None:
+        """Why memory cannot run in this agent (one sentence), or None when it can."""
+        return self._unavailable
+
     @property
     def writable(self) -> bool:
-        return self.agent_context in _WRITE_CONTEXTS
+        engine = self.engine
+        return self.agent_context in _WRITE_CONTEXTS and not (engine is not None and engine.store.readonly)
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     @_guarded(None)
@@ -98,8 +114,17 @@ class BowerbirdProvider(_Base):
         identity = str(identity) if identity else None
         self.write_scope = scopes.write_scope(self.user_id, identity)
         self.visible = scopes.visible_scopes(self.user_id, identity)
-        self.engine = Bowerbird.open_shared(config, primary=self.writable,
-                                            profile_scope=scopes.profile_scope(identity))
+        self._unavailable = None
+        try:
+            self.engine = Bowerbird.open_shared(config, primary=self.writable,
+                                                profile_scope=scopes.profile_scope(identity))
+        except (BowerbirdError, sqlite3.Error, OSError) as exc:
+            self._unavailable = f"bowerbird memory is off for this session: {describe(exc)}"
+            log.error("%s (database %s)", self._unavailable, config.db_path)
+            log.debug("opening the memory store failed", exc_info=True)
+            return
+        if self.engine.store.readonly:
+            log.warning("memory store %s is read-only: recall works, new turns are not stored", config.db_path)
         if self.writable:
             self.engine.start(primary=True)
         self._turn = self.engine.store.next_turn_index(self.session_id) if self.session_id else 0
@@ -278,7 +303,7 @@ class BowerbirdProvider(_Base):
     def handle_tool_call(self, tool_name: str, args: Mapping[str, Any], **kwargs: Any) -> str:
         engine = self.engine
         if engine is None:
-            return '{"error": "bowerbird is not initialised"}'
+            return json.dumps({"error": self._unavailable or "bowerbird is not initialised"})
         ctx = ToolContext(engine=engine, write_scope=self.write_scope, visible=self.visible,
                           session_id=self.session_id, writable=self.writable)
         return handle_tool_call(ctx, tool_name, args)

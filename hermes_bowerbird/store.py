@@ -18,6 +18,7 @@ import numpy as np
 
 from . import db
 from .errors import DatabaseError, InvalidInputError, NotFoundError
+from .explain import is_read_only, sqlite_cause
 from .types import (
     AuditAction,
     AuditEntry,
@@ -100,18 +101,46 @@ class Store:
         self._lock = threading.RLock()
         self.path = path
         self.clock = clock
+        self.readonly = False  # opened read-only: reads work, the read path skips its bookkeeping writes
 
     @classmethod
-    def open(cls, path: Path | str, *, clock: Clock = time.time) -> Store:
-        """Open or create the database at `path` and apply pending migrations."""
+    def open(cls, path: Path | str, *, clock: Clock = time.time, readonly: bool = False) -> Store:
+        """Open or create the database at `path` and apply pending migrations.
+
+        An existing store whose file or folder cannot be written opens read-only instead of failing.
+        """
         path = Path(path)
-        conn = db.connect(path)
+        if readonly or (str(path) != ":memory:" and not db.file_writable(path)):
+            return cls._open_read_only(path, clock)
+        try:
+            conn = db.connect(path)
+        except (DatabaseError, OSError) as exc:
+            if not (path.is_file() and _cannot_write(exc)):
+                raise
+            log.warning("cannot write %s (%s): opening it read-only", path, exc)
+            return cls._open_read_only(path, clock)
         try:
             db.migrate(conn)
         except Exception:
             conn.close()
             raise
         return cls(conn, path, clock)
+
+    @classmethod
+    def _open_read_only(cls, path: Path, clock: Clock) -> Store:
+        conn = db.connect_read_only(path)
+        try:
+            pending = db.pending_migrations(conn)
+        except Exception:
+            conn.close()
+            raise
+        if pending:
+            conn.close()
+            raise DatabaseError(f"the database {path} is read-only and needs an upgrade ({', '.join(pending)}); "
+                                "open it once with write access")
+        store = cls(conn, path, clock)
+        store.readonly = True
+        return store
 
     def close(self) -> None:
         with self._lock:
@@ -274,14 +303,20 @@ class Store:
         return {r[0] for r in self._query(f"SELECT id FROM memories WHERE {' AND '.join(where)}", params)}
 
     def touch(self, ids: Sequence[int]) -> None:
-        """Record that these memories were recalled (access count and time feed the access boost)."""
-        if not ids:
+        """Record that these memories were recalled (access count and time feed the access boost).
+
+        Bookkeeping only: a read-only or busy store skips it, so a read never fails for it.
+        """
+        if not ids or self.readonly:
             return
         now = self.clock()
-        with self.transaction():
-            for chunk in _chunks(list(ids)):
-                self._execute(f"UPDATE memories SET access_count = access_count + 1, accessed_at = ? "
-                              f"WHERE id IN ({_marks(len(chunk))})", (now, *chunk))
+        try:
+            with self.transaction():
+                for chunk in _chunks(list(ids)):
+                    self._execute(f"UPDATE memories SET access_count = access_count + 1, accessed_at = ? "
+                                  f"WHERE id IN ({_marks(len(chunk))})", (now, *chunk))
+        except sqlite3.OperationalError as exc:
+            log.warning("access counts not updated (%s); the recall itself is unaffected", exc)
 
     def reinforce(self, memory_id: int, provenance: Sequence[Provenance], *, reason: str, actor: str,
                   importance: float | None = None) -> None:
@@ -737,6 +772,8 @@ class Store:
         return out
 
     def cache_put(self, rows: Sequence[tuple[str, str, np.ndarray]]) -> None:
+        if self.readonly:
+            return
         now = self.clock()
         with self.transaction():
             self._conn.executemany(
@@ -837,6 +874,8 @@ class Store:
     # -- bulletins ------------------------------------------------------------------------------------------
     def add_bulletin(self, scope: str, text: str, state_hash: str, generator: str) -> Bulletin:
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if self.readonly:  # shown, not stored: the next writable start stores a fresh one
+            return Bulletin(0, scope, text, digest, state_hash, generator, self.clock())
         with self.transaction():
             cur = self._execute("INSERT INTO bulletins (scope, text, hash, state_hash, generator, created_at) "
                                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -889,6 +928,11 @@ class Store:
     def counts(self) -> dict[str, int]:
         tables = ("memories", "episodes", "entities", "edges", "embeddings", "journal", "audit_log", "bulletins")
         return {t: int(self._scalar(f"SELECT count(*) FROM {t}")) for t in tables}
+
+
+def _cannot_write(exc: BaseException) -> bool:
+    """An open failed because the file or its folder is not writable (not because the file is damaged)."""
+    return is_read_only(exc) or sqlite_cause(exc) == "SQLITE_CANTOPEN"
 
 
 def _memory(row: Sequence[Any]) -> Memory:

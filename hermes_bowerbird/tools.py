@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import BowerbirdError, InvalidInputError, NotFoundError
+from .explain import describe
 from .timestamps import parse_iso, to_iso
 from .types import Memory, MemoryType, Relation, Source
 
@@ -115,12 +117,12 @@ def handle_tool_call(ctx: ToolContext, name: str, args: Mapping[str, Any] | str 
         return json.dumps(handler(ctx, parsed), ensure_ascii=False)
     except (InvalidInputError, NotFoundError) as exc:
         return _error(str(exc))
-    except BowerbirdError as exc:
-        log.warning("tool %s failed: %s", name, exc)
-        return _error(str(exc))
+    except (BowerbirdError, sqlite3.Error, OSError) as exc:
+        log.warning("tool %s failed: %s", name, describe(exc))
+        return _error(describe(exc))
     except Exception as exc:
         log.exception("tool %s failed unexpectedly", name)
-        return _error(f"internal error: {type(exc).__name__}")
+        return _error(describe(exc))
 
 
 def _error(message: str) -> str:
@@ -146,7 +148,10 @@ def _recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     types = [_memory_type(t) for t in _list(args.get("types"), "types")]
     hits = ctx.engine.recall(query, scopes=ctx.visible, limit=limit, types=types,
                              since=_time(args.get("since"), "since"), until=_time(args.get("until"), "until"))
-    return {"results": [hit_dict(h) for h in hits], "count": len(hits)}
+    result: dict[str, Any] = {"results": [hit_dict(h) for h in hits], "count": len(hits)}
+    if ctx.engine.store.readonly:
+        result["note"] = "the memory store is read-only: recall works, nothing new can be stored"
+    return result
 
 
 def _remember(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -202,6 +207,8 @@ def _own(ctx: ToolContext) -> tuple[str, ...]:
 def _require_writable(ctx: ToolContext) -> None:
     if not ctx.writable:
         raise InvalidInputError("memory is read-only in this agent (not the primary agent)")
+    if ctx.engine.store.readonly:
+        raise InvalidInputError("the memory database is read-only (the file or its folder cannot be written)")
 
 
 def _text(args: Mapping[str, Any], key: str) -> str:
