@@ -485,10 +485,14 @@ class Store:
                 out[table] = False
         return out
 
-    def rebuild_fts(self) -> None:
+    def rebuild_fts(self) -> list[str]:
+        """Rebuild both full-text indexes from their tables, then merge their segments (sqlite-utils does both)."""
+        tables = ["memories_fts", "episodes_fts"]
         with self.transaction():
-            for table in ("memories_fts", "episodes_fts"):
-                self._execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
+            handle = db.wrap(self._conn)
+            for table in tables:
+                handle.table(table).rebuild_fts().optimize()
+        return tables
 
     # -- entities -------------------------------------------------------------------------------------------
     def upsert_entity(self, scope: str, name: str, norm: str, kind: str = "thing") -> int:
@@ -740,6 +744,18 @@ class Store:
                             (scope, session_id, turn_index, platform, str(source), user, assistant,
                              created_at if created_at is not None else self.clock()))
         return int(cur.lastrowid or 0)
+
+    def journal_append_many(self, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Journal many turns at once (an import): sqlite-utils batches the INSERTs inside one transaction.
+
+        Each row has the columns of journal_append (scope, session_id, turn_index, platform, source,
+        user_content, assistant_content, created_at); the rest take the table's defaults."""
+        with self.transaction():
+            db.wrap(self._conn).table("journal").insert_all(
+                ({**row, "source": str(row.get("source", Source.TURN)),
+                  "created_at": row.get("created_at") if row.get("created_at") is not None else self.clock()}
+                 for row in rows), batch_size=200)
+        return len(rows)
 
     def journal_pending(self, limit: int = 100, after_id: int = 0) -> list[JournalEntry]:
         rows = self._query(f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE status = 'pending' AND id > ? "
