@@ -63,8 +63,9 @@ def wrap(conn: sqlite3.Connection) -> Database:
 
 def load_migrations(folder: Path | None = None) -> list[str]:
     """The names of the migrations in order (0001_initial, ...); a malformed folder is a MigrationError."""
-    empty = Database(memory=True, recursive_triggers=False, execute_plugins=False)
-    return [step.name for step in migration_set(folder).pending(empty)]
+    steps = migration_set(folder)
+    with Database(memory=True, recursive_triggers=False, execute_plugins=False) as empty:
+        return [step.name for step in steps.pending(empty)]
 
 
 def split_statements(sql: str) -> list[str]:
@@ -117,7 +118,7 @@ def migrate(conn: sqlite3.Connection, folder: Path | None = None) -> list[str]:
     IMMEDIATE) so two processes opening a new file cannot both apply a step, and re-reads what is pending
     under that lock."""
     steps = migration_set(folder)
-    names = load_migrations(folder)
+    names = load_migrations(folder)  # every step in file order
     db = wrap(conn)
     try:
         if _has_table(conn, LEGACY_HISTORY):
