@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -48,6 +49,7 @@ class State:
     user: str | None = None
     profile: str | None = None
     json_mode: bool = False
+    verbose: int = 0
     _config: Config | None = None
     _engine: Bowerbird | None = None
     command: str = ""
@@ -135,10 +137,17 @@ def _fail(state: State, exc: BaseException, code: int = 1) -> None:
 class BowerbirdGroup(click.Group):
     """Translates the package's errors into one clear line (or a JSON envelope) and a non-zero exit."""
 
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        """Every command also takes the global options after its name (see with_global_options)."""
+        super().add_command(with_global_options(cmd), name)
+
     def resolve_command(self, ctx: click.Context, args: list[str]
                         ) -> tuple[str | None, click.Command | None, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
-        ctx.ensure_object(State).command = command.name if command is not None and command.name else name or ""
+        state = ctx.ensure_object(State)
+        state.command = command.name if command is not None and command.name else name or ""
+        options = rest[:rest.index("--")] if "--" in rest else rest
+        state.json_mode = state.json_mode or "--json" in options  # so a usage error after it is JSON too
         return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -228,28 +237,70 @@ def detail_json(detail: MemoryDetail) -> dict[str, Any]:
     }
 
 
+# -- global options: one definition, accepted before and after the command name ------------------------------
+def _global_options(*, group: bool) -> list[click.Option]:
+    """The options every command takes. On the group they read their environment variables; after a command
+    name they default to "not given", so they only override what was given before it."""
+    return [
+        click.Option(["--db"], type=click.Path(dir_okay=False, path_type=Path),
+                     envvar="BOWERBIRD_DB_PATH" if group else None,
+                     help="Database file (default: $HERMES_HOME/bowerbird/memory.db)."),
+        click.Option(["--hermes-home"], type=click.Path(file_okay=False, path_type=Path),
+                     envvar="HERMES_HOME" if group else None,
+                     help="Hermes home folder (default: $HERMES_HOME or ~/.hermes)."),
+        click.Option(["--user", "user"], metavar="ID",
+                     help="A gateway user id: read their scope plus the shared one, write to theirs."),
+        click.Option(["--profile"], metavar="NAME", help="Hermes profile (agent identity) whose shared scope to use."),
+        click.Option(["--json", "json_mode"], is_flag=True, help="Print one JSON envelope instead of text."),
+        click.Option(["-v", "--verbose"], count=True, help="Log more (-v info, -vv debug) to stderr."),
+    ]
+
+
+GLOBAL_NAMES = tuple(str(option.name) for option in _global_options(group=True))
+
+
+def _apply_global_options(state: State, values: Mapping[str, Any]) -> None:
+    """Merge one side's values into the state: a value given after the command name wins."""
+    for attr, name in (("db", "db"), ("hermes_home", "hermes_home"), ("user", "user"), ("profile", "profile")):
+        if values.get(name) not in (None, ""):
+            setattr(state, attr, values[name])
+    state.json_mode = state.json_mode or bool(values.get("json_mode"))
+    state.verbose = max(state.verbose, int(values.get("verbose") or 0))
+    _configure_logging(state.verbose)
+
+
+def with_global_options(command: click.Command) -> click.Command:
+    """Give a command the global options (idempotent); its callback never sees them, only the merged State."""
+    if getattr(command, "_bowerbird_global_options", False) or command.callback is None:
+        return command
+    taken = {param.name for param in command.params}
+    command.params.extend(option for option in _global_options(group=False) if option.name not in taken)
+    callback = command.callback
+
+    @functools.wraps(callback)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        values = {name: kwargs.pop(name) for name in GLOBAL_NAMES if name in kwargs}
+        _apply_global_options(click.get_current_context().ensure_object(State), values)
+        return callback(*args, **kwargs)
+
+    command.callback = run
+    command._bowerbird_global_options = True  # type: ignore[attr-defined]
+    return command
+
+
 # -- the command group ---------------------------------------------------------------------------------------
-@click.group(cls=BowerbirdGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), envvar="BOWERBIRD_DB_PATH",
-              help="Database file (default: $HERMES_HOME/bowerbird/memory.db).")
-@click.option("--hermes-home", type=click.Path(file_okay=False, path_type=Path), envvar="HERMES_HOME",
-              help="Hermes home folder (default: $HERMES_HOME or ~/.hermes).")
-@click.option("--user", "user", metavar="ID", help="A gateway user id: read their scope plus the shared one, "
-              "write to theirs.")
-@click.option("--profile", metavar="NAME", help="Hermes profile (agent identity) whose shared scope to use.")
-@click.option("--json", "json_mode", is_flag=True, help="Print one JSON envelope instead of text.")
-@click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) to stderr.")
+@click.group(cls=BowerbirdGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             params=_global_options(group=True))
 @click.version_option(__version__, prog_name="bowerbird")
 @click.pass_context
-def cli(ctx: click.Context, db: Path | None, hermes_home: Path | None, user: str | None, profile: str | None,
-        json_mode: bool, verbose: int) -> None:
-    """Local-first long-term memory for Hermes Agent."""
+def cli(ctx: click.Context, **values: Any) -> None:
+    """Local-first long-term memory for Hermes Agent.
+
+    The global options (--db, --hermes-home, --user, --profile, --json, -v) go before or after the command
+    name: `bowerbird --json recall tea` and `bowerbird recall tea --json` are the same."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # model loading bars would garble output
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    _configure_logging(verbose)
-    state = ctx.ensure_object(State)
-    state.db, state.hermes_home, state.user, state.profile = db, hermes_home, user or None, profile
-    state.json_mode = json_mode
+    _apply_global_options(ctx.ensure_object(State), values)
 
 
 def _configure_logging(verbose: int) -> None:
@@ -709,14 +760,12 @@ def backup(state: State, dest: Path) -> None:
 
 # -- host integration, demo, MCP -----------------------------------------------------------------------------
 @cli.command("hermes-install")
-@click.option("--hermes-home", "home", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The Hermes home to change (default: the global --hermes-home, $HERMES_HOME or ~/.hermes).")
 @pass_state
-def hermes_install(state: State, home: Path | None) -> None:
-    """Make bowerbird the memory provider of this Hermes home (writes the plugin shim, edits config.yaml)."""
+def hermes_install(state: State) -> None:
+    """Make bowerbird the memory provider of the Hermes home (--hermes-home, $HERMES_HOME or ~/.hermes)."""
     from . import hermes_setup
 
-    report = hermes_setup.install(home or state.config().hermes_home)
+    report = hermes_setup.install(state.config().hermes_home)
     data = {"plugin_dir": str(report.plugin_dir), "config": str(report.config_path),
             "backup": str(report.backup_path) if report.backup_path else None,
             "previous_provider": report.previous_provider}
@@ -725,14 +774,12 @@ def hermes_install(state: State, home: Path | None) -> None:
 
 
 @cli.command("hermes-uninstall")
-@click.option("--hermes-home", "home", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The Hermes home to change (default: the global --hermes-home, $HERMES_HOME or ~/.hermes).")
 @pass_state
-def hermes_uninstall(state: State, home: Path | None) -> None:
+def hermes_uninstall(state: State) -> None:
     """Switch bowerbird off again and restore the previous provider (memories stay on disk)."""
     from . import hermes_setup
 
-    report = hermes_setup.uninstall(home or state.config().hermes_home)
+    report = hermes_setup.uninstall(state.config().hermes_home)
     data = {"plugin_dir": str(report.plugin_dir), "config": str(report.config_path),
             "restored_provider": report.previous_provider}
     emit(state, data, f"Removed {report.plugin_dir}; memory provider is now "

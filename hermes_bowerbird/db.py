@@ -3,37 +3,32 @@
 from __future__ import annotations
 
 import errno
+import functools
+import importlib.util
 import logging
 import os
-import re
 import sqlite3
-import time
 import urllib.parse
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
 from importlib import resources
 from pathlib import Path
-from typing import TypeVar
+from types import ModuleType
+from typing import TypeVar, cast
 
+from sqlite_utils import Database, Migrations
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from .errors import DatabaseError, MigrationError, SchemaTooNewError
 
 log = logging.getLogger(__name__)
 
-_MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 BUSY_TIMEOUT_MS = 5000
 # On top of SQLite's own busy wait: more attempts with growing, jittered pauses, then the error is raised.
 BUSY_RETRY_SECONDS = 60.0
 BUSY_PAUSE_MAX_SECONDS = 2.0
+HISTORY = "_sqlite_migrations"  # the table sqlite-utils keeps migration history in
+LEGACY_HISTORY = "schema_migrations"  # the table of the store's own runner up to 0.1
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Migration:
-    number: int
-    name: str
-    sql: str
 
 
 def migrations_dir() -> Path:
@@ -47,20 +42,46 @@ def migrations_dir() -> Path:
     raise MigrationError("no migrations folder found next to the hermes_bowerbird package")
 
 
-def load_migrations(folder: Path | None = None) -> list[Migration]:
-    """Read NNNN_name.sql files in order; a duplicate number or a stray .sql name is an error."""
-    folder = folder or migrations_dir()
-    found: dict[int, Migration] = {}
-    for path in sorted(folder.glob("*.sql")):
-        match = _MIGRATION_NAME.match(path.name)
-        if not match:
-            raise MigrationError(f"migration file {path.name!r} is not named NNNN_name.sql")
-        number = int(match.group(1))
-        if number in found:
-            raise MigrationError(f"two migrations share number {number:04d}: "
-                                 f"{found[number].name} and {path.stem}")
-        found[number] = Migration(number, path.stem, path.read_text(encoding="utf-8"))
-    return [found[n] for n in sorted(found)]
+@functools.lru_cache(maxsize=4)
+def _module_for(folder: Path) -> ModuleType:
+    """Load migrations.py from the migrations folder (not a package: sqlite-utils runs it as a plain file)."""
+    source = folder / "migrations.py"
+    spec = importlib.util.spec_from_file_location("hermes_bowerbird._migration_set", source)
+    if not source.is_file() or spec is None or spec.loader is None:
+        raise MigrationError(f"cannot load the migration set {source}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def migration_set(folder: Path | None = None) -> Migrations:
+    """The sqlite-utils migration set for a folder of NNNN_name.sql files (default: the shipped one)."""
+    shipped = migrations_dir().resolve()
+    try:
+        module = _module_for(shipped)
+        return cast(Migrations, module.build(folder) if folder is not None else module.migrations)
+    except ValueError as exc:
+        raise MigrationError(str(exc)) from exc
+
+
+def wrap(conn: sqlite3.Connection) -> Database:
+    """sqlite-utils on one of our connections, changing none of its settings (no pragmas, no plugins)."""
+    return Database(conn, recursive_triggers=False, execute_plugins=False)
+
+
+def load_migrations(folder: Path | None = None) -> list[str]:
+    """The names of the migrations in order (0001_initial, ...); a malformed folder is a MigrationError."""
+    steps = migration_set(folder)
+    with Database(memory=True, recursive_triggers=False, execute_plugins=False) as empty:
+        return [step.name for step in steps.pending(empty)]
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a script into complete statements (trigger bodies stay whole)."""
+    try:
+        return cast(list[str], _module_for(migrations_dir().resolve()).split_statements(sql))
+    except ValueError as exc:
+        raise MigrationError(str(exc)) from exc
 
 
 def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
@@ -118,77 +139,88 @@ def _create_private(path: Path) -> None:
             side.chmod(0o600)
 
 
-def applied_migrations(conn: sqlite3.Connection) -> dict[int, str]:
-    _ensure_migrations_table(conn)
-    return {n: name for n, name in conn.execute("SELECT number, name FROM schema_migrations")}
+def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Names of the bowerbird migrations recorded in _sqlite_migrations, in the order they were applied."""
+    return [m.name for m in migration_set().applied(wrap(conn))]
 
 
-def migrate(conn: sqlite3.Connection, migrations: list[Migration] | None = None) -> list[str]:
-    """Apply every pending migration, each with its record in one transaction. Returns names applied."""
-    migrations = load_migrations() if migrations is None else migrations
+def migrate(conn: sqlite3.Connection, folder: Path | None = None, *,
+            only: Collection[str] | None = None) -> list[str]:
+    """Apply every pending migration, each with its history row in one transaction. Returns names applied.
+
+    sqlite-utils runs the steps and keeps the history; the store takes the write lock first (BEGIN
+    IMMEDIATE) so two processes opening a new file cannot both apply a step, and re-reads what is pending
+    under that lock. `only` limits the run to the named steps (rebuilding an older store's schema)."""
+    steps = migration_set(folder)
+    names = load_migrations(folder)  # every step in file order
+    db = wrap(conn)
     try:
-        done = applied_migrations(conn)
+        if _has_table(conn, LEGACY_HISTORY):
+            _adopt_legacy_history(conn, db, steps)
+        done = [m.name for m in steps.applied(db)]
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"the database is unreadable (corrupt or not SQLite): {exc}") from exc
-    _check_not_newer(done, migrations)
+    _check_not_newer(done, names)
     applied = []
-    for migration in migrations:
-        if migration.number in done:
+    for index, name in enumerate(names):
+        if name in done or (only is not None and name not in only):
             continue
-        _apply_one(conn, migration)
-        applied.append(migration.name)
-        log.info("applied migration %s", migration.name)
+        if _apply_one(conn, db, steps, name, names[index + 1:]):
+            applied.append(name)
+            log.info("applied migration %s", name)
     return applied
 
 
-def _check_not_newer(done: dict[int, str], migrations: list[Migration]) -> None:
-    known = {m.number: m.name for m in migrations}
-    unknown = sorted(n for n in done if n not in known)
+def _apply_one(conn: sqlite3.Connection, db: Database, steps: Migrations, name: str, later: list[str]) -> bool:
+    """Apply one step (and nothing after it) inside an IMMEDIATE transaction; False if another process did."""
+    retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"))
+    try:
+        if name in {m.name for m in steps.applied(db)}:
+            conn.execute("ROLLBACK")
+            return False
+        steps.apply(db, stop_before=later)  # joins this transaction through a savepoint
+    except (sqlite3.Error, ValueError) as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise MigrationError(f"migration {name} failed and was rolled back: {exc}") from exc
+    conn.execute("COMMIT")
+    return True
+
+
+def _check_not_newer(done: list[str], names: list[str]) -> None:
+    known = {_number(n): n for n in names}
+    unknown = sorted((n for n in done if n not in names), key=_number)
+    clash = [n for n in unknown if _number(n) in known]
+    if clash:
+        number = _number(clash[0])
+        raise MigrationError(f"migration {number:04d} is recorded as {clash[0]!r} but the code has "
+                             f"{known[number]!r}")
     if unknown:
         raise SchemaTooNewError(
-            f"the database has schema version {max(done):04d} ({done[max(done)]}) but this version of "
-            f"bowerbird only knows up to {max(known, default=0):04d}; upgrade hermes-bowerbird")
-    for number, name in done.items():
-        if known[number] != name:
-            raise MigrationError(f"migration {number:04d} is recorded as {name!r} but the code has "
-                                 f"{known[number]!r}")
+            f"the database has schema version {unknown[-1]} but this version of bowerbird only knows up to "
+            f"{names[-1] if names else 'none'}; upgrade hermes-bowerbird")
 
 
-def _apply_one(conn: sqlite3.Connection, migration: Migration) -> None:
-    statements = split_statements(migration.sql)
-    retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"))
-    if conn.execute("SELECT 1 FROM schema_migrations WHERE number = ?", (migration.number,)).fetchone():
-        conn.execute("COMMIT")  # another process applied it while this one waited for the lock
-        return
+def _number(name: str) -> int:
+    head = name.split("_", 1)[0]
+    return int(head) if head.isdigit() else -1
+
+
+def _adopt_legacy_history(conn: sqlite3.Connection, db: Database, steps: Migrations) -> None:
+    """The earlier runner's history moves into _sqlite_migrations (the set does it; we hold the write lock)."""
+    conn.execute("BEGIN IMMEDIATE")
     try:
-        for statement in statements:
-            conn.execute(statement)
-        conn.execute("INSERT INTO schema_migrations (number, name, applied_at) VALUES (?, ?, ?)",
-                     (migration.number, migration.name, time.time()))
+        steps.ensure_migrations_table(db)
     except sqlite3.Error as exc:
         conn.execute("ROLLBACK")
-        raise MigrationError(f"migration {migration.name} failed and was rolled back: {exc}") from exc
+        raise MigrationError(f"could not adopt the migration history of {LEGACY_HISTORY}: {exc}") from exc
     conn.execute("COMMIT")
+    log.info("migration history moved from %s to %s", LEGACY_HISTORY, HISTORY)
 
 
-def split_statements(sql: str) -> list[str]:
-    """Split a script into complete statements (trigger bodies stay whole)."""
-    statements, buffer = [], ""
-    for line in sql.splitlines(keepends=True):
-        if not buffer and (not line.strip() or line.lstrip().startswith("--")):
-            continue
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            statements.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        raise MigrationError(f"incomplete SQL statement at the end of a migration: {buffer.strip()[:80]!r}")
-    return statements
-
-
-def _ensure_migrations_table(conn: sqlite3.Connection) -> None:
-    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                 "number INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at REAL NOT NULL)")
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() \
+        is not None
 
 
 # -- read-only stores ----------------------------------------------------------------------------------------
@@ -234,16 +266,13 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     raise DatabaseError(f"cannot open database {path} read-only: {failure}") from failure
 
 
-def pending_migrations(conn: sqlite3.Connection, migrations: list[Migration] | None = None) -> list[str]:
+def pending_migrations(conn: sqlite3.Connection) -> list[str]:
     """Names of migrations not applied yet, found without writing (a read-only store cannot apply them)."""
-    migrations = load_migrations() if migrations is None else migrations
+    steps = migration_set()
+    names = load_migrations()
     try:
-        done = {n: name for n, name in conn.execute("SELECT number, name FROM schema_migrations")}
-    except sqlite3.OperationalError as exc:
-        if "no such table" not in str(exc):
-            raise DatabaseError(f"the database is unreadable (corrupt or not SQLite): {exc}") from exc
-        done = {}
+        done = [m.name for m in steps.applied(wrap(conn))]
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"the database is unreadable (corrupt or not SQLite): {exc}") from exc
-    _check_not_newer(done, migrations)
-    return [m.name for m in migrations if m.number not in done]
+    _check_not_newer(done, names)
+    return [name for name in names if name not in done]

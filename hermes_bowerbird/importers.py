@@ -260,10 +260,12 @@ class ApplyReport:
 
 def apply_plan(engine: Bowerbird, plan: ImportPlan, *, scope: str, platform: str = "import",
                progress: Progress | None = None) -> ApplyReport:
-    """Journal every new turn of the plan in one transaction (all or nothing)."""
+    """Journal every new turn of the plan in one bulk insert (all or nothing); the curator does the rest."""
+    from .engine import clean_text
+
     next_index: dict[str, int] = {}
     known: dict[str, set[str]] = {}
-    journaled = 0
+    rows: list[dict[str, Any]] = []
     with engine.store.transaction():
         for turn in plan.turns:
             if turn.session_id not in known:
@@ -273,13 +275,13 @@ def apply_plan(engine: Bowerbird, plan: ImportPlan, *, scope: str, platform: str
                 progress(1)
             if _already_captured(turn, known[turn.session_id]):
                 continue
-            engine.capture_turn(turn.user, turn.assistant, scope=scope, session_id=turn.session_id,
-                                platform=platform, turn_index=next_index[turn.session_id], source=Source.IMPORT,
-                                created_at=turn.created_at)
+            rows.append({"scope": scope, "session_id": turn.session_id, "turn_index": next_index[turn.session_id],
+                         "platform": platform, "source": Source.IMPORT, "user_content": clean_text(turn.user),
+                         "assistant_content": clean_text(turn.assistant), "created_at": turn.created_at})
             next_index[turn.session_id] += 1
-            journaled += 1
-    log.info("journaled %d imported turns from %s", journaled, plan.path.name)
-    return ApplyReport(journaled, len(plan.turns) - journaled)
+        engine.store.journal_append_many(rows)
+    log.info("journaled %d imported turns from %s", len(rows), plan.path.name)
+    return ApplyReport(len(rows), len(plan.turns) - len(rows))
 
 
 def _already_captured(turn: ImportedTurn, known: set[str]) -> bool:

@@ -21,6 +21,7 @@ from .engine import Bowerbird, clean_text
 from .errors import BowerbirdError
 from .explain import describe
 from .retrieval import PREFETCH_MIN_RELEVANCE
+from .retrieval.results import Hit
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
 from .types import Bulletin, MemoryType, Source
@@ -38,7 +39,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 PREFETCH_HEADER = "Relevant long-term memories (bowerbird):"
 PRE_COMPRESS_LIMIT = 1500
+CHECKPOINT_LIMIT = 4000  # a whole-conversation checkpoint; the host caps provider context at 6,000 chars
+DELEGATION_PLATFORM = "delegation"  # journal rows of a subagent's task and result say so, with the child session
 _WRITE_CONTEXTS = frozenset({"primary", ""})
+_LINEAGE_MAX = 20
 
 
 def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
@@ -64,6 +68,9 @@ def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
 class BowerbirdProvider(_Base):
     """One instance per Hermes agent; instances in a process share one engine per database file."""
 
+    # newer hosts then call on_pre_compress(messages, require_checkpoint=True) and keep the whole answer
+    pre_compress_checkpoint_api_version = 2
+
     def __init__(self, config: Config | None = None) -> None:
         self._config = config
         self.engine: Bowerbird | None = None
@@ -80,6 +87,10 @@ class BowerbirdProvider(_Base):
         self._lock = threading.Lock()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._unavailable: str | None = None
+        self._queue_pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._queued: tuple[str, str, concurrent.futures.Future[list[Hit]]] | None = None  # query, session, hits
+        self.turn_number = 0  # the host's count of user turns (on_turn_start)
+        self.lineage: list[str] = []  # this conversation's session ids, oldest first (compression makes new ones)
 
     # -- identity -------------------------------------------------------------------------------------------
     @property
@@ -129,6 +140,10 @@ class BowerbirdProvider(_Base):
             self.engine.start(primary=True)
         self._turn = self.engine.store.next_turn_index(self.session_id) if self.session_id else 0
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="bowerbird-prefetch")
+        self._queue_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1,
+                                                                 thread_name_prefix="bowerbird-queued-prefetch")
+        parent = str(kwargs.get("parent_session_id") or "")
+        self.lineage = [s for s in (parent, self.session_id) if s]
         if self.writable and config.import_markdown:
             self._import_host_files(config.hermes_home, identity)
         log.info("bowerbird ready for session %s (%s, %s)", self.session_id, self.platform, self.agent_context)
@@ -143,9 +158,11 @@ class BowerbirdProvider(_Base):
     @_guarded(None)
     def shutdown(self) -> None:
         engine, self.engine = self.engine, None
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        for pool in (self._pool, self._queue_pool):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._queue_pool = None
+        self._queued = None
         if engine is not None:
             engine.release()
 
@@ -172,29 +189,59 @@ class BowerbirdProvider(_Base):
     # -- read path ------------------------------------------------------------------------------------------
     @_guarded("")
     def prefetch(self, query: str, *, session_id: str = "") -> str:
+        """Collect the recall queue_prefetch started for this query, else compute it (both within the timeout)."""
         engine = self._require()
         if not query or not query.strip() or is_trivial_prompt(query):
             return ""
         pool = self._pool
         if pool is None:
             return ""
-        future = pool.submit(self._recall_block, query)
+        queued = self._take_queued(query)
+        future = queued or pool.submit(self._search, query)
         try:
-            return future.result(timeout=engine.config.prefetch_timeout_seconds)
+            return self._recall_block(future.result(timeout=engine.config.prefetch_timeout_seconds))
         except concurrent.futures.TimeoutError:
             log.warning("prefetch took longer than %.1fs; skipped this turn", engine.config.prefetch_timeout_seconds)
             return ""
 
-    def _recall_block(self, query: str) -> str:
+    @_guarded(None)
+    def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
+        """Start the next turn's recall now (query embedding included) on a background thread."""
+        pool = self._queue_pool
+        if pool is None or not query or not query.strip() or is_trivial_prompt(query):
+            return
+        future = pool.submit(self._search, query)
+        with self._lock:
+            self._queued = (_normalised(query), self.session_id, future)
+
+    def _take_queued(self, query: str) -> concurrent.futures.Future[list[Hit]] | None:
+        """The queued search if it was for this query in this session (it is used once either way)."""
+        with self._lock:
+            queued, self._queued = self._queued, None
+        if queued is None:
+            return None
+        text, session, future = queued
+        if text == _normalised(query) and session == self.session_id:
+            return future
+        future.cancel()
+        return None
+
+    def _search(self, query: str) -> list[Hit]:
+        engine = self._require()
+        with self._lock:
+            exclude = set(self._injected)
+        return engine.recall(query, scopes=self.visible, budget_tokens=engine.config.prefetch_budget_tokens,
+                             exclude=exclude, min_relevance=PREFETCH_MIN_RELEVANCE)
+
+    def _recall_block(self, found: Sequence[Hit]) -> str:
+        """Format hits for the turn, leaving out what this session was already given (also since they were found)."""
         engine = self._require()
         budget = engine.config.prefetch_budget_tokens
         note = self._bulletin_note()
         with self._lock:
-            exclude = set(self._injected)
+            injected = set(self._injected)
             given = [*self._injected_texts, *(_normalised(line[2:]) for line in note.splitlines()[1:])]
-        hits = [h for h in engine.recall(query, scopes=self.visible, budget_tokens=budget, exclude=exclude,
-                                         min_relevance=PREFETCH_MIN_RELEVANCE)
-                if not _already_given(h.content, given)]
+        hits = [h for h in found if (str(h.kind), h.id) not in injected and not _already_given(h.content, given)]
         parts = [note] if note else []
         if hits:
             parts += [PREFETCH_HEADER, engine.format_hits(hits, budget)]
@@ -215,18 +262,48 @@ class BowerbirdProvider(_Base):
 
     # -- write path -----------------------------------------------------------------------------------------
     @_guarded(None)
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        """The host's user-turn count (it only grows within a session; recall_status reports it)."""
+        self.turn_number = int(turn_number)
+
+    @_guarded(None)
     def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
-                  messages: Sequence[Mapping[str, Any]] | None = None) -> None:
+                  messages: Sequence[Mapping[str, Any]] | None = None, turn_author: Any = None,
+                  **kwargs: Any) -> None:
+        """Journal one turn. On a shared gateway chat a newer host says who wrote it: it goes to their scope."""
         if not self.writable:
             return
         engine = self._require()
+        author = _author_id(turn_author)
+        scope = scopes.user_scope(author) if author else self.write_scope
         session = session_id or self.session_id
+        turn = self._next_turn(session)
+        engine.capture_turn(user_content or "", assistant_content or "", scope=scope,
+                            session_id=session, platform=self.platform, turn_index=turn)
+
+    def _next_turn(self, session: str) -> int:
+        engine = self._require()
         with self._lock:
             if session != self.session_id:
                 self.session_id, self._turn = session, engine.store.next_turn_index(session)
+                self.lineage = [session]
             turn, self._turn = self._turn, self._turn + 1
-        engine.capture_turn(user_content or "", assistant_content or "", scope=self.write_scope,
-                            session_id=session, platform=self.platform, turn_index=turn)
+        return turn
+
+    @_guarded(None)
+    def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any) -> None:
+        """A subagent finished: its task and result become an episode of this (the parent) session.
+
+        The journal row's platform records the provenance: `delegation` and the child's session id."""
+        if not self.writable or not ((task or "").strip() or (result or "").strip()):
+            return
+        engine = self._require()
+        turn = self._next_turn(self.session_id)
+        child = str(child_session_id or "").strip()
+        platform = f"{DELEGATION_PLATFORM}:{child}" if child else DELEGATION_PLATFORM
+        engine.capture_turn(f"Task delegated to a subagent: {task or ''}".strip(),
+                            f"The subagent's result: {result or ''}".strip(), scope=self.write_scope,
+                            session_id=self.session_id, platform=platform[:200], turn_index=turn)
 
     @_guarded(None)
     def on_session_end(self, messages: Sequence[Mapping[str, Any]]) -> None:
@@ -238,11 +315,27 @@ class BowerbirdProvider(_Base):
         engine.flush(timeout=engine.config.shutdown_drain_seconds)
 
     @_guarded("")
-    def on_pre_compress(self, messages: Sequence[Mapping[str, Any]], **kwargs: Any) -> str:
+    def on_pre_compress(self, messages: Sequence[Mapping[str, Any]], *, require_checkpoint: bool = False,
+                        **kwargs: Any) -> str:
+        """Durable points for the summariser; with require_checkpoint (api v2) those of the whole conversation:
+        the turns compressed away earlier in this lineage of sessions as well as the current messages."""
         if self.writable:
             self._capture_missing(messages, Source.COMPACTION)
             self._require().end_session(self.write_scope, self.session_id)
-        return durable_points(messages, limit_chars=PRE_COMPRESS_LIMIT)
+        if not require_checkpoint:
+            return durable_points(messages, limit_chars=PRE_COMPRESS_LIMIT)
+        return durable_points([*self._earlier_messages(), *messages], limit_chars=CHECKPOINT_LIMIT)
+
+    def _earlier_messages(self) -> list[dict[str, str]]:
+        """The stored turns of the sessions this conversation went through before the current one."""
+        engine = self._require()
+        earlier = [s for s in self.lineage if s != self.session_id]
+        out: list[dict[str, str]] = []
+        for session in earlier:
+            episodes = engine.store.list_episodes(self.visible, session_id=session)
+            for episode in sorted(episodes, key=lambda e: (e.turn_index, e.role != "user", e.chunk_index)):
+                out.append({"role": "user" if episode.role == "user" else "assistant", "content": episode.content})
+        return out
 
     def _capture_missing(self, messages: Sequence[Mapping[str, Any]], source: Source) -> int:
         """Journal user/assistant pairs from `messages` that sync_turn never saw (e.g. interrupted turns)."""
@@ -265,10 +358,17 @@ class BowerbirdProvider(_Base):
         """New session id (reset, resume, branch or compression): the injected-set and turn counter start over."""
         engine = self._require()
         with self._lock:
+            previous = self.session_id
             self.session_id = new_session_id or self.session_id
             self._turn = engine.store.next_turn_index(self.session_id)
             self._injected.clear()
             self._injected_texts.clear()
+            self._queued = None
+            if reset:
+                self.lineage = [self.session_id]
+            else:
+                known = [s for s in (*self.lineage, parent_session_id or previous) if s]
+                self.lineage = [*dict.fromkeys(known), self.session_id][-_LINEAGE_MAX:]
 
     @_guarded(None)
     def on_memory_write(self, action: str, target: str, content: str,
@@ -295,6 +395,19 @@ class BowerbirdProvider(_Base):
 
     def _mirror_type(self, content: str, target: str) -> MemoryType:
         return markdown.type_for_entry(self._require(), content, "user" if target == "user" else "memory")
+
+    # -- status ---------------------------------------------------------------------------------------------
+    @_guarded({"label": "bowerbird: not available", "memories": 0})
+    def recall_status(self) -> dict[str, Any]:
+        """A short count and label for a newer host's status line."""
+        engine = self.engine
+        if engine is None:
+            return {"label": "bowerbird: not initialised", "memories": 0}
+        count = sum(engine.store.count_memories(self.visible).values())
+        backlog = int(engine.store.journal_counts().get("pending", 0))
+        label = f"bowerbird: {count} memories" + (f", {backlog} turns to curate" if backlog else "")
+        return {"label": label, "memories": count, "pending_turns": backlog, "turn": self.turn_number,
+                "session_id": self.session_id}
 
     # -- tools ----------------------------------------------------------------------------------------------
     def get_tool_schemas(self) -> list[dict[str, Any]]:
@@ -388,6 +501,13 @@ def _pairs(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
 def _known(text: str, seen: set[str]) -> bool:
     """Whether this text was journaled already (the journal holds it cleaned and redacted)."""
     return not text.strip() or content_hash(clean_text(text)) in seen
+
+
+def _author_id(author: Any) -> str:
+    """Who wrote a turn on a shared chat: a user id as text, or a mapping holding one (user_id / id)."""
+    if isinstance(author, Mapping):
+        author = author.get("user_id") or author.get("id") or author.get("author_id") or ""
+    return str(author).strip() if author not in (None, "") else ""
 
 
 def _normalised(text: str) -> str:

@@ -173,16 +173,15 @@ def _salvage(copy: Path, fresh: Path, report: RecoveryReport) -> None:
     src = sqlite3.connect(f"file:{copy}?mode=ro", uri=True, isolation_level=None)
     dst = db.connect(fresh)
     try:
-        migrations = db.load_migrations()
-        applied = _applied_numbers(src)
-        db.migrate(dst, [m for m in migrations if m.number in applied] if applied else migrations)
+        applied = _applied_names(src)
+        db.migrate(dst, only=applied or None)
         dst.execute("PRAGMA foreign_keys = OFF")
         dst.execute("BEGIN")
         for table in _plain_tables(dst):
             kept, lost = _copy_table(src, dst, table)
             report.recovered[table], report.lost[table] = kept, lost
         dst.execute("COMMIT")
-        db.migrate(dst, migrations)  # a store from an older version continues from its own schema
+        db.migrate(dst)  # a store from an older version continues from its own schema
         report.lost["foreign_key_orphans"] = _drop_orphans(dst)
         _rebuild_fts(dst)
         dst.execute("PRAGMA foreign_keys = ON")
@@ -191,9 +190,9 @@ def _salvage(copy: Path, fresh: Path, report: RecoveryReport) -> None:
         dst.close()
 
 
-def _applied_numbers(src: sqlite3.Connection) -> set[int]:
+def _applied_names(src: sqlite3.Connection) -> set[str]:
     try:
-        return {int(r[0]) for r in src.execute("SELECT number FROM schema_migrations")}
+        return {m.name for m in db.migration_set().applied(db.wrap(src))}
     except sqlite3.Error as exc:
         log.warning("the damaged file's migration list is unreadable (%s); assuming the current schema", exc)
         return set()

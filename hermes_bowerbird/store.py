@@ -532,10 +532,14 @@ class Store:
                 out[table] = False
         return out
 
-    def rebuild_fts(self) -> None:
+    def rebuild_fts(self) -> list[str]:
+        """Rebuild both full-text indexes from their tables, then merge their segments (sqlite-utils does both)."""
+        tables = ["memories_fts", "episodes_fts"]
         with self.transaction():
-            for table in ("memories_fts", "episodes_fts"):
-                self._execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
+            handle = db.wrap(self._conn)
+            for table in tables:
+                handle.table(table).rebuild_fts().optimize()
+        return tables
 
     # -- entities -------------------------------------------------------------------------------------------
     def upsert_entity(self, scope: str, name: str, norm: str, kind: str = "thing") -> int:
@@ -811,6 +815,18 @@ class Store:
         rows = self._query("SELECT id, user_content, assistant_content FROM journal "
                            "WHERE session_id = ? AND turn_index = ?", (session_id, turn_index))
         return rows[0] if rows else None
+
+    def journal_append_many(self, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Journal many turns at once (an import): sqlite-utils batches the INSERTs inside one transaction.
+
+        Each row has the columns of journal_append (scope, session_id, turn_index, platform, source,
+        user_content, assistant_content, created_at); the rest take the table's defaults."""
+        with self.transaction():
+            db.wrap(self._conn).table("journal").insert_all(
+                ({**row, "source": str(row.get("source", Source.TURN)),
+                  "created_at": row.get("created_at") if row.get("created_at") is not None else self.clock()}
+                 for row in rows), batch_size=200)
+        return len(rows)
 
     def journal_pending(self, limit: int = 100, after_id: int = 0) -> list[JournalEntry]:
         """Rows waiting for curation, in id order; a row that failed waits until its retry time."""

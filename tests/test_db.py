@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import sqlite3
 import stat
@@ -26,7 +27,7 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
 def test_blank_database_gets_every_migration(tmp_path: Path) -> None:
     conn = db.connect(tmp_path / "m.db")
     applied = db.migrate(conn)
-    assert applied == [m.name for m in db.load_migrations()]
+    assert applied == db.load_migrations()
     expected = {"memories", "episodes", "entities", "entity_aliases", "memory_entities", "episode_entities",
                 "edges", "embeddings", "embedding_cache", "journal", "audit_log", "bulletins", "meta",
                 "memory_provenance", "memories_fts", "episodes_fts", "memories_fts_insert", "episodes_fts_update"}
@@ -62,9 +63,9 @@ def test_failing_migration_leaves_no_partial_schema(tmp_path: Path) -> None:
     _write(folder, "0002_bad.sql", "CREATE TABLE b (x INTEGER);\nCREATE TABLE a (x INTEGER);")
     conn = db.connect(tmp_path / "m.db")
     with pytest.raises(MigrationError, match="0002_bad"):
-        db.migrate(conn, db.load_migrations(folder))
+        db.migrate(conn, folder)
     assert "a" in _tables(conn) and "b" not in _tables(conn)
-    assert db.applied_migrations(conn) == {1: "0001_good"}
+    assert db.applied_migrations(conn) == ["0001_good"]
 
 
 def test_trigger_bodies_stay_whole() -> None:
@@ -90,7 +91,8 @@ def test_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     Store.open(path).close()
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO schema_migrations VALUES (9999, '9999_future', 0)")
+    conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+                 "VALUES ('bowerbird', '9999_future', '2030-01-01 00:00:00+00:00')")
     conn.commit()
     conn.close()
     with pytest.raises(SchemaTooNewError, match="upgrade hermes-bowerbird"):
@@ -113,6 +115,7 @@ def test_wheel_ships_and_finds_its_migrations(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         assert "hermes_bowerbird/migrations/0001_initial.sql" in names
+        assert "hermes_bowerbird/migrations/migrations.py" in names
         assert "hermes_bowerbird/py.typed" in names and "hermes_bowerbird/plugin.yaml" in names
         archive.extractall(tmp_path / "site")
     code = ("import hermes_bowerbird.db as d, sys; p = d.migrations_dir(); "
@@ -120,3 +123,104 @@ def test_wheel_ships_and_finds_its_migrations(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site")], cwd=tmp_path, check=True,
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
     assert str(tmp_path / "site") in out.stdout
+
+
+FIXTURE = ROOT / "tests" / "fixtures" / "store_v0_1_0.db"
+
+
+def _sqlite_utils_migrate(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sqlite_utils", "migrate", str(path),
+                           str(ROOT / "migrations" / "migrations.py"), *extra],
+                          capture_output=True, text=True, timeout=60)
+
+
+def _history(path: Path) -> list[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'bowerbird' "
+                                           "ORDER BY id")]
+    finally:
+        conn.close()
+
+
+def test_sqlite_utils_cli_migrates_a_new_store_the_same_way(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    result = _sqlite_utils_migrate(path)
+    assert result.returncode == 0, result.stderr
+    assert _history(path) == db.load_migrations()
+    conn = db.connect(path)
+    assert db.migrate(conn) == []
+
+
+def test_sqlite_utils_cli_sees_nothing_pending_on_a_store_bowerbird_made(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    Store.open(path).close()
+    listing = _sqlite_utils_migrate(path, "--list")
+    assert listing.stdout.split("Pending:")[1].split() == ["(none)"]
+
+
+def test_every_sql_file_is_a_step_found_without_registration(tmp_path: Path) -> None:
+    folder = tmp_path / "migs"
+    _write(folder, "0001_one.sql", "CREATE TABLE one (x INTEGER);")
+    _write(folder, "0007_seven.sql", "CREATE TABLE seven (x INTEGER);")
+    conn = db.connect(tmp_path / "m.db")
+    assert db.migrate(conn, folder) == ["0001_one", "0007_seven"]
+
+
+@pytest.fixture()
+def old_store(tmp_path: Path) -> Path:
+    path = tmp_path / "memory.db"
+    path.write_bytes(FIXTURE.read_bytes())
+    return path
+
+
+def test_the_fixture_was_made_by_the_previous_runner(old_store: Path) -> None:
+    conn = sqlite3.connect(old_store)
+    assert {"schema_migrations"} <= _tables(conn) and "_sqlite_migrations" not in _tables(conn)
+
+
+def test_store_from_the_previous_release_upgrades_in_place(old_store: Path) -> None:
+    conn = sqlite3.connect(old_store)
+    legacy = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY number")]
+    conn.close()
+    store = Store.open(old_store)
+    store.close()
+    assert _history(old_store)[:len(legacy)] == legacy
+
+
+def test_upgraded_store_keeps_its_memories(old_store: Path) -> None:
+    before = sqlite3.connect(old_store).execute("SELECT id, content FROM memories ORDER BY id").fetchall()
+    Store.open(old_store).close()
+    assert sqlite3.connect(old_store).execute("SELECT id, content FROM memories ORDER BY id").fetchall() == before
+
+
+def test_upgrade_drops_the_old_history_table(old_store: Path) -> None:
+    Store.open(old_store).close()
+    assert "schema_migrations" not in _tables(sqlite3.connect(old_store))
+
+
+def test_upgrade_keeps_the_original_application_times(old_store: Path) -> None:
+    first = sqlite3.connect(old_store).execute("SELECT applied_at FROM schema_migrations WHERE number = 1").fetchone()
+    Store.open(old_store).close()
+    row = sqlite3.connect(old_store).execute("SELECT applied_at FROM _sqlite_migrations WHERE name = '0001_initial'")
+    assert row.fetchone()[0].startswith(str(datetime.datetime.fromtimestamp(first[0], tz=datetime.UTC))[:19])
+
+
+def test_sqlite_utils_cli_upgrades_the_previous_release_too(old_store: Path) -> None:
+    result = _sqlite_utils_migrate(old_store)
+    assert result.returncode == 0, result.stderr
+    assert _history(old_store) == db.load_migrations()
+
+
+def test_bowerbird_and_sqlite_utils_agree_on_an_upgraded_store(old_store: Path) -> None:
+    _sqlite_utils_migrate(old_store)
+    assert db.migrate(db.connect(old_store)) == []
+
+
+def test_upgraded_store_is_searchable(old_store: Path) -> None:
+    store = Store.open(old_store)
+    try:
+        hits = store.search_memories_fts('"Lisbon"', ["profile:default"])
+    finally:
+        store.close()
+    assert len(hits) == 2
