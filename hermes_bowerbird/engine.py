@@ -16,10 +16,10 @@ from .curation.extract import extract_candidates
 from .curation.injected import strip_injected_context
 from .curation.redact import redact
 from .embedding import EmbeddingService
-from .errors import InvalidInputError
+from .errors import DatabaseError, InvalidInputError
 from .llm import select_llm
 from .maintenance.bulletin import BulletinBuilder
-from .maintenance.scheduler import Maintenance, Scheduler
+from .maintenance.scheduler import Maintenance, RunnerLock, Scheduler, runner_lock_path
 from .retrieval import Hit, RecallRequest, Retriever, format_hits
 from .semantic import VectorTier
 from .store import Store
@@ -232,9 +232,13 @@ class Bowerbird:
         }
 
     # -- maintenance and whole-store operations -------------------------------------------------------------
-    def maintain(self, job: str | None = None, *, dry_run: bool = False,
-                 progress: Progress | None = None) -> dict[str, object]:
-        return self.maintenance.run(job, dry_run=dry_run, progress=progress)
+    def maintain(self, job: str | None = None, *, dry_run: bool = False, progress: Progress | None = None,
+                 wait_seconds: float = 60.0) -> dict[str, object]:
+        """Run maintenance now, as the memory home's one runner (waits up to `wait_seconds` for another)."""
+        with RunnerLock(runner_lock_path(self.store.path)).held(timeout=wait_seconds) as held:
+            if not held:
+                raise DatabaseError("another process is running maintenance on this memory; try again shortly")
+            return self.maintenance.run(job, dry_run=dry_run, progress=progress)
 
     def reindex(self, progress: Progress | None = None) -> int:
         if not self.embeddings.wait_ready(timeout=120):
