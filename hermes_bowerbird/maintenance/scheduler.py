@@ -111,6 +111,10 @@ class Scheduler:
         self._thread.start()
         return True
 
+    def request_stop(self) -> None:
+        """Ask the thread to stop without waiting (a running job sees its budget exhausted)."""
+        self._stop.set()
+
     def stop(self, timeout: float | None = 5.0) -> bool:
         """Ask the thread to stop (a running job sees its budget exhausted) and join it; True once it ended."""
         self._stop.set()
