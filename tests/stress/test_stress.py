@@ -59,8 +59,8 @@ def _stress(tmp_path: Path, seconds: float) -> None:
     assert len(turns) >= written
     assert len({t[0] for t in turns}) == len(turns)  # no turn twice
     assert _rows(db, "SELECT status, count(*) FROM journal GROUP BY status") == [("done", len(turns))]
-    assert _rows(db, "SELECT count(*) FROM journal j WHERE NOT EXISTS "
-                     "(SELECT 1 FROM episodes e WHERE e.journal_id = j.id AND e.role = 'user')") == [(0,)]
+    assert _rows(db, "SELECT count(*) FROM journal WHERE id NOT IN "
+                     "(SELECT journal_id FROM episodes WHERE role = 'user')") == [(0,)]
     assert _rows(db, "SELECT count(*) FROM (SELECT journal_id FROM episodes WHERE role = 'user' "
                      "GROUP BY journal_id, chunk_index HAVING count(*) > 1)") == [(0,)]
 
