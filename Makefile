@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test test-stress lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+test-stress: $(STAMP)
+	$(PY) -m pytest -q -s -m stress tests/stress
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check hermes_bowerbird tests benchmarks

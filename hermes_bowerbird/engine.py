@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,10 +18,10 @@ from .curation.extract import extract_candidates
 from .curation.injected import strip_injected_context
 from .curation.redact import redact
 from .embedding import EmbeddingService
-from .errors import InvalidInputError
+from .errors import DatabaseError, InvalidInputError
 from .llm import select_llm
 from .maintenance.bulletin import BulletinBuilder
-from .maintenance.scheduler import Maintenance, Scheduler
+from .maintenance.scheduler import Maintenance, RunnerLock, Scheduler, runner_lock_path
 from .retrieval import Hit, RecallRequest, Retriever, format_hits
 from .sanitize import storable
 from .semantic import VectorTier
@@ -49,6 +51,16 @@ Progress = Callable[[int, int], None]
 _SHARED: dict[str, Bowerbird] = {}
 _SHARED_LOCK = threading.Lock()
 _MAX_TEXT_CHARS = 200_000  # one captured or remembered text; the journal is not a file store
+IMPORT_THREAD_NAME = "bowerbird-import"
+SHUTDOWN_SECONDS = 4.0  # the host gives a provider's shutdown 5 s
+_STOP_RESERVE_SECONDS = 1.5  # of the shutdown bound, kept for stopping and joining threads after the drain
+_EXIT_JOIN_SECONDS = 60.0  # at interpreter exit, how long to wait for each engine's threads
+# Engines whose threads may still run: at interpreter exit they are shut down and joined, because a thread
+# still inside native code (torch, tokenizers) when the interpreter tears down aborts the process.
+_OPEN: weakref.WeakSet[Bowerbird] = weakref.WeakSet()
+_LINGERING: list[Bowerbird] = []
+_EXIT_HOOK: list[bool] = []
+_EXIT_LOCK = threading.Lock()  # not _SHARED_LOCK: engines start while open_shared holds that one
 
 
 @dataclass(frozen=True)
@@ -83,6 +95,8 @@ class Bowerbird:
                                        profile_scope=profile_scope, bulletins=self.bulletins)
         self._worker: CuratorWorker | None = None
         self._scheduler: Scheduler | None = None
+        self._importer: threading.Thread | None = None
+        self._import_stop = threading.Event()
         self._closed = False
         self._refs = 0
         if background:
@@ -90,6 +104,8 @@ class Bowerbird:
 
     def start(self, *, primary: bool = True) -> None:
         """Start loading the model and the background threads (idempotent)."""
+        _OPEN.add(self)
+        _register_exit_hook()
         self.embeddings.start()  # loads the model on its own thread, then embeds whatever has no vector yet
         if self.store.readonly:
             log.warning("memory store %s is read-only: recall works, nothing new is stored", self.config.db_path)
@@ -165,6 +181,42 @@ class Bowerbird:
                         session_id=session_id, tags=tuple(tags), confidence=1.0)
         return self.curator.store_memory(new, actor=actor)
 
+    def remember_many(self, entries: Sequence[tuple[str, MemoryType]], *, scope: str, source: Source,
+                      actor: str) -> list[int]:
+        """Store typed texts (an import) in one batch: one model call, one transaction. Empty ones are skipped."""
+        news = []
+        for content, memory_type in entries:
+            text = clean_text(content).strip()
+            if not text:
+                continue
+            guess = _classify(text)
+            news.append(NewMemory(scope=scope, type=memory_type, content=text, source=source,
+                                  subject=guess.subject if guess else None, confidence=1.0))
+        return self.curator.store_memories(news, actor=actor)
+
+    def import_in_background(self, work: Callable[[threading.Event], object]) -> None:
+        """Run `work(stop)` on the engine's named import thread (one at a time); shutdown sets `stop`."""
+        if self._importer is not None and self._importer.is_alive():
+            log.info("an import is already running; this one is skipped")
+            return
+        self._importer = threading.Thread(target=self._run_import, args=(work,), name=IMPORT_THREAD_NAME,
+                                          daemon=True)
+        self._importer.start()
+
+    def wait_import(self, timeout: float | None = None) -> bool:
+        """Wait for a background import to finish; True when none is running."""
+        importer = self._importer
+        if importer is not None:
+            importer.join(timeout)
+            return not importer.is_alive()
+        return True
+
+    def _run_import(self, work: Callable[[threading.Event], object]) -> None:
+        try:
+            work(self._import_stop)
+        except Exception:
+            log.exception("background import failed; what was imported before the failure stays")
+
     def update(self, memory_id: int, content: str, *, scopes: Sequence[str], actor: str = "tool",
                source: Source = Source.TOOL) -> Memory:
         """Write a new version that supersedes the old one (both kept, linked by an `updates` edge)."""
@@ -238,9 +290,13 @@ class Bowerbird:
         }
 
     # -- maintenance and whole-store operations -------------------------------------------------------------
-    def maintain(self, job: str | None = None, *, dry_run: bool = False,
-                 progress: Progress | None = None) -> dict[str, object]:
-        return self.maintenance.run(job, dry_run=dry_run, progress=progress)
+    def maintain(self, job: str | None = None, *, dry_run: bool = False, progress: Progress | None = None,
+                 wait_seconds: float = 60.0) -> dict[str, object]:
+        """Run maintenance now, as the memory home's one runner (waits up to `wait_seconds` for another)."""
+        with RunnerLock(runner_lock_path(self.store.path)).held(timeout=wait_seconds) as held:
+            if not held:
+                raise DatabaseError("another process is running maintenance on this memory; try again shortly")
+            return self.maintenance.run(job, dry_run=dry_run, progress=progress)
 
     def reindex(self, progress: Progress | None = None) -> int:
         if not self.embeddings.wait_ready(timeout=120):
@@ -273,18 +329,72 @@ class Bowerbird:
         return self._worker.drain(timeout)
 
     def shutdown(self, timeout: float | None = None) -> None:
-        """Drain the curator within a bound, stop threads and close; leftovers resume at the next start."""
+        """Stop within a bound (SHUTDOWN_SECONDS unless told): curate what fits, signal every thread, join
+        them with the time left, close. What is not curated stays in the journal and resumes at the next
+        start; a thread that outlives the bound (a model still loading) is joined at interpreter exit."""
         if self._closed:
             return
         self._closed = True
-        bound = self.config.shutdown_drain_seconds if timeout is None else timeout
+        _OPEN.discard(self)
+        bound = min(self.config.shutdown_drain_seconds, SHUTDOWN_SECONDS) if timeout is None else timeout
+        deadline = time.monotonic() + bound
         if self._scheduler is not None:
-            self._scheduler.stop(timeout=min(bound, 5.0))
+            self._scheduler.request_stop()
+        self._import_stop.set()  # an import stops between batches; the next start imports the rest
+        self.embeddings.stop(timeout=0)  # a running reindex stops after its batch; loading cannot be cut short
         if self._worker is not None:
-            self._worker.drain(bound)
-            self._worker.stop(timeout=min(bound, 5.0) + 1.0)
-        self.embeddings.stop(timeout=2.0)
-        self.store.close()
+            self._worker.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
+        if self._stop_threads(deadline):
+            self.store.close()
+            return
+        log.info("bowerbird threads still busy after %.1fs; they finish before the process exits", bound)
+        _linger(self)
+
+    def _stop_threads(self, deadline: float) -> bool:
+        """Stop and join the engine's threads until `deadline`; True when none is left running."""
+        stopped = True
+        if self._worker is not None:
+            stopped = self._worker.stop(timeout=_left(deadline)) and stopped
+        if self._importer is not None:
+            self._importer.join(_left(deadline))
+            stopped = not self._importer.is_alive() and stopped
+        if self._scheduler is not None:
+            stopped = self._scheduler.stop(timeout=_left(deadline)) and stopped
+        return self.embeddings.wait_idle(_left(deadline)) and stopped
+
+    def _finish_at_exit(self, seconds: float) -> None:
+        if self._stop_threads(time.monotonic() + seconds):
+            self.store.close()
+        else:
+            log.warning("bowerbird threads still running at interpreter exit after %.0fs", seconds)
+
+
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - time.monotonic())
+
+
+def _linger(engine: Bowerbird) -> None:
+    with _EXIT_LOCK:
+        _LINGERING.append(engine)
+
+
+def _register_exit_hook() -> None:
+    with _EXIT_LOCK:
+        if _EXIT_HOOK:
+            return
+        _EXIT_HOOK.append(True)
+    atexit.register(_stop_everything_at_exit)
+
+
+def _stop_everything_at_exit() -> None:
+    """Shut down engines nobody shut down, then wait for every engine's threads (bounded) before teardown."""
+    for engine in list(_OPEN):
+        engine.shutdown()
+    with _EXIT_LOCK:
+        lingering = list(_LINGERING)
+        _LINGERING.clear()
+    for engine in lingering:
+        engine._finish_at_exit(_EXIT_JOIN_SECONDS)
 
 
 def clean_text(text: str | None) -> str:

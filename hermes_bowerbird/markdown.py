@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ DELIMITER = "\n§\n"
 HOST_LIMITS = {"memory": 2200, "user": 1375}  # the host's character limits per file
 _FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 _MAX_FILE_BYTES = 2_000_000
+IMPORT_BATCH = 100  # entries per model call and transaction
 # Which memory types belong in which host file when exporting.
 _USER_TYPES = (MemoryType.IDENTITY, MemoryType.PREFERENCE, MemoryType.GOAL)
 _EXPORT_ORDER = (MemoryType.IDENTITY, MemoryType.PREFERENCE, MemoryType.GOAL, MemoryType.DECISION,
@@ -65,20 +67,23 @@ def read_entries(path: Path) -> list[str]:
 
 
 def import_file(engine: Bowerbird, path: Path, *, scope: str, target: str | None = None,
-                source: Source = Source.IMPORT) -> ImportReport:
-    """Import every entry once (idempotent by content hash), typed for its file.
+                source: Source = Source.IMPORT, stop: threading.Event | None = None) -> ImportReport:
+    """Import every entry once (idempotent by content hash), typed for its file, IMPORT_BATCH at a time.
 
     An entry seen before is skipped even when it was forgotten since: forgetting must survive the next start.
+    A set `stop` ends the import between batches; the next import picks up the rest.
     """
     target = target or target_for(path)
     entries = read_entries(path)
+    fresh = [e for e in dict.fromkeys(entries) if engine.store.find_by_hash(scope, e, include_forgotten=True) is None]
     imported = 0
-    for entry in entries:
-        if engine.store.find_by_hash(scope, entry, include_forgotten=True) is not None:
-            continue
-        engine.remember(entry, scope=scope, type=type_for_entry(engine, entry, target), source=source,
-                        actor=f"import:{path.name}")
-        imported += 1
+    for start in range(0, len(fresh), IMPORT_BATCH):
+        if stop is not None and stop.is_set():
+            break
+        batch = fresh[start:start + IMPORT_BATCH]
+        engine.remember_many([(entry, type_for_entry(engine, entry, target)) for entry in batch], scope=scope,
+                             source=source, actor=f"import:{path.name}")
+        imported += len(batch)
     log.info("imported %d of %d entries from %s", imported, len(entries), path.name)
     return ImportReport(str(path), len(entries), imported, len(entries) - imported)
 
@@ -95,13 +100,14 @@ def type_for_entry(engine: Bowerbird, entry: str, target: str) -> MemoryType:
     return guess or MemoryType.FACT
 
 
-def import_host_memories(engine: Bowerbird, hermes_home: Path, *, scope: str) -> list[ImportReport]:
+def import_host_memories(engine: Bowerbird, hermes_home: Path, *, scope: str,
+                         stop: threading.Event | None = None) -> list[ImportReport]:
     """Import $HERMES_HOME/memories/{MEMORY,USER}.md when present; safe to call on every start."""
     reports = []
     for target, name in _FILES.items():
         path = hermes_home / "memories" / name
         if path.is_file():
-            reports.append(import_file(engine, path, scope=scope, target=target))
+            reports.append(import_file(engine, path, scope=scope, target=target, stop=stop))
     return reports
 
 

@@ -149,11 +149,12 @@ class BowerbirdProvider(_Base):
         log.info("bowerbird ready for session %s (%s, %s)", self.session_id, self.platform, self.agent_context)
 
     def _import_host_files(self, hermes_home: Path, identity: str | None) -> None:
-        assert self.engine is not None
-        try:
-            markdown.import_host_memories(self.engine, hermes_home, scope=scopes.profile_scope(identity))
-        except Exception:
-            log.exception("importing MEMORY.md/USER.md failed; nothing was lost")
+        """MEMORY.md/USER.md are imported on the engine's import thread: initialize never waits for it."""
+        engine = self.engine
+        assert engine is not None
+        scope = scopes.profile_scope(identity)
+        engine.import_in_background(
+            lambda stop: markdown.import_host_memories(engine, hermes_home, scope=scope, stop=stop))
 
     @_guarded(None)
     def shutdown(self) -> None:

@@ -89,18 +89,18 @@ def test_host_memory_files_are_imported_once(home: Path) -> None:
     (memories / "USER.md").write_text("Name is Ada.\n§\nPrefers dark mode.")
     for _ in range(2):
         provider = _provider(home, platform="cli")
-        assert provider.engine is not None
+        assert provider.engine is not None and provider.engine.wait_import(60)
         contents = sorted(m.content for m in provider.engine.store.list_memories())
         provider.shutdown()
     assert contents == sorted(["Project uses SQLite.", "Deploys on Fridays are banned.\nAlways tag releases.",
                                "Name is Ada.", "Prefers dark mode."])
     provider = _provider(home, platform="cli")
-    assert provider.engine is not None
+    assert provider.engine is not None and provider.engine.wait_import(60)
     dark = next(m for m in provider.engine.store.list_memories() if m.content == "Prefers dark mode.")
     provider.engine.forget(dark.id, scopes=provider.visible)
     provider.shutdown()
     provider = _provider(home, platform="cli")  # the next start must not bring a forgotten entry back
-    assert provider.engine is not None
+    assert provider.engine is not None and provider.engine.wait_import(60)
     assert "Prefers dark mode." not in [m.content for m in provider.engine.store.list_memories()]
     provider.shutdown()
 

@@ -224,6 +224,28 @@ class Curator:
             self._index(updates)
         return self.store.require_memory(outcome.memory_id)
 
+    def store_memories(self, news: Sequence[NewMemory], *, actor: str) -> list[int]:
+        """Store several explicit memories of one scope in one model call and one transaction (an import's
+        batch); each goes through dedup/merge/supersede against the store and the batch. Returns memory ids."""
+        if not news:
+            return []
+        with self._lock:
+            embedder = self._embedder()
+            vectors = self._embed(embedder, [n.content for n in news])
+            updates = _IndexUpdates()
+            fresh: list[tuple[Memory, np.ndarray]] = []
+            ids = []
+            with self.store.transaction():
+                allowed = self.store.live_memory_ids([news[0].scope]) if embedder is not None else None
+                for new, vector in zip(news, vectors, strict=True):
+                    candidate = Candidate(type=new.type, content=new.content, importance=new.effective_importance,
+                                          confidence=new.confidence, subject=new.subject, role="tool")
+                    outcome = self._merge_one(new.scope, candidate, new, vector, embedder, allowed, fresh, updates,
+                                              actor=actor)
+                    ids.append(outcome.memory_id)
+            self._index(updates)
+        return ids
+
     # -- preparation (no writes) -------------------------------------------------------------------------------
     def _embedder(self) -> Embedder | None:
         if self.vectors is None:

@@ -3,18 +3,75 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 
 from .budget import Budget
 from .jobs import Job, Maintenance, summarise
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: runs are still serialised inside the process by Maintenance's own lock
+    fcntl = None  # type: ignore[assignment]
+
 log = logging.getLogger(__name__)
 
 THREAD_NAME = "bowerbird-maintenance"
+LOCK_BUSY_RETRY_SECONDS = 30.0  # how soon a scheduler that found another runner at work looks again
 
-__all__ = ["THREAD_NAME", "Job", "Maintenance", "Scheduler"]
+__all__ = ["LOCK_BUSY_RETRY_SECONDS", "THREAD_NAME", "Job", "Maintenance", "RunnerLock", "Scheduler",
+           "runner_lock_path"]
+
+
+def runner_lock_path(db_path: Path) -> Path:
+    """The lock file beside the database that names its one maintenance runner."""
+    return db_path.with_name(db_path.name + ".maintenance.lock")
+
+
+class RunnerLock:
+    """One maintenance runner per memory home across processes and threads: an exclusive flock on a file.
+
+    Each acquire opens its own file description, so two holders in one process exclude each other too. The
+    kernel drops the lock when its holder dies, so a crashed run never blocks the next one.
+    """
+
+    def __init__(self, path: Path, poll_seconds: float = 0.1) -> None:
+        self.path = path
+        self.poll_seconds = poll_seconds
+
+    @contextmanager
+    def held(self, timeout: float = 0.0, stop: threading.Event | None = None) -> Iterator[bool]:
+        """Yield True while holding the lock, or False if it stayed busy for `timeout` seconds (or `stop` fired)."""
+        fd = self._open()
+        try:
+            got = self._acquire(fd, timeout, stop)
+            yield got
+        finally:
+            os.close(fd)  # closing the description releases the lock
+
+    def _open(self) -> int:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+
+    def _acquire(self, fd: int, timeout: float, stop: threading.Event | None) -> bool:
+        if fcntl is None:
+            return True
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
+                    return False
+            if stop is not None:
+                stop.wait(self.poll_seconds)
+            else:
+                time.sleep(self.poll_seconds)
 
 
 class Scheduler:
@@ -22,12 +79,14 @@ class Scheduler:
 
     def __init__(self, jobs: Maintenance | Sequence[Job], clock: Callable[[], float] = time.monotonic, *,
                  primary: bool = True, budget_seconds: float | None = None, first_delay_seconds: float = 60.0,
-                 max_wait_seconds: float = 300.0) -> None:
+                 max_wait_seconds: float = 300.0, lock: RunnerLock | None = None) -> None:
         if isinstance(jobs, Maintenance):
             self.jobs = jobs.jobs()
             budget_seconds = budget_seconds or jobs.config.maintenance_job_seconds
+            lock = lock or RunnerLock(runner_lock_path(jobs.store.path))
         else:
             self.jobs = list(jobs)
+        self.lock = lock
         self.primary = primary
         self.budget_seconds = budget_seconds or 30.0
         self.max_wait_seconds = max_wait_seconds
@@ -52,6 +111,10 @@ class Scheduler:
         self._thread.start()
         return True
 
+    def request_stop(self) -> None:
+        """Ask the thread to stop without waiting (a running job sees its budget exhausted)."""
+        self._stop.set()
+
     def stop(self, timeout: float | None = 5.0) -> bool:
         """Ask the thread to stop (a running job sees its budget exhausted) and join it; True once it ended."""
         self._stop.set()
@@ -65,10 +128,28 @@ class Scheduler:
         return True
 
     def run_due(self) -> dict[str, Mapping[str, object]]:
-        """Run every job whose time has come, in order, one at a time."""
+        """Run every job whose time has come, in order, one at a time, while holding the runner lock.
+
+        When another runner (process) holds it, nothing runs and the due jobs are looked at again later.
+        """
+        if not self.primary or not self._due():
+            return {}
+        if self.lock is None:
+            return self._run_due()
+        with self.lock.held(timeout=0.0) as held:
+            if held:
+                return self._run_due()
+        log.debug("maintenance skipped: another runner holds %s", self.lock.path)
+        retry = self._clock() + LOCK_BUSY_RETRY_SECONDS
+        self._next_run = {name: max(at, retry) for name, at in self._next_run.items()}
+        return {}
+
+    def _due(self) -> bool:
+        now = self._clock()
+        return any(now >= at for at in self._next_run.values())
+
+    def _run_due(self) -> dict[str, Mapping[str, object]]:
         results: dict[str, Mapping[str, object]] = {}
-        if not self.primary:
-            return results
         for job in self.jobs:
             if self._stop.is_set():
                 break
