@@ -375,7 +375,7 @@ _RULES: tuple[_Rule, ...] = (
           ("pass", "pwd", "secret", "key", "token", "credential"), lower=True, locate=_assignment,
           flags=re.IGNORECASE),
     _rule("secret_assignment",
-          r"(?m)^[ \t]*(?:export[ \t]+)?(?P<key>[A-Z][A-Z0-9_]{0,60}(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|KEY|"
+          r"(?<![A-Za-z0-9_.$-])(?P<key>[A-Z][A-Z0-9_]{0,60}(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|KEY|"
           r"CREDENTIALS?|AUTH|SALT|DSN)[A-Z0-9_]{0,30})[ \t]*(?P<sep>=|:)[ \t]*" + _VAL,
           ("PASS", "PWD", "SECRET", "TOKEN", "KEY", "CRED", "AUTH", "SALT", "DSN"), locate=_assignment),
     _rule("phrase_secret",
