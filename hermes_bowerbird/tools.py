@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .curation.screen import inert
 from .errors import BowerbirdError, InvalidInputError, NotFoundError
 from .timestamps import parse_iso, to_iso
 from .types import Memory, MemoryType, Relation, Source
@@ -146,7 +147,8 @@ def _recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     types = [_memory_type(t) for t in _list(args.get("types"), "types")]
     hits = ctx.engine.recall(query, scopes=ctx.visible, limit=limit, types=types,
                              since=_time(args.get("since"), "since"), until=_time(args.get("until"), "until"))
-    return {"results": [hit_dict(h) for h in hits], "count": len(hits)}
+    # the model reads these: memory is rendered inert as in prefetch
+    return {"results": [{**hit_dict(h), "content": inert(h.content)} for h in hits], "count": len(hits)}
 
 
 def _remember(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
