@@ -60,6 +60,7 @@ class MemoryDetail:
     provenance: tuple[Provenance, ...]
     audit: tuple[AuditEntry, ...]
     entities: tuple[Entity, ...]
+    quarantine: str | None = None  # why the screen holds it back, if it does
 
 
 class Bowerbird:
@@ -237,7 +238,8 @@ class Bowerbird:
             memory=memory, edges=tuple(self.store.edges_of([memory.id])),
             provenance=tuple(self.store.provenance([memory.id])[memory.id]),
             audit=tuple(self.store.audit_for(memory.id)),
-            entities=tuple(self.store.get_entities(entity_ids).values()))
+            entities=tuple(self.store.get_entities(entity_ids).values()),
+            quarantine=self.store.quarantined(ItemKind.MEMORY, [memory.id]).get(memory.id))
 
     def bulletin(self, scope: str, *, visible: Sequence[str] | None = None, force: bool = False,
                  synthesise: bool = True) -> Bulletin | None:
