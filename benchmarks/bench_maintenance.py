@@ -135,7 +135,7 @@ def timed(fn: Callable[[], dict[str, object]]) -> tuple[float, float, dict[str, 
 
 def counts(result: dict[str, object]) -> str:
     keep = ("scanned", "low", "newly_low", "candidate_count", "forgotten", "purged", "processed", "related",
-            "superseded", "clusters", "demoted", "rebuilt")
+            "superseded", "clusters", "linked", "rebuilt")
     return ", ".join(f"{k} {len(v) if isinstance(v, list) else v}" for k, v in result.items() if k in keep)
 
 

@@ -234,6 +234,7 @@ def detail_json(detail: MemoryDetail) -> dict[str, Any]:
         "entities": [{"id": e.id, "name": e.name, "kind": e.kind} for e in detail.entities],
         "audit": [{"action": str(a.action), "reason": a.reason, "actor": a.actor, "created_at": a.created_at,
                    "details": dict(a.details)} for a in detail.audit],
+        "quarantine": detail.quarantine,
     }
 
 
@@ -464,14 +465,30 @@ def show(state: State, memory_id: int) -> None:
     emit(state, detail_json(detail), lambda: render.detail_text(detail, engine.clock()))
 
 
+@cli.command()
+@click.argument("memory_id", metavar="ID", type=int)
+@pass_state
+def release(state: State, memory_id: int) -> None:
+    """Release memory ID from quarantine: it may be recalled and put in prompts again."""
+    released = state.engine().release_quarantined(memory_id, scopes=(state.write_scope,), actor="cli")
+    emit(state, {"released": memory_id if released else None},
+         f"Released #{memory_id}." if released else f"#{memory_id} was not quarantined.")
+
+
 @cli.command("list")
 @click.option("--type", "types", type=click.Choice(_TYPES), multiple=True, help="Only this type (repeatable).")
 @click.option("--all", "include_old", is_flag=True, help="Include superseded memories.")
+@click.option("--quarantined", is_flag=True, help="Only memories held back by the screen, with the reason.")
 @click.option("--limit", type=click.IntRange(1, 100_000), default=50, show_default=True)
 @pass_state
-def list_command(state: State, types: Sequence[str], include_old: bool, limit: int) -> None:
+def list_command(state: State, types: Sequence[str], include_old: bool, quarantined: bool, limit: int) -> None:
     """The newest memories, as a table."""
     engine = state.engine()
+    if quarantined:
+        held = engine.quarantined(state.visible)[:limit]
+        emit(state, {"count": len(held), "memories": [{**memory_json(m), "quarantine": r} for m, r in held]},
+             lambda: render.quarantine_table(held) or "No quarantined memories.")
+        return
     memories = engine.store.list_memories(state.visible, types=[MemoryType(t) for t in types],
                                           current_only=not include_old, limit=limit)
     emit(state, {"count": len(memories), "memories": [memory_json(m) for m in memories]},

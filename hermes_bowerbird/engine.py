@@ -17,6 +17,7 @@ from .curation.curator import Curator, CuratorWorker
 from .curation.extract import extract_candidates
 from .curation.injected import strip_injected_context
 from .curation.redact import redact
+from .curation.screen import screen
 from .embedding import EmbeddingService
 from .errors import DatabaseError, InvalidInputError
 from .llm import select_llm
@@ -72,6 +73,7 @@ class MemoryDetail:
     provenance: tuple[Provenance, ...]
     audit: tuple[AuditEntry, ...]
     entities: tuple[Entity, ...]
+    quarantine: str | None = None  # why the screen holds it back, if it does
 
 
 class Bowerbird:
@@ -179,7 +181,9 @@ class Bowerbird:
         new = NewMemory(scope=scope, type=type or (guess.type if guess else MemoryType.FACT), content=text,
                         source=source, importance=importance, subject=guess.subject if guess else None,
                         session_id=session_id, tags=tuple(tags), confidence=1.0)
-        return self.curator.store_memory(new, actor=actor)
+        memory = self.curator.store_memory(new, actor=actor)
+        self._screen(memory.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
+        return memory
 
     def remember_many(self, entries: Sequence[tuple[str, MemoryType]], *, scope: str, source: Source,
                       actor: str) -> list[int]:
@@ -192,7 +196,11 @@ class Bowerbird:
             guess = _classify(text)
             news.append(NewMemory(scope=scope, type=memory_type, content=text, source=source,
                                   subject=guess.subject if guess else None, confidence=1.0))
-        return self.curator.store_memories(news, actor=actor)
+        ids = self.curator.store_memories(news, actor=actor)
+        strict = source in (Source.IMPORT, Source.MIRROR)
+        for memory_id, new in zip(ids, news, strict=True):
+            self._screen(memory_id, new.content, strict=strict)
+        return ids
 
     def import_in_background(self, work: Callable[[threading.Event], object]) -> None:
         """Run `work(stop)` on the engine's named import thread (one at a time); shutdown sets `stop`."""
@@ -229,8 +237,33 @@ class Bowerbird:
             subject=old.subject, tags=old.tags, session_id=old.session_id), actor=actor,
             reason=f"update of #{old.id}")
         self.store.supersede(old.id, new.id, reason="updated", actor=actor)
+        self._screen(new.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
         self.vectors.add(ItemKind.MEMORY, [(new.id, new.content)])
         return new
+
+    def _screen(self, memory_id: int, text: str, *, strict: bool) -> None:
+        """Quarantine a memory whose text could steer a model (host files get the host's strict screen)."""
+        reasons = screen(text, strict=strict)
+        if reasons:
+            self.store.quarantine(ItemKind.MEMORY, memory_id, ", ".join(reasons))
+
+    def release_quarantined(self, memory_id: int, *, scopes: Sequence[str], actor: str = "user") -> bool:
+        """Let a quarantined memory be recalled again (and the episodes of its turns); False if it was not held."""
+        memory = self.store.require_memory(memory_id, scopes)
+        released = self.store.release(ItemKind.MEMORY, memory.id, actor=actor)
+        if released and memory.session_id:
+            turns = {(p.session_id, p.turn_index) for p in self.store.provenance([memory.id])[memory.id]}
+            for episode in self.store.list_episodes([memory.scope], session_id=memory.session_id):
+                if (episode.session_id, episode.turn_index) in turns:
+                    self.store.release(ItemKind.EPISODE, episode.id, actor=actor)
+        return released
+
+    def quarantined(self, scopes: Sequence[str]) -> list[tuple[Memory, str]]:
+        """Held-back memories of these scopes with the reason, newest first."""
+        held = self.store.quarantined(ItemKind.MEMORY)
+        memories = self.store.get_memories(held)
+        return sorted(((m, held[m.id]) for m in memories.values() if m.scope in scopes),
+                      key=lambda pair: -pair[0].created_at)
 
     def forget(self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool") -> Memory:
         memory = self.store.require_memory(memory_id, scopes)
@@ -267,7 +300,8 @@ class Bowerbird:
             memory=memory, edges=tuple(self.store.edges_of([memory.id])),
             provenance=tuple(self.store.provenance([memory.id])[memory.id]),
             audit=tuple(self.store.audit_for(memory.id)),
-            entities=tuple(self.store.get_entities(entity_ids).values()))
+            entities=tuple(self.store.get_entities(entity_ids).values()),
+            quarantine=self.store.quarantined(ItemKind.MEMORY, [memory.id]).get(memory.id))
 
     def bulletin(self, scope: str, *, visible: Sequence[str] | None = None, force: bool = False,
                  synthesise: bool = True) -> Bulletin | None:

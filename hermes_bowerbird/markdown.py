@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .errors import InvalidInputError
 from .store import Store
-from .types import Memory, MemoryType, Source
+from .types import ItemKind, Memory, MemoryType, Source
 
 if TYPE_CHECKING:
     from .engine import Bowerbird
@@ -116,9 +116,10 @@ def export_markdown(store: Store, folder: Path, *, scopes: Sequence[str],
     """Write MEMORY.md and USER.md in the host's format, grouped by type, most important first.
 
     With `within_limits`, each file is cut to the host's character limit (whole entries only).
-    Returns the number of entries written per file.
+    Quarantined memories are left out (the host injects these files). Returns the number of entries per file.
     """
-    memories = store.list_memories(scopes, current_only=True, order="importance")
+    held = store.quarantined(ItemKind.MEMORY)  # the host puts these files in its prompt
+    memories = [m for m in store.list_memories(scopes, current_only=True, order="importance") if m.id not in held]
     grouped: dict[str, list[Memory]] = {"user": [], "memory": []}
     for kind in _EXPORT_ORDER:
         for memory in (m for m in memories if m.type == kind):

@@ -64,6 +64,11 @@ def memories_table(memories: Sequence[Memory]) -> str:
     return table(("id", "type", "imp", "created", "content"), rows)
 
 
+def quarantine_table(held: Sequence[tuple[Memory, str]]) -> str:
+    rows = [(f"#{m.id}", str(m.type), when(m.created_at)[:10], reason, m.content) for m, reason in held]
+    return table(("id", "type", "created", "why held", "content"), rows)
+
+
 def hit_lines(hits: Sequence[Hit], *, explain: bool) -> str:
     """Numbered recall results; with `explain`, the signals that found each one and the rescoring steps."""
     lines = []
@@ -97,6 +102,9 @@ def detail_text(detail: MemoryDetail, now: float) -> str:
         ("tags", ", ".join(m.tags) or "-"), ("session", m.session_id or "-"),
     ]
     lines += [f"  {k:<12} {v}" for k, v in fields]
+    if detail.quarantine:
+        lines += ["", f"quarantined: {detail.quarantine} (never recalled or put in a prompt; "
+                      f"`bowerbird release {m.id}` lets it back)"]
     if detail.entities:
         lines += ["", "entities: " + ", ".join(e.name for e in detail.entities)]
     if detail.edges:

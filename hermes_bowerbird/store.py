@@ -916,6 +916,37 @@ class Store:
                           scopes)[0]
         return hashlib.sha256(repr(tuple(row)).encode()).hexdigest()[:16]
 
+    # -- quarantine -----------------------------------------------------------------------------------------
+    def quarantine(self, kind: ItemKind, item_id: int, reason: str) -> None:
+        """Hold a memory or episode back from recall and prompts until the user releases it."""
+        with self.transaction():
+            added = self._execute("""
+                INSERT OR IGNORE INTO quarantine (kind, item_id, reason, created_at) VALUES (?, ?, ?, ?)
+            """, (str(kind), item_id, reason, self.clock())).rowcount > 0
+            if added and kind is ItemKind.MEMORY:
+                self.add_audit(item_id, AuditAction.QUARANTINE, reason, "screen")
+
+    def quarantined(self, kind: ItemKind, ids: Iterable[int] | None = None) -> dict[int, str]:
+        """Quarantined ids of `kind` (among `ids` when given) with their reasons."""
+        if ids is None:
+            return dict(self._query("SELECT item_id, reason FROM quarantine WHERE kind = ?", (str(kind),)))
+        out: dict[int, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            out.update(self._query(f"""
+                SELECT item_id, reason FROM quarantine WHERE kind = ? AND item_id IN ({_marks(len(chunk))})
+            """, (str(kind), *chunk)))
+        return out
+
+    def release(self, kind: ItemKind, item_id: int, *, actor: str) -> bool:
+        """Let a quarantined item be recalled again; False when it was not quarantined."""
+        with self.transaction():
+            released = self._execute("DELETE FROM quarantine WHERE kind = ? AND item_id = ?",
+                                     (str(kind), item_id)).rowcount > 0
+            if released and kind is ItemKind.MEMORY:  # a changed memory state rebuilds the bulletin
+                self._execute("UPDATE memories SET updated_at = ? WHERE id = ?", (self.clock(), item_id))
+                self.add_audit(item_id, AuditAction.RELEASE, "released from quarantine", actor)
+        return released
+
     # -- meta -----------------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         value = self._scalar("SELECT value FROM meta WHERE key = ?", (key,))

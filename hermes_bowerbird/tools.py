@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .curation.screen import inert
 from .errors import BowerbirdError, InvalidInputError, NotFoundError
 from .explain import describe
 from .timestamps import parse_iso, to_iso
@@ -148,7 +149,9 @@ def _recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     types = [_memory_type(t) for t in _list(args.get("types"), "types")]
     hits = ctx.engine.recall(query, scopes=ctx.visible, limit=limit, types=types,
                              since=_time(args.get("since"), "since"), until=_time(args.get("until"), "until"))
-    result: dict[str, Any] = {"results": [hit_dict(h) for h in hits], "count": len(hits)}
+    # the model reads these: memory is rendered inert as in prefetch
+    result: dict[str, Any] = {"results": [{**hit_dict(h), "content": inert(h.content)} for h in hits],
+                              "count": len(hits)}
     if ctx.engine.store.readonly:
         result["note"] = "the memory store is read-only: recall works, nothing new can be stored"
     return result

@@ -89,6 +89,8 @@ class AuditAction(StrEnum):
     PURGE = "purge"
     RELATE = "relate"
     CONSOLIDATE = "consolidate"
+    QUARANTINE = "quarantine"
+    RELEASE = "release"
 
 
 class ItemKind(StrEnum):

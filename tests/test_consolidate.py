@@ -1,6 +1,9 @@
-"""Consolidation: clusters of similar memories become one pattern linked to its demoted examples, once."""
+"""Consolidation: real repeats (one subject, several sessions) become one pattern linked to its examples, once;
+examples keep their importance."""
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 
@@ -37,16 +40,22 @@ class ScriptedLLM:
 
 
 
-def add(store: Store, vectors: VectorTier, content: str, scope: str = "user:alice") -> int:
-    memory = store.insert_memory(NewMemory(scope, MemoryType.EVENT, content, Source.TURN))
+_SESSIONS = iter(range(1_000_000))
+
+
+def add(store: Store, vectors: VectorTier, content: str, scope: str = "user:alice", *, session: str | None = None,
+        subject: str | None = "activity:running") -> int:
+    """An event memory, said in its own session unless `session` is given."""
+    memory = store.insert_memory(NewMemory(scope, MemoryType.EVENT, content, Source.TURN, subject=subject,
+                                           session_id=session or f"s{next(_SESSIONS)}"))
     vectors.add(ItemKind.MEMORY, [(memory.id, content)])
     return memory.id
 
 
-def test_a_cluster_becomes_a_pattern_with_part_of_edges_and_demoted_examples(store: Store, vectors: VectorTier,
+def test_a_cluster_becomes_a_pattern_with_part_of_edges_and_examples_kept(store: Store, vectors: VectorTier,
                                                                             config: Config) -> None:
     examples = [add(store, vectors, text) for text in RUNS[:3]]
-    other = add(store, vectors, UNRELATED)
+    other = add(store, vectors, UNRELATED, subject="work:report")
     result = Consolidator(store, vectors, config).run()
     assert result.clusters == 1 and len(result.patterns) == 1
     pattern = store.require_memory(result.patterns[0])
@@ -56,7 +65,7 @@ def test_a_cluster_becomes_a_pattern_with_part_of_edges_and_demoted_examples(sto
     assert part_of == set(examples)
     for memory_id in examples:
         memory = store.require_memory(memory_id)
-        assert memory.importance == pytest.approx(0.2) and not memory.forgotten
+        assert memory.importance == pytest.approx(0.4) and not memory.forgotten
         assert any("pattern" in a.reason for a in store.audit_for(memory_id))
     assert store.require_memory(other).importance == pytest.approx(0.4)
     assert store.audit_for(pattern.id)[-1].action == "consolidate"
@@ -87,7 +96,7 @@ def test_dry_run_finds_the_cluster_and_changes_nothing(store: Store, vectors: Ve
         add(store, vectors, text)
     before = store.counts()
     result = Consolidator(store, vectors, config).run(dry_run=True)
-    assert (result.clusters, result.demoted, result.patterns) == (1, 3, [])
+    assert (result.clusters, result.linked, result.patterns) == (1, 3, [])
     assert store.counts() == before and store.get_meta(CURSOR_KEY) is None
 
 
@@ -104,3 +113,34 @@ def test_pattern_text_from_the_llm_with_fallback(store: Store, vectors: VectorTi
     result = Consolidator(store, vectors, config, llm).run()
     assert expected in store.require_memory(result.patterns[0]).content
     assert len(llm.prompts) == 1 and RUNS[0] in llm.prompts[0]
+
+
+def test_one_session_going_on_about_something_is_no_pattern(store: Store, vectors: VectorTier,
+                                                            config: Config) -> None:
+    for text in RUNS[:3]:
+        add(store, vectors, text, session="only-one")
+    assert Consolidator(store, vectors, config).run().patterns == []
+
+
+def test_similar_memories_about_different_subjects_are_no_pattern(store: Store, vectors: VectorTier,
+                                                                  config: Config) -> None:
+    for n, text in enumerate(RUNS[:3]):
+        add(store, vectors, text, subject=f"activity:{n}")
+    assert Consolidator(store, vectors, config).run().patterns == []
+
+
+def test_quarantined_memories_are_never_examples(store: Store, vectors: VectorTier, config: Config) -> None:
+    ids = [add(store, vectors, text) for text in RUNS[:3]]
+    store.quarantine(ItemKind.MEMORY, ids[0], "instruction_override")
+    assert Consolidator(store, vectors, config).run().patterns == []
+
+
+def test_two_runs_at_once_write_one_pattern(store: Store, vectors: VectorTier, config: Config) -> None:
+    for text in RUNS:
+        add(store, vectors, text)
+    runs = [threading.Thread(target=Consolidator(store, vectors, config).run) for _ in range(2)]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join(30)
+    assert store.count_memories().get("pattern") == 1

@@ -123,3 +123,32 @@ def test_megabyte_of_random_printable_text() -> None:
     start = time.perf_counter()
     redact(text)
     assert time.perf_counter() - start < 3.0
+
+
+SECRETS_PATH = Path(__file__).resolve().parent / "fixtures" / "secrets_corpus.jsonl"
+SECRETS = [json.loads(line) for line in SECRETS_PATH.read_text().splitlines() if line.strip()]
+
+
+def test_secrets_corpus_has_forty_forms() -> None:
+    assert len({row["form"] for row in SECRETS}) >= 40
+
+
+@pytest.mark.parametrize("row", SECRETS, ids=lambda r: r["form"])
+def test_secrets_corpus_sentence_loses_its_secret(row: dict[str, str]) -> None:
+    assert row["secret"] not in redact(row["text"])
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("sshpass -p 'MyS3cret!pw' ssh root@10.0.0.5", "ssh root@10.0.0.5"),
+    ("curl -u admin:Adm1nPass99 https://api.internal/v1", "curl -u admin:"),
+    ("DB_PASSWORD=s3cr3tPass\nDB_USER=app", "DB_USER=app"),
+    ("the passphrase is purple monkey dishwasher", "the passphrase is "),
+])
+def test_the_surrounding_text_stays(text: str, kept: str) -> None:
+    assert kept in redact(text)
+
+
+def test_hermes_redactor_is_consulted_when_installed() -> None:
+    pytest.importorskip("agent.redact")
+    text = "the perplexity key pplx-Ab12Cd34Ef56Gh78Ij90 works"
+    assert "pplx-Ab12Cd34Ef56Gh78Ij90" not in redact(text)

@@ -34,6 +34,7 @@ from .llm_batch import SYSTEM_PROMPT, BatchTurn, Decision, build_prompt, parse_d
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise
 from .redact import redact
+from .screen import screen
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -103,6 +104,7 @@ class _Prepared:
     embedder: Embedder | None = None
     chunk_vectors: list[np.ndarray | None] = field(default_factory=list)
     candidate_vectors: list[np.ndarray | None] = field(default_factory=list)
+    flags: dict[str, str] = field(default_factory=dict)  # role -> why its text is quarantined
 
     def texts(self) -> list[str]:
         return [c.text for c in self.chunks] + [c.content for c, _ in self.candidates]
@@ -286,7 +288,8 @@ class Curator:
         found = extract_candidates(entry.user_content, entry.assistant_content, now=entry.created_at)
         candidates = [(c, provenance) for c in found if c.role not in noisy]
         return _Prepared(chunks, candidates, noise=noisy >= {"user", "assistant"},
-                         candidate_mentions=[_mentions(c.content, c.entities) for c, _ in candidates])
+                         candidate_mentions=[_mentions(c.content, c.entities) for c, _ in candidates],
+                         flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))})
 
     # -- writing (inside the caller's transaction) ---------------------------------------------------------------
     def _write(self, entry: JournalEntry, prepared: _Prepared, updates: _IndexUpdates) -> CurationResult:
@@ -300,8 +303,14 @@ class Curator:
             result.episode_ids.append(episode_id)
             self.store.link_episode_entities(episode_id, self._entity_ids(entry.scope, chunk.mentions, entity_cache))
             self._stage_vector(ItemKind.EPISODE, episode_id, vector, prepared.embedder, updates)
+            if chunk.role in prepared.flags:
+                self.store.quarantine(ItemKind.EPISODE, episode_id, prepared.flags[chunk.role])
         self._merge_all(entry.scope, entry, prepared.candidates, prepared.candidate_vectors, prepared.embedder,
                         result, updates, entity_cache, prepared.candidate_mentions)
+        for memory in self.store.get_memories(result.created).values():  # taken from a quarantined text
+            role = str(memory.metadata.get("role", ""))
+            if role in prepared.flags:
+                self.store.quarantine(ItemKind.MEMORY, memory.id, prepared.flags[role])
         return result
 
     def _merge_all(self, scope: str, entry: JournalEntry | None,
@@ -326,6 +335,8 @@ class Curator:
         neighbours: list[Neighbour] = self.merger.neighbours(scope, vector, allowed, fresh)
         plan = self.merger.plan(scope, candidate, neighbours)
         outcome = self.merger.apply(plan, new, candidate, actor=actor)
+        if outcome.action == "created" and (reasons := screen(new.content)):
+            self.store.quarantine(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
         found = mentions if mentions is not None else _mentions(candidate.content, candidate.entities)
         entity_ids = self._entity_ids(scope, found, entity_cache if entity_cache is not None else {})
         self.store.link_memory_entities(outcome.memory_id, entity_ids)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import bisect
+import difflib
+import logging
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 Span = tuple[int, int]
 Locator = Callable[[re.Match[str]], Span | None]
+
+log = logging.getLogger(__name__)
 
 PLACEHOLDER = "[REDACTED:{kind}]"
 
@@ -41,11 +46,18 @@ _NON_VALUES = frozenset({
     "none", "null", "nil", "true", "false", "undefined", "str", "string", "int", "bytes", "bool",
     "optional", "any", "required", "empty", "redacted", "hidden", "placeholder", "example",
     "password", "passwd", "secret", "token", "your_password", "your_token", "your_api_key",
+    "changeme", "change_me", "changeit", "todo", "tbd", "xxxx", "****",
 })
 _CODE_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PASSWORD_KEYS = ("pass", "pwd")
+_SECRET_WORD_WINDOW = 48
+_SECRET_WORD_BEFORE = re.compile(
+    r"\b(?:pass(?:word|phrase|wd|code)?|pwd|secrets?|tokens?|keys?|credentials?|session|cookie|bearer|auth"
+    r"|signature|salt)\b[^\n\w]{0,4}(?:(?:is|was|the|my|our|its|it's|here|use|using|value|of|this|that|new|now"
+    r"|set|to|id|=|:)[^\n\w]{0,4}){0,5}$", re.IGNORECASE)
+_CODE_NAME = re.compile(r"[a-z_][a-z_]*(?:[A-Z][a-z_]*)*[0-9]*")
 
 
 def _value_span(m: re.Match[str], group: str = "value") -> tuple[int, int, str, bool]:
@@ -72,20 +84,41 @@ def _is_code_or_placeholder(value: str, quoted: bool) -> bool:
         return True
     if _IDENT_PATH.fullmatch(value):
         return True
-    return bool(_IDENT.fullmatch(value)) and any(w in low for w in _CODE_WORDS)
+    return _looks_like_code_name(value) and any(w in low for w in _CODE_WORDS)
+
+
+def _env_style(key: str) -> bool:
+    """An ALL-CAPS key (DB_PASSWORD, JWT_SECRET): config or environment, whose values are literals, not code."""
+    return key.isupper() and len(key) >= 4
+
+
+def _looks_like_code_name(value: str) -> bool:
+    """snake_case or lowerCamel names (`user_password`, `dbPass`), digits at most at the end."""
+    return bool(_CODE_NAME.fullmatch(value))
 
 
 def _assignment(m: re.Match[str]) -> Span | None:
     start, end, value, quoted = _value_span(m)
-    if len(value) < 4 or _is_code_or_placeholder(value, quoted):
+    full_key = _full_key(m)
+    if len(value) < 4 or _is_code_or_placeholder(value, quoted or _env_style(full_key)):
         return None
     key = m.group("key").lower()
     password_like = any(k in key for k in _PASSWORD_KEYS)
     if value.isdigit() and not password_like and len(value) < 12:
         return None
-    if not quoted and m.group("sep") == ":" and value.isalpha() and not password_like:
+    if not quoted and m.group("sep") == ":" and value.isalpha() and not password_like and not _env_style(full_key):
         return None
     return start, end
+
+
+def _full_key(m: re.Match[str]) -> str:
+    """The whole key the secret word sits in (`DB_PASSWORD` around `PASSWORD`)."""
+    text, start, end = m.string, m.start("key"), m.end("key")
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end]
 
 
 def _password_is(m: re.Match[str]) -> Span | None:
@@ -148,9 +181,109 @@ def _credit_card(m: re.Match[str]) -> Span | None:
     return m.span() if _luhn_ok(digits) else None
 
 
+_STOP_WORDS = frozenset({
+    "a", "an", "the", "in", "on", "at", "to", "of", "for", "and", "or", "not", "no", "is", "was", "be", "been",
+    "it", "its", "my", "your", "our", "this", "that", "too", "very", "so", "still", "also", "just", "now", "set",
+    "stored", "saved", "kept", "written", "wrong", "correct", "expired", "invalid", "valid", "missing", "required",
+    "needed", "different", "same", "weak", "strong", "long", "short", "secure", "safe", "new", "old", "changed",
+    "reset", "there", "here", "where", "what", "which", "with", "from", "by", "as", "but", "if", "then", "than",
+    "used", "rotated", "revoked", "shared", "sent", "gone", "lost", "easy", "hard", "simple", "case",
+    "sensitive", "empty", "blank", "hidden", "encrypted", "hashed", "checked", "ready", "fine", "okay", "ok",
+})
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _token_like(value: str) -> bool:
+    """Reads as a generated credential: long hex, or long mixed-class text with high entropy."""
+    core = value.strip("=")
+    if len(core) >= 24 and all(c in "0123456789abcdefABCDEF" for c in core):
+        return True
+    classes = sum((any(c.islower() for c in core), any(c.isupper() for c in core), any(c.isdigit() for c in core),
+                   any(c in "+/_-.~" for c in core)))
+    return len(core) >= 16 and classes >= 2 and any(c.isdigit() for c in core) and _entropy(core) >= 3.0
+
+
+def _phrase_value(m: re.Match[str]) -> Span | None:
+    """`my password is X`, `the API key is X`, `the passphrase is three plain words`: X unless it is prose."""
+    start, end, value, quoted = _value_span(m)
+    if quoted:
+        return (start, end) if value.strip() and not _is_code_or_placeholder(value, True) else None
+    words = value.split()
+    if len(words) > 1:
+        key = m.group("key").lower()
+        if "phrase" not in key or any(w.lower().strip(".,!?") in _STOP_WORDS for w in words):
+            words = words[:1]
+        else:
+            return start, end
+    first = words[0].rstrip(".,!?;:)")
+    if len(first) < 4 or first.lower() in _STOP_WORDS or _is_code_or_placeholder(first, False):
+        return None
+    if first.isalpha() and not (_token_like(first) or (len(first) >= 8 and not first.islower()
+                                                                and not first.istitle())):
+        return None
+    return start, start + len(first)
+
+
+def _near_secret_word(m: re.Match[str]) -> Span | None:
+    """A credential-looking token within a few filler words after a secret word (`the token is 3q2+7w...`)."""
+    if not _token_like(m.group(0)):
+        return None
+    window = m.string[max(0, m.start() - _SECRET_WORD_WINDOW):m.start()]
+    return m.span() if _SECRET_WORD_BEFORE.search(window) else None
+
+
+_CLOSING_QUOTE = re.compile(r"[\"'`](?=\s|$)")
+
+
+def _header_value(m: re.Match[str]) -> Span | None:
+    """The credential of an auth header (any scheme): everything after the scheme up to the line's end or quote."""
+    start = m.start("value")
+    value = _CLOSING_QUOTE.split(m.group("value"), maxsplit=1)[0].rstrip(" \t\"'`,;)")
+    if len(value) < 6 or not any(c.isdigit() or c in "=+/_-" for c in value):
+        return None
+    return start, start + len(value)
+
+
+def _cmdline_value(m: re.Match[str]) -> Span | None:
+    return _cmdline_value_of(m, "value")
+
+
 def _rule(kind: str, pattern: str, triggers: tuple[str, ...], *, lower: bool = False,
           locate: Locator | None = None, flags: int = 0) -> _Rule:
     return _Rule(kind, re.compile(pattern, flags), triggers, lower, locate)
+
+_VAL = r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
+_VAL2 = r"(?P<flagvalue>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
+_VAL_INNER = r"\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256}"
+
+
+def _cmdline_any(m: re.Match[str]) -> Span | None:
+    for group in ("value", "attached", "flagvalue"):
+        if m.group(group) is not None:
+            return _cmdline_value_of(m, group)
+    return None
+
+
+def _cmdline_value_of(m: re.Match[str], group: str) -> Span | None:
+    start, end, value, _quoted = _value_span(m, group)
+    if not value or value[0] in "-$<{" or value.lower() in _NON_VALUES:
+        return None
+    return start, end
+
+
+def _near_or_assigned(m: re.Match[str]) -> Span | None:
+    start, end, value, quoted = _value_span(m)
+    if len(value) < 8 or _is_code_or_placeholder(value, quoted):
+        return None
+    return (start, end) if quoted or _token_like(value) or any(c.isdigit() for c in value) else None
 
 
 _GENERIC_KEYS = (r"(?:passwd|password|passphrase|pwd|client[_-]?secret|secret[_-]?key|secret|api[_-]?key|apikey"
@@ -208,6 +341,30 @@ _RULES: tuple[_Rule, ...] = (
           r"(?P<value>[^\s/?#@'\"<>]{1,256})@[A-Za-z0-9\[]",
           ("://",), locate=_uri_password),
     _rule("credit_card", r"(?<![0-9.-])[2-6]\d{3}(?:[ -]?\d){9,15}(?![0-9])", (), locate=_credit_card),
+    _rule("command_line_password",
+          r"\bsshpass[ \t]+-p[ \t]*" + _VAL
+          + r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?"
+          r"[ \t]-p(?P<attached>" + _VAL_INNER + r")"
+          r"|--(?:password|passwd|pass|token|api[-_]key|secret|client-secret|auth-token)(?:=|[ \t]+)" + _VAL2,
+          ("sshpass", "-p", "--pass", "--token", "--api", "--secret", "--client", "--auth"), lower=True,
+          locate=_cmdline_any, flags=re.IGNORECASE),
+    _rule("basic_credentials",
+          r"(?:\s|^)(?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{1,64}:(?P<value>[^\s\"']{1,256})",
+          ("-u", "--user"), lower=True, locate=_cmdline_value),
+    _rule("cookie", r"\b(?:set-)?cookie[ \t]*:[ \t]*(?P<value>[^\n]{4,4096})", ("cookie",), lower=True,
+          locate=_header_value, flags=re.IGNORECASE),
+    _rule("auth_header",
+          r"\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:[A-Za-z][\w.+-]{0,30}[ \t]+)?"
+          r"(?P<value>[^\s\"'][^\n]{0,4096})",
+          ("authorization",), lower=True, locate=_header_value, flags=re.IGNORECASE),
+    _rule("api_key",
+          r"\b(?:x-[a-z-]{0,30}(?:token|key|secret|auth)[a-z-]{0,30}|api-key|apikey)[ \t]*:[ \t]*"
+          r"[\"']?(?P<value>[^\s\"']{8,4096})",
+          ("token", "key", "secret", "auth"), lower=True, locate=_header_value, flags=re.IGNORECASE),
+    _rule("session_id",
+          r"\b(?:session[_-]?(?:id|token|key)?|sess[_-]?id|sid|phpsessid|jsessionid|connect\.sid|csrf[_-]?token"
+          r"|xsrf[_-]?token|remember[_-]?token)[\"']?[ \t]*[:=][ \t]*" + _VAL,
+          ("sess", "sid", "csrf", "xsrf", "remember"), lower=True, locate=_near_or_assigned, flags=re.IGNORECASE),
     _rule("password",
           r"\b(?:password|passcode|passphrase|pin)[ \t]{1,4}(?:is|was)[ \t]{0,4}:?[ \t]{1,4}"
           r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{4,128})",
@@ -217,6 +374,22 @@ _RULES: tuple[_Rule, ...] = (
           r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256})",
           ("pass", "pwd", "secret", "key", "token", "credential"), lower=True, locate=_assignment,
           flags=re.IGNORECASE),
+    _rule("secret_assignment",
+          r"(?<![A-Za-z0-9_.$-])(?P<key>[A-Z][A-Z0-9_]{0,60}(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|KEY|"
+          r"CREDENTIALS?|AUTH|SALT|DSN)[A-Z0-9_]{0,30})[ \t]*(?P<sep>=|:)[ \t]*" + _VAL,
+          ("PASS", "PWD", "SECRET", "TOKEN", "KEY", "CRED", "AUTH", "SALT", "DSN"), locate=_assignment),
+    _rule("phrase_secret",
+          r"\b(?P<key>pass(?:word|phrase|code)|pin|secret(?:[ \t_-]?(?:access[ \t_-]?)?key)?"
+          r"|(?:api|access|private|encryption|signing|license)[ \t_-]?key(?:[ \t]id)?"
+          r"|(?:access|auth|api|bearer|refresh|session)[ \t_-]?token|token|session[ \t_-]?(?:id|cookie)|cookie"
+          r"|credentials?)(?:[ \t]+(?:for|of|on|to)[ \t]+[\w.@-]{1,40}(?:[ \t]+"
+          r"[\w.@-]{1,40}){0,2})?[ \t]+(?:is|was|=|:|is[ \t]+set[ \t]+to|is[ \t]+now|will[ \t]+be|reads)[ \t]*:?[ \t]+"
+          r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256}(?:[ \t]+[A-Za-z0-9]{1,40}){0,5})",
+          ("password", "passphrase", "passcode", "pin", "key", "secret", "token", "session", "cookie", "credential"),
+          lower=True, locate=_phrase_value, flags=re.IGNORECASE),
+    _rule("high_entropy_secret", r"(?<![A-Za-z0-9+/_.~=-])[A-Za-z0-9+/_.~-]{16,512}={0,2}(?![A-Za-z0-9+/_.~=-])",
+          ("pass", "pwd", "secret", "token", "key", "credential", "session", "cookie", "bearer", "auth",
+           "signature", "salt"), lower=True, locate=_near_secret_word),
 )
 
 _GENERIC_KIND_BY_KEY = (("pass", "password"), ("pwd", "password"), ("secret", "secret"), ("token", "token"),
@@ -253,9 +426,10 @@ def find_secrets(text: str) -> list[SecretMatch]:
             continue
         for m in rule.pattern.finditer(text):
             span = rule.locate(m) if rule.locate else m.span()
-            if span is None or span[0] >= span[1] or _overlaps(span, taken):
+            if span is None or span[0] >= span[1] or _overlaps(span, taken) \
+                    or text.startswith("[REDACTED", span[0]):
                 continue
-            kind = _generic_kind(m) if rule.kind == "secret_assignment" else rule.kind
+            kind = _generic_kind(m) if rule.kind in ("secret_assignment", "phrase_secret") else rule.kind
             bisect.insort(taken, span)
             found.append(SecretMatch(kind, span[0], span[1]))
     found.sort(key=lambda s: s.start)
@@ -263,8 +437,13 @@ def find_secrets(text: str) -> list[SecretMatch]:
 
 
 def redact(text: str) -> str:
-    """`text` with every secret replaced by a typed placeholder such as `[REDACTED:github_token]`."""
+    """`text` with every secret replaced by a typed placeholder such as `[REDACTED:github_token]`.
+
+    Our rules run first; then Hermes' own redactor (when installed) is asked too, and any further span it would
+    mask is hidden as well, unless the original there reads as code or a placeholder (`settings.API_KEY`).
+    """
     matches = find_secrets(text)
+    matches = sorted([*matches, *_host_spans(text, matches)], key=lambda s: s.start)
     if not matches:
         return text
     parts: list[str] = []
@@ -275,3 +454,108 @@ def redact(text: str) -> str:
         pos = match.end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def _host_redactor() -> Callable[[str], str] | None:
+    try:
+        from agent.redact import redact_sensitive_text
+    except ImportError:
+        return None
+
+    def run(text: str) -> str:
+        return str(redact_sensitive_text(text, force=True))
+    return run
+
+
+_HOST_REDACT = _host_redactor()
+_HOST_SCAN_CHARS = 32_768  # Hermes is asked about the first 32 KiB; our own rules cover all of it
+_HOST_PIECE_CHARS = 4_096
+_WIDEN_CHARS = 512
+_WORD = re.compile(r"\S+")
+_PLACEHOLDERS = re.compile(r"\[REDACTED[^\]\n]{0,40}\]")
+_TOKEN_STOP = " \t\n\"'`,;&<>()[]{}"
+
+
+def _host_spans(text: str, ours: list[SecretMatch]) -> list[SecretMatch]:
+    """Spans Hermes' redactor changes that our rules left alone, widened to whole tokens.
+
+    It runs on runs of lines of a few KiB (its patterns are line-local; ours catch multi-line keys), so its cost
+    stays linear in the text.
+    """
+    if _HOST_REDACT is None or not text or not _may_interest_host(text):
+        return []
+    taken = sorted([*((m.start, m.end) for m in ours), *(m.span() for m in _PLACEHOLDERS.finditer(text))])
+    found: list[SecretMatch] = []
+    for offset, piece in _pieces(text[:_HOST_SCAN_CHARS]):
+        try:
+            theirs = _HOST_REDACT(piece)
+        except Exception:  # a host bug must not stop capture: our own rules have already run
+            log.warning("Hermes' redactor failed; our own rules stand", exc_info=True)
+            return found
+        for i1, i2 in _changed_tokens(piece, theirs):
+            start, end = _value_part(text, *_widen(text, offset + i1, offset + i2))
+            if end <= start or _overlaps((start, end), taken) or not _credential_like(text[start:end]):
+                continue
+            bisect.insort(taken, (start, end))
+            found.append(SecretMatch("secret", start, end))
+    return found
+
+
+def _may_interest_host(text: str) -> bool:
+    """Every Hermes pattern needs one of these characters or prefixes; plain prose has none."""
+    return any(c in text for c in "=:-_+@") or any(p in text for p in ("AKIA", "AIza", "gAAAA", "eyJ", "SG."))
+
+
+def _pieces(text: str) -> list[tuple[int, str]]:
+    """(offset, text) runs of whole lines of at most `_HOST_PIECE_CHARS` (a longer line is cut)."""
+    out: list[tuple[int, str]] = []
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + _HOST_PIECE_CHARS)
+        if end < len(text):
+            newline = text.rfind("\n", start, end)
+            end = newline + 1 if newline > start else end
+        out.append((start, text[start:end]))
+        start = end
+    return out
+
+
+def _changed_tokens(before: str, after: str) -> list[Span]:
+    """Spans of `before` whose whitespace-delimited tokens differ in `after`."""
+    if before == after:
+        return []
+    spans = [m.span() for m in _WORD.finditer(before)]
+    old = [before[a:b] for a, b in spans]
+    new = _WORD.findall(after)
+    if len(old) == len(new):  # the usual case: values masked in place
+        return [span for span, a, b in zip(spans, old, new, strict=True) if a != b]
+    changed: list[Span] = []
+    for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        if tag in ("replace", "delete"):
+            changed += spans[i1:i2]
+    return changed
+
+
+def _credential_like(value: str) -> bool:
+    """Whether a span another redactor flagged reads as a credential (not code, prose or a placeholder)."""
+    if len(value) < 8 or _is_code_or_placeholder(value, False):
+        return False
+    return _token_like(value) or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+
+
+def _value_part(text: str, start: int, end: int) -> Span:
+    """The value of a `key=value` / `key:value` token; the token itself otherwise."""
+    token = text[start:end]
+    cut = max(token.find("="), token.find(":") if "://" not in token else -1)
+    return (start + cut + 1, end) if cut >= 0 else (start, end)
+
+
+def _widen(text: str, start: int, end: int) -> Span:
+    """The whitespace/quote-delimited token around [start, end)."""
+    end = min(end, len(text))
+    floor, ceiling = max(0, start - _WIDEN_CHARS), min(len(text), end + _WIDEN_CHARS)
+    while start > floor and text[start - 1] not in _TOKEN_STOP and text[start - 1] not in "=:":
+        start -= 1
+    while end < ceiling and text[end] not in _TOKEN_STOP:
+        end += 1
+    return start, end

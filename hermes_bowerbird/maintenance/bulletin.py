@@ -11,7 +11,7 @@ from datetime import datetime
 
 from ..config import Config
 from ..store import Store
-from ..types import LLM, Bulletin, Clock, Memory, MemoryType
+from ..types import LLM, Bulletin, Clock, ItemKind, Memory, MemoryType
 from .decay import effective_importance
 
 log = logging.getLogger(__name__)
@@ -131,11 +131,12 @@ class BulletinBuilder:
     def collect(self, visible_scopes: Sequence[str], now: float) -> list[tuple[Section, list[Memory]]]:
         """Each section's current memories of the visible scopes, best first."""
         out = []
+        held = self.store.quarantined(ItemKind.MEMORY)  # never in a prompt until released
         for section in SECTIONS:
             since = now - section.max_age_days * DAY if section.max_age_days is not None else None
             found = [m for m in self.store.list_memories(visible_scopes, types=section.types, current_only=True,
                                                          since=since, order="recent", limit=200)
-                     if m.scope in visible_scopes]
+                     if m.scope in visible_scopes and m.id not in held]
             if not section.by_recency:
                 found.sort(key=lambda m: (-effective_importance(m, now, self.config), -m.created_at))
             out.append((section, found[:section.limit]))

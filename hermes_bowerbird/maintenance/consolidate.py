@@ -1,4 +1,5 @@
-"""Consolidation: a cluster of similar memories in one scope becomes one `pattern` memory linked to its examples."""
+"""Consolidation: memories that really repeat (one subject, several sessions) become one `pattern` memory linked to
+its examples; the examples keep their importance, and a cluster is consolidated once even by concurrent runs."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ CURSOR_KEY = "maintenance.consolidate.cursor"
 ACTOR = "maintenance"
 CONSOLIDATABLE: frozenset[MemoryType] = frozenset(
     {MemoryType.EVENT, MemoryType.OBSERVATION, MemoryType.FACT, MemoryType.PREFERENCE})
-DEMOTION = 0.5  # examples keep this share of their importance
+MIN_SESSIONS = 2  # a pattern is a repeat across sessions, not one conversation going on about something
 SEARCH_K = 32
 _STEP = 1_000  # seeds per matrix product; the cursor advances after each step
 MAX_PATTERN_WORDS = 60
@@ -50,7 +51,7 @@ class ConsolidateResult:
     seeds: int
     clusters: int
     patterns: list[int]
-    demoted: int
+    linked: int  # examples linked to a pattern (their importance is left as it was)
 
 
 def heuristic_text(central: Memory, members: Sequence[Memory]) -> str:
@@ -73,6 +74,18 @@ def llm_text(llm: LLM, members: Sequence[Memory]) -> str | None:
     if not text or len(text.split()) > MAX_PATTERN_WORDS:
         return None
     return text
+
+
+def _same_subject(seed: Memory, other: Memory, entities: Mapping[int, list[int]]) -> bool:
+    """Both about one thing: the same subject key, or (without one) at least one entity in common."""
+    if seed.subject or other.subject:
+        return seed.subject == other.subject
+    return bool(set(entities.get(seed.id, ())) & set(entities.get(other.id, ())))
+
+
+def _sessions(members: Sequence[Memory]) -> int:
+    """Distinct sessions the members were said in (a memory without one counts as its own)."""
+    return len({m.session_id or f"#{m.id}" for m in members})
 
 
 class Consolidator:
@@ -110,7 +123,7 @@ class Consolidator:
                 self.store.set_meta(CURSOR_KEY, str(step[-1].id))
             clusters += found
             done += len(step)
-        patterns = [] if dry_run else [c.pattern_id for c in clusters if c.pattern_id is not None]
+        patterns = [] if dry_run else [c.pattern_id for c in clusters if c.pattern_id]
         return ConsolidateResult(done, len(clusters), patterns, sum(len(c.members) for c in clusters))
 
     def find_clusters(self, seeds: Sequence[Memory], vecs: Mapping[int, np.ndarray], finder: ScopeNeighbours,
@@ -122,14 +135,18 @@ class Consolidator:
                                       threshold=self.config.consolidation_threshold))
         known = self.store.get_memories(i for found in hits.values() for i, _ in found)
         taken = self._consolidated({m.id for m in seeds} | set(known))
+        taken |= set(self.store.quarantined(ItemKind.MEMORY, {m.id for m in seeds} | set(known)))
+        entities = self.store.entities_of_memories(sorted({m.id for m in seeds} | set(known)))
         clusters = []
         for seed in seeds:
             if seed.id in used or seed.id in taken:
                 continue
             excluded = used | taken
             found = [(m, s) for m, s in same_scope(known, hits[seed.id], seed.scope)
-                     if m.type is seed.type and m.superseded_by is None and m.id not in excluded]
-            if len(found) + 1 >= self.config.consolidation_min_cluster:
+                     if m.type is seed.type and m.superseded_by is None and m.id not in excluded
+                     and _same_subject(seed, m, entities)]
+            if len(found) + 1 >= self.config.consolidation_min_cluster \
+                    and _sessions([seed] + [m for m, _ in found]) >= MIN_SESSIONS:
                 cluster = Cluster(seed.scope, [seed] + [m for m, _ in found],
                                   {seed.id: 1.0} | {m.id: s for m, s in found})
                 used.update(m.id for m in cluster.members)
@@ -156,14 +173,16 @@ class Consolidator:
                         importance=importance, provenance=tuple(p for m in members for p in provenance[m.id]),
                         metadata={"examples": [m.id for m in members],
                                   "generator": f"llm:{self.llm.name}" if synthesised and self.llm else "heuristic"})
-        with self.store.transaction():
+        with self.store.transaction():  # an immediate transaction: a concurrent run waits, then sees our edges
+            if self._consolidated({m.id for m in members}) or self.store.find_by_hash(cluster.scope, text):
+                log.info("a cluster of %d memories was consolidated meanwhile; skipped", len(members))
+                return 0
             pattern = self.store.insert_memory(new, actor=ACTOR, reason=f"consolidated from {len(members)} memories")
             self.store.add_audit(pattern.id, AuditAction.CONSOLIDATE, "pattern of similar memories", ACTOR,
                                  {"examples": [m.id for m in members]})
             for member in members:
                 self.store.add_edge(member.id, pattern.id, Relation.PART_OF, cluster.similarity.get(member.id, 1.0))
-                self.store.set_importance(member.id, member.importance * DEMOTION,
-                                          reason=f"example of pattern {pattern.id}", actor=ACTOR)
+                self.store.add_audit(member.id, AuditAction.CONSOLIDATE, f"example of pattern {pattern.id}", ACTOR)
         self.vectors.add(ItemKind.MEMORY, [(pattern.id, pattern.content)])
         cluster.pattern_id = pattern.id
         return pattern.id

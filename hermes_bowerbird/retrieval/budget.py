@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..curation.screen import inert
 from .results import Hit, iso_date
 
 CHARS_PER_TOKEN = 4
@@ -28,8 +29,8 @@ def hit_prefix(hit: Hit) -> str:
 
 
 def hit_line(hit: Hit) -> str:
-    """`- [preference #12, 2026-03-04] Never deploys on Fridays` (content on one line)."""
-    return hit_prefix(hit) + " ".join(hit.content.split())
+    """`- [preference #12, 2026-03-04] Never deploys on Fridays` (content on one line, rendered inert)."""
+    return hit_prefix(hit) + " ".join(inert(hit.content).split())
 
 
 def truncate_text(text: str, max_chars: int) -> tuple[str, bool]:

@@ -167,11 +167,13 @@ class Retriever:
         items = items or _Items()
         memory_ids = [i for k, i in fused if k is ItemKind.MEMORY and i not in items.memories]
         episode_ids = [i for k, i in fused if k is ItemKind.EPISODE and i not in items.episodes]
+        held = self.store.quarantined(ItemKind.MEMORY, memory_ids)  # never recalled until released
         for memory in self.store.get_memories(memory_ids).values():
-            if _visible_memory(memory, request, scopes):
+            if _visible_memory(memory, request, scopes) and memory.id not in held:
                 items.memories[memory.id] = memory
+        held = self.store.quarantined(ItemKind.EPISODE, episode_ids)
         for episode in self.store.get_episodes(episode_ids).values():
-            if _visible_episode(episode, request, scopes):
+            if _visible_episode(episode, request, scopes) and episode.id not in held:
                 items.episodes[episode.id] = episode
         return items
 
