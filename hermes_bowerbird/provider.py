@@ -7,6 +7,7 @@ import functools
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -16,7 +17,7 @@ from .curation.injected import message_text
 from .curation.noise import is_trivial_prompt
 from .curation.summary import durable_points
 from .engine import Bowerbird, clean_text
-from .retrieval import PREFETCH_MIN_RELEVANCE
+from .retrieval import PREFETCH_MIN_RELEVANCE, Hit
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
 from .types import Bulletin, MemoryType, Source
@@ -49,6 +50,15 @@ def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
                 return default
         return run
     return wrap
+
+
+@dataclass(frozen=True)
+class _Block:
+    """One prefetch's text and what it holds (marked as given only once the host receives it)."""
+
+    text: str
+    hits: tuple[Hit, ...] = ()
+    bulletin: Bulletin | None = None
 
 
 class BowerbirdProvider(_Base):
@@ -155,15 +165,18 @@ class BowerbirdProvider(_Base):
             return ""
         future = pool.submit(self._recall_block, query)
         try:
-            return future.result(timeout=engine.config.prefetch_timeout_seconds)
+            block = future.result(timeout=engine.config.prefetch_timeout_seconds)
         except concurrent.futures.TimeoutError:
             log.warning("prefetch took longer than %.1fs; skipped this turn", engine.config.prefetch_timeout_seconds)
             return ""
+        self._mark_given(block)
+        return block.text
 
-    def _recall_block(self, query: str) -> str:
+    def _recall_block(self, query: str) -> _Block:
+        """What this turn would inject; nothing counts as given until prefetch returns it to the host."""
         engine = self._require()
         budget = engine.config.prefetch_budget_tokens
-        note = self._bulletin_note()
+        latest, note = self._bulletin_note()
         with self._lock:
             exclude = set(self._injected)
             given = [*self._injected_texts, *(_normalised(line[2:]) for line in note.splitlines()[1:])]
@@ -173,20 +186,24 @@ class BowerbirdProvider(_Base):
         parts = [note] if note else []
         if hits:
             parts += [PREFETCH_HEADER, engine.format_hits(hits, budget)]
-            with self._lock:
-                self._injected.update((str(h.kind), h.id) for h in hits)
-                self._injected_texts.update(_normalised(h.content) for h in hits)
-        return "\n".join(parts)
+        return _Block("\n".join(parts), tuple(hits), latest)
 
-    def _bulletin_note(self) -> str:
+    def _mark_given(self, block: _Block) -> None:
+        """The block reached the host: its hits and bulletin note are never injected again in this session."""
+        with self._lock:
+            self._injected.update((str(h.kind), h.id) for h in block.hits)
+            self._injected_texts.update(_normalised(h.content) for h in block.hits)
+            if block.bulletin is not None:
+                self._bulletin_seen = block.bulletin
+
+    def _bulletin_note(self) -> tuple[Bulletin | None, str]:
         """A one-time short note when a newer bulletin appeared after the system prompt was frozen."""
         engine = self._require()
         latest = engine.store.latest_bulletin(self.write_scope)
         seen = self._bulletin_seen
         if latest is None or seen is None or latest.id == seen.id:
-            return ""
-        self._bulletin_seen = latest
-        return engine.bulletins.changes_since(seen, latest)
+            return None, ""
+        return latest, engine.bulletins.changes_since(seen, latest)
 
     # -- write path -----------------------------------------------------------------------------------------
     @_guarded(None)
