@@ -17,10 +17,10 @@ from .curation.injected import message_text
 from .curation.noise import is_trivial_prompt
 from .curation.summary import durable_points
 from .engine import Bowerbird, clean_text
-from .retrieval import PREFETCH_MIN_RELEVANCE, Hit
+from .retrieval import PREFETCH_MIN_RELEVANCE, Hit, item_key
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
-from .types import Bulletin, MemoryType, Source
+from .types import Bulletin, ItemKind, MemoryType, Source
 
 if TYPE_CHECKING:
     from agent.memory_provider import MemoryProvider as _Base
@@ -53,6 +53,14 @@ def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
 
 
 @dataclass(frozen=True)
+class _Seen:
+    """Item keys of what the host's context already holds, and the memories' texts among them (normalised)."""
+
+    keys: frozenset[tuple[str, int]] = frozenset()
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class _Block:
     """One prefetch's text and what it holds (marked as given only once the host receives it)."""
 
@@ -76,6 +84,8 @@ class BowerbirdProvider(_Base):
         self._turn = 0
         self._injected: set[tuple[str, int]] = set()
         self._injected_texts: set[str] = set()  # an episode and the memory taken from it say the same thing
+        # session id -> first turn index the host still holds in its context (earlier ones were compressed away)
+        self._in_context: dict[str, int] = {}
         self._bulletin_seen: Bulletin | None = None
         self._lock = threading.Lock()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
@@ -113,6 +123,7 @@ class BowerbirdProvider(_Base):
         if self.writable:
             self.engine.start(primary=True)
         self._turn = self.engine.store.next_turn_index(self.session_id) if self.session_id else 0
+        self._in_context = {self.session_id: 0}  # a resumed session's history is loaded into the context
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="bowerbird-prefetch")
         if self.writable and config.import_markdown:
             self._import_host_files(config.hermes_home, identity)
@@ -177,8 +188,10 @@ class BowerbirdProvider(_Base):
         engine = self._require()
         budget = engine.config.prefetch_budget_tokens
         latest, note = self._bulletin_note()
+        seen = self._seen_in_context()
+        note = _without_seen(note, seen.texts)
         with self._lock:
-            exclude = set(self._injected)
+            exclude = self._injected | seen.keys
             given = [*self._injected_texts, *(_normalised(line[2:]) for line in note.splitlines()[1:])]
         hits = [h for h in engine.recall(query, scopes=self.visible, budget_tokens=budget, exclude=exclude,
                                          min_relevance=PREFETCH_MIN_RELEVANCE)
@@ -187,6 +200,21 @@ class BowerbirdProvider(_Base):
         if hits:
             parts += [PREFETCH_HEADER, engine.format_hits(hits, budget)]
         return _Block("\n".join(parts), tuple(hits), latest)
+
+    def _seen_in_context(self) -> _Seen:
+        """Episodes of turns the host still holds in its context, and the memories taken from them: the agent
+        already reads them, so prefetch never injects them (until compression drops those turns)."""
+        engine = self._require()
+        with self._lock:
+            spans = dict(self._in_context)
+        episodes = [e.id for session, first in spans.items() if session
+                    for e in engine.store.list_episodes(self.visible, session_id=session) if e.turn_index >= first]
+        if not episodes:
+            return _Seen()
+        memory_ids = {m for ids in engine.store.memories_from_episodes(episodes).values() for m in ids}
+        keys = {item_key(ItemKind.EPISODE, e) for e in episodes} | {item_key(ItemKind.MEMORY, m) for m in memory_ids}
+        texts = tuple(_normalised(m.content) for m in engine.store.get_memories(memory_ids).values())
+        return _Seen(frozenset(keys), texts)
 
     def _mark_given(self, block: _Block) -> None:
         """The block reached the host: its hits and bulletin note are never injected again in this session."""
@@ -216,6 +244,7 @@ class BowerbirdProvider(_Base):
         with self._lock:
             if session != self.session_id:
                 self.session_id, self._turn = session, engine.store.next_turn_index(session)
+                self._in_context[session] = 0
             turn, self._turn = self._turn, self._turn + 1
         engine.capture_turn(user_content or "", assistant_content or "", scope=self.write_scope,
                             session_id=session, platform=self.platform, turn_index=turn)
@@ -234,6 +263,8 @@ class BowerbirdProvider(_Base):
         if self.writable:
             self._capture_missing(messages, Source.COMPACTION)
             self._require().end_session(self.write_scope, self.session_id)
+        with self._lock:
+            self._in_context = {self.session_id: self._turn}  # what the host holds now is being summarised away
         return durable_points(messages, limit_chars=PRE_COMPRESS_LIMIT)
 
     def _capture_missing(self, messages: Sequence[Mapping[str, Any]], source: Source) -> int:
@@ -254,13 +285,23 @@ class BowerbirdProvider(_Base):
     @_guarded(None)
     def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
                           **kwargs: Any) -> None:
-        """New session id (reset, resume, branch or compression): the injected-set and turn counter start over."""
+        """New session id (reset, resume, branch or compression): the injected-set and turn counter start over.
+
+        After compression only turns captured later are in the host's context. A reset starts empty; a resumed or
+        branched session brings its own (and its parent's) history back into the context."""
         engine = self._require()
         with self._lock:
+            old = self.session_id
             self.session_id = new_session_id or self.session_id
             self._turn = engine.store.next_turn_index(self.session_id)
             self._injected.clear()
             self._injected_texts.clear()
+            if kwargs.get("reason") == "compression":
+                self._in_context = {self.session_id: self._turn if self.session_id == old else 0}
+            elif reset:
+                self._in_context = {self.session_id: 0}
+            else:
+                self._in_context = {self.session_id: 0, **({parent_session_id: 0} if parent_session_id else {})}
 
     @_guarded(None)
     def on_memory_write(self, action: str, target: str, content: str,
@@ -384,6 +425,16 @@ def _known(text: str, seen: set[str]) -> bool:
 
 def _normalised(text: str) -> str:
     return " ".join(text.lower().split()).rstrip("…").strip()
+
+
+def _without_seen(note: str, seen: Sequence[str]) -> str:
+    """A bulletin change note without the additions the agent reads in its context already ("" if none is left)."""
+    if not note or not seen:
+        return note
+    head, *lines = note.splitlines()
+    kept = [line for line in lines if not (line.startswith("+ ")
+                                             and _already_given(line[2:].removesuffix(" ..."), seen))]
+    return "\n".join([head, *kept]) if any(line.startswith(("+ ", "- ")) for line in kept) else ""
 
 
 def _already_given(content: str, given: Sequence[str]) -> bool:

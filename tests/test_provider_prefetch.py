@@ -81,3 +81,71 @@ def test_a_timed_out_prefetch_leaves_its_hits_for_the_next_turn(config: Config,
     time.sleep(0.1)  # the timed-out recall finishes its last steps on the prefetch thread
     assert "Ansible" in provider.prefetch(QUERY)
     provider.shutdown()
+
+
+# ------------------------------------------------------------------ what the agent already sees
+
+DENTIST = "My dentist is Dr Okafor on Rua Augusta and I see her every March."
+ASK_DENTIST = "Who is my dentist again?"
+
+
+@pytest.fixture
+def quick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BowerbirdProvider]:
+    monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
+    monkeypatch.setenv("BOWERBIRD_EMBEDDING_BACKEND", "none")
+    monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
+    provider = BowerbirdProvider()
+    provider.initialize("s1", hermes_home=str(tmp_path), platform="cli")
+    yield provider
+    provider.shutdown()
+
+
+def _say(provider: BowerbirdProvider, text: str) -> None:
+    provider.sync_turn(text, "Noted.", session_id=provider.session_id)
+    assert provider.engine is not None and provider.engine.flush(30)
+
+
+def test_a_turn_still_in_the_context_is_not_injected(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    assert "Okafor" not in quick.prefetch(ASK_DENTIST)
+
+
+def test_after_compression_it_may_be_injected(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    quick.on_pre_compress([{"role": "user", "content": DENTIST}, {"role": "assistant", "content": "Noted."}])
+    quick.on_session_switch("s1-b", parent_session_id="s1", reset=False, reason="compression")
+    assert "Okafor" in quick.prefetch(ASK_DENTIST)
+
+
+def test_compression_in_place_keeps_later_turns_out(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    quick.on_pre_compress([{"role": "user", "content": DENTIST}])
+    quick.on_session_switch("s1", parent_session_id="s1", reset=False, reason="compression")
+    _say(quick, "My physiotherapist is Dr Brandt in Campo de Ourique.")
+    text = quick.prefetch("Who are my dentist and my physiotherapist?")
+    assert "Okafor" in text
+    assert "Brandt" not in text
+
+
+def test_a_new_session_gets_what_the_last_one_said(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    quick.on_session_end([])
+    quick.on_session_switch("s2", reset=True)
+    assert "Okafor" in quick.prefetch(ASK_DENTIST)
+
+
+def test_a_resumed_session_holds_its_history_again(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    quick.on_session_switch("s2", reset=True)
+    quick.on_session_switch("s1", reset=False)  # /resume loads s1's messages back into the context
+    assert "Okafor" not in quick.prefetch(ASK_DENTIST)
+
+
+def test_a_bulletin_note_leaves_out_what_this_session_said(quick: BowerbirdProvider) -> None:
+    engine = quick.engine
+    assert engine is not None
+    engine.remember("My name is Ada and I live in Porto.", scope=quick.write_scope)
+    quick.system_prompt_block()
+    _say(quick, "We decided to move the billing API to Rust this quarter.")
+    engine.bulletin(quick.write_scope, visible=quick.visible, force=True)
+    assert "Rust" not in quick.prefetch("What did we decide about the billing API language?")
