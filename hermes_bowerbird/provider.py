@@ -9,6 +9,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,11 +22,10 @@ from .curation.summary import durable_points
 from .engine import Bowerbird, clean_text
 from .errors import BowerbirdError
 from .explain import describe
-from .retrieval import PREFETCH_MIN_RELEVANCE
-from .retrieval.results import Hit
+from .retrieval import PREFETCH_MIN_RELEVANCE, Hit, item_key
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
-from .types import Bulletin, MemoryType, Source
+from .types import Bulletin, ItemKind, MemoryType, Source
 
 if TYPE_CHECKING:
     from agent.memory_provider import MemoryProvider as _Base
@@ -68,6 +68,23 @@ def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
     return wrap
 
 
+@dataclass(frozen=True)
+class _Seen:
+    """Item keys of what the host's context already holds, and the memories' texts among them (normalised)."""
+
+    keys: frozenset[tuple[str, int]] = frozenset()
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Block:
+    """One prefetch's text and what it holds (marked as given only once the host receives it)."""
+
+    text: str
+    hits: tuple[Hit, ...] = ()
+    bulletin: Bulletin | None = None
+
+
 class BowerbirdProvider(_Base):
     """One instance per Hermes agent; instances in a process share one engine per database file."""
 
@@ -86,6 +103,8 @@ class BowerbirdProvider(_Base):
         self._turn = 0
         self._injected: set[tuple[str, int]] = set()
         self._injected_texts: set[str] = set()  # an episode and the memory taken from it say the same thing
+        # session id -> first turn index the host still holds in its context (earlier ones were compressed away)
+        self._in_context: dict[str, int] = {}
         self._bulletin_seen: Bulletin | None = None
         self._lock = threading.Lock()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
@@ -142,6 +161,7 @@ class BowerbirdProvider(_Base):
         if self.writable:
             self.engine.start(primary=True)
         self._turn = self.engine.store.next_turn_index(self.session_id) if self.session_id else 0
+        self._in_context = {self.session_id: 0}  # a resumed session's history is loaded into the context
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="bowerbird-prefetch")
         self._queue_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1,
                                                                  thread_name_prefix="bowerbird-queued-prefetch")
@@ -201,13 +221,14 @@ class BowerbirdProvider(_Base):
         pool = self._pool
         if pool is None:
             return ""
-        queued = self._take_queued(query)
-        future = queued or pool.submit(self._search, query)
+        future = pool.submit(self._answer, query, self._take_queued(query))
         try:
-            return self._recall_block(future.result(timeout=engine.config.prefetch_timeout_seconds))
+            block = future.result(timeout=engine.config.prefetch_timeout_seconds)
         except concurrent.futures.TimeoutError:
             log.warning("prefetch took longer than %.1fs; skipped this turn", engine.config.prefetch_timeout_seconds)
             return ""
+        self._mark_given(block)
+        return block.text
 
     @_guarded(None)
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
@@ -231,39 +252,66 @@ class BowerbirdProvider(_Base):
         future.cancel()
         return None
 
+    def _answer(self, query: str, queued: concurrent.futures.Future[list[Hit]] | None) -> _Block:
+        """This turn's block from the queued search when there is one, else from a search now."""
+        return self._recall_block(queued.result() if queued is not None else self._search(query))
+
     def _search(self, query: str) -> list[Hit]:
         engine = self._require()
+        seen = self._seen_in_context()
         with self._lock:
-            exclude = set(self._injected)
+            exclude = self._injected | seen.keys
         return engine.recall(query, scopes=self.visible, budget_tokens=engine.config.prefetch_budget_tokens,
                              exclude=exclude, min_relevance=PREFETCH_MIN_RELEVANCE)
 
-    def _recall_block(self, found: Sequence[Hit]) -> str:
-        """Format hits for the turn, leaving out what this session was already given (also since they were found)."""
+    def _recall_block(self, found: Sequence[Hit]) -> _Block:
+        """What this turn would inject, leaving out what the session was given or holds in its context (also since
+        the hits were found); nothing counts as given until prefetch returns it to the host."""
         engine = self._require()
         budget = engine.config.prefetch_budget_tokens
-        note = self._bulletin_note()
+        latest, note = self._bulletin_note()
+        seen = self._seen_in_context()
+        note = _without_seen(note, seen.texts)
         with self._lock:
-            injected = set(self._injected)
+            exclude = self._injected | seen.keys
             given = [*self._injected_texts, *(_normalised(line[2:]) for line in note.splitlines()[1:])]
-        hits = [h for h in found if (str(h.kind), h.id) not in injected and not _already_given(h.content, given)]
+        hits = [h for h in found if (str(h.kind), h.id) not in exclude and not _already_given(h.content, given)]
         parts = [inert(note)] if note else []
         if hits:
             parts += [PREFETCH_HEADER, DATA_NOTE, engine.format_hits(hits, budget)]
-            with self._lock:
-                self._injected.update((str(h.kind), h.id) for h in hits)
-                self._injected_texts.update(_normalised(h.content) for h in hits)
-        return "\n".join(parts)
+        return _Block("\n".join(parts), tuple(hits), latest)
 
-    def _bulletin_note(self) -> str:
+    def _seen_in_context(self) -> _Seen:
+        """Episodes of turns the host still holds in its context, and the memories taken from them: the agent
+        already reads them, so prefetch never injects them (until compression drops those turns)."""
+        engine = self._require()
+        with self._lock:
+            spans = dict(self._in_context)
+        episodes = [e.id for session, first in spans.items() if session
+                    for e in engine.store.list_episodes(self.visible, session_id=session) if e.turn_index >= first]
+        if not episodes:
+            return _Seen()
+        memory_ids = {m for ids in engine.store.memories_from_episodes(episodes).values() for m in ids}
+        keys = {item_key(ItemKind.EPISODE, e) for e in episodes} | {item_key(ItemKind.MEMORY, m) for m in memory_ids}
+        texts = tuple(_normalised(m.content) for m in engine.store.get_memories(memory_ids).values())
+        return _Seen(frozenset(keys), texts)
+
+    def _mark_given(self, block: _Block) -> None:
+        """The block reached the host: its hits and bulletin note are never injected again in this session."""
+        with self._lock:
+            self._injected.update((str(h.kind), h.id) for h in block.hits)
+            self._injected_texts.update(_normalised(h.content) for h in block.hits)
+            if block.bulletin is not None:
+                self._bulletin_seen = block.bulletin
+
+    def _bulletin_note(self) -> tuple[Bulletin | None, str]:
         """A one-time short note when a newer bulletin appeared after the system prompt was frozen."""
         engine = self._require()
         latest = engine.store.latest_bulletin(self.write_scope)
         seen = self._bulletin_seen
         if latest is None or seen is None or latest.id == seen.id:
-            return ""
-        self._bulletin_seen = latest
-        return engine.bulletins.changes_since(seen, latest)
+            return None, ""
+        return latest, engine.bulletins.changes_since(seen, latest)
 
     # -- write path -----------------------------------------------------------------------------------------
     @_guarded(None)
@@ -292,6 +340,7 @@ class BowerbirdProvider(_Base):
             if session != self.session_id:
                 self.session_id, self._turn = session, engine.store.next_turn_index(session)
                 self.lineage = [session]
+                self._in_context[session] = 0
             turn, self._turn = self._turn, self._turn + 1
         return turn
 
@@ -327,6 +376,8 @@ class BowerbirdProvider(_Base):
         if self.writable:
             self._capture_missing(messages, Source.COMPACTION)
             self._require().end_session(self.write_scope, self.session_id)
+        with self._lock:
+            self._in_context = {self.session_id: self._turn}  # what the host holds now is being summarised away
         if not require_checkpoint:
             return durable_points(messages, limit_chars=PRE_COMPRESS_LIMIT)
         return durable_points([*self._earlier_messages(), *messages], limit_chars=CHECKPOINT_LIMIT)
@@ -360,7 +411,10 @@ class BowerbirdProvider(_Base):
     @_guarded(None)
     def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
                           **kwargs: Any) -> None:
-        """New session id (reset, resume, branch or compression): the injected-set and turn counter start over."""
+        """New session id (reset, resume, branch or compression): the injected-set and turn counter start over.
+
+        After compression only turns captured later are in the host's context. A reset starts empty; a resumed or
+        branched session brings its own (and its parent's) history back into the context."""
         engine = self._require()
         with self._lock:
             previous = self.session_id
@@ -374,6 +428,12 @@ class BowerbirdProvider(_Base):
             else:
                 known = [s for s in (*self.lineage, parent_session_id or previous) if s]
                 self.lineage = [*dict.fromkeys(known), self.session_id][-_LINEAGE_MAX:]
+            if kwargs.get("reason") == "compression":
+                self._in_context = {self.session_id: self._turn if self.session_id == previous else 0}
+            elif reset:
+                self._in_context = {self.session_id: 0}
+            else:
+                self._in_context = {self.session_id: 0, **({parent_session_id: 0} if parent_session_id else {})}
 
     @_guarded(None)
     def on_memory_write(self, action: str, target: str, content: str,
@@ -517,6 +577,16 @@ def _author_id(author: Any) -> str:
 
 def _normalised(text: str) -> str:
     return " ".join(text.lower().split()).rstrip("…").strip()
+
+
+def _without_seen(note: str, seen: Sequence[str]) -> str:
+    """A bulletin change note without the additions the agent reads in its context already ("" if none is left)."""
+    if not note or not seen:
+        return note
+    head, *lines = note.splitlines()
+    kept = [line for line in lines if not (line.startswith("+ ")
+                                             and _already_given(line[2:].removesuffix(" ..."), seen))]
+    return "\n".join([head, *kept]) if any(line.startswith(("+ ", "- ")) for line in kept) else ""
 
 
 def _already_given(content: str, given: Sequence[str]) -> bool:

@@ -900,9 +900,10 @@ class Store:
         assert bulletin is not None and bulletin.id == cur.lastrowid
         return bulletin
 
-    def latest_bulletin(self, scope: str) -> Bulletin | None:
+    def latest_bulletin(self, scope: str, *, generator_like: str = "%") -> Bulletin | None:
+        """The newest bulletin of `scope` (whose generator matches the LIKE pattern `generator_like`)."""
         rows = self._query("SELECT id, scope, text, hash, state_hash, generator, created_at FROM bulletins "
-                           "WHERE scope = ? ORDER BY id DESC LIMIT 1", (scope,))
+                           "WHERE scope = ? AND generator LIKE ? ORDER BY id DESC LIMIT 1", (scope, generator_like))
         return Bulletin(*rows[0]) if rows else None
 
     def bulletin_scopes(self) -> list[str]:

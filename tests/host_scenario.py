@@ -1,7 +1,7 @@
 """Drive the real Hermes AIAgent with bowerbird as its memory provider against a local fake model server.
 
 Run as a script in a fresh process (HERMES_HOME must be set before Hermes is imported):
-    python tests/host_scenario.py first|second   -> prints one JSON object with what the fake server saw.
+    python tests/host_scenario.py first|second|ada   -> prints one JSON object with what the fake server saw.
 """
 
 from __future__ import annotations
@@ -118,8 +118,46 @@ def second(home: Path) -> dict[str, Any]:
     return out
 
 
+ADA = "Hi, I'm Ada Lovelace. I always deploy with Ansible, and we never deploy on Fridays."
+ASK = "Which tool should I use for deploying?"
+
+
+def _contexts(request: dict[str, Any]) -> list[str]:
+    """The <memory-context> blocks of the last user message of a request."""
+    return [c.split("</memory-context>", 1)[0] for c in _user_text(request).split("<memory-context>")[1:]]
+
+
+def _bulletin(request: dict[str, Any]) -> str:
+    prompt = str(request["messages"][0]["content"])
+    return prompt.split("### Bulletin: who the user is and what is going on", 1)[-1] if "### Bulletin" in prompt else ""
+
+
+def ada(home: Path) -> dict[str, Any]:
+    """A session whose memory already holds a note, the Ada turn, a question in the same session, then a new
+    session opened right after that asks it again."""
+    out: dict[str, Any] = {}
+    with OpenAIStub(default=Reply.of_text("Noted.")) as stub:
+        agent = _agent(stub, home)
+        r = agent.run_conversation(ADA, conversation_history=[])
+        out["first_bulletin"] = _bulletin(stub.chat_requests[0])
+        _settle(agent)
+        before = len(stub.chat_requests)
+        agent.run_conversation(ASK, conversation_history=r["messages"])
+        out["same_session_contexts"] = _contexts(stub.chat_requests[before])
+        agent._memory_manager.on_session_end(r["messages"])
+        agent._memory_manager.shutdown_all()
+        later = _agent(stub, home)
+        before = len(stub.chat_requests)
+        later.run_conversation(ASK, conversation_history=[])
+        out["new_session_contexts"] = _contexts(stub.chat_requests[before])
+        out["new_session_bulletin"] = _bulletin(stub.chat_requests[before])
+        out["sessions"] = [agent.session_id, later.session_id]
+        later._memory_manager.shutdown_all()
+    return out
+
+
 if __name__ == "__main__":
     started = time.time()
-    result = {"first": first, "second": second}[sys.argv[1]](Path(os.environ["HERMES_HOME"]))
+    result = {"first": first, "second": second, "ada": ada}[sys.argv[1]](Path(os.environ["HERMES_HOME"]))
     result["seconds"] = round(time.time() - started, 2)
     print("RESULT " + json.dumps(result))

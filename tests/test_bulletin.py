@@ -99,16 +99,14 @@ def test_word_cap_holds_and_every_section_gets_a_share(tmp_path: Path, store: St
         assert all(f"{s.title}:" in text.text for s in SECTIONS)
 
 
-def test_rebuilt_only_when_memory_changed_and_the_interval_passed(store: Store, config: Config,
+def test_rebuilt_at_once_when_memory_changed_and_never_while_idle(store: Store, config: Config,
                                                                   clock: FakeClock) -> None:
     builder = BulletinBuilder(store, config, clock)
     first = builder.current(ALICE, VISIBLE)
     assert first is not None
     store.insert_memory(NewMemory(ALICE, MemoryType.GOAL, "Alice wants to learn Portuguese.", Source.TURN))
     clock.now += 60
-    assert builder.current(ALICE, VISIBLE) == first  # changed, but the last one is younger than the interval
-    clock.now += config.bulletin_interval_seconds
-    second = builder.current(ALICE, VISIBLE)
+    second = builder.current(ALICE, VISIBLE)  # a minute later: a new session sees the new memory
     assert second is not None and second.id != first.id and "Portuguese" in second.text
     assert store.latest_bulletin(ALICE) == second and second.state_hash == store.memory_state_hash(VISIBLE)
     clock.now += 5 * config.bulletin_interval_seconds
@@ -117,6 +115,37 @@ def test_rebuilt_only_when_memory_changed_and_the_interval_passed(store: Store, 
     assert builder.current(ALICE, VISIBLE) == second
     forced = builder.current(ALICE, VISIBLE, force=True)
     assert forced is not None and forced.id != second.id
+
+
+def test_the_model_briefing_keeps_the_hourly_rule(store: Store, config: Config, clock: FakeClock,
+                                                  stub: GeminiStub) -> None:
+    builder = BulletinBuilder(store, config, clock, gemini(stub))
+    stub.replies.append("Alice is a marine biologist in Lisbon.")
+    briefing = builder.current(ALICE, VISIBLE)
+    assert briefing is not None and briefing.generator.startswith("llm:")
+    store.insert_memory(NewMemory(ALICE, MemoryType.GOAL, "Alice wants to learn Portuguese.", Source.TURN))
+    clock.now += 60
+    fresh = builder.current(ALICE, VISIBLE)  # within the hour: the deterministic bulletin, no model call
+    assert fresh is not None and fresh.generator == "deterministic" and "Portuguese" in fresh.text
+    assert stub.count(":generateContent") == 1
+    assert builder.current(ALICE, VISIBLE, synthesise=False) == fresh
+    clock.now += config.bulletin_interval_seconds
+    stub.replies.append("Alice is a marine biologist learning Portuguese.")
+    rewritten = builder.current(ALICE, VISIBLE)
+    assert rewritten is not None and rewritten.generator.startswith("llm:") and "Portuguese" in rewritten.text
+    assert stub.count(":generateContent") == 2
+
+
+def test_session_start_sees_a_change_made_after_the_briefing(store: Store, config: Config, clock: FakeClock,
+                                                             stub: GeminiStub) -> None:
+    builder = BulletinBuilder(store, config, clock, gemini(stub))
+    stub.replies.append("Alice is a marine biologist in Lisbon.")
+    assert builder.current(ALICE, VISIBLE) is not None
+    store.insert_memory(NewMemory(ALICE, MemoryType.IDENTITY, "Alice's partner is called Rui.", Source.TURN))
+    clock.now += 120
+    opened = builder.current(ALICE, VISIBLE, synthesise=False)
+    assert opened is not None and "Rui" in opened.text
+    assert stub.count(":generateContent") == 1
 
 
 def test_a_change_in_another_users_scope_does_not_rebuild(store: Store, config: Config, clock: FakeClock) -> None:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
+from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.entities import find_entities, normalise_entity
+from hermes_bowerbird.engine import Bowerbird
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -44,3 +49,30 @@ def test_entities_are_unique_by_normalised_name() -> None:
 ])
 def test_normalise_entity(name: str, key: str) -> None:
     assert normalise_entity(name) == key
+
+
+# ------------------------------------------------------------------ names with inner punctuation, end to end
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Bowerbird]:
+    config = load_config(tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"})
+    bowerbird = Bowerbird(config, background=False)
+    yield bowerbird
+    bowerbird.shutdown()
+
+
+@pytest.mark.parametrize("told, asked, name", [
+    ("We moved the marketing site to Next.js last spring.", "Which version of next.js is the site on?", "next.js"),
+    ("My manager Jean-Luc reviews every pull request.", "When does jean-luc review things?", "jean-luc"),
+    ("We drove to St. Louis for the baseball game.", "How long was the drive to St. Louis?", "st. louis"),
+    ("The billing API runs on Node.js behind nginx.", "Which Node.js release does billing use?", "node.js"),
+    ("Most of the firmware is written in C++ by my team.", "Who writes the C++ code?", "c++"),
+])
+def test_names_with_inner_punctuation_are_matched_at_query_time(engine: Bowerbird, told: str, asked: str,
+                                                                 name: str) -> None:
+    engine.capture_turn(told, "Noted.", scope="profile:default", session_id="s1")
+    engine.curate_now()
+    norms = engine.store.entity_norms(["profile:default"])
+    assert name in norms
+    analysis = engine.retriever.analyze(asked, ["profile:default"])
+    assert norms[name] in analysis.entity_ids

@@ -199,3 +199,62 @@ def test_persona_changes_give_same_subject_candidates() -> None:
         hits += old and new
     print(f"changes with same-subject candidates for old and new value: {hits}/{len(changes)}")
     assert hits >= 5
+
+
+# ------------------------------------------------------------------ memories that stand on their own
+
+def _contents(user: str) -> list[str]:
+    return [c.content for c in extract_candidates(user, "")]
+
+
+def test_a_compound_turn_becomes_separate_memories() -> None:
+    found = extract_candidates("Hi, I'm Ada Lovelace. I always deploy with Ansible, and we never deploy on Fridays.",
+                               "")
+    assert [c.content for c in found] == ["I'm Ada Lovelace.", "I always deploy with Ansible.",
+                                          "We never deploy on Fridays."]
+    assert [c.type for c in found] == [MemoryType.IDENTITY, MemoryType.PREFERENCE, MemoryType.PREFERENCE]
+    assert [c.subject for c in found] == ["user:name", "project:deploy-tool", None]
+
+
+@pytest.mark.parametrize("user, expected", [
+    ("Big news: I moved to Berlin last week, so yeah, new city!", ["I moved to Berlin last week, new city!"]),
+    ("btw I live in Porto with my two cats.", ["I live in Porto with my two cats."]),
+    ("Hey there! So yeah, I work as a nurse at Porto General lol.", ["I work as a nurse at Porto General."]),
+    ("Good morning! My name is Ada Lovelace.", ["My name is Ada Lovelace."]),
+])
+def test_greetings_and_filler_are_dropped(user: str, expected: list[str]) -> None:
+    assert _contents(user) == expected
+
+
+@pytest.mark.parametrize("user, expected", [
+    ("My name is Alice and I work at Acme Corp as a data engineer.",
+     ["My name is Alice.", "I work at Acme Corp as a data engineer."]),
+    ("I live in Porto; my partner Joana works in Braga as a teacher.",
+     ["I live in Porto.", "My partner Joana works in Braga as a teacher."]),
+])
+def test_compounds_split_into_first_person_statements(user: str, expected: list[str]) -> None:
+    assert _contents(user) == expected
+
+
+@pytest.mark.parametrize("user", [
+    "For sync conflicts we decided on last-writer-wins per note, and we keep a history table so nothing is lost.",
+    "When I moved to Lisbon, I started learning Portuguese and I joined a choir.",
+    "My daughter's name is Clementine and she is allergic to peanuts.",
+])
+def test_a_compound_whose_parts_do_not_stand_alone_stays_whole(user: str) -> None:
+    assert _contents(user) == [user]
+
+
+@pytest.mark.parametrize("user", [
+    "I wonder which editor is best for Rust?",
+    "I was wondering if Porto is nice in winter.",
+    "Which tool should I use for deploying the billing service?",
+    "Do you think I should move my blog to Hugo?",
+])
+def test_a_question_the_user_asked_is_not_a_fact(user: str) -> None:
+    assert _contents(user) == []
+
+
+def test_the_statement_before_a_question_is_kept_in_the_users_words() -> None:
+    found = extract_candidates("I'm 41 and my left knee hurts after running, is that normal?", "")
+    assert [(c.content, c.subject) for c in found] == [("I'm 41 and my left knee hurts after running.", "user:age")]

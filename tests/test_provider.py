@@ -34,6 +34,8 @@ def two_users(home: Path) -> Iterator[tuple[BowerbirdProvider, BowerbirdProvider
                     session_id="sa")
     bob.sync_turn("My dentist is Dr Lindqvist in Malmo.", "Noted.", session_id="sb")
     assert alice.engine is not None and alice.engine.flush(30)
+    for provider, session in ((alice, "sa-2"), (bob, "sb-2")):  # told in an earlier session, asked in a new one
+        provider.on_session_switch(session, reset=True)
     yield alice, bob
     alice.shutdown()
     bob.shutdown()
@@ -61,7 +63,7 @@ def test_prefetch_never_repeats_in_a_session_until_it_resets(two_users: tuple[Bo
     first = alice.prefetch("who is my dentist?")
     assert "Okafor" in first
     assert "Okafor" not in alice.prefetch("who is my dentist?")
-    alice.on_session_switch("sa-2", reset=False, reason="compression")
+    alice.on_session_switch("sa-3", reset=False, reason="compression")
     assert "Okafor" in alice.prefetch("who is my dentist?")
 
 
@@ -199,6 +201,7 @@ def test_a_failing_model_never_breaks_a_turn(home: Path, caplog: pytest.LogCaptu
     assert provider.engine is holder
     provider.sync_turn("We decided to deploy with Ansible from now on.", "Good choice.")
     assert holder.flush(30) and holder.store.journal_counts() == {"done": 1}  # curated without vectors
+    provider.on_session_switch("s2", reset=True)
     assert "Ansible" in provider.prefetch("how do we deploy with Ansible?")  # keyword recall still works
     result = json.loads(provider.handle_tool_call("bowerbird_remember", {"content": "Prefers tabs."}))
     assert result["stored"]["content"] == "Prefers tabs."

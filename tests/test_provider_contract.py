@@ -70,7 +70,10 @@ def test_delegation_provenance_names_the_source_and_the_child_session(delegated:
 
 
 def test_delegation_result_is_recalled_in_the_parent_session(delegated: BowerbirdProvider) -> None:
-    assert "6543" in delegated.prefetch("Which port does the staging database listen on?")
+    question = "Which port does the staging database listen on?"
+    assert "6543" not in delegated.prefetch(question)  # the tool result is still in the host's context
+    delegated.on_session_switch("parent-2", reset=True)
+    assert "6543" in delegated.prefetch(question)
 
 
 def test_delegation_result_is_found_by_the_recall_tool(delegated: BowerbirdProvider) -> None:

@@ -75,25 +75,6 @@ def test_redaction_is_idempotent() -> None:
         assert redact(once) == once
 
 
-def _typical_turn(rng: random.Random) -> str:
-    words = ["the", "deploy", "failed", "because", "config", "was", "missing", "I", "think", "we", "should",
-             "retry", "tomorrow", "Porto", "with", "Docker", "and", "Postgres", "version", "16", "tests", "pass"]
-    return " ".join(rng.choice(words) for _ in range(90))[:500]
-
-
-def test_typical_turn_is_fast() -> None:
-    rng = random.Random(7)
-    turns = [_typical_turn(rng) for _ in range(300)]
-    timings = []
-    for turn in turns:
-        start = time.perf_counter()
-        redact(turn)
-        timings.append(time.perf_counter() - start)
-    timings.sort()
-    p50 = timings[len(timings) // 2]
-    assert p50 < 0.0002, f"p50 {p50 * 1e3:.3f} ms"
-
-
 ADVERSARIAL = [
     "a" * 1_000_000,
     "eyJ" * 333_334,
@@ -110,11 +91,16 @@ ADVERSARIAL = [
 ]
 
 
+# Not a speed target (benchmarks/bench_capture.py times redaction on real turns): a quadratic scan of a megabyte
+# takes minutes, so a bound far above a loaded machine's linear time catches it without flaking.
+LINEAR_BOUND_SECONDS = 30.0
+
+
 @pytest.mark.parametrize("text", ADVERSARIAL, ids=lambda t: repr(t[:12]))
 def test_megabyte_input_scans_in_linear_time(text: str) -> None:
     start = time.perf_counter()
     redact(text)
-    assert time.perf_counter() - start < 3.0
+    assert time.perf_counter() - start < LINEAR_BOUND_SECONDS
 
 
 def test_megabyte_of_random_printable_text() -> None:
@@ -122,7 +108,7 @@ def test_megabyte_of_random_printable_text() -> None:
     text = "".join(rng.choice(string.printable) for _ in range(1_000_000))
     start = time.perf_counter()
     redact(text)
-    assert time.perf_counter() - start < 3.0
+    assert time.perf_counter() - start < LINEAR_BOUND_SECONDS
 
 
 SECRETS_PATH = Path(__file__).resolve().parent / "fixtures" / "secrets_corpus.jsonl"

@@ -53,6 +53,19 @@ def test_entity_matching_uses_whole_words(text: str, ids: tuple[int, ...]) -> No
     assert match_entities(text, NORMS)[0] == ids
 
 
+@pytest.mark.parametrize(("text", "ids"), [
+    ("Is the site on Next.js yet?", (1,)),
+    ("ask jean-luc's opinion", (2,)),
+    ("flights to St. Louis", (3,)),
+    ("is it C++ or C#?", (4, 5)),
+    ("next js and jean luc", ()),  # the written punctuation is part of the name
+    ("c and c", ()),
+])
+def test_entity_names_with_inner_punctuation_match_as_written(text: str, ids: tuple[int, ...]) -> None:
+    norms = {"next.js": 1, "jean-luc": 2, "st. louis": 3, "c++": 4, "c#": 5}
+    assert match_entities(text, norms)[0] == ids
+
+
 def test_normalise_name() -> None:
     assert normalise_name("  New   York-City! ") == "new york city"
 

@@ -33,7 +33,7 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple((t, re.compi
                       r"\bmy (?:dream|plan) is\b|\bi(?:'m| am) working (?:on|toward)\b|\bi(?:'m| am) thinking about\b"),
     (MemoryType.PREFERENCE, r"\bi (?:really |absolutely |kind of |kinda |totally )?(?:love|like|enjoy|adore|prefer|"
                             r"hate|dislike|despise|detest|can'?t stand|don'?t like|avoid)\b|\bi'd rather\b|"
-                            r"\bmy favou?rite\b|\bi (?:always|never|usually|rarely)\b|\b(?:always|never) use\b|"
+                            r"\bmy favou?rite\b|\b(?:i|we) (?:always|never|usually|rarely)\b|\b(?:always|never) use\b|"
                             r"\bi(?:'m| am) (?:a fan of|into|not a fan of)\b|\bi stay out of\b"),
     (MemoryType.IDENTITY, r"\bmy name\b|\bi(?:'m| am) (?:a|an) \w+|\bi(?:'m| am) \d{1,3}\b|"
                           r"\bi (?:live|grew up|was born)\b|\bi(?:'m| am) (?:originally )?from\b|"
@@ -59,7 +59,8 @@ _SUBJECT_FAMILY_TYPES = {"routine": MemoryType.PREFERENCE, "favourite": MemoryTy
 _NOT_A_MEMORY = re.compile(
     r"^(?:what|how|why|when|where|who|which|can|could|would|should|is|are|do|does|did|will|shall)\b.*\?$|"
     r"\bi (?:want|need|'d like|would like) (?:you )?to (?:know|ask|understand|check|see if|make sure|thank)\b|"
-    r"^(?:if|what if|suppose|imagine|hypothetically)\b|\b(?:can|could|would|will) you\b|^please\b", _I)
+    r"^(?:if|what if|suppose|imagine|hypothetically)\b|\b(?:can|could|would|will) you\b|^please\b|"
+    r"^i(?:'m| am| was)? (?:just )?(?:wondering|curious)\b|^i wonder\b|^any (?:idea|ideas|tips|thoughts)\b", _I)
 _EXPLICIT = re.compile(r"\b(?:remember|don'?t forget|note that|for the record|fyi|keep in mind|important:)\b", _I)
 _HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|might|i think|i guess|not sure|kind of|sort of)\b", _I)
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|"
@@ -68,7 +69,19 @@ _DATE = re.compile(r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|(?:jan|
                    r"nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th) of [a-z]+)\b", _I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b", _I)
 _LEADING_FILLER = re.compile(r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh|also|and|but|"
-                             r"btw|by the way|plus|right)\b[\s,.!-]*)+", _I)
+                             r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
+                             r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
+                             r"news|(?:quick |small )?"
+                             r"update|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+", _I)
+_INNER_FILLER = re.compile(r"\s*,?\s*\b(?:so yeah|yeah so|lol|haha+|hehe)\b[,;]?(?=\s|[.!]|$)", _I)
+# ", and we never ..." / "; my ...": a second statement about the user joined to the first
+_COMPOUND = re.compile(r"\s*(?:,\s*|\s)(?:and|but|plus|also)\s+(?=(?:i|we|i'm|we're|i've|we've|i'll|we'll|"
+                       r"my|our)\b)|;\s+(?=(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b)", _I)
+_SUBORDINATE = re.compile(r"^(?:when|whenever|if|because|since|after|before|although|though|while|as|once|until|"
+                          r"unless|whether)\b", _I)
+_ASKING = re.compile(r"(?:[,;:—–]|\s(?:and|but|so))\s*(?=(?:is|are|am|do|does|did|can|could|should|would|will|"
+                     r"what|how|why|which|who|where|when|any|anything|thoughts|right|ok|okay)\b[^?]*\?$)", _I)
+_CLAUSE_MIN_WORDS = 4
 _RELATIVE_DAYS = ((re.compile(r"\byesterday\b|\blast night\b", _I), 1), (re.compile(r"\btoday\b|\btonight\b|"
                   r"\bthis (?:morning|afternoon|evening)\b", _I), 0), (re.compile(r"\blast week(?:end)?\b", _I), 7))
 _ASSISTANT_CONCLUSION = re.compile(
@@ -185,7 +198,54 @@ def _is_question(sentence: str) -> bool:
     """A question, unless it opens with a first-person statement ("I'm 41 and ... is this it?")."""
     if not sentence.endswith("?"):
         return False
-    return not re.match(r"(?:i|i'm|i've|my|we|we're|we've)\b[^?,]{8,}", sentence, _I)
+    return not re.match(r"(?:i|i'm|i've|my|we|we're|we've)\b[^?,]{3,}", sentence, _I)
+
+
+def _statement_before_question(sentence: str) -> str:
+    """The first-person statement that opens a question ("I'm 41 and my knee hurts, is that normal?" -> "I'm 41
+    and my knee hurts."); "" when no statement stands before the question itself."""
+    m = _ASKING.search(sentence)
+    if not m:
+        return ""
+    head = sentence[:m.start()].strip(" ,;:—–")
+    return f"{head}." if len(words(head)) >= 2 else ""
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A compound statement split into statements that stand on their own ("I deploy with Ansible, and we never
+    deploy on Fridays." -> two); kept whole when a part would be short or hangs on a subordinate clause."""
+    parts = [p.strip() for p in _COMPOUND.split(sentence)]
+    if len(parts) < 2 or _SUBORDINATE.match(sentence):
+        return [sentence]
+    if any(len(words(p)) < _CLAUSE_MIN_WORDS for p in parts):
+        return [sentence]
+    end = sentence[-1] if sentence[-1] in ".!" else "."
+    return [f"{p[0].upper()}{p[1:]}" + ("" if p[-1] in ".!" else end) for p in parts]
+
+
+def _without_filler(sentence: str) -> str:
+    """A sentence without its opening greeting or filler ("Hi,", "Big news:", "btw") or inner "so yeah", "lol"."""
+    bare = _LEADING_FILLER.sub("", sentence).strip() or sentence
+    bare = _INNER_FILLER.sub(lambda m: "," if re.match(r"\s+\w", bare[m.end():]) else "", bare).strip()
+    return bare[0].upper() + bare[1:] if bare else sentence
+
+
+def _statements(text: str, now: float | None) -> list[str]:
+    """The user's statements in their own words: no greetings or filler, no questions, and compounds split when
+    every part is a memory on its own."""
+    out: list[str] = []
+    for raw in split_sentences(text):
+        sentence = _without_filler(raw)
+        if sentence.endswith("?"):
+            if _is_question(sentence):
+                continue
+            sentence = _statement_before_question(sentence)
+            if not sentence:
+                continue
+        parts = _clauses(sentence)
+        standalone = len(parts) == 1 or all(_candidate(part, part, "user", now) is not None for part in parts)
+        out.extend(parts if standalone else [sentence])
+    return out
 
 
 def _spelled_out(sentences: list[str]) -> tuple[list[str], set[int]]:
@@ -202,12 +262,12 @@ def _spelled_out(sentences: list[str]) -> tuple[list[str], set[int]]:
 
 
 def _user_candidates(text: str, now: float | None) -> list[Candidate]:
-    sentences, expanded = _spelled_out([_LEADING_FILLER.sub("", s).strip() or s for s in split_sentences(text)])
+    sentences, expanded = _spelled_out(_statements(text, now))
     found = []
     for i, sentence in enumerate(sentences):
-        if _is_question(sentence) or (i in expanded and subject_of(sentence) is None):
+        if i in expanded and subject_of(sentence) is None:
             continue
-        short = len(words(sentence)) < _MIN_WORDS and i not in expanded
+        short = len(words(sentence)) < _MIN_WORDS and i not in expanded and subject_of(sentence) is None
         content = _with_context(sentences, i) if short else sentence
         candidate = _candidate(sentence, content, "user", now)
         if candidate:

@@ -366,7 +366,8 @@ _RULES: tuple[_Rule, ...] = _rules(
     (r"\bis (?:now |still )?my (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)\b",
      _grouped("user:favourite")),
     # tools
-    (r"\b(?:we|i)(?:'ll| will)? (?P<action>deploy|host|test|build|lint|format|monitor)(?:s|ing)? "
+    (r"\b(?:we|i)(?:'ll| will)? (?:(?:always|usually|normally|mostly|now|still|currently|just) )?"
+     r"(?P<action>deploy|host|test|build|lint|format|monitor)(?:s|ing)? "
      r"(?:\w+ ){0,3}?(?:with|on|using|via|to) (?P<tool>[A-Za-z][\w.+-]*)", _tool_choice),
     (r"\b(?:switch(?:ed|ing)? (?:over )?to|migrat(?:e|ed|ing) to|go(?:ing)? with|settled on|chose|picked|use|"
      r"using|moved (?:over )?to) (?P<tool>[A-Za-z1][\w.+-]*(?: code| actions| ci| music| mail)?)\b", _tool_choice),

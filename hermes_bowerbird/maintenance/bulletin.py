@@ -1,4 +1,4 @@
-"""The memory bulletin: a short briefing of who the user is and what is going on, rebuilt only when memory changed."""
+"""The memory bulletin: who the user is and what is going on, rebuilt when memory changed (a model briefing hourly)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ LLM_HARD_CAP_WORDS = 1_500
 ITEM_MAX_WORDS = 40
 CHANGE_LINES = 4
 DETERMINISTIC = "deterministic"
+MODEL_PREFIX = "llm:"  # generator of a model-written briefing: "llm:<model name>"
 _SPACE = re.compile(r"\s+")
 _SYSTEM = ("You write the memory bulletin a personal assistant reads at the start of a conversation. Use only the "
            "notes given; never invent facts. Be concise and concrete; plain text with short headed sections.")
@@ -86,31 +87,50 @@ class BulletinBuilder:
     # -- serving ----------------------------------------------------------------------------------------------
     def current(self, scope: str, visible_scopes: Sequence[str], force: bool = False, *,
                 synthesise: bool = True) -> Bulletin | None:
-        """The latest bulletin of `scope`, rebuilt first when memory changed and the interval has passed.
+        """The latest bulletin of `scope`, first rebuilt when memory changed since it was built.
 
-        `synthesise=False` never waits for a language model: a due rebuild is deterministic, and the maintenance
-        job later upgrades it (a deterministic bulletin counts as stale while a model is configured).
+        The deterministic bulletin costs a few queries, so it is rebuilt at once: a session opens with memory as it
+        is. A model-written briefing is asked for only with `synthesise`, when the latest bulletin is not one of the
+        current memory, and at most once per interval; a failed one falls back to the
+        deterministic text. `force` rebuilds now (with the model when `synthesise`).
         """
         visible = list(dict.fromkeys(visible_scopes))
         with self._lock:
             latest = self.store.latest_bulletin(scope)
             state = self.store.memory_state_hash(visible)
             now = self.clock()
-            if latest is not None and not force and not self.upgradable(latest, state, synthesise) and (
-                    latest.state_hash == state or now - latest.created_at < self.config.bulletin_interval_seconds):
-                return latest
-            text, generator = self.generate(visible, now, synthesise=synthesise)
-            if not text:
-                return None
-            if latest is not None and latest.text == text and latest.state_hash == state:
-                return latest  # e.g. a failed upgrade fell back to the same deterministic text
-            bulletin = self.store.add_bulletin(scope, text, state, generator)
-            log.info("bulletin for %s rebuilt (%s, %d words)", scope, generator, word_count(text))
-            return bulletin
+            if force or (synthesise and self._briefing_due(scope, latest, state, now)):
+                return self._build(scope, visible, latest, state, now, synthesise=synthesise)
+            if latest is None or latest.state_hash != state:
+                return self._build(scope, visible, latest, state, now, synthesise=False)
+            return latest
 
-    def upgradable(self, latest: Bulletin, state: str, synthesise: bool = True) -> bool:
-        """A current deterministic bulletin that a configured model could now write as a briefing."""
-        return synthesise and self.llm is not None and latest.generator == DETERMINISTIC and latest.state_hash == state
+    def stale(self, scope: str, visible_scopes: Sequence[str]) -> bool:
+        """Whether `current` would build a new bulletin now."""
+        visible = list(dict.fromkeys(visible_scopes))
+        latest = self.store.latest_bulletin(scope)
+        state = self.store.memory_state_hash(visible)
+        return latest is None or latest.state_hash != state or self._briefing_due(scope, latest, state, self.clock())
+
+    def _briefing_due(self, scope: str, latest: Bulletin | None, state: str, now: float) -> bool:
+        if self.llm is None:
+            return False
+        if latest is not None and latest.generator != DETERMINISTIC and latest.state_hash == state:
+            return False  # the briefing already tells the current memory
+        briefed = self.store.latest_bulletin(scope, generator_like=f"{MODEL_PREFIX}%")
+        return briefed is None or (briefed.state_hash != state
+                                   and now - briefed.created_at >= self.config.bulletin_interval_seconds)
+
+    def _build(self, scope: str, visible: Sequence[str], latest: Bulletin | None, state: str, now: float, *,
+               synthesise: bool) -> Bulletin | None:
+        text, generator = self.generate(visible, now, synthesise=synthesise)
+        if not text:
+            return None
+        if latest is not None and latest.text == text and latest.state_hash == state:
+            return latest  # e.g. a failed briefing fell back to the same deterministic text
+        bulletin = self.store.add_bulletin(scope, text, state, generator)
+        log.info("bulletin for %s rebuilt (%s, %d words)", scope, generator, word_count(text))
+        return bulletin
 
     def generate(self, visible_scopes: Sequence[str], now: float, *, synthesise: bool = True) -> tuple[str, str]:
         """(text, generator): synthesised by the LLM when there is one (and `synthesise`), else (or on any failure)
@@ -121,7 +141,7 @@ class BulletinBuilder:
             return text, DETERMINISTIC
         notes = self.render(sections, now, LLM_HARD_CAP_WORDS)
         synthesised = self._synthesise(self.llm, notes)
-        return (synthesised, f"llm:{self.llm.name}") if synthesised else (text, DETERMINISTIC)
+        return (synthesised, f"{MODEL_PREFIX}{self.llm.name}") if synthesised else (text, DETERMINISTIC)
 
     def changes_since(self, old: Bulletin, new: Bulletin) -> str:
         """The one-time "what changed" note between two bulletins of a scope."""

@@ -141,6 +141,4 @@ class Maintenance:
         return [(s, (s, self.profile_scope) if s.startswith("user:") else (s,)) for s in scopes]
 
     def _bulletin_stale(self, scope: str, visible: Sequence[str]) -> bool:
-        latest = self.store.latest_bulletin(scope)
-        state = self.store.memory_state_hash(list(visible))
-        return latest is None or latest.state_hash != state or self.bulletins.upgradable(latest, state)
+        return self.bulletins.stale(scope, visible)

@@ -12,6 +12,7 @@ from ..types import MemoryType
 MAX_QUERY_CHARS = 2_000
 _MAX_ENTITY_WORDS = 4
 _WORD = re.compile(r"\w+", re.UNICODE)
+_NAME_TAIL = re.compile(r"\+\+|#(?!\w)")
 
 STOP_WORDS = frozenset(
     """
@@ -129,8 +130,12 @@ def extract_keywords(text: str, drop: Collection[str] = ()) -> tuple[str, ...]:
 
 
 def match_entities(text: str, norms: Mapping[str, int]) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Entities whose normalised name or alias equals a run of whole query words (longest runs first)."""
-    words = tokens(text[:MAX_QUERY_CHARS])
+    """Entities whose normalised name or alias equals a run of whole query words (longest runs first), read
+    either as the words joined by spaces or as written, so names with inner punctuation match too (next.js,
+    jean-luc, st. louis, c++)."""
+    text = text[:MAX_QUERY_CHARS]
+    spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    words = [text[a:b].lower() for a, b in spans]
     used = [False] * len(words)
     ids: list[int] = []
     names: list[str] = []
@@ -138,16 +143,25 @@ def match_entities(text: str, norms: Mapping[str, int]) -> tuple[tuple[int, ...]
         for start in range(len(words) - size + 1):
             if any(used[start:start + size]):
                 continue
-            phrase = " ".join(words[start:start + size])
-            if size == 1 and (phrase in STOP_WORDS or len(phrase) < 2):
-                continue
-            entity_id = norms.get(phrase)
-            if entity_id is not None:
-                used[start:start + size] = [True] * size
-                if entity_id not in ids:
-                    ids.append(entity_id)
-                    names.append(phrase)
+            joined = " ".join(words[start:start + size])
+            written = _as_written(text, spans[start][0], spans[start + size - 1][1])
+            for phrase in dict.fromkeys((joined, written)):
+                if size == 1 and (phrase in STOP_WORDS or len(phrase) < 2):
+                    continue
+                entity_id = norms.get(phrase)
+                if entity_id is not None:
+                    used[start:start + size] = [True] * size
+                    if entity_id not in ids:
+                        ids.append(entity_id)
+                        names.append(phrase)
+                    break
     return tuple(ids), tuple(names)
+
+
+def _as_written(text: str, start: int, end: int) -> str:
+    """The query's own text from `start` to `end` (and a trailing "++" or "#"), lower-case, single spaces."""
+    tail = _NAME_TAIL.match(text, end)
+    return " ".join(text[start:tail.end() if tail else end].lower().split())
 
 
 def type_hints(text: str) -> frozenset[MemoryType]:

@@ -1,0 +1,151 @@
+"""Prefetch through the provider: what counts as given to the host, and what the agent already sees."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from hermes_bowerbird.config import Config, load_config
+from hermes_bowerbird.embedding import LocalEmbedder, WrappedEmbedder
+from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.provider import BowerbirdProvider
+
+if TYPE_CHECKING:
+    from hermes_bowerbird.types import FloatArray
+
+FACT = "We decided to deploy the billing service with Ansible from now on."
+QUERY = "How do we deploy the billing service with Ansible?"
+
+
+class SlowModel(WrappedEmbedder):
+    """The real model behind a switchable delay (a busy or remote embedding backend)."""
+
+    def __init__(self, inner: LocalEmbedder) -> None:
+        super().__init__(inner)
+        self.delay = 0.0
+        self.slow_calls_done = threading.Event()
+
+    def embed(self, text: str) -> FloatArray:
+        return self.embed_batch([text])[0]
+
+    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
+        delay = self.delay
+        vectors = self.inner.embed_batch(texts)
+        if delay:
+            time.sleep(delay)
+            self.slow_calls_done.set()
+        return vectors
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
+    monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
+    monkeypatch.setenv("BOWERBIRD_PREFETCH_TIMEOUT_SECONDS", "0.2")
+    return load_config(tmp_path)
+
+
+@pytest.fixture
+def slow(config: Config, minilm: LocalEmbedder) -> Iterator[tuple[SlowModel, Bowerbird]]:
+    model = SlowModel(minilm)
+    engine = Bowerbird.open_shared(config, embedder=model)  # providers opened on this home share this engine
+    yield model, engine
+    engine.release()
+
+
+def _provider(config: Config, session: str = "now") -> BowerbirdProvider:
+    provider = BowerbirdProvider()
+    provider.initialize(session, hermes_home=str(config.hermes_home), platform="cli")
+    return provider
+
+
+def _told_earlier(engine: Bowerbird, provider: BowerbirdProvider, text: str = FACT) -> None:
+    engine.capture_turn(text, "Noted.", scope=provider.write_scope, session_id="earlier")
+    assert engine.flush(30)
+
+
+def test_a_timed_out_prefetch_leaves_its_hits_for_the_next_turn(config: Config,
+                                                                 slow: tuple[SlowModel, Bowerbird]) -> None:
+    model, engine = slow
+    provider = _provider(config)
+    _told_earlier(engine, provider)
+    model.delay = 0.5
+    assert provider.prefetch(QUERY) == ""  # 0.5 s of recall against a 0.2 s timeout
+    assert model.slow_calls_done.wait(5)
+    model.delay = 0.0
+    time.sleep(0.1)  # the timed-out recall finishes its last steps on the prefetch thread
+    assert "Ansible" in provider.prefetch(QUERY)
+    provider.shutdown()
+
+
+# ------------------------------------------------------------------ what the agent already sees
+
+DENTIST = "My dentist is Dr Okafor on Rua Augusta and I see her every March."
+ASK_DENTIST = "Who is my dentist again?"
+
+
+@pytest.fixture
+def quick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BowerbirdProvider]:
+    monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
+    monkeypatch.setenv("BOWERBIRD_EMBEDDING_BACKEND", "none")
+    monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
+    provider = BowerbirdProvider()
+    provider.initialize("s1", hermes_home=str(tmp_path), platform="cli")
+    yield provider
+    provider.shutdown()
+
+
+def _say(provider: BowerbirdProvider, text: str) -> None:
+    provider.sync_turn(text, "Noted.", session_id=provider.session_id)
+    assert provider.engine is not None and provider.engine.flush(30)
+
+
+def test_a_turn_still_in_the_context_is_not_injected(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    assert "Okafor" not in quick.prefetch(ASK_DENTIST)
+
+
+def test_after_compression_it_may_be_injected(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    quick.on_pre_compress([{"role": "user", "content": DENTIST}, {"role": "assistant", "content": "Noted."}])
+    quick.on_session_switch("s1-b", parent_session_id="s1", reset=False, reason="compression")
+    assert "Okafor" in quick.prefetch(ASK_DENTIST)
+
+
+def test_compression_in_place_keeps_later_turns_out(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    quick.on_pre_compress([{"role": "user", "content": DENTIST}])
+    quick.on_session_switch("s1", parent_session_id="s1", reset=False, reason="compression")
+    _say(quick, "My physiotherapist is Dr Brandt in Campo de Ourique.")
+    text = quick.prefetch("Who are my dentist and my physiotherapist?")
+    assert "Okafor" in text
+    assert "Brandt" not in text
+
+
+def test_a_new_session_gets_what_the_last_one_said(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    quick.on_session_end([])
+    quick.on_session_switch("s2", reset=True)
+    assert "Okafor" in quick.prefetch(ASK_DENTIST)
+
+
+def test_a_resumed_session_holds_its_history_again(quick: BowerbirdProvider) -> None:
+    _say(quick, DENTIST)
+    quick.on_session_switch("s2", reset=True)
+    quick.on_session_switch("s1", reset=False)  # /resume loads s1's messages back into the context
+    assert "Okafor" not in quick.prefetch(ASK_DENTIST)
+
+
+def test_a_bulletin_note_leaves_out_what_this_session_said(quick: BowerbirdProvider) -> None:
+    engine = quick.engine
+    assert engine is not None
+    engine.remember("My name is Ada and I live in Porto.", scope=quick.write_scope)
+    quick.system_prompt_block()
+    _say(quick, "We decided to move the billing API to Rust this quarter.")
+    engine.bulletin(quick.write_scope, visible=quick.visible, force=True)
+    assert "Rust" not in quick.prefetch("What did we decide about the billing API language?")
