@@ -16,7 +16,6 @@ from .curation.injected import message_text
 from .curation.noise import is_trivial_prompt
 from .curation.summary import durable_points
 from .engine import Bowerbird, clean_text
-from .retrieval import PREFETCH_MIN_RELEVANCE
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
 from .types import Bulletin, MemoryType, Source
@@ -168,7 +167,7 @@ class BowerbirdProvider(_Base):
             exclude = set(self._injected)
             given = [*self._injected_texts, *(_normalised(line[2:]) for line in note.splitlines()[1:])]
         hits = [h for h in engine.recall(query, scopes=self.visible, budget_tokens=budget, exclude=exclude,
-                                         min_relevance=PREFETCH_MIN_RELEVANCE)
+                                         min_relevance=engine.config.prefetch_gate)
                 if not _already_given(h.content, given)]
         parts = [note] if note else []
         if hits:
