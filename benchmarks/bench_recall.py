@@ -1,11 +1,16 @@
-"""Recall benchmark: LoCoMo turn/session recall and the persona set, for the engine and plain baselines.
+"""Recall benchmark over every dev set in one run: LoCoMo, persona, LongMemEval_S and the everyday set.
 
-    python benchmarks/bench_recall.py [--data PATH] [--persona PATH] [--write-results]
+    python benchmarks/bench_recall.py [--data PATH] [--persona PATH] [--lme PATH] [--everyday PATH]
+                                      [--embed-cache FILE] [--write-results]
 
 Every LoCoMo conversation becomes its own scope; every turn is captured through the engine's capture path
 (journal -> curator -> episodes and memories) unless `--direct` asks for plain episode ingestion. Questions of
 categories 1-4 are asked of their conversation's scope; hits map back to dia_ids through their provenance
-(session id + turn index). Baselines in the same run: SQLite FTS5 bm25 over turns, and MiniLM cosine alone.
+(session id + turn index). LongMemEval_S: one store per question, each haystack session's user turns captured
+with the session's timestamp; session-level recall@1/@5. The everyday set goes through the Hermes provider on a
+fresh store: facts told with sync_turn, questions asked with prefetch and bowerbird_recall in a new session.
+Baselines in the same run: SQLite FTS5 bm25 over the stored turns, and MiniLM cosine alone. The prefetch gate
+is reported as recall of answerable questions against silence on unanswerable ones, per operating point.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +42,7 @@ from report import machine_line, write_section  # noqa: E402
 
 from hermes_bowerbird.config import Config, build_config  # noqa: E402
 from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder, WrappedEmbedder  # noqa: E402
-from hermes_bowerbird.retrieval import RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
+from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
 from hermes_bowerbird.retrieval.query import STOP_WORDS, extract_keywords, tokens  # noqa: E402
 from hermes_bowerbird.semantic import VectorTier  # noqa: E402
 from hermes_bowerbird.store import Store, fts_match_expression  # noqa: E402
@@ -47,6 +52,10 @@ log = logging.getLogger("bench_recall")
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
 DEFAULT_PERSONA = ROOT.parent / "shared" / "data" / "persona"
+DEFAULT_LME = ROOT.parent / "shared" / "data" / "longmemeval" / "lme_s_proxy_dev.jsonl"
+DEFAULT_EVERYDAY = ROOT / "benchmarks" / "data" / "everyday.jsonl"
+GATE_FLOORS = (0.3, 0.4, 0.5, 0.6, 0.7)
+GATE_ON = 1e-9  # a min_relevance that switches the gate's scoring on but keeps every item
 CATEGORIES = (1, 2, 3, 4)
 DAY = 86_400.0
 BASE_TIME = 1_700_000_000.0
@@ -275,37 +284,16 @@ def run_locomo(system: System, questions: Sequence[Question], embedder: FileCach
     return out
 
 
-def _baseline_fts(system: System, q: Question) -> list[list[str]]:
+def _baseline_fts(system: System, q: Question, k: int = 10) -> list[list[str]]:
     """bm25 over turns for the question's keywords as the engine extracts them (stop words only add noise)."""
     match = fts_match_expression(" ".join(extract_keywords(q.text)))
-    ids = [i for i, _ in system.store.search_episodes_fts(match, [q.scope], 10)] if match else []
+    ids = [i for i, _ in system.store.search_episodes_fts(match, [q.scope], k)] if match else []
     return _episode_slots(system, ids)
 
 
 def _episode_slots(system: System, ids: Sequence[int]) -> list[list[str]]:
     episodes = system.store.get_episodes(ids)
     return [[f"{episodes[i].session_id}#{episodes[i].turn_index}"] for i in ids if i in episodes]
-
-
-FLOORS = (0.25, 0.3, 0.35, 0.4)
-
-
-def floor_table(system: System, questions: Sequence[Question]) -> list[dict[str, float]]:
-    """What the prefetch relevance floor keeps: for each floor, turn recall_any@5 of the questions asked of their
-    own conversation, and the share of questions asked of another conversation's scope that get nothing back."""
-    scopes = sorted({q.scope for q in questions})
-    other = {scope: scopes[(i + 1) % len(scopes)] for i, scope in enumerate(scopes)}
-    rows = []
-    for floor in FLOORS:
-        hit = empty = 0
-        for q in questions:
-            own = system.retriever.search(RecallRequest(q.text, (q.scope,), limit=5, min_relevance=floor),
-                                          touch=False)
-            hit += any(set(slots_of(h.provenance)) & q.evidence for h in own)
-            empty += not system.retriever.search(RecallRequest(q.text, (other[q.scope],), limit=5,
-                                                               min_relevance=floor), touch=False)
-        rows.append({"floor": floor, "any@5": hit / len(questions), "empty": empty / len(questions)})
-    return rows
 
 
 def latency_vectors_off(system: System, questions: Sequence[Question]) -> list[float]:
@@ -425,6 +413,226 @@ def _first_rank(hits: Sequence[Any], value: str, unless: str | None = None) -> i
                  if mentions(h.content, value) and not (unless and mentions(h.content, unless))), None)
 
 
+# -- the prefetch gate --------------------------------------------------------------------------------------------
+@dataclass
+class GateRecord:
+    """One query asked with the gate scoring on: per hit (best first) its gate relevance, its features and
+    whether it answers the query; `answerable` says whether anything in the store does."""
+
+    answerable: bool
+    hits: list[dict[str, float]]
+    query: str = ""
+    texts: list[str] = field(default_factory=list)  # the hits' first words, for reading the raw dump
+
+
+def gate_record(retriever: Retriever, query: str, scopes: tuple[str, ...], answerable: bool,
+                answers: Callable[[Hit], bool]) -> GateRecord:
+    hits = retriever.search(RecallRequest(query, scopes, limit=10, min_relevance=GATE_ON, explain=True),
+                            touch=False)
+    rows = []
+    for hit in hits:
+        sig = hit.signals
+        rows.append({"relevance": float(sig.get("relevance", 0.0)), "cosine": float(sig.get("cosine", -1.0)),
+                     "coverage": float(sig.get("coverage", 0.0)), "z": float(sig.get("gate_z", 0.0)),
+                     "chance": float(sig.get("gate_chance", 0.0)), "subject": float("subject" in sig),
+                     "answers": float(answerable and answers(hit))})
+    return GateRecord(answerable, rows, query, [h.content[:80] for h in hits])
+
+
+def gate_curve(records: Sequence[GateRecord], floors: Sequence[float] = GATE_FLOORS) -> list[dict[str, float]]:
+    """Per operating point: the share of answerable queries whose gated top 5 holds an answer, the share of
+    unanswerable ones that get nothing, and the share of injected items that answer (answerable queries)."""
+    rows = []
+    for floor in floors:
+        kept = [[h for h in r.hits if h["relevance"] >= floor][:5] for r in records]
+        good = [k for k, r in zip(kept, records, strict=True) if r.answerable]
+        bad = [k for k, r in zip(kept, records, strict=True) if not r.answerable]
+        injected = [h for k in good for h in k]
+        rows.append({"floor": floor, "recall": _share(any(h["answers"] for h in k) for k in good),
+                     "silent": _share(not k for k in bad),
+                     "precision": _share(bool(h["answers"]) for h in injected), "n_good": len(good),
+                     "n_bad": len(bad)})
+    return rows
+
+
+def _share(flags: Any) -> float:
+    values = [bool(f) for f in flags]
+    return sum(values) / len(values) if values else float("nan")
+
+
+def locomo_gate(system: System, questions: Sequence[Question]) -> list[GateRecord]:
+    """Each question asked of its own conversation (answerable) and of the next conversation (unanswerable)."""
+    scopes = sorted({q.scope for q in questions})
+    other = {scope: scopes[(i + 1) % len(scopes)] for i, scope in enumerate(scopes)}
+    out = []
+    for q in questions:
+        def answers(hit: Hit, q: Question = q) -> bool:
+            return bool(set(slots_of(hit.provenance)) & q.evidence)
+        out.append(gate_record(system.retriever, q.text, (q.scope,), True, answers))
+        out.append(gate_record(system.retriever, q.text, (other[q.scope],), False, answers))
+    return out
+
+
+# -- LongMemEval_S ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LmeQuestion:
+    qid: str
+    text: str
+    qtype: str
+    abstention: bool
+    answers: frozenset[str]
+    turns: tuple[Turn, ...]
+
+
+LME_SCOPE = "user:lme"
+
+
+def load_lme(path: Path) -> list[LmeQuestion]:
+    """One question per line, each with its own haystack; a session's user text splits into turns at newlines."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        turns: list[Turn] = []
+        for session in row["haystack"]:
+            created = _lme_time(str(session["timestamp"]))
+            parts = [p.strip() for p in str(session["user_text_prefix"]).split("\n") if p.strip()]
+            turns += [(LME_SCOPE, str(session["session_id"]), i, "user", text, created + i * 60)
+                      for i, text in enumerate(parts)]
+        out.append(LmeQuestion(str(row["question_id"]), str(row["question"]), str(row["question_type"]),
+                               bool(row.get("is_abstention")), frozenset(map(str, row["answer_session_ids"])),
+                               tuple(turns)))
+    return out
+
+
+def _lme_time(text: str) -> float:
+    """"2023/05/20 (Sat) 02:21" -> epoch seconds (UTC)."""
+    cleaned = re.sub(r"\s*\([^)]*\)\s*", " ", text).strip()
+    return datetime.strptime(cleaned, "%Y/%m/%d %H:%M").replace(tzinfo=UTC).timestamp()
+
+
+def distinct_sessions(ranked: Sequence[Sequence[str]]) -> list[str]:
+    """Session ids in order of first appearance among ranked hits (each hit: its turn slots)."""
+    return list(dict.fromkeys(slot.split("#")[0] for hit in ranked for slot in hit))
+
+
+def run_lme(questions: Sequence[LmeQuestion], embedder: FileCachedEmbedder, workdir: Path, direct: bool,
+            overrides: dict[str, Any]) -> dict[str, Any]:
+    """Session recall@1/@5 of the engine and both baselines; gate records (abstention = unanswerable)."""
+    rows: dict[str, list[tuple[str, float, float]]] = {"engine": [], "fts5": [], "vector": []}
+    gate: list[GateRecord] = []
+    for n, q in enumerate(questions):
+        system = build_system(q.turns, embedder, workdir, f"lme/{n}", direct, overrides)
+        try:
+            if not q.abstention:
+                hits = system.retriever.search(RecallRequest(q.text, (LME_SCOPE,), limit=20), touch=False)
+                ranked = {"engine": [slots_of(h.provenance) for h in hits],
+                          "fts5": _baseline_fts(system, Question(LME_SCOPE, q.text, 0, frozenset()), 50),
+                          "vector": _baseline_vector(system, embedder, q.text, LME_SCOPE, 50)}
+                for name, slots in ranked.items():
+                    sessions = distinct_sessions(slots)
+                    rows[name].append((q.qtype, float(bool(set(sessions[:1]) & q.answers)),
+                                       float(bool(set(sessions[:5]) & q.answers))))
+
+            def answers(hit: Hit, q: LmeQuestion = q) -> bool:
+                return any(p.session_id in q.answers for p in hit.provenance)
+            gate.append(gate_record(system.retriever, q.text, (LME_SCOPE,), not q.abstention, answers))
+        finally:
+            system.retriever.close()
+            system.close()
+        if n % 25 == 24:
+            embedder.save()
+            log.warning("LongMemEval: %d of %d questions", n + 1, len(questions))
+    table = {name: {"r@1": statistics.fmean(r[1] for r in values), "r@5": statistics.fmean(r[2] for r in values),
+                    "n": len(values)} for name, values in rows.items() if values}
+    by_type = {name: {t: statistics.fmean(r[2] for r in values if r[0] == t) for t in sorted({r[0] for r in values})}
+               for name, values in rows.items() if values}
+    return {"table": table, "by_type": by_type, "gate": gate, "abstention": sum(q.abstention for q in questions)}
+
+
+def _baseline_vector(system: System, embedder: FileCachedEmbedder, text: str, scope: str,
+                     k: int) -> list[list[str]]:
+    ids = set(system.store.scoped_ids_after(ItemKind.EPISODE, [scope]))
+    ranked = system.vectors.search(ItemKind.EPISODE, embedder.embed(text), k, ids)
+    return _episode_slots(system, [i for i, _ in ranked])
+
+
+# -- the everyday set, through the provider -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Everyday:
+    facts: list[tuple[int, str]]  # (session number, what the user said)
+    asks: list[tuple[str, tuple[str, ...]]]  # (question, answer terms), answerable
+    unanswerable: list[str]
+
+
+def load_everyday(path: Path) -> Everyday:
+    facts, asks, unanswerable = [], [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if row["kind"] == "fact":
+            facts.append((int(row["session"]), str(row["say"])))
+            asks += [(str(a["q"]), tuple(map(str, a["answer"]))) for a in row["asks"]]
+        else:
+            unanswerable.append(str(row["q"]))
+    return Everyday(facts, asks, unanswerable)
+
+
+def holds(text: str, terms: Sequence[str]) -> bool:
+    """Whether every answer term occurs in the text at the start of a word (case-insensitive; peanut/peanuts)."""
+    return all(re.search(r"(?<!\w)" + re.escape(t), text, re.IGNORECASE) for t in terms)
+
+
+def run_everyday(data: Everyday, embedder: FileCachedEmbedder, workdir: Path,
+                 overrides: dict[str, Any]) -> dict[str, Any]:
+    """Facts told through sync_turn in their sessions; then each question in a session of its own: is the fact
+    injected by prefetch, does bowerbird_recall's top 5 hold it, and do unanswerable ones get nothing."""
+    from hermes_bowerbird.engine import Bowerbird
+    from hermes_bowerbird.provider import PREFETCH_HEADER, BowerbirdProvider
+
+    home = workdir / "everyday"
+    config = build_config(home, {"db_path": str(home / "memory.db"), "maintenance_enabled": False,
+                                 "llm_backend": "none", "import_markdown": False, **overrides})
+    holder = Bowerbird.open_shared(config, embedder=embedder)  # the provider shares this engine and its model
+    provider = BowerbirdProvider(config)
+    provider.initialize("everyday-1", hermes_home=str(home), platform="cli")
+    for session, said in data.facts:
+        provider.sync_turn(said, "", session_id=f"everyday-{session}")
+    holder.flush(timeout=600)
+    injected, tool, silent = [], [], []
+    misses: list[str] = []
+    for n, (question, terms) in enumerate(data.asks):
+        provider.on_session_switch(f"ask-{n}", reset=True)
+        block = provider.prefetch(question)
+        got = PREFETCH_HEADER in block and holds(block.split(PREFETCH_HEADER, 1)[1], terms)
+        injected.append(got)
+        result = json.loads(provider.handle_tool_call("bowerbird_recall", {"query": question, "limit": 5}))
+        tool.append(any(holds(r["content"], terms) for r in result.get("results", [])))
+        if not got:
+            misses.append(question)
+    noisy: list[str] = []
+    for n, question in enumerate(data.unanswerable):
+        provider.on_session_switch(f"other-{n}", reset=True)
+        block = provider.prefetch(question)
+        silent.append(PREFETCH_HEADER not in block)
+        if PREFETCH_HEADER in block:
+            noisy.append(question)
+    gate = []
+    for question, terms in data.asks:
+        gate.append(gate_record(holder.retriever, question, provider.visible, True,
+                                lambda hit, terms=terms: holds(hit.content, terms)))
+    gate += [gate_record(holder.retriever, q, provider.visible, False, lambda hit: False)
+             for q in data.unanswerable]
+    counts = {k: v for k, v in holder.store.counts().items() if k in ("memories", "episodes")}
+    provider.shutdown()
+    holder.release()
+    return {"facts": len(data.facts), "asks": len(data.asks), "unanswerable": len(data.unanswerable),
+            "injected": _share(injected), "tool": _share(tool), "silent": _share(silent), "gate": gate,
+            "misses": misses, "noisy": noisy, "counts": counts}
+
+
 # -- reporting ----------------------------------------------------------------------------------------------------
 def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
@@ -436,7 +644,47 @@ METRICS = ("any@1", "any@5", "any@10", "all@5", "all@10", "sess@1", "sess@5", "n
 
 def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]) -> str:
     lines = [f"Command: `{meta['command']}`  ", f"Machine: {meta['machine']}  ",
-             f"Ingestion: {meta['mode']}; {meta['counts']}  ",
+             f"Run time: {meta['seconds']:.0f} s in all.", "", *render_summary(results, persona, meta), ""]
+    if results:
+        lines += ["### LoCoMo dev", "", *render_locomo(results, meta), ""]
+    if meta.get("lme"):
+        lines += ["### LongMemEval_S dev half", "", *render_lme(meta["lme"]), ""]
+    if meta.get("everyday"):
+        lines += ["### Everyday set, through the provider", "", *render_everyday(meta["everyday"]), ""]
+    if meta.get("gates"):
+        lines += ["### Prefetch gate", "", *render_gates(meta["gates"]), ""]
+    if persona is not None:
+        lines += ["### Persona", "", *render_persona(persona)]
+    return "\n".join(lines)
+
+
+def render_summary(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]) -> list[str]:
+    """One line per set and measure: ours beside plain FTS5 bm25 and plain MiniLM cosine."""
+    lines = ["| set | measure | ours | fts5 | MiniLM |", "|---|---|---|---|---|"]
+    if results:
+        tables = {name: scores.table()["all"] for name, scores in results.items()}
+        for metric, label in (("any@5", "turn recall_any@5"), ("sess@5", "session hit@5")):
+            lines.append(f"| LoCoMo dev | {label} | {tables['engine'][metric]:.3f} | {tables['fts5'][metric]:.3f} "
+                         f"| {tables['vector'][metric]:.3f} |")
+    lme = meta.get("lme")
+    if lme:
+        t = lme["table"]
+        for metric in ("r@1", "r@5"):
+            lines.append(f"| LongMemEval_S dev | session recall{metric[1:]} | {t['engine'][metric]:.3f} | "
+                         f"{t['fts5'][metric]:.3f} | {t['vector'][metric]:.3f} |")
+    everyday = meta.get("everyday")
+    if everyday:
+        lines += [f"| everyday | fact injected by prefetch | {everyday['injected']:.3f} | - | - |",
+                  f"| everyday | unanswerable: nothing injected | {everyday['silent']:.3f} | - | - |",
+                  f"| everyday | bowerbird_recall top 5 holds the fact | {everyday['tool']:.3f} | - | - |"]
+    if persona is not None:
+        ok = sum(c["ok"] for c in persona["changes"])
+        lines.append(f"| persona | changes: new value above the old | {ok} of {len(persona['changes'])} | - | - |")
+    return lines
+
+
+def render_locomo(results: dict[str, Scores], meta: dict[str, Any]) -> list[str]:
+    lines = [f"Ingestion: {meta['mode']}; {meta['counts']}  ",
              f"Questions: {meta['questions']} (categories 1-4 of {meta['data']}); limit 10, no token budget.", "",
              "| system | category | n | " + " | ".join(METRICS) + " |",
              "|---" * (len(METRICS) + 3) + "|"]
@@ -456,13 +704,49 @@ def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dic
         lines += [f"At {int(scale['items'])} items in one scope (half episodes, half memories): p50 "
                   f"{scale['on_p50']:.1f} ms, p95 {scale['on_p95']:.1f} ms with query embedding; vector signal off: "
                   f"p50 {scale['off_p50']:.1f} ms, p95 {scale['off_p95']:.1f} ms."]
-    lines += ["", "Prefetch relevance floor (limit 5; the provider uses PREFETCH_MIN_RELEVANCE): any@5 of the "
-                  "questions in their own conversation, and the share of questions asked of another conversation "
-                  "that get nothing back.", "", "| floor | any@5 | other conversation: nothing back |", "|---|---|---|"]
-    lines += [f"| {row['floor']:.2f} | {row['any@5']:.3f} | {row['empty']:.3f} |" for row in meta["floors"]]
-    if persona is not None:
-        lines += ["", *render_persona(persona)]
-    return "\n".join(lines)
+    return lines
+
+
+def render_lme(lme: dict[str, Any]) -> list[str]:
+    t = lme["table"]
+    n = t["engine"]["n"]
+    lines = [f"{n} answerable questions (+{lme['abstention']} abstention, used for the gate); one store per "
+             "question, user turns captured through the engine; session-level recall over distinct sessions.", "",
+             "| system | r@1 | r@5 |", "|---|---|---|"]
+    lines += [f"| {name} | {row['r@1']:.3f} | {row['r@5']:.3f} |" for name, row in t.items()]
+    types = sorted(lme["by_type"]["engine"])
+    lines += ["", "recall@5 by question type:", "", "| system | " + " | ".join(types) + " |",
+              "|---" * (len(types) + 1) + "|"]
+    lines += [f"| {name} | " + " | ".join(f"{row.get(k, float('nan')):.3f}" for k in types) + " |"
+              for name, row in lme["by_type"].items()]
+    return lines
+
+
+def render_everyday(everyday: dict[str, Any]) -> list[str]:
+    lines = [f"{everyday['facts']} facts told in passing over several sessions ({everyday['counts']}); "
+             f"{everyday['asks']} questions in other words, each in a new session; {everyday['unanswerable']} "
+             "questions the store cannot answer. Targets: injected >= 0.90, nothing for unanswerable >= 0.85, "
+             "tool top 5 >= 0.97.", "",
+             f"- prefetch injected the fact: {everyday['injected']:.3f}",
+             f"- unanswerable questions that got nothing: {everyday['silent']:.3f}",
+             f"- bowerbird_recall top 5 held the fact: {everyday['tool']:.3f}"]
+    if everyday["misses"]:
+        lines.append("- not injected: " + "; ".join(f'"{q}"' for q in everyday["misses"]))
+    if everyday["noisy"]:
+        lines.append("- unanswerable but something injected: " + "; ".join(f'"{q}"' for q in everyday["noisy"]))
+    return lines
+
+
+def render_gates(gates: dict[str, list[dict[str, float]]]) -> list[str]:
+    lines = ["Per operating point (`prefetch_gate`; hits kept when their gate relevance reaches it, top 5 of the "
+             "10 best): recall = answerable queries whose kept hits hold an answer; silent = unanswerable queries "
+             "(LoCoMo: asked of another conversation; LongMemEval: abstention; everyday: the unanswerable set) that "
+             "keep nothing; precision = share of kept hits that answer.", "",
+             "| set | gate | recall | silent | precision | answerable | unanswerable |", "|---" * 7 + "|"]
+    for name, rows in gates.items():
+        lines += [f"| {name} | {r['floor']:.2f} | {r['recall']:.3f} | {r['silent']:.3f} | {r['precision']:.3f} | "
+                  f"{r['n_good']} | {r['n_bad']} |" for r in rows]
+    return lines
 
 
 def render_persona(persona: dict[str, Any]) -> list[str]:
@@ -489,59 +773,111 @@ def render_persona(persona: dict[str, Any]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-format JSON file")
-    parser.add_argument("--persona", type=Path, default=DEFAULT_PERSONA, help="persona folder ('' to skip)")
-    parser.add_argument("--workdir", type=Path, default=None, help="where the benchmark databases go (temp dir)")
-    parser.add_argument("--embed-cache", type=Path, default=None, help="npz file caching embeddings between runs")
-    parser.add_argument("--direct", action="store_true", help="ingest turns as plain episodes, not via the engine")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="config override, e.g. weights.neighbour=0.3 (repeatable)")
-    parser.add_argument("--write-results", action="store_true", help="replace the recall section of RESULTS.md")
-    parser.add_argument("--scale", type=int, default=10_000, help="items for the latency-at-scale run (0 skips)")
-    parser.add_argument("--json", type=Path, default=None, help="also write raw results as JSON here")
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     overrides = dict(item.split("=", 1) for item in args.set)
     embedder = FileCachedEmbedder(LocalEmbedder(), args.embed_cache)
+    started_all = time.perf_counter()
+    results: dict[str, Scores] = {}
+    meta: dict[str, Any] = {"gates": {}}
+    persona = None
     with tempfile.TemporaryDirectory(prefix="bench_recall_") as tmp:
         workdir = args.workdir or Path(tmp)
-        turns, questions = load_locomo(args.data)
-        started = time.perf_counter()
-        system = build_system(turns, embedder, workdir, "locomo", args.direct, overrides)
-        ingest_seconds = time.perf_counter() - started
-        results = run_locomo(system, questions, embedder)
-        off = latency_vectors_off(system, questions)
-        floors = floor_table(system, questions)
-        counts = {k: v for k, v in system.store.counts().items() if k in ("memories", "episodes", "entities", "edges")}
-        system.retriever.close()
-        system.close()
-        persona = None
-        if args.persona and str(args.persona) and (args.persona / "conversations.jsonl").exists():
+        texts: list[str] = []
+        if "locomo" in args.only:
+            results, texts = _locomo_part(args, embedder, workdir, overrides, meta)
+        if "lme" in args.only and args.lme.exists():
+            questions = load_lme(args.lme)[:args.lme_limit or None]
+            meta["lme"] = run_lme(questions, embedder, workdir, args.direct, overrides)
+            meta["gates"]["LongMemEval_S"] = gate_curve(meta["lme"]["gate"])
+            embedder.save()
+        if "everyday" in args.only and args.everyday.exists():
+            meta["everyday"] = run_everyday(load_everyday(args.everyday), embedder, workdir, overrides)
+            meta["gates"]["everyday"] = gate_curve(meta["everyday"]["gate"])
+        if meta["gates"]:
+            meta["gates"]["all sets, pooled"] = gate_curve([r for key in ("locomo_gate", "lme", "everyday")
+                                                            for r in _gate_records(meta, key)])
+        if "persona" in args.only and args.persona and (args.persona / "conversations.jsonl").exists():
             p_turns, truth = load_persona(args.persona)
             p_system = build_system(p_turns, embedder, workdir, "persona", args.direct, overrides)
             persona = run_persona(p_system, truth)
             p_system.retriever.close()
             p_system.close()
-        scale = None
-        if args.scale:
-            texts = [t[4] for t in turns] + ([t[4] for t in p_turns] if persona is not None else [])
-            scale = latency_at_scale(embedder, texts, questions[::4], workdir, args.scale)
+            texts += [t[4] for t in p_turns]
+        if args.scale and results:
+            meta["scale"] = latency_at_scale(embedder, texts, meta["locomo_questions"][::4], workdir, args.scale)
         embedder.save()
-    command = "python benchmarks/bench_recall.py" + (" " + " ".join(argv) if argv else
-                                                     (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""))
-    meta = {"command": command, "machine": machine_line(), "mode": f"{system.mode} ({ingest_seconds:.0f} s)",
-            "counts": counts, "questions": len(questions), "data": args.data.name, "off": off,
-            "scale": scale, "floors": floors}
+    meta |= {"command": _command(argv), "machine": machine_line(), "seconds": time.perf_counter() - started_all}
     text = render(results, persona, meta)
     print(text)
     if args.write_results:
         write_section("recall", f"## Recall (benchmarks/bench_recall.py)\n\n{text}")
     if args.json is not None:
-        args.json.write_text(json.dumps({k: v.table() for k, v in results.items()} | {"persona": persona},
-                                        indent=2), encoding="utf-8")
+        args.json.write_text(json.dumps(_raw(results, persona, meta), indent=1), encoding="utf-8")
     return 0
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-format JSON file")
+    parser.add_argument("--persona", type=Path, default=DEFAULT_PERSONA, help="persona folder ('' to skip)")
+    parser.add_argument("--lme", type=Path, default=DEFAULT_LME, help="LongMemEval_S JSONL (proxy format)")
+    parser.add_argument("--lme-limit", type=int, default=0, help="only the first N LongMemEval questions (0: all)")
+    parser.add_argument("--everyday", type=Path, default=DEFAULT_EVERYDAY, help="everyday-set JSONL")
+    parser.add_argument("--only", default="locomo,persona,lme,everyday", help="comma-separated sets to run")
+    parser.add_argument("--workdir", type=Path, default=None, help="where the benchmark databases go (temp dir)")
+    parser.add_argument("--embed-cache", type=Path, default=None, help="npz file caching embeddings between runs")
+    parser.add_argument("--direct", action="store_true", help="ingest turns as plain episodes, not via the engine")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="config override, e.g. weights.neighbour_prev=0.3 (repeatable)")
+    parser.add_argument("--write-results", action="store_true", help="replace the recall section of RESULTS.md")
+    parser.add_argument("--scale", type=int, default=10_000, help="items for the latency-at-scale run (0 skips)")
+    parser.add_argument("--json", type=Path, default=None, help="also write raw results (and gate features) here")
+    args = parser.parse_args(argv)
+    args.only = {part.strip() for part in args.only.split(",") if part.strip()}
+    return args
+
+
+def _locomo_part(args: argparse.Namespace, embedder: FileCachedEmbedder, workdir: Path,
+                 overrides: dict[str, Any], meta: dict[str, Any]) -> tuple[dict[str, Scores], list[str]]:
+    turns, questions = load_locomo(args.data)
+    started = time.perf_counter()
+    system = build_system(turns, embedder, workdir, "locomo", args.direct, overrides)
+    ingest_seconds = time.perf_counter() - started
+    results = run_locomo(system, questions, embedder)
+    meta["off"] = latency_vectors_off(system, questions)
+    meta["locomo_gate"] = locomo_gate(system, questions)
+    meta["gates"]["LoCoMo"] = gate_curve(meta["locomo_gate"])
+    meta |= {"mode": f"{system.mode} ({ingest_seconds:.0f} s)", "questions": len(questions),
+             "data": args.data.name, "locomo_questions": questions,
+             "counts": {k: v for k, v in system.store.counts().items()
+                        if k in ("memories", "episodes", "entities", "edges")}}
+    system.retriever.close()
+    system.close()
+    return results, [t[4] for t in turns]
+
+
+def _gate_records(meta: dict[str, Any], key: str) -> list[GateRecord]:
+    if key == "locomo_gate":
+        return list(meta.get(key, []))
+    part = meta.get(key)
+    return list(part["gate"]) if part else []
+
+
+def _raw(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]) -> dict[str, Any]:
+    gates = {key: [{"answerable": r.answerable, "hits": r.hits, "query": r.query, "texts": r.texts}
+                   for r in _gate_records(meta, key)]
+             for key in ("locomo_gate", "lme", "everyday")}
+    lme = {k: v for k, v in (meta.get("lme") or {}).items() if k != "gate"}
+    everyday = {k: v for k, v in (meta.get("everyday") or {}).items() if k != "gate"}
+    return {"locomo": {k: v.table() for k, v in results.items()}, "persona": persona, "lme": lme,
+            "everyday": everyday, "gate_features": gates}
+
+
+def _command(argv: Sequence[str] | None) -> str:
+    rest = list(argv) if argv is not None else sys.argv[1:]
+    return "python benchmarks/bench_recall.py" + ("" if not rest else " " + " ".join(rest))
 
 
 if __name__ == "__main__":

@@ -52,8 +52,14 @@ class RetrievalWeights:
     rerank_coverage: float = 0.8  # exp(w x idf-weighted share of the query's keywords the item holds)
     rerank_substance: float = 1.0  # (1 + min(chars, substance_chars)) ^ w: very short items rarely answer
     rerank_memory: float = 0.2  # exp(w) for curated memories over raw episodes
+    slot_coverage: float = 1.0  # the keyword coverage a memory filling the profile slot the question names counts as
     substance_chars: float = 250.0  # the length past which an item is no more substantial
     mmr_lambda: float = 0.7
+    # prefetch gate (retrieval/gate.py): logistic of the cosine's z-score over the store and keyword coverage
+    gate_z: float = 4.0  # weight of the z-score, in units of the chance maximum (sqrt(2 ln size))
+    gate_chance: float = 0.75  # the z (in chance maxima) at which the cosine part is neutral
+    gate_coverage: float = 1.0  # weight of the idf-weighted keyword coverage
+    gate_keywords_bias: float = -0.5  # without a vector: logistic(gate_coverage x coverage + this)
     duplicate_similarity: float = 0.9  # a hit this similar (cosine, or word overlap) to a better one is dropped
 
 
@@ -84,6 +90,7 @@ class Config:
     # read path
     prefetch_budget_tokens: int = 600
     prefetch_timeout_seconds: float = 3.0
+    prefetch_gate: float = 0.5  # the gate's operating point: items of lower relevance are not injected unasked
     recall_limit: int = 8
     weights: RetrievalWeights = field(default_factory=RetrievalWeights)
     # maintenance

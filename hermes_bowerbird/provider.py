@@ -22,7 +22,7 @@ from .curation.summary import durable_points
 from .engine import Bowerbird, clean_text
 from .errors import BowerbirdError
 from .explain import describe
-from .retrieval import PREFETCH_MIN_RELEVANCE, Hit, item_key
+from .retrieval import Hit, item_key
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
 from .types import Bulletin, ItemKind, MemoryType, Source
@@ -262,7 +262,7 @@ class BowerbirdProvider(_Base):
         with self._lock:
             exclude = self._injected | seen.keys
         return engine.recall(query, scopes=self.visible, budget_tokens=engine.config.prefetch_budget_tokens,
-                             exclude=exclude, min_relevance=PREFETCH_MIN_RELEVANCE)
+                             exclude=exclude, min_relevance=engine.config.prefetch_gate)
 
     def _recall_block(self, found: Sequence[Hit]) -> _Block:
         """What this turn would inject, leaving out what the session was given or holds in its context (also since

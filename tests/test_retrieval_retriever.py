@@ -11,7 +11,6 @@ import pytest
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
 from hermes_bowerbird.retrieval import (
-    PREFETCH_MIN_RELEVANCE,
     Hit,
     RecallRequest,
     Retriever,
@@ -293,6 +292,9 @@ def test_min_relevance_drops_unrelated_items(world: World, query: str, floor: fl
         assert all(h.signals["relevance"] >= floor for h in hits)
 
 
-def test_prefetch_floor_is_documented_and_sane() -> None:
-    assert 0.0 < PREFETCH_MIN_RELEVANCE < 1.0
+def test_prefetch_gate_is_an_operating_point_inside_the_relevance_range(world: World) -> None:
+    assert 0.0 < world.config.prefetch_gate < 1.0
+
+
+def test_a_request_has_no_gate_unless_asked() -> None:
     assert RecallRequest("q", ("user:a",)).min_relevance == 0.0

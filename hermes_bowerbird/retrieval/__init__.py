@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from .budget import estimate_tokens, fit_to_budget, format_hits
 from .query import QueryAnalysis, TimeWindow, analyze_query
-from .results import PREFETCH_MIN_RELEVANCE, Hit, RecallRequest, hit_to_dict, item_key
+from .results import Hit, RecallRequest, hit_to_dict, item_key
 from .retriever import Retriever
 from .scoring import effective_importance
 
 __all__ = [
-    "PREFETCH_MIN_RELEVANCE",
     "Hit",
     "QueryAnalysis",
     "RecallRequest",

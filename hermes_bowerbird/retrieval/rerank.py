@@ -66,7 +66,9 @@ def rerank(pool: Sequence[Fused], *, coverage_of: KeywordCoverage, texts: Mappin
         text = texts.get(entry.key, "")
         cosine = cosines.get(entry.key)
         fills_slot = "subject" in entry.signals  # the question's words named this memory's profile slot
-        coverage = 1.0 if fills_slot else coverage_of(text)
+        coverage = coverage_of(text)
+        if fills_slot:
+            coverage = max(coverage, weights.slot_coverage)
         factor = item_factor(text, cosine, coverage, entry.key[0] is ItemKind.MEMORY, weights,
                              fills_slot=fills_slot)
         entry.score *= factor

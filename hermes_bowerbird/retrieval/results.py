@@ -10,11 +10,6 @@ from ..types import ItemKind, MemoryType, Provenance
 
 ItemKey = tuple[str, int]
 
-# Measured by benchmarks/bench_recall.py on LoCoMo dev (categories 1-4, 760 questions, top 5): at 0.35 turn
-# recall_any@5 stays 0.700 (0.705 with no floor) while 86% of the questions asked of another conversation's memory
-# get nothing back (0.30: 0.711 and 72%; 0.40: 0.666 and 93%).
-PREFETCH_MIN_RELEVANCE = 0.35
-
 
 def item_key(kind: ItemKind, item_id: int) -> ItemKey:
     """The key of an item as exclude_ids holds it: ("memory", 12) or ("episode", 34)."""
@@ -26,10 +21,10 @@ class RecallRequest:
     """One search. `budget_tokens` None means no budget; `exclude_ids` holds item keys (see item_key) of
     items the caller already has (a session's earlier prefetches): they are never returned again.
 
-    `min_relevance` (0 = off) drops items whose own relevance is below it: the mean of their cosine similarity
-    to the query and the share of the query's keywords they contain (the share alone when there is no
-    vector). PREFETCH_MIN_RELEVANCE is the value for
-    automatic injection, where returning nothing beats returning something unrelated."""
+    `min_relevance` (0 = off) drops items whose gate relevance (retrieval/gate.py: their cosine read against
+    the query's similarity to this store, and the idf-weighted share of the query's keywords they hold) is
+    below it. Config `prefetch_gate` is the value for automatic injection, where returning nothing beats
+    returning something unrelated."""
 
     query: str
     scopes: tuple[str, ...]

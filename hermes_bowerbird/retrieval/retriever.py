@@ -14,6 +14,7 @@ from ..semantic import VectorTier
 from ..store import Store
 from ..types import Clock, Episode, ItemKind, Memory, Provenance
 from . import candidates as cand
+from . import gate
 from .budget import fit_to_budget
 from .fusion import (
     Fused,
@@ -23,7 +24,6 @@ from .fusion import (
     demote_superseded,
     make_similarity,
     mmr,
-    relevance,
     rescore,
     session_prior,
     signal_weight,
@@ -78,6 +78,7 @@ class Retriever:
         self._scope_ids = cand.ScopeIdCache(store)
         self._entities = cand.EntityNormCache(store)
         self._terms = TermStats(store)
+        self._sample: gate.StoreSample[Key] = gate.StoreSample(self._sample_vectors)
 
     def close(self) -> None:
         """Stop the worker threads (waits for a running search's vector step)."""
@@ -115,7 +116,8 @@ class Retriever:
         pool = max(RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR)
         ranked = self._rank(fused, items, analysis, query_vector, now, pool)
         if request.min_relevance > 0:
-            ranked = self._relevant(ranked, items, analysis, request.min_relevance)
+            ranked = self._relevant(ranked, self._baseline(scopes, kinds_of(episodes_on), query_vector),
+                                    request.min_relevance)
         chosen = self._diversify(ranked, items, limit)
         hits = self._to_hits(chosen, items, request.explain, vector_note)
         hits = fit_to_budget(hits, request.budget_tokens)
@@ -125,7 +127,7 @@ class Retriever:
 
     def _collect(self, analysis: QueryAnalysis, scopes: tuple[str, ...],
                  episodes_on: bool) -> tuple[list[cand.Signal], str, np.ndarray | None]:
-        kinds = [ItemKind.MEMORY, ItemKind.EPISODE] if episodes_on else [ItemKind.MEMORY]
+        kinds = kinds_of(episodes_on)
         future: Future[tuple[list[cand.Signal], np.ndarray | None]] | None = None
         if self._pool is not None:
             future = self._pool.submit(self._vector_signals, analysis.semantic_text or analysis.text, scopes, kinds)
@@ -145,21 +147,40 @@ class Retriever:
         allowed = {k: self._scope_ids.allowed(k, scopes) for k in kinds}
         return cand.vector_signals(self.vectors, query_vector, allowed, kinds), query_vector
 
-    def _relevant(self, ranked: list[Fused], items: _Items, analysis: QueryAnalysis, floor: float) -> list[Fused]:
-        """The candidates whose own relevance (see `relevance`) reaches `floor`; it is recorded as a signal.
+    def _relevant(self, ranked: list[Fused], base: gate.Baseline | None, floor: float) -> list[Fused]:
+        """The candidates whose gate relevance (see `gate.relevance`) reaches `floor`; recorded as a signal.
 
-        A memory filling a profile slot the question names (the subject signal found it) is relevant by that
-        structured match alone.
+        A memory filling a profile slot the question names (the subject signal found it) is scored like the rest,
+        with the keyword coverage the rerank credited it with (`slot_coverage`).
         """
-        coverage = KeywordCoverage(analysis.keywords)
         kept = []
+        weights = self.config.weights
         for entry in ranked[:RELEVANCE_POOL]:
-            value = (1.0 if "subject" in entry.signals else
-                     relevance(coverage(_content(items.get(entry.key))), entry.signals.get("cosine")))
+            cosine = entry.signals.get("cosine")
+            value = gate.relevance(cosine, entry.signals.get("coverage", 0.0), base, weights)
             entry.signals["relevance"] = value
+            if base is not None and cosine is not None:
+                entry.signals["gate_z"] = base.z(cosine)
+                entry.signals["gate_chance"] = base.chance_max
             if value >= floor:
                 kept.append(entry)
         return kept
+
+    def _baseline(self, scopes: tuple[str, ...], kinds: Sequence[ItemKind],
+                  query_vector: np.ndarray | None) -> gate.Baseline | None:
+        """The query's typical similarity to what these scopes hold (None without a query vector)."""
+        if query_vector is None:
+            return None
+        ids = [(kind, i) for kind in kinds for i in sorted(self._scope_ids.allowed(kind, scopes))]
+        sample = self._sample.get((*scopes, *map(str, kinds)), ids)
+        return gate.baseline(sample, query_vector, len(ids))
+
+    def _sample_vectors(self, keys: Sequence[Key]) -> np.ndarray:
+        rows: list[np.ndarray] = []
+        for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
+            found = self.vectors.vectors(kind, [i for k, i in keys if k is kind])
+            rows += found.values()
+        return np.stack(rows) if rows else np.empty((0, 0), np.float32)
 
     def _hydrate(self, fused: Mapping[Key, Fused], request: RecallRequest, scopes: tuple[str, ...],
                  items: _Items | None = None) -> _Items:
@@ -307,6 +328,10 @@ class Retriever:
         return hits
 
 
+
+
+def kinds_of(episodes_on: bool) -> list[ItemKind]:
+    return [ItemKind.MEMORY, ItemKind.EPISODE] if episodes_on else [ItemKind.MEMORY]
 
 
 def _order(entry: Fused) -> tuple[float, bool, int]:

@@ -1,0 +1,100 @@
+"""Prefetch gate: whether a recalled item is worth injecting unasked, judged against this store and this query.
+
+An absolute cosine floor means different things for different queries and stores: a generic question is a little
+similar to everything, and a big store holds, by chance alone, some item that looks close. So an item's cosine is
+read against the query's similarity to a sample of the store (a z-score), in units of what the best of `size`
+unrelated items reaches by chance (about sqrt(2 ln size) standard deviations), together with the idf-weighted
+share of the query's keywords the item holds. Items whose relevance reaches the operating point (config
+`prefetch_gate`) pass.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import numpy as np
+
+from ..config import RetrievalWeights
+
+SAMPLE_SIZE = 256  # stored vectors the query is compared with to learn its typical similarity to this store
+REFRESH_GROWTH = 0.1  # a cached sample is redrawn once its scopes grew by this share
+MIN_STD = 0.03  # a floor for the spread, so a near-constant sample cannot inflate z-scores
+# A small store says little about a query's typical similarity: its sample is pooled with this many pseudo-items
+# of a typical MiniLM similarity between unrelated texts (mean and spread), which a big sample outweighs.
+PRIOR_WEIGHT = 16.0
+PRIOR_MEAN = 0.1
+PRIOR_STD = 0.08
+MIN_CHANCE_SIZE = 50  # below this many items the bar stays where 50 would put it: a tiny sample proves little
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The query's similarity to the store at large: mean and spread over a sample, and the store's size."""
+
+    mean: float
+    std: float
+    size: int
+
+    def z(self, cosine: float) -> float:
+        return (cosine - self.mean) / max(self.std, MIN_STD)
+
+    @property
+    def chance_max(self) -> float:
+        """The z-score the best of `size` unrelated items reaches by chance (Gaussian extreme, ~sqrt(2 ln n))."""
+        return math.sqrt(2.0 * math.log(max(self.size, MIN_CHANCE_SIZE)))
+
+
+def baseline(sample: np.ndarray, query: np.ndarray, size: int) -> Baseline | None:
+    """The query's baseline against a sample of stored unit vectors, pooled with the prior (None when empty)."""
+    if sample.ndim != 2 or sample.shape[0] == 0:
+        return None
+    scores = sample @ np.asarray(query, dtype=np.float32)
+    n, m, v = float(len(scores)), float(scores.mean()), float(scores.var())
+    mean = (n * m + PRIOR_WEIGHT * PRIOR_MEAN) / (n + PRIOR_WEIGHT)
+    var = (n * (v + (m - mean) ** 2) + PRIOR_WEIGHT * (PRIOR_STD ** 2 + (PRIOR_MEAN - mean) ** 2)) / (n + PRIOR_WEIGHT)
+    return Baseline(mean, math.sqrt(var), size)
+
+
+def relevance(cosine: float | None, coverage: float, base: Baseline | None, weights: RetrievalWeights) -> float:
+    """How plainly an item answers the query, in (0, 1): the logistic of
+
+    w_z x (z(cosine) / chance_max - w_chance) + w_cov x coverage
+
+    where coverage is the idf-weighted share of the query's keywords the item holds. Without a vector (no
+    model, or a store too small for a baseline) coverage alone decides, with a bias of its own.
+    """
+    if cosine is None or base is None:
+        value = weights.gate_coverage * coverage + weights.gate_keywords_bias
+    else:
+        value = (weights.gate_z * (base.z(cosine) / base.chance_max - weights.gate_chance)
+                 + weights.gate_coverage * coverage)
+    return 1.0 / (1.0 + math.exp(-value))
+
+
+ItemId = TypeVar("ItemId")
+
+
+class StoreSample(Generic[ItemId]):
+    """A fixed, evenly spaced sample of the vectors visible to a set of scopes, redrawn as the store grows."""
+
+    def __init__(self, fetch: Callable[[Sequence[ItemId]], np.ndarray]) -> None:
+        self._fetch = fetch
+        self._lock = threading.Lock()
+        self._cache: dict[tuple[str, ...], tuple[int, np.ndarray]] = {}
+
+    def get(self, key: tuple[str, ...], ids: Sequence[ItemId]) -> np.ndarray:
+        """The sample for these scopes, given all ids they hold (sorted); reused until they grew enough."""
+        size = len(ids)
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is not None and cached[0] <= size <= cached[0] * (1 + REFRESH_GROWTH):
+            return cached[1]
+        picks = [ids[int(i)] for i in np.linspace(0, size - 1, min(size, SAMPLE_SIZE))] if size else []
+        matrix = self._fetch(picks)
+        with self._lock:
+            self._cache[key] = (size, matrix)
+        return matrix
