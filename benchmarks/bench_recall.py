@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from report import machine_line, write_section  # noqa: E402
 
-from hermes_bowerbird.config import Config, build_config  # noqa: E402
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder, WrappedEmbedder  # noqa: E402
+from hermes_bowerbird.config import Config, build_config, load_config  # noqa: E402
+from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder, OnnxEmbedder, WrappedEmbedder  # noqa: E402
 from hermes_bowerbird.retrieval import RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
 from hermes_bowerbird.retrieval.query import STOP_WORDS, extract_keywords, tokens  # noqa: E402
 from hermes_bowerbird.semantic import VectorTier  # noqa: E402
@@ -56,7 +56,7 @@ BASE_TIME = 1_700_000_000.0
 class FileCachedEmbedder(WrappedEmbedder):
     """The real MiniLM embedder with an optional on-disk cache (npz keyed by sha256 of the text)."""
 
-    def __init__(self, inner: LocalEmbedder, cache_path: Path | None) -> None:
+    def __init__(self, inner: LocalEmbedder | OnnxEmbedder, cache_path: Path | None) -> None:
         super().__init__(inner)
         self.cache_path = cache_path
         self.cache: dict[str, np.ndarray] = {}
@@ -494,6 +494,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--persona", type=Path, default=DEFAULT_PERSONA, help="persona folder ('' to skip)")
     parser.add_argument("--workdir", type=Path, default=None, help="where the benchmark databases go (temp dir)")
     parser.add_argument("--embed-cache", type=Path, default=None, help="npz file caching embeddings between runs")
+    parser.add_argument("--runtime", choices=("torch", "onnx"), default="torch",
+                        help="local model runtime (one embed cache per runtime)")
     parser.add_argument("--direct", action="store_true", help="ingest turns as plain episodes, not via the engine")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="config override, e.g. weights.neighbour=0.3 (repeatable)")
@@ -504,7 +506,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     overrides = dict(item.split("=", 1) for item in args.set)
-    embedder = FileCachedEmbedder(LocalEmbedder(), args.embed_cache)
+    local = LocalEmbedder() if args.runtime == "torch" else OnnxEmbedder(load_config().model_cache_dir)
+    embedder = FileCachedEmbedder(local, args.embed_cache)
     with tempfile.TemporaryDirectory(prefix="bench_recall_") as tmp:
         workdir = args.workdir or Path(tmp)
         turns, questions = load_locomo(args.data)
