@@ -18,6 +18,8 @@ import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -43,6 +45,7 @@ MODEL_FILE = "model_int8.onnx"
 STAMP_FILE = "build.json"
 DEFAULT_MAX_TOKENS = 256
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+BUILD_TIMEOUT_S = 900.0
 
 
 def onnx_available() -> bool:
@@ -69,8 +72,22 @@ def ensure_built(models_dir: Path, label: str, location: str) -> Path:
     models_dir.mkdir(parents=True, exist_ok=True)
     with _file_lock(models_dir / f".{target.name}.lock"):
         if not is_built(target):  # another process may have finished while this one waited
-            _build(target, label, location)
+            _build_in_subprocess(target, label, location)
     return target / MODEL_FILE
+
+
+def _build_in_subprocess(target: Path, label: str, location: str) -> None:
+    """Build in a child process: torch and the exporter never load into the host, nor hold its GIL for ~30 s."""
+    command = [sys.executable, "-m", "hermes_bowerbird.embedding_onnx", str(target), label, location]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise EmbeddingError(f"building the ONNX model of {label} failed: {exc}") from exc
+    if done.returncode != 0 or not is_built(target):
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        raise EmbeddingError(f"building the ONNX model of {label} failed (exit {done.returncode}): "
+                             f"{' / '.join(tail)}")
 
 
 def is_built(target: Path) -> bool:
@@ -236,3 +253,21 @@ def load_onnx_model(models_dir: Path, label: str, location: str, *, threads: int
         loaded = OnnxModel(model_file, location, threads=threads)
         _LOADED[location] = loaded
         return loaded
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python -m hermes_bowerbird.embedding_onnx TARGET LABEL LOCATION`: the build, run in a child process."""
+    if len(argv) != 3:
+        print("usage: python -m hermes_bowerbird.embedding_onnx TARGET LABEL LOCATION", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO)
+    try:
+        _build(Path(argv[0]), argv[1], argv[2])
+    except EmbeddingError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -127,6 +127,12 @@ def test_a_cached_build_is_reused_not_rebuilt(onnx_minilm: OnnxEmbedder, models_
     assert path.stat().st_mtime_ns == before
 
 
+def test_a_failed_build_says_why_and_leaves_nothing(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingError, match="building the ONNX model of broken failed"):
+        ensure_built(tmp_path / "models", "broken", str(tmp_path / "not-a-model"))
+    assert [p.name for p in (tmp_path / "models").iterdir() if not p.name.startswith(".")] == []
+
+
 def test_a_remote_model_name_is_refused(models_dir: Path) -> None:
     with pytest.raises(EmbeddingError, match="local weights only"):
         OnnxEmbedder(models_dir, "some-org/some-model")
