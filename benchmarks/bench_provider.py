@@ -1,12 +1,19 @@
-"""Provider hooks as Hermes calls them: initialize, sync_turn and prefetch latency on a realistic store.
+"""Through the provider, on LongMemEval chat texts: prefetch at 10K beside Hermes' holographic, curation, stalls.
 
-    .venv/bin/python benchmarks/bench_provider.py [--persona ../shared/data/persona] [--no-write]
+    python benchmarks/bench_provider.py [--data ../shared/data/longmemeval/lme_s_proxy_dev.jsonl]
+        [--memories 10000] [--cache /tmp/bb_provider_store] [--rebuild] [--no-write]
 
-1. initialize(): the first provider in a process (the model keeps loading behind it) and a second one that
-   shares the engine, as a gateway does for each user.
-2. sync_turn(): the time the host's sync thread spends per turn (redaction + one journal INSERT).
-3. prefetch(): after the persona's conversations are captured and curated, one query per persona question
-   and per user message sample, with the vector signal on and with it off (keyword + graph only).
+1. Store: `--memories` haystack texts (`user_text_prefix`, ~450 chars) captured through `sync_turn` of a
+   BowerbirdProvider and curated by its own curator (int8 ONNX embeddings, heuristic extraction, no LLM).
+   Built once into `--cache` and copied for each run (`--rebuild` builds it again). Holographic gets the
+   same texts as facts through its own store.
+2. Prefetch: every dev question (fresh: never embedded in this store) through `prefetch()` of a new
+   provider, the never-repeat filter reset before each; then holographic's `prefetch()` on the same
+   questions in the same process. Peak RSS is read after this phase (before torch is loaded for step 4).
+3. Curation: a fresh store; `--curate` texts captured by `sync_turn` one every 5 ms while the curator works;
+   turns/s, sync_turn p50/p99 during curation, and the scheduling delay of a thread asking to wake every
+   1 ms (p99 and max), idle first and then while curation runs.
+4. Query embedding: the same questions through the int8 ONNX and the torch runtimes, uncached, side by side.
 Results go to the `<!-- provider -->` section of benchmarks/RESULTS.md.
 """
 
@@ -16,10 +23,15 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -29,98 +41,334 @@ from report import machine_line, percentiles, write_section  # noqa: E402
 
 from hermes_bowerbird.provider import BowerbirdProvider  # noqa: E402
 
-DEFAULT_PERSONA = ROOT.parent / "shared" / "data" / "persona"
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval" / "lme_s_proxy_dev.jsonl"
+DEFAULT_CACHE = Path(tempfile.gettempdir()) / "bb_provider_store"
+SETTINGS = {"BOWERBIRD_EMBEDDING_BACKEND": "auto", "BOWERBIRD_LLM_BACKEND": "none",
+            "BOWERBIRD_MAINTENANCE_ENABLED": "false", "BOWERBIRD_IMPORT_MARKDOWN": "false",
+            "GEMINI_API_KEY": "", "GOOGLE_API_KEY": ""}
+TICK_S = 0.001
+PACE_S = 0.005
 
 
-def _timed(fn: object, *args: object, **kwargs: object) -> tuple[float, object]:
+# ----- data ------------------------------------------------------------------------------------------------
+
+def load_corpus(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    """(session id, text) of every distinct haystack text in file order, and every question."""
+    texts: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    questions: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        questions.append(str(row["question"]))
+        for item in row["haystack"]:
+            text = str(item.get("user_text_prefix") or "").strip()
+            if text and text not in seen:
+                seen.add(text)
+                texts.append((str(item["session_id"]), text))
+    return texts, questions
+
+
+@contextmanager
+def hermes_home(path: Path, models_dir: Path) -> Iterator[Path]:
+    """HERMES_HOME and the benchmark's settings in the environment for the providers made inside."""
+    saved = {k: os.environ.get(k) for k in [*SETTINGS, "HERMES_HOME", "BOWERBIRD_EMBEDDING_MODELS_DIR"]}
+    os.environ.update(SETTINGS, HERMES_HOME=str(path), BOWERBIRD_EMBEDDING_MODELS_DIR=str(models_dir))
+    try:
+        yield path
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def open_provider(home: Path, session: str = "bench") -> BowerbirdProvider:
+    provider = BowerbirdProvider()
+    provider.initialize(session, hermes_home=str(home), platform="cli")
+    assert provider.engine is not None
+    if not provider.engine.embeddings.wait_ready(600):
+        raise RuntimeError(f"no embedding model: {provider.engine.embeddings.status()['reason']}")
+    return provider
+
+
+# ----- 1. the stores ---------------------------------------------------------------------------------------
+
+def build_stores(cache: Path, texts: list[tuple[str, str]], count: int) -> dict[str, Any]:
+    """Capture and curate `count` texts through the provider into `cache`/home; the same texts into holographic."""
+    home = cache / "home"
+    shutil.rmtree(home, ignore_errors=True)  # the built ONNX model beside it is kept
+    (cache / "ready.json").unlink(missing_ok=True)
+    (cache / "holographic.db").unlink(missing_ok=True)
+    home.mkdir(parents=True)
     started = time.perf_counter()
-    result = fn(*args, **kwargs)  # type: ignore[operator]
-    return (time.perf_counter() - started) * 1000, result
+    with hermes_home(home, cache / "models"):
+        provider = open_provider(home, "fill")
+        for session, text in texts[:count]:
+            provider.sync_turn(text, "", session_id=session)
+        assert provider.engine is not None
+        provider.engine.flush(timeout=24 * 3600)
+        provider.engine.embeddings.wait_idle(3600)
+        counts = provider.engine.store.counts()
+        provider.shutdown()
+    fill_s = time.perf_counter() - started
+    holo_s = fill_holographic(cache / "holographic.db", [text for _, text in texts[:count]])
+    info = {"texts": count, "counts": counts, "fill_s": fill_s, "holographic_fill_s": holo_s}
+    (cache / "ready.json").write_text(json.dumps(info), encoding="utf-8")
+    return info
 
 
-def _messages(persona: Path) -> list[dict[str, object]]:
-    lines = (persona / "conversations.jsonl").read_text(encoding="utf-8").splitlines()
-    return sorted((json.loads(line) for line in lines if line.strip()), key=lambda m: str(m["timestamp"]))
+def fill_holographic(db: Path, texts: list[str]) -> float:
+    """Every text as a holographic fact; its per-insert bank rebuild runs once at the end (same final state)."""
+    from plugins.memory.holographic.store import MemoryStore
 
-
-def _pairs(messages: list[dict[str, object]]) -> list[tuple[str, str, str]]:
-    """(session id, user text, assistant text) in time order."""
-    pairs, pending = [], None
-    for message in messages:
-        if message["role"] == "user":
-            pending = message
-        elif pending is not None:
-            pairs.append((str(pending["session_id"]), str(pending["content"]), str(message["content"])))
-            pending = None
-    return pairs
-
-
-def run(persona: Path, backend: str) -> dict[str, object]:
-    home = Path(tempfile.mkdtemp(prefix="bench-provider-"))
-    os.environ.update(BOWERBIRD_EMBEDDING_BACKEND=backend, BOWERBIRD_LLM_BACKEND="none",
-                      BOWERBIRD_MAINTENANCE_ENABLED="false")
-    cold_ms, _ = _timed((first := BowerbirdProvider()).initialize, "s0", hermes_home=str(home), platform="cli")
-    warm_ms, _ = _timed((second := BowerbirdProvider()).initialize, "s1", hermes_home=str(home),
-                        platform="telegram", user_id="someone-else")
-    assert first.engine is not None
-    first.engine.embeddings.wait_ready(120)
-    sync_ms = []
-    for session, user, assistant in _pairs(_messages(persona)):
-        elapsed, _ = _timed(first.sync_turn, user, assistant, session_id=session)
-        sync_ms.append(elapsed)
     started = time.perf_counter()
-    first.engine.flush(timeout=3600)
-    first.engine.embeddings.wait_idle(600)
-    curate_s = time.perf_counter() - started
-    truth = json.loads((persona / "ground_truth.json").read_text(encoding="utf-8"))
-    queries = [pair["query"] for pair in truth["query_relevance_pairs"]]
-    queries += [user for _, user, _ in _pairs(_messages(persona))[::25]]
-    prefetch_ms, chars = [], []
+    store = MemoryStore(db_path=str(db))
+    rebuild = store._rebuild_bank
+    store._rebuild_bank = lambda category: None  # type: ignore[method-assign]
+    for text in texts:
+        store.add_fact(text)
+    store._rebuild_bank = rebuild  # type: ignore[method-assign]
+    store._rebuild_bank("general")
+    store._conn.close()
+    return time.perf_counter() - started
+
+
+def cached_stores(cache: Path, texts: list[tuple[str, str]], count: int, rebuild: bool) -> dict[str, Any]:
+    ready = cache / "ready.json"
+    if not rebuild and ready.exists():
+        info = json.loads(ready.read_text(encoding="utf-8"))
+        if info.get("texts") == count:
+            return dict(info)
+    return build_stores(cache, texts, count)
+
+
+# ----- 2. prefetch -----------------------------------------------------------------------------------------
+
+def timed_calls(fn: Callable[[str], str], queries: list[str], before: Callable[[], None] | None = None
+                ) -> tuple[list[float], list[int]]:
+    samples, chars = [], []
     for query in queries:
-        first.on_session_switch("bench", reset=True)  # measure recall, not the never-repeat filter
-        elapsed, text = _timed(first.prefetch, query)
-        prefetch_ms.append(elapsed)
-        chars.append(len(str(text)))
-    counts = first.engine.store.counts()
-    second.shutdown()
-    first.shutdown()
-    return {"backend": backend, "initialize_cold_ms": cold_ms, "initialize_shared_ms": warm_ms,
-            "sync_turn_ms": percentiles(sync_ms, 50, 99), "turns": len(sync_ms), "curate_s": curate_s,
-            "prefetch_ms": percentiles(prefetch_ms, 50, 95), "queries": len(queries),
-            "prefetch_chars_mean": sum(chars) / max(1, len(chars)), "memories": counts["memories"],
+        if before is not None:
+            before()
+        started = time.perf_counter()
+        text = fn(query)
+        samples.append((time.perf_counter() - started) * 1000)
+        chars.append(len(text))
+    return samples, chars
+
+
+def bench_prefetch(cache: Path, questions: list[str], warmup: list[str]) -> dict[str, Any]:
+    run_dir = Path(tempfile.mkdtemp(prefix="bench-provider-"))
+    home = run_dir / "home"
+    shutil.copytree(cache / "home", home)
+    shutil.copy(cache / "holographic.db", run_dir / "holographic.db")
+    reset_peak_rss()
+    with hermes_home(home, cache / "models"):
+        provider = open_provider(home)
+        for query in warmup:  # load the vector index and warm the caches with questions that are not measured
+            provider.prefetch(query)
+
+        def reset() -> None:
+            provider.on_session_switch("bench", reset=True)  # measure recall, not the never-repeat filter
+
+        ours, our_chars = timed_calls(provider.prefetch, questions, reset)
+        runtime = provider.engine.embeddings.status()["runtime"] if provider.engine else None
+        provider.shutdown()
+        holo = open_holographic(run_dir / "holographic.db", home)
+        holo.prefetch(warmup[0])
+        theirs, their_chars = timed_calls(holo.prefetch, questions)
+        holo.shutdown()
+    peak = peak_rss_mb()
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return {"prefetch_ms": percentiles(ours, 50, 95), "holographic_ms": percentiles(theirs, 50, 95),
+            "queries": len(questions), "chars": sum(our_chars) / len(our_chars),
+            "holographic_chars": sum(their_chars) / len(their_chars), "answered": sum(1 for c in our_chars if c),
+            "holographic_answered": sum(1 for c in their_chars if c), "runtime": runtime, "peak_rss_mb": peak}
+
+
+def open_holographic(db: Path, home: Path) -> Any:
+    from plugins.memory.holographic import HolographicMemoryProvider
+
+    provider = HolographicMemoryProvider(config={"db_path": str(db)})
+    provider.initialize("bench", hermes_home=str(home), platform="cli")
+    return provider
+
+
+def reset_peak_rss() -> None:
+    """Start the peak-RSS count afresh (Linux: writing 5 to clear_refs resets VmHWM)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        logging.getLogger(__name__).info("cannot reset the peak RSS; it counts from process start")
+
+
+def peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# ----- 3. curation, capture and scheduling delay -------------------------------------------------------------
+
+class Ticker(threading.Thread):
+    """Asks to wake every millisecond and records how late each wake-up is."""
+
+    def __init__(self) -> None:
+        super().__init__(name="bench-ticker", daemon=True)
+        self.delays_ms: list[float] = []
+        self.stop_event = threading.Event()
+
+    def run(self) -> None:
+        due = time.perf_counter() + TICK_S
+        while not self.stop_event.is_set():
+            time.sleep(max(0.0, due - time.perf_counter()))
+            now = time.perf_counter()
+            self.delays_ms.append(max(0.0, (now - due) * 1000))
+            due = max(due + TICK_S, now)
+
+    def take(self) -> list[float]:
+        samples, self.delays_ms = self.delays_ms, []
+        return samples
+
+
+def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds: float) -> dict[str, Any]:
+    home = Path(tempfile.mkdtemp(prefix="bench-curate-"))
+    ticker = Ticker()
+    with hermes_home(home, models_dir):
+        provider = open_provider(home)
+        assert provider.engine is not None
+        provider.prefetch("warm the model")
+        ticker.start()
+        time.sleep(idle_seconds)
+        idle = ticker.take()
+        sync_ms = []
+        started = time.perf_counter()
+        for session, text in texts:
+            t0 = time.perf_counter()
+            provider.sync_turn(text, "", session_id=session)
+            sync_ms.append((time.perf_counter() - t0) * 1000)
+            time.sleep(PACE_S)
+        provider.engine.flush(timeout=3600)
+        elapsed = time.perf_counter() - started
+        busy = ticker.take()
+        ticker.stop_event.set()
+        counts = provider.engine.store.counts()
+        provider.shutdown()
+    shutil.rmtree(home, ignore_errors=True)
+    return {"turns": len(texts), "curate_s": elapsed, "turns_per_s": len(texts) / elapsed,
+            "sync_turn_ms": percentiles(sync_ms, 50, 99), "tick_idle_ms": percentiles(idle, 50, 99, 100),
+            "tick_busy_ms": percentiles(busy, 50, 99, 100), "memories": counts["memories"],
             "episodes": counts["episodes"]}
 
 
-def render(results: list[dict[str, object]], command: str) -> str:
-    lines = ["## Provider hooks (benchmarks/bench_provider.py)", "", f"Command: `{command}`  ",
-             f"Machine: {machine_line()}", "",
-             "| vectors | initialize (first / shared) | sync_turn p50 / p99 | curation of all turns | "
-             "prefetch p50 / p95 | prefetch chars (mean) | store |", "|---|---|---|---|---|---|---|"]
-    for r in results:
-        sync, pre = r["sync_turn_ms"], r["prefetch_ms"]
-        lines.append(
-            f"| {r['backend']} | {r['initialize_cold_ms']:.0f} ms / {r['initialize_shared_ms']:.1f} ms | "
-            f"{sync[0]:.2f} / {sync[1]:.2f} ms ({r['turns']} turns) | {r['curate_s']:.1f} s | "  # type: ignore[index]
-            f"{pre[0]:.1f} / {pre[1]:.1f} ms ({r['queries']} queries) | "  # type: ignore[index]
-            f"{r['prefetch_chars_mean']:.0f} | {r['memories']} memories, {r['episodes']} episodes |")
+# ----- 4. query embedding ------------------------------------------------------------------------------------
+
+def bench_query_embedding(models_dir: Path, questions: list[str]) -> dict[str, tuple[float, ...]]:
+    from hermes_bowerbird.embedding import LocalEmbedder, OnnxEmbedder
+
+    out = {}
+    for name, embedder in (("onnx-int8", OnnxEmbedder(models_dir)), ("torch", LocalEmbedder())):
+        for query in questions[:5]:
+            embedder.embed(query)
+        samples = []
+        for query in questions:
+            started = time.perf_counter()
+            embedder.embed(query)
+            samples.append((time.perf_counter() - started) * 1000)
+        out[name] = percentiles(samples, 50, 95)
+    return out
+
+
+# ----- report ------------------------------------------------------------------------------------------------
+
+def render(store: dict[str, Any], pre: dict[str, Any], cur: dict[str, Any], emb: dict[str, tuple[float, ...]],
+           command: str) -> str:
+    ratio = pre["prefetch_ms"][0] / pre["holographic_ms"][0]
+    counts = store["counts"]
+    onnx, torch = emb["onnx-int8"], emb["torch"]
+
+    def met(ok: bool) -> str:
+        return "met" if ok else "**not met**"
+
+    rows = [
+        ("query embedding p50 / p95 (int8 ONNX)", f"{onnx[0]:.1f} / {onnx[1]:.1f} ms", "p50 <= 5 ms",
+         met(onnx[0] <= 5)),
+        ("query embedding p50 / p95 (torch, same questions)", f"{torch[0]:.1f} / {torch[1]:.1f} ms",
+         f"ONNX/torch {onnx[0] / torch[0]:.2f}x", ""),
+        (f"prefetch p50 / p95 ({pre['queries']} questions)", f"{pre['prefetch_ms'][0]:.1f} / "
+         f"{pre['prefetch_ms'][1]:.1f} ms", "<= 20 / 40 ms",
+         met(pre["prefetch_ms"][0] <= 20 and pre["prefetch_ms"][1] <= 40)),
+        ("holographic prefetch p50 / p95 (same store texts and questions)",
+         f"{pre['holographic_ms'][0]:.1f} / {pre['holographic_ms'][1]:.1f} ms", "", ""),
+        ("bowerbird / holographic p50", f"{ratio:.2f}x", "<= 0.6x", met(ratio <= 0.6)),
+        ("curator throughput", f"{cur['turns_per_s']:.1f} turns/s ({cur['turns']} turns in {cur['curate_s']:.1f} s)",
+         ">= 50 turns/s", met(cur["turns_per_s"] >= 50)),
+        ("1 ms ticker: scheduling delay p50 / p99 / max, curator idle",
+         "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_idle_ms"]), "", ""),
+        ("1 ms ticker: scheduling delay p50 / p99 / max, during curation",
+         "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_busy_ms"]), "p99 <= 2 ms", met(cur["tick_busy_ms"][1] <= 2)),
+        ("sync_turn p50 / p99 during curation", "{:.2f} / {:.2f} ms".format(*cur["sync_turn_ms"]), "p99 <= 2 ms",
+         met(cur["sync_turn_ms"][1] <= 2)),
+        ("peak RSS of the prefetch phase (bowerbird + holographic)", f"{pre['peak_rss_mb']:.0f} MB", "", ""),
+    ]
+    lines = [f"## Through the provider at {store['texts']:,} texts (benchmarks/bench_provider.py)", "",
+             f"Command: `{command}`  ",
+             f"Machine: {machine_line()}  ",
+             f"Store: {store['texts']} LongMemEval dev haystack texts (~450 chars) captured by `sync_turn` and "
+             f"curated (heuristics, no LLM, {pre['runtime']}): {counts['memories']} memories, "
+             f"{counts['episodes']} episodes; holographic holds the same {store['texts']} texts as facts.  ",
+             f"Questions: the {pre['queries']} dev questions, each embedded for the first time in this store; "
+             f"answered (non-empty prefetch): bowerbird {pre['answered']}, holographic {pre['holographic_answered']}; "
+             f"mean chars {pre['chars']:.0f} vs {pre['holographic_chars']:.0f}.", "",
+             "| measure | value | target | |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    lines += ["", f"Curation run: {cur['turns']} further texts into a fresh store, one `sync_turn` every "
+              f"{PACE_S * 1000:.0f} ms while the curator works ({cur['memories']} memories, {cur['episodes']} "
+              "episodes). The machine is shared: compare the idle and busy ticker rows, and the ratios."]
     return "\n".join(lines)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--persona", type=Path, default=DEFAULT_PERSONA)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--memories", type=int, default=10_000, help="texts captured into the prefetch store")
+    parser.add_argument("--curate", type=int, default=600, help="texts for the curation measurement")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where the built stores are kept")
+    parser.add_argument("--rebuild", action="store_true", help="build the stores again even when cached")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if not (args.persona / "conversations.jsonl").exists():
-        print(f"persona data not found at {args.persona}; pass --persona", file=sys.stderr)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if not args.data.exists():
+        print(f"LongMemEval data not found at {args.data}; pass --data", file=sys.stderr)
         return 2
-    results = [run(args.persona, "auto"), run(args.persona, "none")]
-    for result in results:
-        print(json.dumps(result))
+    texts, questions = load_corpus(args.data)
+    if len(texts) < args.memories + args.curate:
+        print(f"only {len(texts)} distinct texts for {args.memories} + {args.curate}", file=sys.stderr)
+        return 2
+    store = cached_stores(args.cache, texts, args.memories, args.rebuild)
+    print(json.dumps({"store": store}), flush=True)
+    warmup = ["What did we talk about last time?", "Remind me of my plans."]
+    pre = bench_prefetch(args.cache, questions, warmup)
+    print(json.dumps({"prefetch": pre}), flush=True)
+    cur = bench_curation(args.cache / "models", texts[args.memories:args.memories + args.curate], idle_seconds=3.0)
+    print(json.dumps({"curation": cur}), flush=True)
+    emb = bench_query_embedding(args.cache / "models", questions)
+    print(json.dumps({"query_embedding": emb}), flush=True)
+    raw = {"store": store, "prefetch": pre, "curation": cur, "query_embedding": emb}
+    (args.cache / "last_run.json").write_text(json.dumps(raw), encoding="utf-8")
     if not args.no_write:
-        write_section("provider", render(results, ".venv/bin/python benchmarks/bench_provider.py"))
+        command = "python benchmarks/bench_provider.py"
+        if args.memories != 10_000 or args.curate != 600:
+            command += f" --memories {args.memories} --curate {args.curate}"
+        write_section("provider", render(store, pre, cur, emb, command))
     return 0
 
 

@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from report import machine_line, write_section  # noqa: E402
 
-from hermes_bowerbird.config import Config, build_config  # noqa: E402
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder, WrappedEmbedder  # noqa: E402
+from hermes_bowerbird.config import Config, build_config, load_config  # noqa: E402
+from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder, OnnxEmbedder, WrappedEmbedder  # noqa: E402
 from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
 from hermes_bowerbird.retrieval.query import STOP_WORDS, extract_keywords, tokens  # noqa: E402
 from hermes_bowerbird.semantic import VectorTier  # noqa: E402
@@ -65,7 +65,7 @@ BASE_TIME = 1_700_000_000.0
 class FileCachedEmbedder(WrappedEmbedder):
     """The real MiniLM embedder with an optional on-disk cache (npz keyed by sha256 of the text)."""
 
-    def __init__(self, inner: LocalEmbedder, cache_path: Path | None) -> None:
+    def __init__(self, inner: LocalEmbedder | OnnxEmbedder, cache_path: Path | None) -> None:
         super().__init__(inner)
         self.cache_path = cache_path
         self.cache: dict[str, np.ndarray] = {}
@@ -777,7 +777,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     overrides = dict(item.split("=", 1) for item in args.set)
-    embedder = FileCachedEmbedder(LocalEmbedder(), args.embed_cache)
+    local = LocalEmbedder() if args.runtime == "torch" else OnnxEmbedder(load_config().model_cache_dir)
+    embedder = FileCachedEmbedder(local, args.embed_cache)
     started_all = time.perf_counter()
     results: dict[str, Scores] = {}
     meta: dict[str, Any] = {"gates": {}}
@@ -828,6 +829,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--only", default="locomo,persona,lme,everyday", help="comma-separated sets to run")
     parser.add_argument("--workdir", type=Path, default=None, help="where the benchmark databases go (temp dir)")
     parser.add_argument("--embed-cache", type=Path, default=None, help="npz file caching embeddings between runs")
+    parser.add_argument("--runtime", choices=("torch", "onnx"), default="torch",
+                        help="local model runtime (one embed cache per runtime)")
     parser.add_argument("--direct", action="store_true", help="ingest turns as plain episodes, not via the engine")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="config override, e.g. weights.neighbour_prev=0.3 (repeatable)")

@@ -329,7 +329,13 @@ def status(state: State) -> None:
     bulletin = engine.store.latest_bulletin(state.write_scope)
     vector_models = {f"{kind}/{model}/{dim}": n for (kind, model, dim), n in
                      engine.store.vector_model_counts().items()}
-    data = {**info, "scopes": list(state.visible), "visible_memories": by_type, "vector_models": vector_models,
+    embedding = dict(info.get("embedding") or {})  # type: ignore[call-overload]
+    if not embedding.get("runtime"):
+        from .embedding import planned_runtime
+
+        embedding["planned"] = planned_runtime(engine.config)
+    data = {**info, "embedding": embedding, "scopes": list(state.visible), "visible_memories": by_type,
+            "vector_models": vector_models,
             "bulletin_age_seconds": None if bulletin is None else round(engine.clock() - bulletin.created_at, 1)}
     emit(state, data, lambda: _status_text(data, by_type))
 
@@ -346,6 +352,12 @@ def _retrying_text(retrying: Mapping[str, Any]) -> str:
             f"next in {retrying.get('next_retry_seconds')} s)")
 
 
+def _runtime_note(embedding: Mapping[str, Any]) -> str:
+    """Which runtime embeds right now (e.g. "onnx-int8" or "torch"), or the state while there is none."""
+    runtime = embedding.get("runtime") or embedding.get("planned")
+    return f", runtime {runtime}" if runtime else ""
+
+
 def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
     counts = data.get("counts") or {}
     embedding = data.get("embedding") or {}
@@ -360,7 +372,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
         "journal backlog": data.get("journal_backlog", 0),
         "journal retrying": _retrying_text(data.get("journal_retrying") or {}),
         "embeddings": f"{counts.get('embeddings', 0)} stored ({_vector_models(data)}) · "
-                      f"backend {embedding.get('configured', '-')}",
+                      f"backend {embedding.get('configured', '-')}{_runtime_note(embedding)}",
         "llm": data.get("llm") or "none (heuristics)",
         "bulletin": "none yet" if age is None else f"{age / 3600:.1f} h old",
     }

@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 ENV_PREFIX = "BOWERBIRD_"
 _TRUE = {"1", "true", "yes", "on", "y", "t"}
 _FALSE = {"0", "false", "no", "off", "n", "f", ""}
+# auto: local int8 ONNX, else local torch, else Gemini when a key is set; local: ONNX, else torch;
+# onnx / torch: only that local runtime; gemini: only Gemini; none: keywords and graph only
+EMBEDDING_BACKENDS = ("auto", "local", "onnx", "torch", "gemini", "none")
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,10 @@ class Config:
     hermes_home: Path
     db_path: Path
     # embeddings
-    embedding_backend: str = "auto"  # auto | local | gemini | none
+    embedding_backend: str = "auto"  # one of EMBEDDING_BACKENDS
     embedding_model: str = ""  # name or path; empty picks the shipped MiniLM
-    embedding_threads: int = 0  # torch threads for the local model; 0 = one per core (set 1 on busy small hosts)
+    embedding_threads: int = 0  # threads for the local model; 0 = torch: one per core, ONNX: up to 2 (1 on busy hosts)
+    embedding_models_dir: str = ""  # where built ONNX models are cached; empty = $HERMES_HOME/bowerbird/models
     gemini_api_key: str = field(default="", repr=False)
     gemini_embedding_model: str = "gemini-embedding-001"
     gemini_base_url: str = ""
@@ -115,6 +119,13 @@ class Config:
     def data_dir(self) -> Path:
         return self.db_path.parent
 
+    @property
+    def model_cache_dir(self) -> Path:
+        """Where the local model's int8 ONNX build is cached (built once, on first use)."""
+        if self.embedding_models_dir:
+            return Path(self.embedding_models_dir).expanduser()
+        return self.hermes_home / "bowerbird" / "models"
+
 
 def load_config(hermes_home: str | os.PathLike[str] | None = None,
                 environ: Mapping[str, str] | None = None,
@@ -147,6 +158,7 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
             raise ConfigError(f"unknown setting {key!r}")
     kwargs["weights"] = _build_weights(weight_values)
     _check_types("decay_exempt_types", kwargs.get("decay_exempt_types", ""))
+    _check_choice("embedding_backend", kwargs.get("embedding_backend", "auto"), EMBEDDING_BACKENDS)
     db = kwargs.get("db_path")
     kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
     return Config(**kwargs)
@@ -157,6 +169,11 @@ def _check_types(key: str, value: str) -> None:
     unknown = [name for name in (p.strip() for p in value.split(",")) if name and name not in known]
     if unknown:
         raise ConfigError(f"setting {key!r}: unknown memory type(s) {', '.join(unknown)}")
+
+
+def _check_choice(key: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ConfigError(f"setting {key!r}: {value!r} is not one of {', '.join(choices)}")
 
 
 def config_to_dict(config: Config) -> dict[str, Any]:

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 Echo = Callable[[str], None]
 FIXTURE_NAME = "demo_conversation.json"
-DEMO_SETTINGS = {"embedding_backend": "local", "llm_backend": "none", "maintenance_enabled": False}
+# torch: the demo runs in a throwaway home, where the int8 ONNX model would be built anew every run
+DEMO_SETTINGS = {"embedding_backend": "torch", "llm_backend": "none", "maintenance_enabled": False}
 _SECRET_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
 _RULE = "─" * 72
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .config import EMBEDDING_BACKENDS
+from .embedding_onnx import RUNTIME, build_dir, is_built, load_onnx_model, onnx_available
 from .errors import DatabaseError, EmbeddingError
 from .types import Clock, Embedder, ItemKind
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorIndex, normalize_rows, shared_index
@@ -125,7 +127,9 @@ def _set_torch_threads(threads: int) -> None:
 
 
 class LocalEmbedder:
-    """sentence-transformers on the CPU; unit float32 vectors."""
+    """sentence-transformers on the CPU (torch); unit float32 vectors."""
+
+    runtime = "torch"
 
     def __init__(self, model: str = "", *, batch_size: int = 16, threads: int = 0) -> None:
         _set_torch_threads(threads)
@@ -168,6 +172,53 @@ class LocalEmbedder:
                 out[rows] = self._loaded.model.encode([texts[i] for i in rows], batch_size=self._batch_size,
                                                       convert_to_numpy=True, normalize_embeddings=True,
                                                       show_progress_bar=False)
+        return out
+
+
+class OnnxEmbedder:
+    """The same local model as an int8 ONNX graph under onnxruntime: vectors agree with torch's (cosine >= 0.99).
+
+    Its vectors are stored under the same model name as torch's, so either runtime reads the other's vectors.
+    """
+
+    runtime = RUNTIME
+
+    def __init__(self, models_dir: Path, model: str = "", *, batch_size: int = 16, threads: int = 0) -> None:
+        self._source = resolve_local_model(model)
+        if not self._source.offline:
+            raise EmbeddingError(f"the ONNX runtime builds from local weights only; {self._source.location!r} "
+                                 "is not a local model")
+        self._model = load_onnx_model(models_dir, self._source.label, self._source.location, threads=threads)
+        self._batch_size = batch_size
+
+    @property
+    def model_name(self) -> str:
+        return self._source.label
+
+    @property
+    def dimension(self) -> int:
+        return self._model.dimension
+
+    @property
+    def is_local(self) -> bool:
+        return True
+
+    @property
+    def location(self) -> str:
+        return self._source.location
+
+    def embed(self, text: str) -> FloatArray:
+        return self.embed_batch([text])[0]
+
+    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
+        """Unit vectors in input order; texts are batched by length, as LocalEmbedder does."""
+        if not texts:
+            return np.empty((0, self.dimension), np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), self.dimension), np.float32)
+        for start in range(0, len(order), self._batch_size):
+            rows = order[start:start + self._batch_size]
+            out[rows] = self._model.encode([texts[i] for i in rows])
         return out
 
 
@@ -414,7 +465,8 @@ class EmbeddingState(StrEnum):
     DISABLED = "disabled"
 
 
-_BACKENDS = ("auto", "local", "gemini", "none")
+LOCAL_RUNTIMES: dict[str, tuple[str, ...]] = {"onnx": ("onnx",), "torch": ("torch",)}
+DEFAULT_RUNTIMES = ("onnx", "torch")  # auto and local: int8 ONNX when it can run, else torch
 
 
 class EmbeddingService:
@@ -434,6 +486,7 @@ class EmbeddingService:
         self._thread: threading.Thread | None = None
         self._embedder: Embedder | None = None
         self._backend = "none"
+        self._runtime: str | None = None
         self._state = EmbeddingState.LOADING
         self._reason = "not started"
         self._reindex: dict[str, object] | None = None
@@ -444,7 +497,8 @@ class EmbeddingService:
                       auto_reindex: bool = True, cache: bool = True) -> EmbeddingService:
         """A service that is ready at once with ``embedder`` (cached through ``store`` when given)."""
         service = cls(config, store, auto_reindex=auto_reindex)
-        service._set_ready(embedder, "local" if embedder.is_local else "remote", "provided", cache=cache)
+        service._set_ready(embedder, "local" if embedder.is_local else "remote", "provided", cache=cache,
+                           runtime=getattr(embedder, "runtime", None))
         return service
 
     # ----- public ------------------------------------------------------------------------------
@@ -459,8 +513,9 @@ class EmbeddingService:
             self._spawn(self._after_ready)
             return
         backend = self.config.embedding_backend if self.config is not None else "auto"
-        if backend not in _BACKENDS:
-            self._set_unavailable(f"unknown embedding_backend {backend!r}; expected one of {', '.join(_BACKENDS)}")
+        if backend not in EMBEDDING_BACKENDS:
+            self._set_unavailable(f"unknown embedding_backend {backend!r}; "
+                                  f"expected one of {', '.join(EMBEDDING_BACKENDS)}")
         elif backend == "none":
             self._set_state(EmbeddingState.DISABLED, "none",
                             "embedding_backend is 'none': retrieval uses keywords and the graph only")
@@ -498,7 +553,7 @@ class EmbeddingService:
 
     def status(self) -> dict[str, object]:
         embedder = self._embedder if self._ready.is_set() else None
-        return {"backend": self._backend,
+        return {"backend": self._backend, "runtime": self._runtime if embedder is not None else None,
                 "configured": self.config.embedding_backend if self.config is not None else "provided",
                 "model": embedder.model_name if embedder is not None else None,
                 "dimension": embedder.dimension if embedder is not None else None,
@@ -511,17 +566,33 @@ class EmbeddingService:
         self._thread.start()
 
     def _load_local(self) -> None:
+        """The configured local runtime(s) in order of preference; the first that loads is used."""
         assert self.config is not None
-        started = self.clock()
-        try:
-            embedder = LocalEmbedder(self.config.embedding_model, threads=self.config.embedding_threads)
-        except EmbeddingError as exc:
-            self._local_failed(str(exc))
-        else:
+        failures: list[str] = []
+        for runtime in LOCAL_RUNTIMES.get(self.config.embedding_backend, DEFAULT_RUNTIMES):
+            started = self.clock()
+            try:
+                embedder = self._local_embedder(runtime)
+            except EmbeddingError as exc:
+                log.warning("local embedding runtime %s unavailable: %s", runtime, exc)
+                failures.append(f"{runtime}: {exc}")
+                continue
             elapsed = self.clock() - started
-            self._set_ready(embedder, "local", f"local model {embedder.model_name} loaded in {elapsed:.1f} s")
+            fallback = f" ({'; '.join(failures)})" if failures else ""
+            self._set_ready(embedder, "local", f"local model {embedder.model_name} ({embedder.runtime}) loaded in "
+                                               f"{elapsed:.1f} s{fallback}", runtime=embedder.runtime)
+            break
+        else:
+            self._local_failed("; ".join(failures))
         if self._ready.is_set():
             self._after_ready()
+
+    def _local_embedder(self, runtime: str) -> LocalEmbedder | OnnxEmbedder:
+        assert self.config is not None
+        if runtime == "onnx":
+            return OnnxEmbedder(self.config.model_cache_dir, self.config.embedding_model,
+                                threads=self.config.embedding_threads)
+        return LocalEmbedder(self.config.embedding_model, threads=self.config.embedding_threads)
 
     def _load_gemini(self) -> None:
         self._use_gemini(fallback_note="")
@@ -534,7 +605,7 @@ class EmbeddingService:
             log.warning("local embedding model unavailable (%s); using Gemini embeddings", why)
             self._use_gemini(fallback_note=f"local model unavailable ({why}); ")
             return
-        hint = "" if self.config.embedding_backend == "local" else " and no GEMINI_API_KEY is set"
+        hint = "" if self.config.embedding_backend != "auto" else " and no GEMINI_API_KEY is set"
         self._set_unavailable(f"local embedding model unavailable ({why}){hint}: "
                               "retrieval uses keywords and the graph only")
 
@@ -550,7 +621,7 @@ class EmbeddingService:
         except (EmbeddingError, ImportError) as exc:
             self._set_unavailable(f"{fallback_note}cannot set up Gemini embeddings ({exc})")
             return
-        self._set_ready(embedder, "gemini", f"{fallback_note}Gemini model {embedder.model_name}")
+        self._set_ready(embedder, "gemini", f"{fallback_note}Gemini model {embedder.model_name}", runtime="remote")
 
     def _after_ready(self) -> None:
         embedder = self.current()
@@ -583,10 +654,11 @@ class EmbeddingService:
 
     # ----- state -------------------------------------------------------------------------------
 
-    def _set_ready(self, embedder: Embedder, backend: str, reason: str, *, cache: bool = True) -> None:
+    def _set_ready(self, embedder: Embedder, backend: str, reason: str, *, cache: bool = True,
+                   runtime: str | None = None) -> None:
         wrapped: Embedder = CachedEmbedder(embedder, self.store) if cache and self.store is not None else embedder
         with self._lock:
-            self._embedder = wrapped
+            self._embedder, self._runtime = wrapped, runtime
             self._backend, self._state, self._reason = backend, EmbeddingState.READY, reason
         self._ready.set()
         self._settled.set()
@@ -600,6 +672,24 @@ class EmbeddingService:
     def _set_state(self, state: EmbeddingState, backend: str, reason: str) -> None:
         with self._lock:
             self._state, self._backend, self._reason = state, backend, reason
+
+
+def planned_runtime(config: Config) -> str:
+    """The runtime a service with this configuration would embed with, told without loading any model."""
+    backend = config.embedding_backend
+    if backend in ("none", "gemini"):
+        return backend
+    runtimes = LOCAL_RUNTIMES.get(backend, DEFAULT_RUNTIMES)
+    if "onnx" not in runtimes:
+        return "torch"
+    if not onnx_available():
+        return "torch (onnxruntime not installed)" if "torch" in runtimes else "none (onnxruntime not installed)"
+    try:
+        source = resolve_local_model(config.embedding_model)
+    except EmbeddingError as exc:
+        return f"none ({exc})"
+    built = is_built(build_dir(config.model_cache_dir, source.label, source.location))
+    return f"{RUNTIME} ({'built' if built else 'built on first use'})"
 
 
 _REINDEX_LOCKS: dict[str, threading.Lock] = {}

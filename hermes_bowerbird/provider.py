@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import markdown, scopes
-from .config import Config, load_config
+from .config import EMBEDDING_BACKENDS, Config, load_config
 from .curation.injected import message_text
 from .curation.noise import is_trivial_prompt
 from .curation.screen import inert
@@ -490,7 +490,7 @@ class BowerbirdProvider(_Base):
     def get_config_schema(self) -> list[dict[str, Any]]:
         return [
             {"key": "embedding_backend", "description": "Embedding model", "default": "auto",
-             "choices": ["auto", "local", "gemini", "none"]},
+             "choices": list(EMBEDDING_BACKENDS)},
             {"key": "llm_backend", "description": "Model for extraction and the bulletin", "default": "auto",
              "choices": ["auto", "host", "gemini", "none"]},
             {"key": "gemini_api_key", "description": "Gemini API key (optional)", "secret": True,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,9 @@ if TYPE_CHECKING:  # the model and torch load only in tests that ask for them
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+# the int8 ONNX model is built once per machine for the tests (and their subprocesses), not once per HERMES_HOME
+os.environ.setdefault("BOWERBIRD_EMBEDDING_MODELS_DIR",
+                      str(Path(tempfile.gettempdir()) / f"bowerbird-test-models-{os.getuid()}"))
 
 
 @pytest.fixture(scope="session")

@@ -294,7 +294,7 @@ def test_gemini_backend_without_key_is_unavailable(tmp_path: Path) -> None:
 
 
 def test_local_backend_loads_in_the_background(tmp_path: Path, minilm: LocalEmbedder, store: Store) -> None:
-    service = EmbeddingService(make_config(tmp_path, embedding_backend="local"), store)
+    service = EmbeddingService(make_config(tmp_path, embedding_backend="torch"), store)
     started = time.perf_counter()
     service.start()
     assert time.perf_counter() - started < 2.0  # loading runs on its own thread

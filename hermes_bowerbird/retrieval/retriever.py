@@ -54,6 +54,7 @@ class _Items:
     episodes: dict[int, Episode] = field(default_factory=dict)
     vectors: dict[Key, np.ndarray] = field(default_factory=dict)  # of the reranked pool, for relevance and MMR
     stale_episodes: dict[int, list[int]] = field(default_factory=dict)  # episode -> superseded memories it stated
+    provenance: dict[int, list[Provenance]] = field(default_factory=dict)  # of the MMR pool's memories, loaded once
 
     def get(self, key: Key) -> Memory | Episode | None:
         return self.memories.get(key[1]) if key[0] is ItemKind.MEMORY else self.episodes.get(key[1])
@@ -119,6 +120,9 @@ class Retriever:
             ranked = self._relevant(ranked, self._baseline(scopes, kinds_of(episodes_on), query_vector),
                                     request.min_relevance)
         chosen = self._diversify(ranked, items, limit)
+        missing = [e.key[1] for e in chosen if e.key[0] is ItemKind.MEMORY and e.key[1] not in items.provenance]
+        if missing:  # a pool of one skips MMR and so never loaded provenance
+            items.provenance.update(self.store.provenance(missing))
         hits = self._to_hits(chosen, items, request.explain, vector_note)
         hits = fit_to_budget(hits, request.budget_tokens)
         if touch:
@@ -299,7 +303,8 @@ class Retriever:
     def _sources(self, pool: list[Fused], items: _Items) -> dict[Key, frozenset[tuple[str, int]]]:
         """The captured turns behind each pooled item (a memory's provenance, an episode's own turn)."""
         memory_ids = [e.key[1] for e in pool if e.key[0] is ItemKind.MEMORY]
-        provenance = self.store.provenance(memory_ids) if memory_ids else {}
+        provenance = items.provenance
+        provenance.update(self.store.provenance(memory_ids) if memory_ids else {})
         out: dict[Key, frozenset[tuple[str, int]]] = {}
         for entry in pool:
             item = items.get(entry.key)
@@ -310,8 +315,7 @@ class Retriever:
         return out
 
     def _to_hits(self, chosen: list[Fused], items: _Items, explain: bool, vector_note: str) -> list[Hit]:
-        memory_ids = [e.key[1] for e in chosen if e.key[0] is ItemKind.MEMORY]
-        provenance = self.store.provenance(memory_ids) if memory_ids else {}
+        provenance = items.provenance
         hits = []
         for entry in chosen:
             item = items.get(entry.key)
