@@ -192,12 +192,13 @@ class Bowerbird:
                types: Sequence[MemoryType] = (), since: float | None = None, until: float | None = None,
                budget_tokens: int | None = None, explain: bool = False,
                exclude: Collection[tuple[str, int]] = (), include_episodes: bool = True,
-               min_relevance: float = 0.0) -> list[Hit]:
+               min_relevance: float = 0.0, touch: bool = True) -> list[Hit]:
+        """Ranked hits; `touch=False` leaves access counts alone (a person looking is not the agent using them)."""
         request = RecallRequest(query=query, scopes=tuple(scopes), limit=limit or self.config.recall_limit,
                                 types=tuple(types), since=since, until=until, budget_tokens=budget_tokens,
                                 explain=explain, exclude_ids=frozenset(exclude),
                                 include_episodes=include_episodes, min_relevance=min_relevance)
-        return self.retriever.search(request)
+        return self.retriever.search(request, touch=touch)
 
     @staticmethod
     def format_hits(hits: Sequence[Hit], budget_tokens: int | None) -> str:

@@ -276,3 +276,10 @@ def test_bowerbird_serve_prints_a_token_link_that_works(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_searching_in_the_inspector_leaves_access_counts_alone(fresh: tuple[Bowerbird, dict[str, int]]) -> None:
+    engine, ids = fresh
+    before = engine.show(ids["tea"], scopes=[SCOPE]).memory.access_count
+    clients(engine)[1].get("/memories?q=green+tea")
+    assert engine.show(ids["tea"], scopes=[SCOPE]).memory.access_count == before

@@ -80,7 +80,7 @@ def memories(request: Request) -> Response:
     types = [kind] if kind else []
     engine = inspector.engine
     hits = engine.recall(query, scopes=scopes, types=types, explain=True, include_episodes=episodes,
-                         limit=SEARCH_LIMIT) if query else []
+                         limit=SEARCH_LIMIT, touch=False) if query else []
     listed = [] if query else engine.list_memories(scopes, types=types, current_only=state == "current",
                                                    include_forgotten=state == "everything", limit=LIST_LIMIT)
     counts = {s: n for s, n in engine.scopes().items() if s in inspector.scopes()}
