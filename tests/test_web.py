@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import re
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,11 +17,15 @@ import httpx
 import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
+from starlette.types import Message
 from web_site import HOSTILE, OTHER_USER, SCOPE, TOKEN, open_engine, seed
 
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.errors import InvalidInputError
 from hermes_bowerbird.web import Inspector, create_app
 from hermes_bowerbird.web.actions import ACTIONS
+from hermes_bowerbird.web.security import TokenGate
+from hermes_bowerbird.web.server import DEFAULT_PORT, bind
 
 if TYPE_CHECKING:
     from hermes_bowerbird.embedding import LocalEmbedder
@@ -126,6 +133,24 @@ def test_the_link_sets_a_strict_cookie_and_drops_the_token_from_the_address(anon
     assert cookie.startswith(f"bowerbird_token_8767={TOKEN.lower()};")
     assert "httponly" in cookie
     assert "samesite=strict" in cookie
+
+
+def test_the_link_never_redirects_to_another_site() -> None:
+    """A raw request path of //host must not become a protocol-relative Location."""
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b""}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": "//elsewhere.example/x", "raw_path": b"//elsewhere.example/x",
+             "query_string": f"token={TOKEN}".encode(), "headers": [(b"host", b"127.0.0.1:8767")],
+             "server": ("127.0.0.1", 8767), "scheme": "http", "root_path": "", "http_version": "1.1"}
+    asyncio.run(TokenGate(create_app(Inspector(None, TOKEN)), TOKEN)(scope, receive, send))  # type: ignore[arg-type]
+    headers = dict(sent[0]["headers"])
+    assert headers[b"location"] == b"/elsewhere.example/x"
 
 
 def test_static_files_need_no_token(anonymous: TestClient) -> None:
@@ -283,3 +308,35 @@ def test_searching_in_the_inspector_leaves_access_counts_alone(fresh: tuple[Bowe
     before = engine.show(ids["tea"], scopes=[SCOPE]).memory.access_count
     clients(engine)[1].get("/memories?q=green+tea")
     assert engine.show(ids["tea"], scopes=[SCOPE]).memory.access_count == before
+
+
+def test_bind_listens_on_loopback_only() -> None:
+    sock = bind(0)
+    try:
+        assert sock.getsockname()[0] == "127.0.0.1"
+    finally:
+        sock.close()
+
+
+def test_a_taken_port_given_explicitly_is_a_clear_error() -> None:
+    taken = bind(0)
+    try:
+        with pytest.raises(InvalidInputError, match=r"cannot listen on 127\.0\.0\.1:\d+"):
+            bind(taken.getsockname()[1])
+    finally:
+        taken.close()
+
+
+def test_a_taken_default_port_falls_back_to_a_free_one() -> None:
+    holder = socket.socket()
+    try:
+        with contextlib.suppress(OSError):  # already taken by someone else serves the test as well
+            holder.bind(("127.0.0.1", DEFAULT_PORT))
+            holder.listen()
+        sock = bind(None)
+        try:
+            assert sock.getsockname()[1] != DEFAULT_PORT
+        finally:
+            sock.close()
+    finally:
+        holder.close()

@@ -80,7 +80,8 @@ class TokenGate:
 
     def _enter(self, request: Request) -> Response:
         kept = [(k, v) for k, v in request.query_params.multi_items() if k != TOKEN_FIELD]
-        target = request.url.path + ("?" + urlencode(kept) if kept else "")
+        path = "/" + request.url.path.lstrip("/")  # never "//host": that would leave this site
+        target = path + ("?" + urlencode(kept) if kept else "")
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(cookie_name(request), self.token, httponly=True, samesite="strict", path="/")
         return response
