@@ -340,3 +340,25 @@ def test_a_taken_default_port_falls_back_to_a_free_one() -> None:
             sock.close()
     finally:
         holder.close()
+
+
+def test_versions_run_oldest_to_newest_through_any_version(fresh: tuple[Bowerbird, dict[str, int]]) -> None:
+    engine, ids = fresh
+    client = clients(engine)[1]
+    second = client.post(f"/memories/{ids['ship']}/edit", data={"token": TOKEN, "content": "Ship the beta on Monday"})
+    second_id = int(second.url.path.rsplit("/", 1)[1])
+    client.post(f"/memories/{second_id}/edit", data={"token": TOKEN, "content": "Ship the beta on Tuesday"})
+    html = client.get(f"/memories/{second_id}").text
+    versions = html[html.index('id="versions"'):html.index('id="edges"')]
+    found = [versions.index(text) for text in ("Friday", "Monday", "Tuesday")]
+    assert found == sorted(found)
+
+
+def test_a_restored_memory_is_found_by_meaning_again(fresh: tuple[Bowerbird, dict[str, int]]) -> None:
+    engine, ids = fresh
+    client = clients(engine)[1]
+    client.post(f"/memories/{ids['tea']}/forget", data={"token": TOKEN})
+    client.post(f"/memories/{ids['tea']}/restore", data={"token": TOKEN})
+    hits = engine.recall("hot drinks before breakfast", scopes=[SCOPE], explain=True, include_episodes=False)
+    tea = [h for h in hits if h.id == ids["tea"]]
+    assert "vector_memory" in tea[0].signals
