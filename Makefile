@@ -6,14 +6,14 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test test-stress lint bench clean
+.PHONY: install demo test test-stress browser lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# The CPU build of torch first: letting sentence-transformers pull torch would fetch a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test,mcp,hermes,ann]'
+	$(PY) -m pip install --quiet -e '.[test,mcp,hermes,ann,web]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,11 +21,15 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/bowerbird demo
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(PY) -m pytest -q
 
 test-stress: $(STAMP)
 	$(PY) -m pytest -q -s -m stress tests/stress
+
+# The inspector's browser tests drive Debian's chromium: installed here when missing and possible, never failing.
+browser:
+	@sh scripts/ensure-chromium.sh
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check hermes_bowerbird tests benchmarks

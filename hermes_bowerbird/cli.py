@@ -19,7 +19,7 @@ import click
 
 from . import __version__, render, scopes
 from .config import Config, load_config
-from .errors import BowerbirdError, DatabaseError, InvalidInputError, NotFoundError
+from .errors import BowerbirdError, ConfigError, DatabaseError, InvalidInputError, NotFoundError
 from .explain import describe
 from .sanitize import storable
 from .timestamps import parse_iso
@@ -837,6 +837,27 @@ def mcp(state: State) -> None:
     from .mcp_server import serve
 
     serve(state.config(), user=state.user, profile=state.profile)
+
+
+@cli.command()
+@click.option("--port", type=click.IntRange(0, 65535), default=None,
+              help="Port on 127.0.0.1 (default 8767, or a free one when that is taken; 0 = any free port).")
+@click.option("--no-open", is_flag=True, help="Only print the link; do not open a browser.")
+@pass_state
+def serve(state: State, port: int | None, no_open: bool) -> None:
+    """Browse, search and fix memory in the browser (127.0.0.1 only; the printed link carries a fresh token).
+
+    Shows every scope in the file, or only what --user / --profile would see when given."""
+    try:
+        from .web import serve as serve_inspector
+    except ImportError as exc:
+        raise ConfigError(f"the inspector needs its extra: pip install 'hermes-bowerbird[web]' ({exc})") from exc
+    engine = state.engine(model=True)
+    fixed = state.visible if state.user or state.profile else None
+    serve_inspector(engine, scopes=fixed, profile_scope=scopes.profile_scope(state.profile), port=port,
+                    open_browser=not no_open, announce=lambda url: emit(
+                        state, {"url": url}, f"Memory inspector: {url}\n(open this link; it carries a fresh "
+                                             "access token. Ctrl+C stops.)"))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

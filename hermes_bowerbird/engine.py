@@ -36,6 +36,7 @@ from .types import (
     Edge,
     Embedder,
     Entity,
+    Episode,
     ItemKind,
     Memory,
     MemoryType,
@@ -282,12 +283,13 @@ class Bowerbird:
                types: Sequence[MemoryType] = (), since: float | None = None, until: float | None = None,
                budget_tokens: int | None = None, explain: bool = False,
                exclude: Collection[tuple[str, int]] = (), include_episodes: bool = True,
-               min_relevance: float = 0.0) -> list[Hit]:
+               min_relevance: float = 0.0, touch: bool = True) -> list[Hit]:
+        """Ranked hits; `touch=False` leaves access counts alone (a person looking is not the agent using them)."""
         request = RecallRequest(query=storable(query), scopes=tuple(scopes), limit=limit or self.config.recall_limit,
                                 types=tuple(types), since=since, until=until, budget_tokens=budget_tokens,
                                 explain=explain, exclude_ids=frozenset(exclude),
                                 include_episodes=include_episodes, min_relevance=min_relevance)
-        return self.retriever.search(request)
+        return self.retriever.search(request, touch=touch)
 
     @staticmethod
     def format_hits(hits: Sequence[Hit], budget_tokens: int | None) -> str:
@@ -322,6 +324,64 @@ class Bowerbird:
             "threads": {"curator": self._worker is not None and self._worker.is_alive(),
                         "maintenance": self._scheduler is not None and self._scheduler.is_alive()},
         }
+
+    # -- the inspector: listings and the owner's edits --------------------------------------------------------
+    def scopes(self) -> dict[str, int]:
+        """Every scope in this file with its count of live memories."""
+        return self.store.memory_scopes()
+
+    def list_memories(self, scopes: Sequence[str], *, types: Sequence[MemoryType] = (), current_only: bool = True,
+                      include_forgotten: bool = False, limit: int = 200) -> list[Memory]:
+        """Newest first; `current_only` hides superseded and expired ones."""
+        return self.store.list_memories(scopes, types=types, current_only=current_only,
+                                        include_forgotten=include_forgotten, limit=limit)
+
+    def versions(self, memory_id: int, *, scopes: Sequence[str], limit: int = 50) -> list[Memory]:
+        """The supersession chain through `memory_id`, oldest version first."""
+        chain = [self.store.require_memory(memory_id, scopes)]
+        while len(chain) < limit:
+            older = [e.dst_id for e in self.store.edges_of([chain[0].id])
+                     if e.relation is Relation.UPDATES and e.src_id == chain[0].id]
+            found = self.store.get_memory(older[0]) if older else None
+            if found is None or found.id in {m.id for m in chain}:
+                break
+            chain.insert(0, found)
+        while chain[-1].superseded_by is not None and len(chain) < limit:
+            newer = self.store.get_memory(chain[-1].superseded_by)
+            if newer is None or newer.id in {m.id for m in chain}:
+                break
+            chain.append(newer)
+        return chain
+
+    def source_turns(self, memory_id: int, *, scopes: Sequence[str], limit: int = 20) -> list[Episode]:
+        """The verbatim turns a memory came from, as far as they are still kept."""
+        memory = self.store.require_memory(memory_id, scopes)
+        wanted = self.store.provenance([memory.id])[memory.id][:limit]
+        turns: list[Episode] = []
+        for session_id in dict.fromkeys(p.session_id for p in wanted):
+            indexes = {p.turn_index for p in wanted if p.session_id == session_id}
+            turns += [e for e in self.store.list_episodes([memory.scope], session_id=session_id)
+                      if e.turn_index in indexes]
+        return turns
+
+    def restore(self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool") -> Memory:
+        """Undo a forget: the memory is searchable again."""
+        memory = self.store.require_memory(memory_id, scopes)
+        self.store.restore(memory.id, reason=reason or "restored on request", actor=actor)
+        self.vectors.add(ItemKind.MEMORY, [(memory.id, memory.content)])
+        return self.store.require_memory(memory.id)
+
+    def set_importance(self, memory_id: int, importance: float, *, scopes: Sequence[str],
+                       actor: str = "tool") -> Memory:
+        if not 0.0 <= importance <= 1.0:
+            raise InvalidInputError("importance must be between 0 and 1")
+        memory = self.store.require_memory(memory_id, scopes)
+        self.store.set_importance(memory.id, importance, reason="importance set on request", actor=actor)
+        return self.store.require_memory(memory.id)
+
+    def last_maintenance(self) -> dict[str, dict[str, object]]:
+        """When each maintenance job last ran on this file, and what it did."""
+        return self.maintenance.last_runs()
 
     # -- maintenance and whole-store operations -------------------------------------------------------------
     def maintain(self, job: str | None = None, *, dry_run: bool = False, progress: Progress | None = None,

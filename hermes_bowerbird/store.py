@@ -298,6 +298,14 @@ class Store:
                            params)
         return {t: n for t, n in rows}
 
+    def memory_scopes(self) -> dict[str, int]:
+        """Every scope that holds memories, with its count of live ones (forgotten ones excluded)."""
+        rows = self._query("""
+            SELECT scope, sum(forgotten = 0) FROM memories
+            GROUP BY scope ORDER BY scope
+        """)
+        return {scope: int(n) for scope, n in rows}
+
     def live_memory_ids(self, scopes: Sequence[str] | None = None) -> set[int]:
         where, params = self._memory_filter(scopes, (), False, False, None, None)
         return {r[0] for r in self._query(f"SELECT id FROM memories WHERE {' AND '.join(where)}", params)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import threading
 import time
@@ -28,6 +29,7 @@ JOB_NAMES = ("decay", "prune", "purge", "associate", "consolidate", "bulletin")
 HOUR = 3_600.0
 INTERVALS = {"decay": 6 * HOUR, "prune": 24 * HOUR, "purge": 24 * HOUR, "associate": 600.0,
              "consolidate": HOUR}
+LAST_RUN_KEY = "maintenance.last_run."  # + job name -> {"at": epoch seconds, "summary": "key=value ..."}
 LISTED = 200  # ids listed in a result (dry-run output); counts are always complete
 
 Progress = Callable[[int, int], None]  # (jobs done, jobs in this run)
@@ -89,7 +91,18 @@ class Maintenance:
                   "consolidate": self._consolidate, "bulletin": self._bulletin}[name]
         with self._lock:
             result = runner(dry_run, budget or Budget(self.config.maintenance_job_seconds))
+            if not dry_run:
+                self.store.set_meta(LAST_RUN_KEY + name, json.dumps({"at": self.clock(), "summary": summarise(result)}))
         return {"dry_run": dry_run, **result}
+
+    def last_runs(self) -> dict[str, dict[str, object]]:
+        """When each job last ran (in any process on this file) and what it did; jobs never run are left out."""
+        out: dict[str, dict[str, object]] = {}
+        for name in JOB_NAMES:
+            raw = self.store.get_meta(LAST_RUN_KEY + name)
+            if raw:
+                out[name] = dict(json.loads(raw))
+        return out
 
     def jobs(self) -> list[Job]:
         """The scheduler's job list: every job at its interval (the bulletin's from the config)."""
