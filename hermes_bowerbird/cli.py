@@ -432,6 +432,7 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
     """Import MEMORY.md / USER.md, a JSONL chat log or a LoCoMo file (validated fully before writing)."""
     from . import importers
 
+    importers.check_import_file(path)  # regular files only, bounded: /dev/zero or a FIFO must not hang us
     kind = importers.detect_format(path) if fmt == "auto" else fmt
     if kind == "markdown":
         from . import markdown

@@ -21,6 +21,7 @@ from .engine import Bowerbird, clean_text
 from .errors import BowerbirdError
 from .explain import describe
 from .retrieval import PREFETCH_MIN_RELEVANCE
+from .sanitize import storable, storable_or_empty
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
 from .types import Bulletin, MemoryType, Source
@@ -105,8 +106,8 @@ class BowerbirdProvider(_Base):
         hermes_home = Path(str(kwargs.get("hermes_home") or "")).expanduser() if kwargs.get("hermes_home") \
             else None
         config = self._config or load_config(hermes_home)
-        self.session_id = session_id or ""
-        self.platform = str(kwargs.get("platform") or "")
+        self.session_id = storable_or_empty(session_id)
+        self.platform = storable(str(kwargs.get("platform") or ""))
         self.agent_context = str(kwargs.get("agent_context") or "primary")
         user_id = kwargs.get("user_id")
         self.user_id = str(user_id) if user_id not in (None, "") else None
@@ -173,7 +174,7 @@ class BowerbirdProvider(_Base):
     @_guarded("")
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         engine = self._require()
-        if not query or not query.strip() or is_trivial_prompt(query):
+        if not isinstance(query, str) or not query.strip() or is_trivial_prompt(query):
             return ""
         pool = self._pool
         if pool is None:
@@ -220,25 +221,26 @@ class BowerbirdProvider(_Base):
         if not self.writable:
             return
         engine = self._require()
-        session = session_id or self.session_id
+        session = storable_or_empty(session_id) or self.session_id
         with self._lock:
             if session != self.session_id:
                 self.session_id, self._turn = session, engine.store.next_turn_index(session)
             turn, self._turn = self._turn, self._turn + 1
-        engine.capture_turn(user_content or "", assistant_content or "", scope=self.write_scope,
+        engine.capture_turn(message_text(user_content), message_text(assistant_content), scope=self.write_scope,
                             session_id=session, platform=self.platform, turn_index=turn)
 
     @_guarded(None)
     def on_session_end(self, messages: Sequence[Mapping[str, Any]]) -> None:
         if not self.writable:
             return
-        self._capture_missing(messages, Source.TURN)
+        self._capture_missing(_messages(messages), Source.TURN)
         engine = self._require()
         engine.end_session(self.write_scope, self.session_id)
         engine.flush(timeout=engine.config.shutdown_drain_seconds)
 
     @_guarded("")
     def on_pre_compress(self, messages: Sequence[Mapping[str, Any]], **kwargs: Any) -> str:
+        messages = _messages(messages)
         if self.writable:
             self._capture_missing(messages, Source.COMPACTION)
             self._require().end_session(self.write_scope, self.session_id)
@@ -265,7 +267,7 @@ class BowerbirdProvider(_Base):
         """New session id (reset, resume, branch or compression): the injected-set and turn counter start over."""
         engine = self._require()
         with self._lock:
-            self.session_id = new_session_id or self.session_id
+            self.session_id = storable_or_empty(new_session_id) or self.session_id
             self._turn = engine.store.next_turn_index(self.session_id)
             self._injected.clear()
             self._injected_texts.clear()
@@ -277,7 +279,8 @@ class BowerbirdProvider(_Base):
         if not self.writable:
             return
         engine = self._require()
-        old_text = str((metadata or {}).get("old_text") or "")
+        action, target, content = (storable_or_empty(v) for v in (action, target, content))
+        old_text = storable_or_empty((metadata if isinstance(metadata, Mapping) else {}).get("old_text"))
         scope = self.write_scope
         if action == "add" and content.strip():
             engine.remember(content, scope=scope, type=self._mirror_type(content, target), source=Source.MIRROR,
@@ -365,6 +368,13 @@ class BowerbirdProvider(_Base):
         if self.engine is None:
             raise RuntimeError("bowerbird provider used before initialize()")
         return self.engine
+
+
+def _messages(messages: Any) -> list[Mapping[str, Any]]:
+    """The host's message list, keeping only well-formed messages (a malformed entry is skipped, not fatal)."""
+    if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
+        return []
+    return [m for m in messages if isinstance(m, Mapping)]
 
 
 def _pairs(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
