@@ -113,8 +113,8 @@ class BowerbirdProvider(_Base):
         self.user_id = str(user_id) if user_id not in (None, "") else None
         identity = kwargs.get("agent_identity")
         identity = str(identity) if identity else None
-        self.write_scope = scopes.write_scope(self.user_id, identity)
-        self.visible = scopes.visible_scopes(self.user_id, identity)
+        self.write_scope = scopes.write_scope(self.user_id, identity, self.platform)
+        self.visible = scopes.visible_scopes(self.user_id, identity, self.platform)
         self._unavailable = None
         try:
             self.engine = Bowerbird.open_shared(config, primary=self.writable,

@@ -202,8 +202,9 @@ _HANDLERS: dict[str, Callable[[ToolContext, dict[str, Any]], dict[str, Any]]] = 
 
 
 def _own(ctx: ToolContext) -> tuple[str, ...]:
-    """Changes are allowed only inside the caller's own write scope (a gateway user cannot edit shared facts)."""
-    return (ctx.write_scope,)
+    """Changes are allowed only inside the caller's own scope (a gateway user cannot edit shared facts); a
+    user's own scope includes the key older stores gave them."""
+    return tuple(s for s in ctx.visible if s.startswith("user:")) or (ctx.write_scope,)
 
 
 def _require_writable(ctx: ToolContext) -> None:
