@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .curation.redact import redact
 from .errors import InvalidInputError
 from .explain import describe
+from .sanitize import storable
 from .store import content_hash
 from .timestamps import parse_iso
 from .types import Source
@@ -154,7 +155,7 @@ def _chat_message(path: Path, number: int, line: str, default_session: str
     session = record.get("session_id", default_session)
     if not isinstance(session, (str, int)) or str(session) == "":
         raise InvalidInputError(f"{where}: 'session_id' must be a non-empty string")
-    return role, content, str(session), _timestamp(record.get("timestamp"), where)
+    return role, storable(content), storable(str(session)), _timestamp(record.get("timestamp"), where)
 
 
 def _timestamp(value: Any, where: str) -> float | None:
@@ -217,13 +218,13 @@ def _locomo_conversation(path: Path, index: int, conversation: Any) -> list[Impo
     where = f"{path}: conversations[{index}]"
     if not isinstance(conversation, dict):
         raise InvalidInputError(f"{where}: expected an object")
-    sample = str(conversation.get("sample_id") or f"conv-{index}")
+    sample = storable(str(conversation.get("sample_id") or f"conv-{index}"))
     sessions, dates = _locomo_sessions(where, conversation)
     turns: list[ImportedTurn] = []
     for key in sorted(sessions, key=_session_number):
         ts = dates.get(key)
         for n, line in enumerate(_session_lines(f"{where}.{key}", sessions[key])):
-            turns.append(ImportedTurn(f"{sample}/{key}", line, "", None if ts is None else ts + n))
+            turns.append(ImportedTurn(storable(f"{sample}/{key}"), line, "", None if ts is None else ts + n))
     return turns
 
 
@@ -261,7 +262,7 @@ def _session_lines(where: str, lines: Any) -> list[str]:
             raise InvalidInputError(f"{where}[{n}]: missing 'text'")
         caption = turn.get("blip_caption")
         shared = f" [shares a photo: {caption}]" if isinstance(caption, str) and caption else ""
-        out.append(f"{speaker}: {text}{shared}")
+        out.append(storable(f"{speaker}: {text}{shared}"))
     return out
 
 
