@@ -64,6 +64,8 @@ def check_file(path: Path) -> FileCheck:
     """Header, readability and PRAGMA integrity_check of the file at `path`, without writing to it."""
     if not path.is_file():
         return FileCheck(path, False, False, (), f"no database file at {path}")
+    if path.stat().st_size == 0:  # SQLite reads an empty file as an empty database; opening it migrates it
+        return FileCheck(path, True, True, ("ok",), None)
     with path.open("rb") as handle:
         header_ok = handle.read(len(MAGIC)) == MAGIC
     if not header_ok:
@@ -91,10 +93,18 @@ def recover(path: Path, *, stamp: str | None = None) -> RecoveryReport:
     try:
         report.header_rebuilt = _readable_copy(path, copy)
         _salvage(copy, fresh, report)
+    except sqlite3.Error as exc:
+        fresh.unlink(missing_ok=True)
+        report.note = f"salvage stopped ({describe(exc)}); the damaged file is left untouched"
+        return report
     finally:
         for leftover in (copy, *(copy.with_name(copy.name + s) for s in _SIDE_FILES)):
             leftover.unlink(missing_ok=True)
     report.integrity = check_file(fresh).integrity
+    if not any(report.recovered.values()):
+        fresh.unlink(missing_ok=True)
+        report.note = "nothing could be read from the damaged file; it is left untouched"
+        return report
     if report.integrity != ("ok",):
         report.note = f"the salvaged copy still fails integrity_check; it is left at {fresh}, the original untouched"
         return report
@@ -220,8 +230,10 @@ def _has_rowid(conn: sqlite3.Connection, table: str) -> bool:
     try:
         conn.execute(f'SELECT rowid FROM "{table}" LIMIT 0')
         return True
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError:  # "no such column: rowid": a WITHOUT ROWID table
         return False
+    except sqlite3.DatabaseError:  # damage: the rowid scan copes with it
+        return True
 
 
 def _copy_table(src: sqlite3.Connection, dst: sqlite3.Connection, table: str) -> tuple[int, int]:
