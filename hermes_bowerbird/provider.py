@@ -40,6 +40,8 @@ T = TypeVar("T")
 PREFETCH_HEADER = "Relevant long-term memories (bowerbird):"
 PRE_COMPRESS_LIMIT = 1500
 _WRITE_CONTEXTS = frozenset({"primary", ""})
+_REPORTED: set[str] = set()
+_REPORTED_LOCK = threading.Lock()
 
 
 def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
@@ -121,7 +123,7 @@ class BowerbirdProvider(_Base):
                                                 profile_scope=scopes.profile_scope(identity))
         except (BowerbirdError, sqlite3.Error, OSError) as exc:
             self._unavailable = f"bowerbird memory is off for this session: {describe(exc)}"
-            log.error("%s (database %s)", self._unavailable, config.db_path)
+            _report_once(f"{self._unavailable} (database {config.db_path})")
             log.debug("opening the memory store failed", exc_info=True)
             return
         if self.engine.store.readonly:
@@ -368,6 +370,17 @@ class BowerbirdProvider(_Base):
         if self.engine is None:
             raise RuntimeError("bowerbird provider used before initialize()")
         return self.engine
+
+
+def _report_once(message: str) -> None:
+    """One error line per process and cause: a gateway makes a provider per user, each would say it again."""
+    with _REPORTED_LOCK:
+        first = message not in _REPORTED
+        _REPORTED.add(message)
+    if first:
+        log.error("%s", message)
+    else:
+        log.debug("%s", message)
 
 
 def _messages(messages: Any) -> list[Mapping[str, Any]]:

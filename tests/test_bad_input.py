@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from click.testing import CliRunner, Result
 from hermes_bowerbird import importers
 from hermes_bowerbird.cli import cli
 from hermes_bowerbird.errors import InvalidInputError
+from hermes_bowerbird.explain import describe
 from hermes_bowerbird.provider import BowerbirdProvider
 from hermes_bowerbird.sanitize import storable
 
@@ -153,3 +155,19 @@ def test_pre_compress_with_malformed_messages_returns_text(home: Path, messages:
     summary = provider.on_pre_compress(messages)  # type: ignore[arg-type]
     provider.shutdown()
     assert isinstance(summary, str)
+
+
+@pytest.mark.parametrize(("error", "sentence"), [
+    (sqlite3.OperationalError("attempt to write a readonly database"),
+     "the memory database is read-only (the file or its folder cannot be written)"),
+    (sqlite3.OperationalError("database is locked"),
+     "the memory database is busy (another process holds a write lock); try again shortly"),
+    (sqlite3.DatabaseError("database disk image is malformed"),
+     "the memory database is damaged; run `bowerbird doctor --repair`"),
+    (PermissionError(13, "Permission denied", "/x/memory.db"), "/x/memory.db: permission denied"),
+    (OverflowError("Python int too large to convert to SQLite INTEGER"),
+     "an unexpected OverflowError occurred: Python int too large to convert to SQLite INTEGER"),
+    (InvalidInputError("the query is empty"), "the query is empty"),
+])
+def test_errors_are_described_in_one_sentence(error: BaseException, sentence: str) -> None:
+    assert describe(error) == sentence

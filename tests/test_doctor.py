@@ -229,3 +229,11 @@ def test_repair_anywhere_in_the_file_never_tracebacks(home: Path, fraction: floa
     result = _run(home, "doctor", "--repair")
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert recovery.check_file(path).healthy or path.read_bytes() == bytes(data)
+
+
+def test_many_providers_on_a_damaged_store_log_one_line(home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    _damage_header(_db(home))
+    with caplog.at_level(logging.WARNING, logger="hermes_bowerbird"):
+        for user in ("alice", "bob", "carol"):
+            BowerbirdProvider().initialize("s-" + user, hermes_home=str(home), platform="telegram", user_id=user)
+    assert [r.levelname for r in caplog.records] == ["ERROR"]
