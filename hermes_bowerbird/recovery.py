@@ -19,7 +19,7 @@ from typing import Any
 
 from . import db
 from .errors import DatabaseError
-from .explain import describe
+from .explain import describe, is_read_only, sqlite_cause
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +70,8 @@ def check_file(path: Path) -> FileCheck:
         header_ok = handle.read(len(MAGIC)) == MAGIC
     if not header_ok:
         return FileCheck(path, True, False, (), "the file header is damaged (not recognisable as SQLite)")
-    try:  # a writable file is read through a normal connection, which tidies its WAL files when it closes
-        conn = sqlite3.connect(path, isolation_level=None) if db.file_writable(path) else db.connect_read_only(path)
+    try:
+        conn = _open_for_check(path)
     except (DatabaseError, sqlite3.Error) as exc:
         return FileCheck(path, True, True, (), describe(exc))
     try:
@@ -81,6 +81,21 @@ def check_file(path: Path) -> FileCheck:
         return FileCheck(path, True, True, (), describe(exc))
     finally:
         conn.close()
+
+
+def _open_for_check(path: Path) -> sqlite3.Connection:
+    """A normal connection when the file and folder are writable (it tidies its WAL files on close), else a
+    read-only one."""
+    if db.file_writable(path):
+        conn = sqlite3.connect(path, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as exc:
+            conn.close()
+            if not (is_read_only(exc) or sqlite_cause(exc) == "SQLITE_CANTOPEN"):
+                raise
+    return db.connect_read_only(path)
 
 
 def recover(path: Path, *, stamp: str | None = None) -> RecoveryReport:
@@ -93,6 +108,10 @@ def recover(path: Path, *, stamp: str | None = None) -> RecoveryReport:
     try:
         report.header_rebuilt = _readable_copy(path, copy)
         _salvage(copy, fresh, report)
+    except OSError as exc:
+        if is_read_only(exc):
+            raise DatabaseError(f"cannot repair {path}: the file or its folder is read-only") from exc
+        raise
     except sqlite3.Error as exc:
         fresh.unlink(missing_ok=True)
         report.note = f"salvage stopped ({describe(exc)}); the damaged file is left untouched"

@@ -516,7 +516,9 @@ class Store:
             try:
                 self._execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
                 out[table] = True
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as exc:
+                if is_read_only(exc):  # the check is written as an INSERT: a read-only store cannot run it
+                    continue
                 out[table] = False
         return out
 
