@@ -116,7 +116,7 @@ class Store:
         except (DatabaseError, OSError) as exc:
             if not (path.is_file() and _cannot_write(exc)):
                 raise
-            log.warning("cannot write %s (%s): opening it read-only", path, exc)
+            log.info("cannot write %s (%s): opening it read-only", path, exc)
             return cls._open_read_only(path, clock)
         try:
             db.migrate(conn)
