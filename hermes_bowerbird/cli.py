@@ -62,12 +62,27 @@ class State:
         return self._config
 
     @property
+    def _user_platform(self) -> tuple[str | None, str | None]:
+        """--user ID or PLATFORM:ID (e.g. telegram:12345, the way a gateway user is keyed)."""
+        if not self.user:
+            return None, None
+        return scopes.split_user(storable(self.user))
+
+    @property
     def write_scope(self) -> str:
-        return scopes.write_scope(self.user, self.profile)
+        user, platform = self._user_platform
+        return scopes.write_scope(user, self.profile, platform)
 
     @property
     def visible(self) -> tuple[str, ...]:
-        return scopes.visible_scopes(self.user, self.profile)
+        user, platform = self._user_platform
+        return scopes.visible_scopes(user, self.profile, platform)
+
+    @property
+    def own(self) -> tuple[str, ...]:
+        """The scopes this caller owns: a user's (with its legacy key), or the profile's; export uses only these."""
+        user, platform = self._user_platform
+        return scopes.own_scopes(user, self.profile, platform)
 
     def engine(self, *, create: bool = False, model: bool = False) -> Bowerbird:
         """Open the store without background threads; `model` also loads the embedding model and waits for it."""
@@ -435,7 +450,7 @@ def remember(state: State, text: str, kind: str | None, importance: float | None
 @pass_state
 def relate(state: State, src: int, dst: int, relation: str) -> None:
     """Link memory SRC to memory DST with a typed relation."""
-    edge = state.engine().relate(src, dst, Relation(relation), scopes=(state.write_scope,), actor="cli")
+    edge = state.engine().relate(src, dst, Relation(relation), scopes=state.own, actor="cli")
     data = {"edge": {"id": edge.id, "source_id": edge.src_id, "target_id": edge.dst_id,
                      "relation": str(edge.relation), "weight": edge.weight}}
     emit(state, data, f"Linked #{edge.src_id} --{edge.relation}--> #{edge.dst_id}")
@@ -451,7 +466,7 @@ def update(state: State, memory_id: int, text: str) -> None:
     if not text.strip():
         raise InvalidInputError("the new text is empty")
     engine = state.engine(model=True)
-    memory = engine.update(memory_id, text, scopes=(state.write_scope,), actor="cli")
+    memory = engine.update(memory_id, text, scopes=state.own, actor="cli")
     emit(state, {"memory": memory_json(memory), "supersedes": memory_id},
          f"Stored #{memory.id}, superseding #{memory_id}: {memory.content}")
 
@@ -462,7 +477,7 @@ def update(state: State, memory_id: int, text: str) -> None:
 @pass_state
 def forget(state: State, memory_id: int, reason: str) -> None:
     """Forget memory ID (soft delete: search skips it, the audit trail stays)."""
-    memory = state.engine().forget(memory_id, scopes=(state.write_scope,),
+    memory = state.engine().forget(memory_id, scopes=state.own,
                                    reason=storable(reason) or "forgotten via CLI", actor="cli")
     emit(state, {"forgotten": memory.id}, f"Forgot #{memory.id}: {render.shorten(memory.content, 100)}")
 
@@ -520,6 +535,7 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
     """Import MEMORY.md / USER.md, a JSONL chat log or a LoCoMo file (validated fully before writing)."""
     from . import importers
 
+    importers.check_import_file(path)  # regular files only, bounded: /dev/zero or a FIFO must not hang us
     kind = importers.detect_format(path) if fmt == "auto" else fmt
     if kind == "markdown":
         from . import markdown
@@ -570,30 +586,38 @@ def _curate(state: State, engine: Bowerbird) -> int:
 @click.option("--markdown", "markdown_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write MEMORY.md and USER.md in the host's format into this folder instead.")
 @click.option("--within-limits", is_flag=True, help="With --markdown: cut files to the host's size limits.")
+@click.option("--force", is_flag=True, help="Overwrite existing files (the profile's markdown may then also go "
+              "into the host's memory folder; a user's never does).")
 @pass_state
-def export(state: State, output: Path | None, markdown_dir: Path | None, within_limits: bool) -> None:
-    """Export the visible scopes: JSONL of every memory, edge and episode, or MEMORY.md/USER.md."""
-    engine = state.engine()
+def export(state: State, output: Path | None, markdown_dir: Path | None, within_limits: bool, force: bool) -> None:
+    """Export one owner's memories: the --user's own (never the shared ones with them), else the profile's."""
+    from . import exporter
+
+    own = state.own
+    shared = not own[0].startswith("user:")
+    home = state.config().hermes_home
     if markdown_dir is not None:
         from . import markdown
 
-        counts = markdown.export_markdown(engine.store, markdown_dir, scopes=state.visible,
+        exporter.check_markdown_target(markdown_dir, ("MEMORY.md", "USER.md"), hermes_home=home, shared=shared,
+                                       force=force)
+        counts = markdown.export_markdown(state.engine().store, markdown_dir, scopes=own,
                                           within_limits=within_limits)
-        emit(state, {"folder": str(markdown_dir), "entries": counts},
+        emit(state, {"folder": str(markdown_dir), "scopes": list(own), "entries": counts},
              "\n".join(f"Wrote {n} entries to {markdown_dir / name}" for name, n in counts.items()))
         return
-    from .exporter import export_records
-
-    records = list(export_records(engine.store, state.visible))
+    if output is not None:
+        exporter.check_file_target(output, hermes_home=home, force=force)
+    records = list(exporter.export_records(state.engine().store, own))
     kinds: dict[str, int] = {}
     for record in records:
         kinds[str(record["kind"])] = kinds.get(str(record["kind"]), 0) + 1
     if output is not None:
         _write_jsonl(output, records)
-        emit(state, {"path": str(output), "counts": kinds}, f"Wrote {len(records)} records to {output} "
-             f"({', '.join(f'{n} {k}s' for k, n in kinds.items()) or 'nothing'}).")
+        emit(state, {"path": str(output), "scopes": list(own), "counts": kinds}, f"Wrote {len(records)} records "
+             f"to {output} ({', '.join(f'{n} {k}s' for k, n in kinds.items()) or 'nothing'}).")
     elif state.json_mode:
-        emit(state, {"counts": kinds, "records": records})
+        emit(state, {"scopes": list(own), "counts": kinds, "records": records})
     else:
         for record in records:
             click.echo(json.dumps(record, ensure_ascii=False, default=_json_default))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -12,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from .curation.redact import redact
 from .errors import InvalidInputError
+from .explain import describe
+from .sanitize import storable
 from .store import content_hash
 from .timestamps import parse_iso
 from .types import Source
@@ -26,6 +29,7 @@ SKIPPED_ROLES = frozenset({"system", "tool", "function", "developer"})
 _LOCOMO_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%Y-%m-%d %H:%M", "%Y-%m-%d")
 
 Progress = Callable[[int], None]
+MAX_IMPORT_BYTES = 256 * 1024 * 1024  # far above any chat log or MEMORY.md; a bound, so nothing reads forever
 
 
 @dataclass(frozen=True)
@@ -69,18 +73,45 @@ def detect_format(path: Path) -> str:
 def _is_locomo_document(text: str) -> bool:
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False  # several JSON objects, one per line: a chat log
     return isinstance(data, dict) and "conversations" in data
 
 
-def _read_text(path: Path) -> str:
+def check_import_file(path: Path, limit: int = MAX_IMPORT_BYTES) -> int:
+    """Refuse anything but a regular file within the size bound (devices, pipes and folders never hang an
+    import); returns the file's size."""
     try:
-        return path.read_text(encoding="utf-8")
+        info = path.stat()
     except FileNotFoundError as exc:
         raise InvalidInputError(f"{path}: no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInputError(f"{path}: cannot read ({exc})") from exc
+    except OSError as exc:
+        raise InvalidInputError(f"{path}: cannot read it ({describe(exc)})") from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise InvalidInputError(f"{path} is a folder; import reads one file")
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidInputError(f"{path} is not a regular file (a device, pipe or socket); import reads regular "
+                                "files only")
+    if info.st_size > limit:
+        raise InvalidInputError(f"{path} is {info.st_size:,} bytes; files over {limit:,} bytes are not imported")
+    return info.st_size
+
+
+def _read_text(path: Path, limit: int = MAX_IMPORT_BYTES) -> str:
+    """The whole file as UTF-8 text (a BOM is dropped); a decoding error names its line."""
+    check_import_file(path, limit)
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise InvalidInputError(f"{path}: cannot read it ({describe(exc)})") from exc
+    if len(raw) > limit:
+        raise InvalidInputError(f"{path} grew past {limit:,} bytes while being read; not imported")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InvalidInputError(f"{path}: line {line}: not valid UTF-8 (byte {exc.start})") from exc
 
 
 # -- chat logs --------------------------------------------------------------------------------------------------
@@ -106,6 +137,8 @@ def _chat_message(path: Path, number: int, line: str, default_session: str
         record = json.loads(line)
     except ValueError as exc:
         raise InvalidInputError(f"{where}: not valid JSON ({exc.args[0]})") from exc
+    except RecursionError as exc:
+        raise InvalidInputError(f"{where}: JSON nested too deeply") from exc
     if not isinstance(record, dict):
         raise InvalidInputError(f"{where}: expected a JSON object, got {type(record).__name__}")
     role = record.get("role")
@@ -122,7 +155,7 @@ def _chat_message(path: Path, number: int, line: str, default_session: str
     session = record.get("session_id", default_session)
     if not isinstance(session, (str, int)) or str(session) == "":
         raise InvalidInputError(f"{where}: 'session_id' must be a non-empty string")
-    return role, content, str(session), _timestamp(record.get("timestamp"), where)
+    return role, storable(content), storable(str(session)), _timestamp(record.get("timestamp"), where)
 
 
 def _timestamp(value: Any, where: str) -> float | None:
@@ -132,6 +165,8 @@ def _timestamp(value: Any, where: str) -> float | None:
     if isinstance(value, bool):
         raise InvalidInputError(f"{where}: 'timestamp' must be a number or an ISO 8601 date")
     if isinstance(value, (int, float)):
+        if not -1e13 < value < 1e14:  # beyond year 5000 even in milliseconds; also NaN and infinities
+            raise InvalidInputError(f"{where}: 'timestamp' {value!r:.40} is out of range")
         return float(value) / 1000.0 if value > 1e11 else float(value)  # milliseconds are common in exports
     if isinstance(value, str):
         try:
@@ -166,6 +201,8 @@ def parse_locomo(path: Path) -> ImportPlan:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise InvalidInputError(f"{path}: JSON nested too deeply") from exc
     conversations = data.get("conversations") if isinstance(data, dict) else data
     if not isinstance(conversations, list) or not conversations:
         raise InvalidInputError(f"{path}: expected a list of conversations (LoCoMo format)")
@@ -181,13 +218,13 @@ def _locomo_conversation(path: Path, index: int, conversation: Any) -> list[Impo
     where = f"{path}: conversations[{index}]"
     if not isinstance(conversation, dict):
         raise InvalidInputError(f"{where}: expected an object")
-    sample = str(conversation.get("sample_id") or f"conv-{index}")
+    sample = storable(str(conversation.get("sample_id") or f"conv-{index}"))
     sessions, dates = _locomo_sessions(where, conversation)
     turns: list[ImportedTurn] = []
     for key in sorted(sessions, key=_session_number):
         ts = dates.get(key)
         for n, line in enumerate(_session_lines(f"{where}.{key}", sessions[key])):
-            turns.append(ImportedTurn(f"{sample}/{key}", line, "", None if ts is None else ts + n))
+            turns.append(ImportedTurn(storable(f"{sample}/{key}"), line, "", None if ts is None else ts + n))
     return turns
 
 
@@ -225,7 +262,7 @@ def _session_lines(where: str, lines: Any) -> list[str]:
             raise InvalidInputError(f"{where}[{n}]: missing 'text'")
         caption = turn.get("blip_caption")
         shared = f" [shares a photo: {caption}]" if isinstance(caption, str) and caption else ""
-        out.append(f"{speaker}: {text}{shared}")
+        out.append(storable(f"{speaker}: {text}{shared}"))
     return out
 
 

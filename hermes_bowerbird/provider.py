@@ -23,6 +23,7 @@ from .engine import Bowerbird, clean_text
 from .errors import BowerbirdError
 from .explain import describe
 from .retrieval import Hit, item_key
+from .sanitize import storable, storable_or_empty
 from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
 from .types import Bulletin, ItemKind, MemoryType, Source
@@ -46,6 +47,8 @@ CHECKPOINT_LIMIT = 4000  # a whole-conversation checkpoint; the host caps provid
 DELEGATION_PLATFORM = "delegation"  # journal rows of a subagent's task and result say so, with the child session
 _WRITE_CONTEXTS = frozenset({"primary", ""})
 _LINEAGE_MAX = 20
+_REPORTED: set[str] = set()
+_REPORTED_LOCK = threading.Lock()
 
 
 def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
@@ -138,22 +141,22 @@ class BowerbirdProvider(_Base):
         hermes_home = Path(str(kwargs.get("hermes_home") or "")).expanduser() if kwargs.get("hermes_home") \
             else None
         config = self._config or load_config(hermes_home)
-        self.session_id = session_id or ""
-        self.platform = str(kwargs.get("platform") or "")
+        self.session_id = storable_or_empty(session_id)
+        self.platform = storable(str(kwargs.get("platform") or ""))
         self.agent_context = str(kwargs.get("agent_context") or "primary")
         user_id = kwargs.get("user_id")
         self.user_id = str(user_id) if user_id not in (None, "") else None
         identity = kwargs.get("agent_identity")
         identity = str(identity) if identity else None
-        self.write_scope = scopes.write_scope(self.user_id, identity)
-        self.visible = scopes.visible_scopes(self.user_id, identity)
+        self.write_scope = scopes.write_scope(self.user_id, identity, self.platform)
+        self.visible = scopes.visible_scopes(self.user_id, identity, self.platform)
         self._unavailable = None
         try:
             self.engine = Bowerbird.open_shared(config, primary=self.writable,
                                                 profile_scope=scopes.profile_scope(identity))
         except (BowerbirdError, sqlite3.Error, OSError) as exc:
             self._unavailable = f"bowerbird memory is off for this session: {describe(exc)}"
-            log.error("%s (database %s)", self._unavailable, config.db_path)
+            _report_once(f"{self._unavailable} (database {config.db_path})")
             log.debug("opening the memory store failed", exc_info=True)
             return
         if self.engine.store.readonly:
@@ -216,7 +219,7 @@ class BowerbirdProvider(_Base):
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         """Collect the recall queue_prefetch started for this query, else compute it (both within the timeout)."""
         engine = self._require()
-        if not query or not query.strip() or is_trivial_prompt(query):
+        if not isinstance(query, str) or not query.strip() or is_trivial_prompt(query):
             return ""
         pool = self._pool
         if pool is None:
@@ -328,10 +331,10 @@ class BowerbirdProvider(_Base):
             return
         engine = self._require()
         author = _author_id(turn_author)
-        scope = scopes.user_scope(author) if author else self.write_scope
-        session = session_id or self.session_id
+        scope = scopes.user_scope(author, self.platform) if author else self.write_scope
+        session = storable_or_empty(session_id) or self.session_id
         turn = self._next_turn(session)
-        engine.capture_turn(user_content or "", assistant_content or "", scope=scope,
+        engine.capture_turn(message_text(user_content), message_text(assistant_content), scope=scope,
                             session_id=session, platform=self.platform, turn_index=turn)
 
     def _next_turn(self, session: str) -> int:
@@ -353,17 +356,17 @@ class BowerbirdProvider(_Base):
             return
         engine = self._require()
         turn = self._next_turn(self.session_id)
-        child = str(child_session_id or "").strip()
+        child = storable_or_empty(str(child_session_id or "")).strip()
         platform = f"{DELEGATION_PLATFORM}:{child}" if child else DELEGATION_PLATFORM
-        engine.capture_turn(f"Task delegated to a subagent: {task or ''}".strip(),
-                            f"The subagent's result: {result or ''}".strip(), scope=self.write_scope,
+        engine.capture_turn(f"Task delegated to a subagent: {message_text(task)}".strip(),
+                            f"The subagent's result: {message_text(result)}".strip(), scope=self.write_scope,
                             session_id=self.session_id, platform=platform[:200], turn_index=turn)
 
     @_guarded(None)
     def on_session_end(self, messages: Sequence[Mapping[str, Any]]) -> None:
         if not self.writable:
             return
-        self._capture_missing(messages, Source.TURN)
+        self._capture_missing(_messages(messages), Source.TURN)
         engine = self._require()
         engine.end_session(self.write_scope, self.session_id)
         engine.flush(timeout=engine.config.shutdown_drain_seconds)
@@ -373,6 +376,7 @@ class BowerbirdProvider(_Base):
                         **kwargs: Any) -> str:
         """Durable points for the summariser; with require_checkpoint (api v2) those of the whole conversation:
         the turns compressed away earlier in this lineage of sessions as well as the current messages."""
+        messages = _messages(messages)
         if self.writable:
             self._capture_missing(messages, Source.COMPACTION)
             self._require().end_session(self.write_scope, self.session_id)
@@ -418,7 +422,7 @@ class BowerbirdProvider(_Base):
         engine = self._require()
         with self._lock:
             previous = self.session_id
-            self.session_id = new_session_id or self.session_id
+            self.session_id = storable_or_empty(new_session_id) or self.session_id
             self._turn = engine.store.next_turn_index(self.session_id)
             self._injected.clear()
             self._injected_texts.clear()
@@ -442,7 +446,8 @@ class BowerbirdProvider(_Base):
         if not self.writable:
             return
         engine = self._require()
-        old_text = str((metadata or {}).get("old_text") or "")
+        action, target, content = (storable_or_empty(v) for v in (action, target, content))
+        old_text = storable_or_empty((metadata if isinstance(metadata, Mapping) else {}).get("old_text"))
         scope = self.write_scope
         if action == "add" and content.strip():
             engine.remember(content, scope=scope, type=self._mirror_type(content, target), source=Source.MIRROR,
@@ -543,6 +548,24 @@ class BowerbirdProvider(_Base):
         if self.engine is None:
             raise RuntimeError("bowerbird provider used before initialize()")
         return self.engine
+
+
+def _report_once(message: str) -> None:
+    """One error line per process and cause: a gateway makes a provider per user, each would say it again."""
+    with _REPORTED_LOCK:
+        first = message not in _REPORTED
+        _REPORTED.add(message)
+    if first:
+        log.error("%s", message)
+    else:
+        log.debug("%s", message)
+
+
+def _messages(messages: Any) -> list[Mapping[str, Any]]:
+    """The host's message list, keeping only well-formed messages (a malformed entry is skipped, not fatal)."""
+    if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
+        return []
+    return [m for m in messages if isinstance(m, Mapping)]
 
 
 def _pairs(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:

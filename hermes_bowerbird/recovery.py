@@ -19,7 +19,7 @@ from typing import Any
 
 from . import db
 from .errors import DatabaseError
-from .explain import describe
+from .explain import describe, is_read_only, sqlite_cause
 
 log = logging.getLogger(__name__)
 
@@ -64,12 +64,14 @@ def check_file(path: Path) -> FileCheck:
     """Header, readability and PRAGMA integrity_check of the file at `path`, without writing to it."""
     if not path.is_file():
         return FileCheck(path, False, False, (), f"no database file at {path}")
+    if path.stat().st_size == 0:  # SQLite reads an empty file as an empty database; opening it migrates it
+        return FileCheck(path, True, True, ("ok",), None)
     with path.open("rb") as handle:
         header_ok = handle.read(len(MAGIC)) == MAGIC
     if not header_ok:
         return FileCheck(path, True, False, (), "the file header is damaged (not recognisable as SQLite)")
-    try:  # a writable file is read through a normal connection, which tidies its WAL files when it closes
-        conn = sqlite3.connect(path, isolation_level=None) if db.file_writable(path) else db.connect_read_only(path)
+    try:
+        conn = _open_for_check(path)
     except (DatabaseError, sqlite3.Error) as exc:
         return FileCheck(path, True, True, (), describe(exc))
     try:
@@ -79,6 +81,21 @@ def check_file(path: Path) -> FileCheck:
         return FileCheck(path, True, True, (), describe(exc))
     finally:
         conn.close()
+
+
+def _open_for_check(path: Path) -> sqlite3.Connection:
+    """A normal connection when the file and folder are writable (it tidies its WAL files on close), else a
+    read-only one."""
+    if db.file_writable(path):
+        conn = sqlite3.connect(path, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as exc:
+            conn.close()
+            if not (is_read_only(exc) or sqlite_cause(exc) == "SQLITE_CANTOPEN"):
+                raise
+    return db.connect_read_only(path)
 
 
 def recover(path: Path, *, stamp: str | None = None) -> RecoveryReport:
@@ -91,10 +108,22 @@ def recover(path: Path, *, stamp: str | None = None) -> RecoveryReport:
     try:
         report.header_rebuilt = _readable_copy(path, copy)
         _salvage(copy, fresh, report)
+    except OSError as exc:
+        if is_read_only(exc):
+            raise DatabaseError(f"cannot repair {path}: the file or its folder is read-only") from exc
+        raise
+    except sqlite3.Error as exc:
+        fresh.unlink(missing_ok=True)
+        report.note = f"salvage stopped ({describe(exc)}); the damaged file is left untouched"
+        return report
     finally:
         for leftover in (copy, *(copy.with_name(copy.name + s) for s in _SIDE_FILES)):
             leftover.unlink(missing_ok=True)
     report.integrity = check_file(fresh).integrity
+    if not any(report.recovered.values()):
+        fresh.unlink(missing_ok=True)
+        report.note = "nothing could be read from the damaged file; it is left untouched"
+        return report
     if report.integrity != ("ok",):
         report.note = f"the salvaged copy still fails integrity_check; it is left at {fresh}, the original untouched"
         return report
@@ -219,8 +248,10 @@ def _has_rowid(conn: sqlite3.Connection, table: str) -> bool:
     try:
         conn.execute(f'SELECT rowid FROM "{table}" LIMIT 0')
         return True
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError:  # "no such column: rowid": a WITHOUT ROWID table
         return False
+    except sqlite3.DatabaseError:  # damage: the rowid scan copes with it
+        return True
 
 
 def _copy_table(src: sqlite3.Connection, dst: sqlite3.Connection, table: str) -> tuple[int, int]:

@@ -1,10 +1,21 @@
-"""Who owns a memory: a gateway user's private scope, or the profile's shared scope."""
+"""Who owns a memory: a gateway user's private scope, or the profile's shared scope.
+
+A user's key is `user:<platform>:<readable id>~<hash>`: the readable part is for people, the hash of the
+platform and the raw id keeps two users apart whose ids differ only in characters the readable part drops
+(`a.b` and `a_b`) or who share an id on two platforms. Stores written before this keyed users as
+`user:<readable id>`; those keys stay readable by the user they most likely belong to (a legacy alias).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 _UNSAFE = re.compile(r"[^\w.@:+-]")
+_READABLE = re.compile(r"[^\w.@+-]")
+_PLATFORM = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+_HASH_CHARS = 10
+_READABLE_CHARS = 48
 
 
 def _clean(value: str) -> str:
@@ -16,21 +27,51 @@ def profile_scope(identity: str | None = None) -> str:
     return f"profile:{_clean(identity) if identity and identity.strip() else 'default'}"
 
 
-def user_scope(user_id: str) -> str:
-    """The private scope of one gateway user."""
+def user_scope(user_id: str, platform: str | None = None) -> str:
+    """The private scope of one gateway user on one platform (collision-free: it carries a hash of the raw id)."""
     if not user_id or not user_id.strip():
         raise ValueError("a user scope needs a non-empty user id")
+    place = _platform(platform)
+    raw = f"{place}\x00{user_id}".encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(raw).hexdigest()[:_HASH_CHARS]
+    readable = _READABLE.sub("_", user_id.strip())[:_READABLE_CHARS] or "_"
+    return f"user:{place}:{readable}~{digest}" if place else f"user:{readable}~{digest}"
+
+
+def legacy_user_scope(user_id: str) -> str:
+    """The key older stores gave this user (readable part only): read as an alias, never written."""
     return f"user:{_clean(user_id)}"
 
 
-def write_scope(user_id: str | None, identity: str | None = None) -> str:
+def split_user(value: str) -> tuple[str, str | None]:
+    """`telegram:12345` -> ('12345', 'telegram'); an id without a platform prefix -> (id, None)."""
+    head, sep, tail = value.partition(":")
+    if sep and tail and _PLATFORM.match(head):
+        return tail, head
+    return value, None
+
+
+def _platform(platform: str | None) -> str:
+    text = (platform or "").strip().lower()
+    return text if _PLATFORM.match(text) else ("other" if text else "")
+
+
+def write_scope(user_id: str | None, identity: str | None = None, platform: str | None = None) -> str:
     """Where new memories go: the user's own scope on a gateway, else the profile's."""
-    return user_scope(user_id) if user_id and user_id.strip() else profile_scope(identity)
+    return user_scope(user_id, platform) if user_id and user_id.strip() else profile_scope(identity)
 
 
-def visible_scopes(user_id: str | None, identity: str | None = None) -> tuple[str, ...]:
-    """What a reader may see: their own scope plus the shared profile scope, never another user's."""
+def own_scopes(user_id: str | None, identity: str | None = None, platform: str | None = None) -> tuple[str, ...]:
+    """The scopes a caller may change and export: the user's key and its legacy alias, or the profile's."""
+    if user_id and user_id.strip():
+        return tuple(dict.fromkeys((user_scope(user_id, platform), legacy_user_scope(user_id))))
+    return (profile_scope(identity),)
+
+
+def visible_scopes(user_id: str | None, identity: str | None = None, platform: str | None = None
+                   ) -> tuple[str, ...]:
+    """What a reader may see: their own scope(s) plus the shared profile scope, never another user's."""
     profile = profile_scope(identity)
     if user_id and user_id.strip():
-        return (user_scope(user_id), profile)
+        return (*own_scopes(user_id, identity, platform), profile)
     return (profile,)

@@ -117,7 +117,7 @@ class Store:
         except (DatabaseError, OSError) as exc:
             if not (path.is_file() and _cannot_write(exc)):
                 raise
-            log.warning("cannot write %s (%s): opening it read-only", path, exc)
+            log.info("cannot write %s (%s): opening it read-only", path, exc)
             return cls._open_read_only(path, clock)
         try:
             db.migrate(conn)
@@ -536,7 +536,9 @@ class Store:
             try:
                 self._execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
                 out[table] = True
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as exc:
+                if is_read_only(exc):  # the check is written as an INSERT: a read-only store cannot run it
+                    continue
                 out[table] = False
         return out
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .curation.screen import inert
 from .errors import BowerbirdError, InvalidInputError, NotFoundError
 from .explain import describe
+from .sanitize import storable
 from .timestamps import parse_iso, to_iso
 from .types import Memory, MemoryType, Relation, Source
 
@@ -110,9 +111,9 @@ class ToolContext:
 
 def handle_tool_call(ctx: ToolContext, name: str, args: Mapping[str, Any] | str | None) -> str:
     """Run one tool call and return its JSON result; errors come back as {"error": ...}, never raised."""
-    handler = _HANDLERS.get(name)
+    handler = _HANDLERS.get(name) if isinstance(name, str) else None
     if handler is None:
-        return _error(f"unknown tool {name!r}")
+        return _error(f"unknown tool {str(name)[:80]!r}")
     try:
         parsed = _parse_args(args)
         return json.dumps(handler(ctx, parsed), ensure_ascii=False)
@@ -164,7 +165,7 @@ def _remember(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     importance = args.get("importance")
     if importance is not None and not isinstance(importance, int | float):
         raise InvalidInputError("importance must be a number between 0 and 1")
-    tags = [str(t) for t in _list(args.get("tags"), "tags")]
+    tags = [storable(str(t)) for t in _list(args.get("tags"), "tags")]
     memory = ctx.engine.remember(content, scope=ctx.write_scope, type=kind, importance=importance, tags=tags,
                                  source=Source.TOOL, session_id=ctx.session_id, actor="tool")
     return {"stored": memory_dict(memory)}
@@ -189,7 +190,8 @@ def _update(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def _forget(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     _require_writable(ctx)
-    memory = ctx.engine.forget(_int(args.get("id"), "id"), scopes=_own(ctx), reason=str(args.get("reason") or ""))
+    reason = storable(str(args.get("reason") or ""))
+    memory = ctx.engine.forget(_int(args.get("id"), "id"), scopes=_own(ctx), reason=reason)
     return {"forgotten": memory.id}
 
 
@@ -203,8 +205,9 @@ _HANDLERS: dict[str, Callable[[ToolContext, dict[str, Any]], dict[str, Any]]] = 
 
 
 def _own(ctx: ToolContext) -> tuple[str, ...]:
-    """Changes are allowed only inside the caller's own write scope (a gateway user cannot edit shared facts)."""
-    return (ctx.write_scope,)
+    """Changes are allowed only inside the caller's own scope (a gateway user cannot edit shared facts); a
+    user's own scope includes the key older stores gave them."""
+    return tuple(s for s in ctx.visible if s.startswith("user:")) or (ctx.write_scope,)
 
 
 def _require_writable(ctx: ToolContext) -> None:
@@ -216,9 +219,10 @@ def _require_writable(ctx: ToolContext) -> None:
 
 def _text(args: Mapping[str, Any], key: str) -> str:
     value = args.get(key)
-    if not isinstance(value, str) or not value.strip():
+    text = storable(value) if isinstance(value, str) else ""
+    if not text.strip():
         raise InvalidInputError(f"'{key}' must be a non-empty string")
-    return value
+    return text
 
 
 def _int(value: Any, key: str, low: int | None = None, high: int | None = None) -> int:
@@ -230,6 +234,8 @@ def _int(value: Any, key: str, low: int | None = None, high: int | None = None) 
         raise InvalidInputError(f"'{key}' must be an integer") from exc
     if (low is not None and number < low) or (high is not None and number > high):
         raise InvalidInputError(f"'{key}' must be between {low} and {high}")
+    if not -(2**63) <= number < 2**63:
+        raise InvalidInputError(f"'{key}' is out of range (no record has such an id)")
     return number
 
 

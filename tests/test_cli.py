@@ -126,7 +126,7 @@ def test_recall_rejects_bad_time_and_empty_query(home: Path) -> None:
 
 def test_user_scopes_do_not_leak(home: Path) -> None:
     alice = run_json(home, "--user", "alice", "remember", "Alice's side project is Bluebird")
-    assert alice["data"]["memory"]["scope"] == "user:alice"
+    assert alice["data"]["memory"]["scope"].startswith("user:alice~")
     bob = run_json(home, "--user", "bob", "recall", "Bluebird side project")["data"]
     assert bob["results"] == []
     assert run_json(home, "--user", "alice", "recall", "Bluebird side project")["data"]["results"]

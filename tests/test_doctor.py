@@ -195,3 +195,45 @@ def test_provider_tool_call_on_a_damaged_store_names_the_cause(home: Path) -> No
     provider.initialize("s1", hermes_home=str(home), platform="cli")
     error = json.loads(provider.handle_tool_call("bowerbird_recall", {"query": "x"}))["error"]
     assert "header is damaged" in error
+
+
+def test_repair_of_a_file_that_is_not_sqlite_leaves_it_alone(home: Path) -> None:
+    _db(home).write_bytes(b"these are my shopping notes, not a database\n" * 200)
+    result = _run(home, "doctor", "--repair")
+    assert result.exit_code == 1
+    assert "nothing could be read from the damaged file" in result.stdout
+    assert _db(home).read_bytes().startswith(b"these are my shopping notes")
+
+
+def test_doctor_on_an_empty_file_finds_an_empty_store(home: Path) -> None:
+    _db(home).write_bytes(b"")
+    result = _run(home, "doctor")
+    assert result.exit_code == 0
+    assert "All checks passed." in result.stdout
+
+
+def test_doctor_json_on_a_healthy_store(home: Path) -> None:
+    envelope = json.loads(_run(home, "--json", "doctor").stdout)
+    assert (envelope["success"], envelope["data"]["healthy"], envelope["data"]["problems"]) == (True, True, [])
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99])
+def test_repair_anywhere_in_the_file_never_tracebacks(home: Path, fraction: float) -> None:
+    path = _db(home)
+    data = bytearray(path.read_bytes())
+    size = int.from_bytes(data[16:18], "big")
+    page = int(len(data) // size * fraction)
+    start = max(page * size, 100)  # page 1 keeps its header here: the header has its own test
+    data[start:(page + 1) * size] = random.Random(page).randbytes((page + 1) * size - start)
+    path.write_bytes(bytes(data))
+    result = _run(home, "doctor", "--repair")
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert recovery.check_file(path).healthy or path.read_bytes() == bytes(data)
+
+
+def test_many_providers_on_a_damaged_store_log_one_line(home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    _damage_header(_db(home))
+    with caplog.at_level(logging.WARNING, logger="hermes_bowerbird"):
+        for user in ("alice", "bob", "carol"):
+            BowerbirdProvider().initialize("s-" + user, hermes_home=str(home), platform="telegram", user_id=user)
+    assert [r.levelname for r in caplog.records] == ["ERROR"]

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from hermes_bowerbird import scopes as scopes_of
 from hermes_bowerbird.provider import BowerbirdProvider
 
 
@@ -191,7 +192,7 @@ def test_a_turn_with_an_author_is_stored(shared_chat: BowerbirdProvider) -> None
 def test_a_turn_with_an_author_goes_to_the_authors_scope(shared_chat: BowerbirdProvider) -> None:
     assert shared_chat.engine is not None
     scopes = {e.scope for e in shared_chat.engine.store.list_episodes(session_id="g1") if "red wallet" in e.content}
-    assert scopes == {"user:dave"}
+    assert scopes == {scopes_of.user_scope("dave", "telegram")}
 
 
 def test_the_author_recalls_their_turn(shared_chat: BowerbirdProvider, opened: Callable[..., BowerbirdProvider]
@@ -211,7 +212,8 @@ def test_an_author_given_as_text_or_mapping_scopes_the_turn(opened: Callable[...
     group.sync_turn("Erin's locker is number 41.", "Noted.", session_id="g2", turn_author=author)
     _settle(group)
     assert group.engine is not None
-    assert {e.scope for e in group.engine.store.list_episodes(session_id="g2")} == {"user:erin"}
+    stored = {e.scope for e in group.engine.store.list_episodes(session_id="g2")}
+    assert stored == {scopes_of.user_scope("erin", "telegram")}
 
 
 def test_without_an_author_the_turn_stays_in_the_agents_scope(opened: Callable[..., BowerbirdProvider]) -> None:
@@ -219,7 +221,8 @@ def test_without_an_author_the_turn_stays_in_the_agents_scope(opened: Callable[.
     group.sync_turn("Carol's locker is number 12.", "Noted.", session_id="g3", turn_author=None)
     _settle(group)
     assert group.engine is not None
-    assert {e.scope for e in group.engine.store.list_episodes(session_id="g3")} == {"user:carol"}
+    stored = {e.scope for e in group.engine.store.list_episodes(session_id="g3")}
+    assert stored == {scopes_of.user_scope("carol", "telegram")}
 
 
 # -- checkpoint v2 -------------------------------------------------------------------------------------------

@@ -151,3 +151,16 @@ def test_provider_prefetches_from_a_read_only_store_and_skips_capture(read_only_
         assert provider.engine.store.journal_counts() == {}
     finally:
         provider.shutdown()
+
+
+def test_doctor_checks_a_read_only_store_without_false_alarms(read_only_home: Path) -> None:
+    result = _run(read_only_home, "doctor")
+    assert result.exit_code == 0
+    assert "All checks passed." in result.stdout
+
+
+def test_doctor_repair_on_a_read_only_store_is_one_line(read_only_home: Path) -> None:
+    result = _run(read_only_home, "doctor", "--repair")
+    assert result.exit_code == 1
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("Error: ") and "read-only" in line
