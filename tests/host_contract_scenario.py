@@ -35,7 +35,8 @@ def main(home: Path) -> dict[str, Any]:
     engine.embeddings.wait_ready(60)
     engine.vectors.catch_up()
     out["episodes"] = [(e.session_id, e.role, e.content) for e in engine.store.list_episodes()]
-    out["prefetch"] = manager.prefetch_all("Which port does the staging database listen on?")
+    question = "Which port does the staging database listen on?"
+    out["prefetch_in_context"] = manager.prefetch_all(question)  # the tool result is still in the context
     tool = manager.handle_tool_call("bowerbird_recall", {"query": "staging database port"})
     out["tool"] = json.loads(tool)
     manager.on_turn_start(2, "thanks")
@@ -43,12 +44,14 @@ def main(home: Path) -> dict[str, Any]:
                      session_id="parent-1")
     manager.flush_pending(10)
     engine.flush(60)
-    manager.queue_prefetch_all("Where is staging hosted now?")
-    manager.flush_pending(10)
-    out["queued_prefetch"] = manager.prefetch_all("Where is staging hosted now?")
     out["pre_compress"] = manager.on_pre_compress([
         {"role": "user", "content": "We decided to keep the staging database on port 6543."},
         {"role": "assistant", "content": "Okay, port 6543 stays."}])
+    engine.flush(60)
+    out["prefetch"] = manager.prefetch_all(question)  # compressed away: memory brings it back
+    manager.queue_prefetch_all("Where is staging hosted now?")
+    manager.flush_pending(10)
+    out["queued_prefetch"] = manager.prefetch_all("Where is staging hosted now?")
     out["recall_status"] = provider.recall_status()  # type: ignore[attr-defined]
     manager.shutdown_all()
     return out

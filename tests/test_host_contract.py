@@ -41,8 +41,12 @@ def test_a_delegation_becomes_an_episode_of_the_parent_session(run: dict[str, An
     assert any(session == "parent-1" and "6543" in content for session, _, content in run["episodes"])
 
 
-def test_the_subagents_result_is_recalled_in_the_parent_session(run: dict[str, Any]) -> None:
-    assert "6543" in run["prefetch"]
+def test_the_subagents_result_is_not_injected_while_the_context_holds_it(run: dict[str, Any]) -> None:
+    assert "pgbouncer" not in run["prefetch_in_context"]
+
+
+def test_the_subagents_result_is_recalled_in_the_parent_session_after_compression(run: dict[str, Any]) -> None:
+    assert "pgbouncer" in run["prefetch"]  # the subagent's words, not the compressed turns' ones
 
 
 def test_the_subagents_result_is_found_by_the_recall_tool(run: dict[str, Any]) -> None:
