@@ -50,6 +50,8 @@ _JOURNAL_COLUMNS = ("id, scope, session_id, turn_index, platform, user_content, 
 _MEMORY_FTS_WEIGHTS = (1.0, 0.6, 0.4)
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
 _MAX_FTS_TERMS = 32
+# How SQLite words a MATCH expression FTS5 cannot parse (as opposed to a busy or damaged database)
+_FTS_SYNTAX_ERRORS = ("fts5:", "no such column", "unknown special query", "unterminated string")
 _SQL_VARS = 900  # stay under SQLite's bound-parameter limit
 _TYPE_OF = {str(t): t for t in MemoryType}
 _SOURCE_OF = {str(s): s for s in Source}
@@ -523,10 +525,16 @@ class Store:
         return out
 
     def _fts(self, sql: str, params: Sequence[Any]) -> list[tuple[int, float]]:
+        """Run a full-text query. An expression FTS5 cannot parse is the caller's bug (expressions come from
+        fts_match_expression, which quotes every term) and raises InvalidInputError; any other SQLite failure
+        is logged and gives no rows, so a busy or damaged index costs the keyword signal, never the search."""
         try:
             return [(int(i), float(s)) for i, s in self._query(sql, params)]
-        except sqlite3.OperationalError as exc:  # a malformed expression never breaks a search
-            log.warning("full-text query rejected by SQLite: %s", exc)
+        except sqlite3.OperationalError as exc:
+            if str(exc).startswith(_FTS_SYNTAX_ERRORS):
+                raise InvalidInputError(f"not a full-text expression FTS5 accepts ({exc}); "
+                                        "build it with fts_match_expression") from exc
+            log.warning("full-text query failed, searching without it: %s", exc)
             return []
 
     def fts_integrity(self) -> dict[str, bool]:
