@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import types
@@ -25,6 +24,10 @@ _FALSE = {"0", "false", "no", "off", "n", "f", ""}
 # auto: local int8 ONNX, else local torch, else Gemini when a key is set; local: ONNX, else torch;
 # onnx / torch: only that local runtime; gemini: only Gemini; none: keywords and graph only
 EMBEDDING_BACKENDS = ("auto", "local", "onnx", "torch", "gemini", "none")
+# auto: the host's model inside Hermes, else Gemini when a key is set; host / gemini: only that one; none: no model
+LLM_BACKENDS = ("auto", "host", "gemini", "none")
+# settings that name one of a fixed set of choices (compared in lower case, surrounding spaces ignored)
+CHOICES = {"embedding_backend": EMBEDDING_BACKENDS, "llm_backend": LLM_BACKENDS}
 
 
 @dataclass(frozen=True)
@@ -82,14 +85,13 @@ class Config:
     gemini_base_url: str = ""
     ann_threshold: int = 200_000
     # language model
-    llm_backend: str = "auto"  # auto | host | gemini | none
+    llm_backend: str = "auto"  # one of LLM_BACKENDS
     gemini_model: str = "gemini-2.5-flash"
     llm_daily_budget: int = 200
     llm_batch_turns: int = 8
     # write path
     dedup_threshold: float = 0.92
     related_threshold: float = 0.75
-    journal_queue_bound: int = 10_000
     shutdown_drain_seconds: float = 10.0
     # read path
     prefetch_budget_tokens: int = 600
@@ -114,10 +116,6 @@ class Config:
     maintenance_job_seconds: float = 30.0  # time budget of one maintenance job run
     # markdown
     import_markdown: bool = True
-
-    @property
-    def data_dir(self) -> Path:
-        return self.db_path.parent
 
     @property
     def model_cache_dir(self) -> Path:
@@ -158,7 +156,9 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
             raise ConfigError(f"unknown setting {key!r}")
     kwargs["weights"] = _build_weights(weight_values)
     _check_types("decay_exempt_types", kwargs.get("decay_exempt_types", ""))
-    _check_choice("embedding_backend", kwargs.get("embedding_backend", "auto"), EMBEDDING_BACKENDS)
+    for key, choices in CHOICES.items():
+        if key in kwargs:
+            kwargs[key] = _check_choice(key, kwargs[key], choices)
     db = kwargs.get("db_path")
     kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
     return Config(**kwargs)
@@ -171,18 +171,12 @@ def _check_types(key: str, value: str) -> None:
         raise ConfigError(f"setting {key!r}: unknown memory type(s) {', '.join(unknown)}")
 
 
-def _check_choice(key: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
+def _check_choice(key: str, value: str, choices: tuple[str, ...]) -> str:
+    """The setting's choice in canonical form; a misspelling is refused, naming the allowed values."""
+    choice = value.strip().lower()
+    if choice not in choices:
         raise ConfigError(f"setting {key!r}: {value!r} is not one of {', '.join(choices)}")
-
-
-def config_to_dict(config: Config) -> dict[str, Any]:
-    """A JSON-friendly view with secrets masked, for status output."""
-    out = dataclasses.asdict(config)
-    out["hermes_home"] = str(config.hermes_home)
-    out["db_path"] = str(config.db_path)
-    out["gemini_api_key"] = "set" if config.gemini_api_key else ""
-    return out
+    return choice
 
 
 def _build_weights(values: Mapping[str, Any]) -> RetrievalWeights:

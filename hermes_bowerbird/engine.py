@@ -45,13 +45,11 @@ from .types import (
     Relation,
     Source,
 )
+from .vectors import REGISTRY as VECTOR_INDEXES
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-# One engine per database file per process: Hermes builds a provider per agent (gateway users, resumed sessions).
-_SHARED: dict[str, Bowerbird] = {}
-_SHARED_LOCK = threading.Lock()
 _MAX_TEXT_CHARS = 200_000  # one captured or remembered text; the journal is not a file store
 IMPORT_THREAD_NAME = "bowerbird-import"
 SHUTDOWN_SECONDS = 4.0  # the host gives a provider's shutdown 5 s
@@ -62,7 +60,70 @@ _EXIT_JOIN_SECONDS = 60.0  # at interpreter exit, how long to wait for each engi
 _OPEN: weakref.WeakSet[Bowerbird] = weakref.WeakSet()
 _LINGERING: list[Bowerbird] = []
 _EXIT_HOOK: list[bool] = []
-_EXIT_LOCK = threading.Lock()  # not _SHARED_LOCK: engines start while open_shared holds that one
+_EXIT_LOCK = threading.Lock()  # not the files' lock: engines start while open_shared holds that one
+
+
+def _file_key(path: Path | str) -> str:
+    return str(Path(path).expanduser().resolve())
+
+
+class EngineFiles:
+    """What the engines of one process share per database file, and when it is released.
+
+    Hermes builds a provider per agent (gateway users, resumed sessions), so `open_shared` keeps one engine
+    per file. Every engine over a file, shared or not, is counted; when the last one shuts down, the file's
+    in-memory vector indexes (process-wide in `vectors.REGISTRY`) are dropped, so a database deleted and
+    recreated at the same path never answers from the old one's vectors.
+    """
+
+    def __init__(self) -> None:
+        self._shared: dict[str, Bowerbird] = {}
+        self._shared_lock = threading.Lock()  # held while a shared engine starts
+        self._open: dict[str, int] = {}
+        self._open_lock = threading.Lock()
+
+    def shared(self, key: str, build: Callable[[], Bowerbird]) -> Bowerbird:
+        """The live shared engine of `key` (built when there is none), with one more reference."""
+        with self._shared_lock:
+            engine = self._shared.get(key)
+            if engine is None or engine._closed:
+                engine = build()
+                self._shared[key] = engine
+            engine._refs += 1
+            return engine
+
+    def unshare(self, key: str, engine: Bowerbird) -> bool:
+        """Drop one reference to a shared engine; True when it was the last (the caller shuts it down)."""
+        with self._shared_lock:
+            engine._refs -= 1
+            if engine._refs > 0:
+                return False
+            if self._shared.get(key) is engine:
+                del self._shared[key]
+            return True
+
+    def opened(self, path: Path | str) -> None:
+        key = _file_key(path)
+        with self._open_lock:
+            self._open[key] = self._open.get(key, 0) + 1
+
+    def closed(self, path: Path | str) -> None:
+        """One engine over `path` shut down; with the last one, the file's vector indexes go."""
+        key = _file_key(path)
+        with self._open_lock:
+            left = self._open.get(key, 0) - 1
+            if left > 0:
+                self._open[key] = left
+                return
+            self._open.pop(key, None)
+            VECTOR_INDEXES.drop(path)
+
+    def open_count(self, path: Path | str) -> int:
+        with self._open_lock:
+            return self._open.get(_file_key(path), 0)
+
+
+FILES = EngineFiles()
 
 
 @dataclass(frozen=True)
@@ -86,6 +147,7 @@ class Bowerbird:
         self.config = config
         self.clock = clock
         self.store = Store.open(config.db_path, clock=clock)
+        FILES.opened(self.store.path)
         reindex = not self.store.readonly  # a read-only store embeds queries only, and stores nothing
         self.embeddings = (EmbeddingService.from_embedder(embedder, self.store, auto_reindex=reindex)
                            if embedder is not None else EmbeddingService(config, self.store, auto_reindex=reindex))
@@ -124,24 +186,11 @@ class Bowerbird:
     @classmethod
     def open_shared(cls, config: Config, **kwargs: Any) -> Bowerbird:
         """One engine per database file per process, reference counted; pair with release()."""
-        key = str(config.db_path.expanduser().resolve())
-        with _SHARED_LOCK:
-            engine = _SHARED.get(key)
-            if engine is None or engine._closed:
-                engine = cls(config, **kwargs)
-                _SHARED[key] = engine
-            engine._refs += 1
-            return engine
+        return FILES.shared(_file_key(config.db_path), lambda: cls(config, **kwargs))
 
     def release(self) -> None:
-        with _SHARED_LOCK:
-            self._refs -= 1
-            if self._refs > 0:
-                return
-            key = str(self.config.db_path.expanduser().resolve())
-            if _SHARED.get(key) is self:
-                del _SHARED[key]
-        self.shutdown()
+        if FILES.unshare(_file_key(self.config.db_path), self):
+            self.shutdown()
 
     # -- write path -----------------------------------------------------------------------------------------
     def capture_turn(self, user: str, assistant: str, *, scope: str, session_id: str, platform: str = "",
@@ -228,19 +277,20 @@ class Bowerbird:
 
     def update(self, memory_id: int, content: str, *, scopes: Sequence[str], actor: str = "tool",
                source: Source = Source.TOOL) -> Memory:
-        """Write a new version that supersedes the old one (both kept, linked by an `updates` edge)."""
+        """Write a new version that supersedes the old one (both kept, linked by an `updates` edge).
+
+        The new version goes through the curator like any stored memory (dedup, entity links, same-subject
+        supersession), in one transaction with superseding the old: content another current memory already
+        holds reinforces that one, which then supersedes the old; the old's own content only reinforces it."""
         old = self.store.require_memory(memory_id, scopes)
         text = clean_text(content).strip()
         if not text:
             raise InvalidInputError("the new content is empty")
-        new = self.store.insert_memory(NewMemory(
-            scope=old.scope, type=old.type, content=text, source=source, importance=old.importance,
-            subject=old.subject, tags=old.tags, session_id=old.session_id), actor=actor,
-            reason=f"update of #{old.id}")
-        self.store.supersede(old.id, new.id, reason="updated", actor=actor)
-        self._screen(new.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
-        self.vectors.add(ItemKind.MEMORY, [(new.id, new.content)])
-        return new
+        new = NewMemory(scope=old.scope, type=old.type, content=text, source=source, importance=old.importance,
+                        subject=old.subject, tags=old.tags, session_id=old.session_id, confidence=1.0)
+        memory = self.curator.store_memory(new, actor=actor, supersedes=old.id)
+        self._screen(memory.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
+        return memory
 
     def _screen(self, memory_id: int, text: str, *, strict: bool) -> None:
         """Quarantine a memory whose text could steer a model (host files get the host's strict screen)."""
@@ -440,9 +490,10 @@ class Bowerbird:
             self._worker.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
         if self._stop_threads(deadline):
             self.store.close()
-            return
-        log.info("bowerbird threads still busy after %.1fs; they finish before the process exits", bound)
-        _linger(self)
+        else:
+            log.info("bowerbird threads still busy after %.1fs; they finish before the process exits", bound)
+            _linger(self)
+        FILES.closed(self.store.path)
 
     def _stop_threads(self, deadline: float) -> bool:
         """Stop and join the engine's threads until `deadline`; True when none is left running."""

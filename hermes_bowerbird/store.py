@@ -50,6 +50,8 @@ _JOURNAL_COLUMNS = ("id, scope, session_id, turn_index, platform, user_content, 
 _MEMORY_FTS_WEIGHTS = (1.0, 0.6, 0.4)
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
 _MAX_FTS_TERMS = 32
+# How SQLite words a MATCH expression FTS5 cannot parse (as opposed to a busy or damaged database)
+_FTS_SYNTAX_ERRORS = ("fts5:", "no such column", "unknown special query", "unterminated string")
 _SQL_VARS = 900  # stay under SQLite's bound-parameter limit
 _TYPE_OF = {str(t): t for t in MemoryType}
 _SOURCE_OF = {str(s): s for s in Source}
@@ -450,10 +452,6 @@ class Store:
             out.update((r[0], Episode(*r)) for r in rows)
         return out
 
-    def episode_ids_in_scopes(self, scopes: Sequence[str]) -> set[int]:
-        return {r[0] for r in self._query(f"SELECT id FROM episodes WHERE scope IN ({_marks(len(scopes))})",
-                                          scopes)}
-
     def list_episodes(self, scopes: Sequence[str] | None = None, *, session_id: str | None = None,
                       limit: int | None = None) -> list[Episode]:
         where: list[str] = ["1 = 1"]
@@ -523,10 +521,16 @@ class Store:
         return out
 
     def _fts(self, sql: str, params: Sequence[Any]) -> list[tuple[int, float]]:
+        """Run a full-text query. An expression FTS5 cannot parse is the caller's bug (expressions come from
+        fts_match_expression, which quotes every term) and raises InvalidInputError; any other SQLite failure
+        is logged and gives no rows, so a busy or damaged index costs the keyword signal, never the search."""
         try:
             return [(int(i), float(s)) for i, s in self._query(sql, params)]
-        except sqlite3.OperationalError as exc:  # a malformed expression never breaks a search
-            log.warning("full-text query rejected by SQLite: %s", exc)
+        except sqlite3.OperationalError as exc:
+            if str(exc).startswith(_FTS_SYNTAX_ERRORS):
+                raise InvalidInputError(f"not a full-text expression FTS5 accepts ({exc}); "
+                                        "build it with fts_match_expression") from exc
+            log.warning("full-text query failed, searching without it: %s", exc)
             return []
 
     def fts_integrity(self) -> dict[str, bool]:
@@ -557,10 +561,6 @@ class Store:
             self._execute("INSERT OR IGNORE INTO entities (scope, name, norm, kind, created_at) "
                           "VALUES (?, ?, ?, ?, ?)", (scope, name, norm, kind, self.clock()))
             return int(self._scalar("SELECT id FROM entities WHERE scope = ? AND norm = ?", (scope, norm)))
-
-    def add_alias(self, entity_id: int, alias: str, norm: str) -> None:
-        self._execute("INSERT OR IGNORE INTO entity_aliases (entity_id, alias, norm) VALUES (?, ?, ?)",
-                      (entity_id, alias, norm))
 
     def link_memory_entities(self, memory_id: int, entity_ids: Iterable[int]) -> None:
         with self.transaction():
@@ -695,9 +695,6 @@ class Store:
                                f"WHERE src_id IN ({marks}) OR dst_id IN ({marks})", (*chunk, *chunk))
             out.update((r[0], _edge(r)) for r in rows)
         return list(out.values())
-
-    def count_edges(self) -> dict[str, int]:
-        return {rel: n for rel, n in self._query("SELECT relation, count(*) FROM edges GROUP BY relation")}
 
     def orphan_counts(self) -> dict[str, int]:
         """Rows pointing at nothing (foreign keys are on, so only damage or old files produce these)."""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from fakes import FakeClock
+from store_rows import count_edges
 
 from hermes_bowerbird.errors import DatabaseError, InvalidInputError, NotFoundError
 from hermes_bowerbird.store import Store, fts_match_expression
@@ -43,7 +45,9 @@ def test_insert_and_read_back_with_defaults(store: Store) -> None:
     memory_id = _add(store, "Ada deploys with Ansible", kind=MemoryType.PROCEDURE, tags=("ops",),
                      provenance=(Provenance("s1", 0), Provenance("s1", 2)))
     memory = store.require_memory(memory_id)
-    assert memory.importance == 0.75 and memory.tags == ("ops",) and memory.is_current(store.clock())
+    assert memory.importance == 0.75
+    assert memory.tags == ("ops",)
+    assert memory.is_current(store.clock())
     assert store.provenance([memory_id])[memory_id] == [Provenance("s1", 0), Provenance("s1", 2)]
     assert [a.action for a in store.audit_for(memory_id)] == [AuditAction.CREATE]
 
@@ -57,7 +61,8 @@ def test_fts_follows_insert_update_and_delete(store: Store) -> None:
     memory_id = _add(store, "The cat is named Miso")
     assert _fts(store, "miso") == [memory_id]
     store._execute("UPDATE memories SET content = 'The cat is named Tofu' WHERE id = ?", (memory_id,))
-    assert _fts(store, "miso") == [] and _fts(store, "tofu") == [memory_id]
+    assert _fts(store, "miso") == []
+    assert _fts(store, "tofu") == [memory_id]
     store.forget(memory_id, reason="test", actor="test")
     assert _fts(store, "tofu") == []  # forgotten memories are not searchable
     store.purge(memory_id, reason="test", actor="test")
@@ -70,19 +75,55 @@ def test_porter_stemming_matches_word_forms(store: Store) -> None:
     assert _fts(store, "deploy friday") == [memory_id]
 
 
-@pytest.mark.parametrize("hostile", [
-    '"', '""', "'", "*", "ansible*", "NEAR(", "NEAR(a b", "-", "- ansible", "a OR", "AND", "(((", ")))",
-    "col:ansible", "^ansible", "{a b}", "", "   ", "\x00", "ansible\x00deploy", "🙂 emoji", "x" * 10_000,
-    "ansible " * 2_000, "a AND (b OR", "NOT", "content:*", "\"unbalanced", "a\"b\"c",
-])
-def test_hostile_fts_input_never_raises(store: Store, hostile: str) -> None:
-    _add(store, "deploys with ansible")
+ANSIBLE_MEMORY = "deploys with ansible"
+ANSIBLE_EPISODE = "we deploy with ansible on fridays"
+HOSTILE_FTS = [  # (input, whether its words include "ansible": then both rows are found, else none is)
+    ('"', False), ('""', False), ("'", False), ("*", False), ("ansible*", True), ("NEAR(", False),
+    ("NEAR(a b", False), ("-", False), ("- ansible", True), ("a OR", False), ("AND", False), ("(((", False),
+    (")))", False), ("col:ansible", True), ("^ansible", True), ("{a b}", False), ("", False), ("   ", False),
+    ("\x00", False), ("ansible\x00deploy", True), ("🙂 emoji", False), ("x" * 10_000, False),
+    ("ansible " * 2_000, True), ("a AND (b OR", False), ("NOT", False), ("content:*", False),
+    ('"unbalanced', False), ('a"b"c', False),
+]
+
+
+@pytest.fixture
+def ansible_rows(store: Store) -> tuple[int, int]:
+    memory_id = _add(store, ANSIBLE_MEMORY)
     _add(store, "episode text", kind=MemoryType.EVENT)
+    episode_id = store.insert_episode(scope="profile:default", session_id="s", turn_index=0, chunk_index=0,
+                                      role="user", content=ANSIBLE_EPISODE)
+    return memory_id, episode_id
+
+
+@pytest.mark.parametrize("hostile, finds", HOSTILE_FTS)
+def test_hostile_fts_input_finds_memories_by_its_words(store: Store, ansible_rows: tuple[int, int], hostile: str,
+                                                      finds: bool) -> None:
     match = fts_match_expression(hostile)
-    if match is not None:
-        store.search_memories_fts(match, ["profile:default"])
-        store.search_episodes_fts(match, ["profile:default"])
-    store.search_memories_fts(hostile or "x", ["profile:default"])  # even raw input must not raise
+    found = [i for i, _ in store.search_memories_fts(match, ["profile:default"])] if match else []
+    assert found == ([ansible_rows[0]] if finds else [])
+
+
+@pytest.mark.parametrize("hostile, finds", HOSTILE_FTS)
+def test_hostile_fts_input_finds_episodes_by_its_words(store: Store, ansible_rows: tuple[int, int], hostile: str,
+                                                      finds: bool) -> None:
+    match = fts_match_expression(hostile)
+    found = [i for i, _ in store.search_episodes_fts(match, ["profile:default"])] if match else []
+    assert found == ([ansible_rows[1]] if finds else [])
+
+
+@pytest.mark.parametrize("hostile", [h for h, _ in HOSTILE_FTS])
+def test_hostile_fts_input_becomes_quoted_words_only(hostile: str) -> None:
+    match = fts_match_expression(hostile)
+    terms = match.split(" OR ") if match else []
+    assert all(re.fullmatch(r'"\w+"', term) for term in terms)
+
+
+@pytest.mark.parametrize("raw", ['"', "NEAR(", "col:ansible", "a OR", "*", "(((", "content:*"])
+def test_a_raw_expression_fts5_cannot_parse_is_refused(store: Store, ansible_rows: tuple[int, int],
+                                                       raw: str) -> None:
+    with pytest.raises(InvalidInputError, match="fts_match_expression"):
+        store.search_memories_fts(raw, ["profile:default"])
 
 
 def test_scopes_never_leak(store: Store) -> None:
@@ -98,7 +139,8 @@ def test_supersede_marks_old_and_links_new(store: Store) -> None:
     new = _add(store, "Moved to Lisbon", kind=MemoryType.IDENTITY, subject="user:residence")
     store.supersede(old, new, reason="moved", actor="test")
     old_memory = store.require_memory(old)
-    assert old_memory.superseded_by == new and not old_memory.is_current(store.clock() + 1)
+    assert old_memory.superseded_by == new
+    assert not old_memory.is_current(store.clock() + 1)
     assert [m.id for m in store.current_by_subject("profile:default", "user:residence")] == [new]
     edges = store.edges_of([old])
     assert [(e.src_id, e.dst_id, e.relation) for e in edges] == [(new, old, Relation.UPDATES)]
@@ -109,7 +151,8 @@ def test_edges_strengthen_and_refuse_self_loops(store: Store) -> None:
     a, b = _add(store, "a fact"), _add(store, "b fact")
     store.add_edge(a, b, Relation.RELATED_TO, 0.8)
     edge = store.add_edge(a, b, Relation.RELATED_TO, 0.9)
-    assert edge.weight == 0.9 and store.count_edges() == {"related_to": 1}
+    assert edge.weight == 0.9
+    assert count_edges(store) == {"related_to": 1}
     with pytest.raises(InvalidInputError):
         store.add_edge(a, a, Relation.RELATED_TO)
 
@@ -121,7 +164,8 @@ def test_episodes_are_idempotent_and_searchable(store: Store) -> None:
                                  content="We talked about the Kyoto trip")
     assert first == again
     match = fts_match_expression("kyoto")
-    assert match and store.search_episodes_fts(match, ["p"])[0][0] == first
+    assert match
+    assert store.search_episodes_fts(match, ["p"])[0][0] == first
 
 
 def test_journal_lifecycle(store: Store) -> None:
@@ -131,14 +175,16 @@ def test_journal_lifecycle(store: Store) -> None:
     store.journal_mark(ids[0], JournalStatus.DONE)
     store.journal_mark(ids[1], JournalStatus.FAILED, "boom")
     assert store.journal_counts() == {"done": 1, "failed": 1, "pending": 1}
-    assert store.next_turn_index("s") == 3 and store.next_turn_index("other") == 0
+    assert store.next_turn_index("s") == 3
+    assert store.next_turn_index("other") == 0
 
 
 def test_vectors_round_trip_little_endian(store: Store) -> None:
     vectors = np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32)
     store.put_vectors(ItemKind.MEMORY, "m", [(i + 1, v) for i, v in enumerate(vectors)])
     ids, matrix = store.load_vectors(ItemKind.MEMORY, "m")
-    assert ids.tolist() == [1, 2, 3, 4, 5] and np.array_equal(matrix, vectors)
+    assert ids.tolist() == [1, 2, 3, 4, 5]
+    assert np.array_equal(matrix, vectors)
     store.cache_put([("h", "m", vectors[0])])
     assert np.array_equal(store.cache_get(["h", "missing"])["h"], vectors[0])
 

@@ -33,7 +33,6 @@ from .extract import extract_candidates
 from .llm_batch import SYSTEM_PROMPT, BatchTurn, Decision, build_prompt, parse_decisions
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise
-from .redact import redact
 from .screen import screen
 
 if TYPE_CHECKING:
@@ -199,23 +198,13 @@ class Curator:
             after = rows[-1].id
         return done
 
-    def process_text(self, user: str, assistant: str, *, scope: str, session_id: str,
-                     source: Source = Source.COMPACTION, platform: str = "", run_llm: bool = True) -> CurationResult:
-        """Journal and curate text now (session end, pre-compression), then run the session's model batch."""
-        journal_id = self.store.journal_append(
-            scope=scope, session_id=session_id, platform=platform, user=redact(user), assistant=redact(assistant),
-            source=source)
-        entry = self.store.journal_get(journal_id)
-        assert entry is not None
-        result = self.process(entry)
-        if run_llm and self.llm is not None and result.llm == "":
-            result.extend(self.end_session(scope, session_id))
-        return result
+    def store_memory(self, new: NewMemory, *, actor: str, supersedes: int | None = None) -> Memory:
+        """Store one explicit memory through dedup/merge/supersede; returns the stored or reinforced memory.
 
-    def store_memory(self, new: NewMemory, *, actor: str) -> Memory:
-        """Store one explicit memory through dedup/merge/supersede; returns the stored or reinforced memory."""
+        `supersedes` names a memory the new one replaces (an update): it is superseded in the same transaction
+        by whatever the merge keeps, unless that is the memory itself (an update to the same content)."""
         candidate = Candidate(type=new.type, content=new.content, importance=new.effective_importance,
-                              confidence=new.confidence, subject=new.subject, role="tool")
+                              confidence=new.confidence, subject=new.subject, role="tool", supersedes=supersedes)
         with self._lock:
             embedder = self._embedder()
             vectors = self._embed(embedder, [new.content])
@@ -223,6 +212,8 @@ class Curator:
             with self.store.transaction():
                 outcome = self._merge_one(new.scope, candidate, new, vectors[0], embedder, None, [], updates,
                                           actor=actor)
+                if supersedes is not None and supersedes not in (outcome.memory_id, *outcome.superseded):
+                    self.store.supersede(supersedes, outcome.memory_id, reason="updated", actor=actor)
             self._index(updates)
         return self.store.require_memory(outcome.memory_id)
 
