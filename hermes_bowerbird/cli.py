@@ -19,6 +19,7 @@ import click
 
 from . import __version__, render, scopes
 from .config import Config, load_config
+from .curation.provenance import origin_of
 from .errors import BowerbirdError, ConfigError, DatabaseError, InvalidInputError, NotFoundError
 from .explain import describe
 from .sanitize import storable
@@ -236,7 +237,8 @@ def memory_json(memory: Memory) -> dict[str, Any]:
 
     out = memory_dict(memory)
     out.update({"subject": memory.subject, "confidence": memory.confidence, "session_id": memory.session_id,
-                "access_count": memory.access_count, "metadata": dict(memory.metadata)})
+                "access_count": memory.access_count, "origin": origin_of(memory.metadata),
+                "metadata": dict(memory.metadata)})
     return out
 
 

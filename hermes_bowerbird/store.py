@@ -337,6 +337,16 @@ class Store:
             self.add_provenance(memory_id, provenance)
             self.add_audit(memory_id, AuditAction.MERGE, reason, actor)
 
+    def set_origin(self, memory_id: int, origin: str, *, confidence: float, reason: str, actor: str) -> None:
+        """A stronger source stated a memory again: record that origin and raise its confidence."""
+        with self.transaction():
+            self._execute("""
+                UPDATE memories
+                SET metadata = json_set(coalesce(metadata, '{}'), '$.origin', ?),
+                    confidence = max(confidence, ?), updated_at = ?
+                WHERE id = ?""", (origin, confidence, self.clock(), memory_id))
+            self.add_audit(memory_id, AuditAction.UPDATE, reason, actor, {"origin": origin})
+
     def supersede(self, old_id: int, new_id: int, *, reason: str, actor: str) -> None:
         """Mark `old_id` as no longer current: valid_until now, superseded_by new, an `updates` edge new->old."""
         now = self.clock()

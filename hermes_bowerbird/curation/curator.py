@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,6 +33,7 @@ from .extract import extract_candidates
 from .llm_batch import SYSTEM_PROMPT, BatchTurn, Decision, build_prompt, parse_decisions
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise
+from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
 from .redact import redact
 from .screen import screen
 
@@ -214,8 +215,8 @@ class Curator:
 
     def store_memory(self, new: NewMemory, *, actor: str) -> Memory:
         """Store one explicit memory through dedup/merge/supersede; returns the stored or reinforced memory."""
-        candidate = Candidate(type=new.type, content=new.content, importance=new.effective_importance,
-                              confidence=new.confidence, subject=new.subject, role="tool")
+        candidate = _explicit(new)
+        new = _with_origin(new, candidate.origin)
         with self._lock:
             embedder = self._embedder()
             vectors = self._embed(embedder, [new.content])
@@ -240,8 +241,8 @@ class Curator:
             with self.store.transaction():
                 allowed = self.store.live_memory_ids([news[0].scope]) if embedder is not None else None
                 for new, vector in zip(news, vectors, strict=True):
-                    candidate = Candidate(type=new.type, content=new.content, importance=new.effective_importance,
-                                          confidence=new.confidence, subject=new.subject, role="tool")
+                    candidate = _explicit(new)
+                    new = _with_origin(new, candidate.origin)
                     outcome = self._merge_one(new.scope, candidate, new, vector, embedder, allowed, fresh, updates,
                                               actor=actor)
                     ids.append(outcome.memory_id)
@@ -286,7 +287,8 @@ class Curator:
                   for i, text in enumerate(_episode_texts(body, role in noisy))]
         provenance: tuple[Provenance, ...] = (Provenance(entry.session_id, entry.turn_index),)
         found = extract_candidates(entry.user_content, entry.assistant_content, now=entry.created_at)
-        candidates = [(c, provenance) for c in found if c.role not in noisy]
+        candidates = [(weigh(c, column_origin(c.role, entry.platform)), provenance) for c in found
+                      if c.role not in noisy]
         return _Prepared(chunks, candidates, noise=noisy >= {"user", "assistant"},
                          candidate_mentions=[_mentions(c.content, c.entities) for c, _ in candidates],
                          flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))})
@@ -450,7 +452,8 @@ class Curator:
     def _apply_decisions(self, key: str, scope: str, entries: Sequence[JournalEntry],
                          decisions: Sequence[Decision], ids: Sequence[int]) -> CurationResult:
         every = tuple(Provenance(e.session_id, e.turn_index) for e in entries)
-        candidates = [(d.candidate, (Provenance(entries[d.turn - 1].session_id, entries[d.turn - 1].turn_index),)
+        candidates = [(_weigh_decision(d, entries), (Provenance(entries[d.turn - 1].session_id,
+                                                                entries[d.turn - 1].turn_index),)
                        if d.turn else every) for d in decisions]
         embedder = self._embedder()
         vectors = self._embed(embedder, [c.content for c, _ in candidates])
@@ -522,7 +525,35 @@ def _new_memory(scope: str, candidate: Candidate, entry: JournalEntry | None,
         session_id=entry.session_id if entry is not None else None,
         valid_from=entry.created_at if entry is not None else None,
         created_at=entry.created_at if entry is not None else None,
-        metadata={"role": candidate.role}, provenance=provenance)
+        metadata={"role": candidate.role, ORIGIN_KEY: candidate.origin or column_origin(candidate.role)},
+        provenance=provenance)
+
+
+def _explicit(new: NewMemory) -> Candidate:
+    """An explicit write (remember, update, import, the host's memory mirror) as a candidate of its own origin."""
+    origin = str(new.metadata.get(ORIGIN_KEY) or EXPLICIT)
+    return Candidate(type=new.type, content=new.content, importance=new.effective_importance,
+                     confidence=new.confidence, subject=new.subject, role="tool", origin=origin)
+
+
+def _with_origin(new: NewMemory, origin: str) -> NewMemory:
+    return replace(new, metadata={**new.metadata, ORIGIN_KEY: origin})
+
+
+def _weigh_decision(decision: Decision, entries: Sequence[JournalEntry]) -> Candidate:
+    """A model's memory weighed by whose words it holds: those of the turn it names, else of the whole batch."""
+    named = [entries[decision.turn - 1]] if decision.turn else []
+    origin = _origin_in(decision.candidate.content, named) or _origin_in(decision.candidate.content, entries) or USER
+    if origin != USER and entries and all(column_origin("assistant", e.platform) == TOOL for e in entries):
+        origin = TOOL  # a subagent's task and result: nothing of it is the user's own words
+    return weigh(decision.candidate, origin)
+
+
+def _origin_in(content: str, entries: Sequence[JournalEntry]) -> str:
+    user = "\n".join(e.user_content for e in entries if column_origin("user", e.platform) == USER)
+    other = "\n".join([*(e.assistant_content for e in entries),
+                       *(e.user_content for e in entries if column_origin("user", e.platform) != USER)])
+    return model_origin(content, user, other) if entries else ""
 
 
 class CuratorWorker:
