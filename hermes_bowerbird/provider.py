@@ -326,7 +326,10 @@ class BowerbirdProvider(_Base):
     def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
                   messages: Sequence[Mapping[str, Any]] | None = None, turn_author: Any = None,
                   **kwargs: Any) -> None:
-        """Journal one turn. On a shared gateway chat a newer host says who wrote it: it goes to their scope."""
+        """Journal one turn. On a shared gateway chat a newer host says who wrote it: it goes to their scope.
+
+        `messages` (the conversation with its tool calls and results) is not read: a tool's output is stored only
+        as far as the assistant's answer quotes it, redacted and screened like the rest of that answer."""
         if not self.writable:
             return
         engine = self._require()

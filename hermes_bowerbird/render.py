@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from .curation.provenance import origin_of
 from .types import Memory
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ def detail_text(detail: MemoryDetail, now: float) -> str:
     lines = [f"memory #{m.id} ({m.type}, {memory_state(m, now)})", "", m.content, ""]
     fields: list[tuple[str, object]] = [
         ("scope", m.scope), ("importance", f"{m.importance:.2f}"), ("confidence", f"{m.confidence:.2f}"),
-        ("source", m.source), ("subject", m.subject or "-"), ("created", when(m.created_at)),
+        ("source", m.source), ("origin", origin_of(m.metadata)), ("subject", m.subject or "-"),
+        ("created", when(m.created_at)),
         ("updated", when(m.updated_at)), ("valid until", when(m.valid_until)),
         ("accessed", f"{m.access_count} times, last {when(m.accessed_at)}"),
         ("tags", ", ".join(m.tags) or "-"), ("session", m.session_id or "-"),

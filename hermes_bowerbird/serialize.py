@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .curation.provenance import origin_of
 from .timestamps import to_iso
 
 if TYPE_CHECKING:
@@ -29,7 +30,8 @@ def memory_dict(memory: Memory) -> dict[str, Any]:
 def memory_json(memory: Memory) -> dict[str, Any]:
     """A memory with everything a person inspecting it may want (the CLI)."""
     return {**memory_dict(memory), "subject": memory.subject, "confidence": memory.confidence,
-            "session_id": memory.session_id, "access_count": memory.access_count, "metadata": dict(memory.metadata)}
+            "session_id": memory.session_id, "access_count": memory.access_count,
+            "origin": origin_of(memory.metadata), "metadata": dict(memory.metadata)}
 
 
 def edge_dict(edge: Edge) -> dict[str, Any]:

@@ -339,6 +339,16 @@ class Store:
             self.add_provenance(memory_id, provenance)
             self.add_audit(memory_id, AuditAction.MERGE, reason, actor)
 
+    def set_origin(self, memory_id: int, origin: str, *, confidence: float, reason: str, actor: str) -> None:
+        """A stronger source stated a memory again: record that origin and raise its confidence."""
+        with self.transaction():
+            self._execute("""
+                UPDATE memories
+                SET metadata = json_set(coalesce(metadata, '{}'), '$.origin', ?),
+                    confidence = max(confidence, ?), updated_at = ?
+                WHERE id = ?""", (origin, confidence, self.clock(), memory_id))
+            self.add_audit(memory_id, AuditAction.UPDATE, reason, actor, {"origin": origin})
+
     def supersede(self, old_id: int, new_id: int, *, reason: str, actor: str) -> None:
         """Mark `old_id` as no longer current: valid_until now, superseded_by new, an `updates` edge new->old."""
         now = self.clock()
@@ -409,6 +419,17 @@ class Store:
             self._execute("DELETE FROM embeddings WHERE kind = 'memory' AND item_id = ?", (memory_id,))
             self._execute("DELETE FROM memories WHERE id = ? AND forgotten = 1", (memory_id,))
             self.add_audit(memory_id, AuditAction.PURGE, reason, actor)
+
+    def scrub_deleted(self) -> None:
+        """After hard deletes: rewrite the full-text indexes without the deleted rows' words, then checkpoint and
+        truncate the WAL. With secure_delete on (db.connect) the freed pages are zeroed, so no deleted text
+        lingers in the file; a checkpoint blocked by a reader leaves the WAL for the next one."""
+        with self.transaction():
+            self._execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+            self._execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('optimize')")
+        busy, _, _ = self._query("PRAGMA wal_checkpoint(TRUNCATE)")[0]
+        if busy:
+            log.info("the WAL is still in use by a reader; deleted pages leave it at a later checkpoint")
 
     # -- provenance -----------------------------------------------------------------------------------------
     def add_provenance(self, memory_id: int, provenance: Sequence[Provenance]) -> None:

@@ -275,5 +275,6 @@ class Candidate:
     subject: str | None = None
     entities: tuple[str, ...] = ()
     role: str = "user"
+    origin: str = ""  # who said it: user, assistant, tool or explicit ("" until curation weighs it)
     supersedes: int | None = None  # an existing memory id this candidate replaces (LLM decisions)
     relations: tuple[tuple[Relation, int], ...] = ()  # (relation, existing memory id)

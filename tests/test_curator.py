@@ -279,7 +279,7 @@ def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
     assert "## Turn 1" in prompt and "I live in Porto." in prompt and "I moved to Lisbon" in prompt
     assert re.search(r"- \[\d+\] identity user:residence:", prompt)  # the model saw the nearest memories
     rust = [m for m in env.store.list_memories([SCOPE], current_only=True) if m.subject == "user:learning"]
-    assert len(rust) == 1 and rust[0].metadata == {"role": "model"} and rust[0].confidence == 0.85
+    assert len(rust) == 1 and rust[0].metadata == {"role": "model", "origin": "user"} and rust[0].confidence == 0.85
     assert env.store.provenance([rust[0].id])[rust[0].id] == [Provenance("s1", 1)]
     residence = env.store.current_by_subject(SCOPE, "user:residence")
     assert [m.content for m in residence] == ["The user lives in Lisbon."]

@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,6 +33,7 @@ from .extract import extract_candidates
 from .llm_batch import SYSTEM_PROMPT, BatchTurn, Decision, build_prompt, parse_decisions
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise
+from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
 from .screen import screen
 
 if TYPE_CHECKING:
@@ -203,8 +204,8 @@ class Curator:
 
         `supersedes` names a memory the new one replaces (an update): it is superseded in the same transaction
         by whatever the merge keeps, unless that is the memory itself (an update to the same content)."""
-        candidate = Candidate(type=new.type, content=new.content, importance=new.effective_importance,
-                              confidence=new.confidence, subject=new.subject, role="tool", supersedes=supersedes)
+        candidate = _explicit(new, supersedes=supersedes)
+        new = _with_origin(new, candidate.origin)
         with self._lock:
             embedder = self._embedder()
             vectors = self._embed(embedder, [new.content])
@@ -231,8 +232,8 @@ class Curator:
             with self.store.transaction():
                 allowed = self.store.live_memory_ids([news[0].scope]) if embedder is not None else None
                 for new, vector in zip(news, vectors, strict=True):
-                    candidate = Candidate(type=new.type, content=new.content, importance=new.effective_importance,
-                                          confidence=new.confidence, subject=new.subject, role="tool")
+                    candidate = _explicit(new)
+                    new = _with_origin(new, candidate.origin)
                     outcome = self._merge_one(new.scope, candidate, new, vector, embedder, allowed, fresh, updates,
                                               actor=actor)
                     ids.append(outcome.memory_id)
@@ -277,7 +278,8 @@ class Curator:
                   for i, text in enumerate(_episode_texts(body, role in noisy))]
         provenance: tuple[Provenance, ...] = (Provenance(entry.session_id, entry.turn_index),)
         found = extract_candidates(entry.user_content, entry.assistant_content, now=entry.created_at)
-        candidates = [(c, provenance) for c in found if c.role not in noisy]
+        candidates = [(weigh(c, column_origin(c.role, entry.platform)), provenance) for c in found
+                      if c.role not in noisy]
         return _Prepared(chunks, candidates, noise=noisy >= {"user", "assistant"},
                          candidate_mentions=[_mentions(c.content, c.entities) for c, _ in candidates],
                          flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))})
@@ -441,7 +443,8 @@ class Curator:
     def _apply_decisions(self, key: str, scope: str, entries: Sequence[JournalEntry],
                          decisions: Sequence[Decision], ids: Sequence[int]) -> CurationResult:
         every = tuple(Provenance(e.session_id, e.turn_index) for e in entries)
-        candidates = [(d.candidate, (Provenance(entries[d.turn - 1].session_id, entries[d.turn - 1].turn_index),)
+        candidates = [(_weigh_decision(d, entries), (Provenance(entries[d.turn - 1].session_id,
+                                                                entries[d.turn - 1].turn_index),)
                        if d.turn else every) for d in decisions]
         embedder = self._embedder()
         vectors = self._embed(embedder, [c.content for c, _ in candidates])
@@ -513,7 +516,37 @@ def _new_memory(scope: str, candidate: Candidate, entry: JournalEntry | None,
         session_id=entry.session_id if entry is not None else None,
         valid_from=entry.created_at if entry is not None else None,
         created_at=entry.created_at if entry is not None else None,
-        metadata={"role": candidate.role}, provenance=provenance)
+        metadata={"role": candidate.role, ORIGIN_KEY: candidate.origin or column_origin(candidate.role)},
+        provenance=provenance)
+
+
+def _explicit(new: NewMemory, *, supersedes: int | None = None) -> Candidate:
+    """An explicit write (remember, update, import, the host's memory mirror) as a candidate of its own origin;
+    `supersedes` names the memory an update replaces."""
+    origin = str(new.metadata.get(ORIGIN_KEY) or EXPLICIT)
+    return Candidate(type=new.type, content=new.content, importance=new.effective_importance,
+                     confidence=new.confidence, subject=new.subject, role="tool", origin=origin,
+                     supersedes=supersedes)
+
+
+def _with_origin(new: NewMemory, origin: str) -> NewMemory:
+    return replace(new, metadata={**new.metadata, ORIGIN_KEY: origin})
+
+
+def _weigh_decision(decision: Decision, entries: Sequence[JournalEntry]) -> Candidate:
+    """A model's memory weighed by whose words it holds: those of the turn it names, else of the whole batch."""
+    named = [entries[decision.turn - 1]] if decision.turn else []
+    origin = _origin_in(decision.candidate.content, named) or _origin_in(decision.candidate.content, entries) or USER
+    if origin != USER and entries and all(column_origin("assistant", e.platform) == TOOL for e in entries):
+        origin = TOOL  # a subagent's task and result: nothing of it is the user's own words
+    return weigh(decision.candidate, origin)
+
+
+def _origin_in(content: str, entries: Sequence[JournalEntry]) -> str:
+    user = "\n".join(e.user_content for e in entries if column_origin("user", e.platform) == USER)
+    other = "\n".join([*(e.assistant_content for e in entries),
+                       *(e.user_content for e in entries if column_origin("user", e.platform) != USER)])
+    return model_origin(content, user, other) if entries else ""
 
 
 class CuratorWorker:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..store import content_hash
 from ..types import Candidate, ItemKind, Memory, NewMemory, Relation
+from .provenance import origin_of, promoted_confidence, weaker
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -128,9 +129,11 @@ class Merger:
     def plan(self, scope: str, candidate: Candidate, neighbours: Sequence[Neighbour]) -> MergePlan:
         exact = self.store.find_by_hash(scope, candidate.content)
         same = self.store.current_by_subject(scope, candidate.subject) if candidate.subject else []
+        same = [m for m in same if not _outweighs(m, candidate)]  # assistant text never replaces the user's
         if candidate.supersedes is not None:
             target = self.store.get_memory(candidate.supersedes)
-            if target is None or target.scope != scope or not target.is_current(self.store.clock()):
+            if target is None or target.scope != scope or not target.is_current(self.store.clock()) or \
+                    _outweighs(target, candidate):
                 candidate = _without_supersedes(candidate)
         return plan_merge(candidate, exact=exact, same_subject=same, neighbours=neighbours,
                           dedup_threshold=self.config.dedup_threshold,
@@ -143,6 +146,7 @@ class Merger:
         if plan.action == "reinforce" and plan.target is not None:
             self.store.reinforce(plan.target, new.provenance, reason=plan.reason, actor=actor,
                                  importance=new.effective_importance)
+            self._promote(plan.target, candidate, actor)
             return MergeOutcome("merged", plan.target)
         memory = self.store.insert_memory(new, actor=actor, reason=plan.reason)
         for old in plan.supersede:
@@ -153,6 +157,20 @@ class Merger:
             if other != memory.id and self.store.get_memory(other) is not None:
                 self.store.add_edge(memory.id, other, relation, 1.0, actor=actor, reason="stated by the model")
         return MergeOutcome("created", memory.id, plan.supersede, plan.related)
+
+
+    def _promote(self, memory_id: int, candidate: Candidate, actor: str) -> None:
+        """A memory first taken from assistant or tool text, now stated by a stronger source, takes its origin."""
+        target = self.store.get_memory(memory_id)
+        if target is None or not candidate.origin or not weaker(origin_of(target.metadata), candidate.origin):
+            return
+        self.store.set_origin(memory_id, candidate.origin, confidence=promoted_confidence(target.confidence, candidate),
+                              reason=f"stated again by the {candidate.origin}", actor=actor)
+
+
+def _outweighs(memory: Memory, candidate: Candidate) -> bool:
+    """True when the stored memory's source weighs more than the candidate's (the user's word against a page's)."""
+    return bool(candidate.origin) and weaker(candidate.origin, origin_of(memory.metadata))
 
 
 def _without_supersedes(candidate: Candidate) -> Candidate:

@@ -9,13 +9,16 @@ from ..store import content_hash
 from .extract import extract_candidates
 from .injected import message_text, strip_injected_context
 from .redact import redact
+from .screen import screen
 
 HEADER = "Durable facts and decisions from the earlier conversation (keep them in the summary):"
 _ITEM_CHARS = 240
 
 
 def durable_points(messages: Sequence[Mapping[str, Any]], *, limit_chars: int = 1500) -> str:
-    """Most important extracted statements first, one line each, redacted, within `limit_chars`."""
+    """Most important extracted statements first, one line each, redacted and screened, within `limit_chars`.
+
+    Tool results are never read: what a tool returned reaches memory only through the assistant's own words."""
     candidates = []
     for position, message in enumerate(messages or ()):
         role, content = message.get("role"), message_text(message.get("content"))
@@ -29,7 +32,7 @@ def durable_points(messages: Sequence[Mapping[str, Any]], *, limit_chars: int = 
     used = len(HEADER)
     for _, _, candidate in sorted(candidates, key=lambda item: (-item[0], item[1])):
         digest = content_hash(candidate.content)
-        if digest in seen:
+        if digest in seen or screen(candidate.content):  # text that could steer the model is no durable point
             continue
         line = f"- [{candidate.type}] {_shorten(redact(candidate.content))}"
         if used + len(line) + 1 > limit_chars:

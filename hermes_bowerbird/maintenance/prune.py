@@ -100,5 +100,7 @@ def purge(store: Store, config: Config, now: float, *, dry_run: bool = False,
         episodes = store.delete_episodes_before(now - config.episode_retention_days * DAY)
         if vectors is not None and episodes:
             vectors.remove(ItemKind.EPISODE, episodes)  # a running process's index would still return them
+    if purged or episodes:
+        store.scrub_deleted()  # no deleted text left in free pages, the full-text index or the WAL
     return PurgeResult(candidates, len(purged), len(episodes))
 
