@@ -25,6 +25,10 @@ _FALSE = {"0", "false", "no", "off", "n", "f", ""}
 # auto: local int8 ONNX, else local torch, else Gemini when a key is set; local: ONNX, else torch;
 # onnx / torch: only that local runtime; gemini: only Gemini; none: keywords and graph only
 EMBEDDING_BACKENDS = ("auto", "local", "onnx", "torch", "gemini", "none")
+# auto: the host's model inside Hermes, else Gemini when a key is set; host / gemini: only that one; none: no model
+LLM_BACKENDS = ("auto", "host", "gemini", "none")
+# settings that name one of a fixed set of choices, written exactly as listed
+CHOICES = {"embedding_backend": EMBEDDING_BACKENDS, "llm_backend": LLM_BACKENDS}
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ class Config:
     gemini_base_url: str = ""
     ann_threshold: int = 200_000
     # language model
-    llm_backend: str = "auto"  # auto | host | gemini | none
+    llm_backend: str = "auto"  # one of LLM_BACKENDS
     gemini_model: str = "gemini-2.5-flash"
     llm_daily_budget: int = 200
     llm_batch_turns: int = 8
@@ -158,7 +162,8 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
             raise ConfigError(f"unknown setting {key!r}")
     kwargs["weights"] = _build_weights(weight_values)
     _check_types("decay_exempt_types", kwargs.get("decay_exempt_types", ""))
-    _check_choice("embedding_backend", kwargs.get("embedding_backend", "auto"), EMBEDDING_BACKENDS)
+    for key, choices in CHOICES.items():
+        _check_choice(key, kwargs.get(key, "auto"), choices)
     db = kwargs.get("db_path")
     kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
     return Config(**kwargs)
@@ -172,6 +177,7 @@ def _check_types(key: str, value: str) -> None:
 
 
 def _check_choice(key: str, value: str, choices: tuple[str, ...]) -> None:
+    """A misspelt choice is refused, naming the allowed values."""
     if value not in choices:
         raise ConfigError(f"setting {key!r}: {value!r} is not one of {', '.join(choices)}")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import markdown, scopes
-from .config import EMBEDDING_BACKENDS, Config, load_config
+from .config import EMBEDDING_BACKENDS, LLM_BACKENDS, Config, load_config
 from .curation.injected import message_text
 from .curation.noise import is_trivial_prompt
 from .curation.screen import inert
@@ -497,7 +497,7 @@ class BowerbirdProvider(_Base):
             {"key": "embedding_backend", "description": "Embedding model", "default": "auto",
              "choices": list(EMBEDDING_BACKENDS)},
             {"key": "llm_backend", "description": "Model for extraction and the bulletin", "default": "auto",
-             "choices": ["auto", "host", "gemini", "none"]},
+             "choices": list(LLM_BACKENDS)},
             {"key": "gemini_api_key", "description": "Gemini API key (optional)", "secret": True,
              "required": False, "env_var": "GEMINI_API_KEY", "url": "https://aistudio.google.com/apikey"},
             {"key": "prefetch_budget_tokens", "description": "Tokens of recalled memory per turn",

@@ -13,7 +13,8 @@ from hermes_bowerbird.errors import ConfigError
 def test_defaults_work_with_no_file(tmp_path: Path) -> None:
     config = load_config(tmp_path, environ={})
     assert config.db_path == tmp_path / "bowerbird" / "memory.db"
-    assert config.embedding_backend == "auto" and config.maintenance_enabled is True
+    assert config.embedding_backend == "auto"
+    assert config.maintenance_enabled is True
     assert config.weights == RetrievalWeights()
 
 
@@ -35,8 +36,10 @@ def test_yaml_then_environment_then_overrides(tmp_path: Path) -> None:
     _write(tmp_path, "prefetch_budget_tokens: 400\nrecall_limit: '5'\nweights:\n  rrf_k: 30\n")
     env = {"BOWERBIRD_RECALL_LIMIT": "7", "BOWERBIRD_WEIGHTS_MMR_LAMBDA": "0.5", "BOWERBIRD_DB_PATH": "~/x.db"}
     config = load_config(tmp_path, environ=env, overrides={"prefetch_budget_tokens": 300})
-    assert config.prefetch_budget_tokens == 300 and config.recall_limit == 7
-    assert config.weights.rrf_k == 30.0 and config.weights.mmr_lambda == 0.5
+    assert config.prefetch_budget_tokens == 300
+    assert config.recall_limit == 7
+    assert config.weights.rrf_k == 30.0
+    assert config.weights.mmr_lambda == 0.5
     assert config.db_path == Path("~/x.db").expanduser()
 
 
@@ -66,7 +69,25 @@ def test_save_settings_merges_and_validates(tmp_path: Path) -> None:
     _write(tmp_path, "recall_limit: 5\n")
     save_settings(tmp_path, {"prefetch_budget_tokens": "450"})
     config = load_config(tmp_path, environ={})
-    assert config.recall_limit == 5 and config.prefetch_budget_tokens == 450
+    assert config.recall_limit == 5
+    assert config.prefetch_budget_tokens == 450
     with pytest.raises(ConfigError):
         save_settings(tmp_path, {"recall_limit": "lots"})
     assert load_config(tmp_path, environ={}).recall_limit == 5
+
+
+@pytest.mark.parametrize("key, misspelt, allowed", [
+    ("llm_backend", "gemni", "auto, host, gemini, none"),
+    ("llm_backend", "local", "auto, host, gemini, none"),
+    ("llm_backend", "Gemini", "auto, host, gemini, none"),
+    ("embedding_backend", "onxx", "auto, local, onnx, torch, gemini, none"),
+])
+def test_a_misspelt_choice_is_refused_naming_the_allowed_values(tmp_path: Path, key: str, misspelt: str,
+                                                                allowed: str) -> None:
+    with pytest.raises(ConfigError, match=f"{key}.*{misspelt}.*{allowed}"):
+        load_config(tmp_path, environ={}, overrides={key: misspelt})
+
+
+def test_a_misspelt_choice_in_the_environment_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="llm_backend"):
+        load_config(tmp_path, environ={"BOWERBIRD_LLM_BACKEND": "gemeni"})
