@@ -277,19 +277,20 @@ class Bowerbird:
 
     def update(self, memory_id: int, content: str, *, scopes: Sequence[str], actor: str = "tool",
                source: Source = Source.TOOL) -> Memory:
-        """Write a new version that supersedes the old one (both kept, linked by an `updates` edge)."""
+        """Write a new version that supersedes the old one (both kept, linked by an `updates` edge).
+
+        The new version goes through the curator like any stored memory (dedup, entity links, same-subject
+        supersession), in one transaction with superseding the old: content another current memory already
+        holds reinforces that one, which then supersedes the old; the old's own content only reinforces it."""
         old = self.store.require_memory(memory_id, scopes)
         text = clean_text(content).strip()
         if not text:
             raise InvalidInputError("the new content is empty")
-        new = self.store.insert_memory(NewMemory(
-            scope=old.scope, type=old.type, content=text, source=source, importance=old.importance,
-            subject=old.subject, tags=old.tags, session_id=old.session_id), actor=actor,
-            reason=f"update of #{old.id}")
-        self.store.supersede(old.id, new.id, reason="updated", actor=actor)
-        self._screen(new.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
-        self.vectors.add(ItemKind.MEMORY, [(new.id, new.content)])
-        return new
+        new = NewMemory(scope=old.scope, type=old.type, content=text, source=source, importance=old.importance,
+                        subject=old.subject, tags=old.tags, session_id=old.session_id, confidence=1.0)
+        memory = self.curator.store_memory(new, actor=actor, supersedes=old.id)
+        self._screen(memory.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
+        return memory
 
     def _screen(self, memory_id: int, text: str, *, strict: bool) -> None:
         """Quarantine a memory whose text could steer a model (host files get the host's strict screen)."""

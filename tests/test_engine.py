@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,3 +72,58 @@ def test_an_engine_shutting_down_leaves_the_index_of_another_engine_on_the_same_
         assert memory.id in index
     finally:
         second.shutdown()
+
+
+# ------------------------------------------------------------------ update goes through the curator
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Bowerbird]:
+    config = load_config(tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"})
+    bowerbird = Bowerbird(config, background=False)
+    yield bowerbird
+    bowerbird.shutdown()
+
+
+def _live_ids(engine: Bowerbird) -> list[int]:
+    return sorted(m.id for m in engine.list_memories([SCOPE]))
+
+
+def test_an_update_supersedes_the_old_version(engine: Bowerbird) -> None:
+    old = engine.remember("The team deploys on Fridays.", scope=SCOPE)
+    new = engine.update(old.id, "The team deploys on Thursdays.", scopes=[SCOPE])
+    assert engine.store.require_memory(old.id).superseded_by == new.id
+    assert _live_ids(engine) == [new.id]
+
+
+def test_an_updated_version_is_linked_to_the_entities_it_names(engine: Bowerbird) -> None:
+    old = engine.remember("I met someone at the park yesterday.", scope=SCOPE)
+    new = engine.update(old.id, "Yesterday I met Tom at Barton Springs.", scopes=[SCOPE])
+    names = sorted(e.name for e in engine.show(new.id, scopes=[SCOPE]).entities)
+    assert names == ["Barton Springs", "Tom"]
+
+
+def test_an_update_to_what_another_memory_says_reinforces_that_memory(engine: Bowerbird) -> None:
+    kept = engine.remember("The office is in Porto.", scope=SCOPE)
+    old = engine.remember("The office is in Braga.", scope=SCOPE)
+    merged = engine.update(old.id, "The office is in Porto.", scopes=[SCOPE])
+    assert merged.id == kept.id
+    assert engine.store.require_memory(old.id).superseded_by == kept.id
+    assert _live_ids(engine) == [kept.id]
+
+
+def test_an_update_to_the_same_content_keeps_the_memory(engine: Bowerbird) -> None:
+    old = engine.remember("The office is in Porto.", scope=SCOPE)
+    same = engine.update(old.id, "The office is in Porto.", scopes=[SCOPE])
+    assert same.id == old.id
+    assert _live_ids(engine) == [old.id]
+
+
+def test_an_update_whose_supersede_fails_stores_no_new_version(engine: Bowerbird) -> None:
+    old = engine.remember("The team deploys on Fridays.", scope=SCOPE)
+    engine.store._execute("""
+        CREATE TEMP TRIGGER refuse_supersede BEFORE UPDATE OF superseded_by ON memories
+        BEGIN SELECT RAISE(ABORT, 'supersede refused'); END
+    """)
+    with pytest.raises(sqlite3.IntegrityError, match="supersede refused"):
+        engine.update(old.id, "The team deploys on Thursdays.", scopes=[SCOPE])
+    assert [m.content for m in engine.list_memories([SCOPE], current_only=False)] == [old.content]

@@ -212,10 +212,13 @@ class Curator:
             result.extend(self.end_session(scope, session_id))
         return result
 
-    def store_memory(self, new: NewMemory, *, actor: str) -> Memory:
-        """Store one explicit memory through dedup/merge/supersede; returns the stored or reinforced memory."""
+    def store_memory(self, new: NewMemory, *, actor: str, supersedes: int | None = None) -> Memory:
+        """Store one explicit memory through dedup/merge/supersede; returns the stored or reinforced memory.
+
+        `supersedes` names a memory the new one replaces (an update): it is superseded in the same transaction
+        by whatever the merge keeps, unless that is the memory itself (an update to the same content)."""
         candidate = Candidate(type=new.type, content=new.content, importance=new.effective_importance,
-                              confidence=new.confidence, subject=new.subject, role="tool")
+                              confidence=new.confidence, subject=new.subject, role="tool", supersedes=supersedes)
         with self._lock:
             embedder = self._embedder()
             vectors = self._embed(embedder, [new.content])
@@ -223,6 +226,8 @@ class Curator:
             with self.store.transaction():
                 outcome = self._merge_one(new.scope, candidate, new, vectors[0], embedder, None, [], updates,
                                           actor=actor)
+                if supersedes is not None and supersedes not in (outcome.memory_id, *outcome.superseded):
+                    self.store.supersede(supersedes, outcome.memory_id, reason="updated", actor=actor)
             self._index(updates)
         return self.store.require_memory(outcome.memory_id)
 
