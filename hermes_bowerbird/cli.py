@@ -22,7 +22,7 @@ from .config import Config, load_config
 from .errors import BowerbirdError, ConfigError, DatabaseError, InvalidInputError, NotFoundError
 from .explain import describe
 from .sanitize import storable
-from .timestamps import parse_iso
+from .timestamps import DAY, HOUR, parse_iso
 from .types import MemoryType, Relation, Source
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 MODEL_WAIT_SECONDS = 30.0
 CURATE_BATCH = 25
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_UNIT_SECONDS = {"s": 1.0, "m": 60.0, "h": HOUR, "d": DAY, "w": 7 * DAY}
 _TYPES = [t.value for t in MemoryType]
 _RELATIONS = [r.value for r in Relation]
 _ID = click.IntRange(1, 2**63 - 1)  # SQLite's INTEGER range: a larger id is a mistake, not a lookup

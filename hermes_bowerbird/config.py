@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import types
@@ -93,7 +92,6 @@ class Config:
     # write path
     dedup_threshold: float = 0.92
     related_threshold: float = 0.75
-    journal_queue_bound: int = 10_000
     shutdown_drain_seconds: float = 10.0
     # read path
     prefetch_budget_tokens: int = 600
@@ -118,10 +116,6 @@ class Config:
     maintenance_job_seconds: float = 30.0  # time budget of one maintenance job run
     # markdown
     import_markdown: bool = True
-
-    @property
-    def data_dir(self) -> Path:
-        return self.db_path.parent
 
     @property
     def model_cache_dir(self) -> Path:
@@ -180,15 +174,6 @@ def _check_choice(key: str, value: str, choices: tuple[str, ...]) -> None:
     """A misspelt choice is refused, naming the allowed values."""
     if value not in choices:
         raise ConfigError(f"setting {key!r}: {value!r} is not one of {', '.join(choices)}")
-
-
-def config_to_dict(config: Config) -> dict[str, Any]:
-    """A JSON-friendly view with secrets masked, for status output."""
-    out = dataclasses.asdict(config)
-    out["hermes_home"] = str(config.hermes_home)
-    out["db_path"] = str(config.db_path)
-    out["gemini_api_key"] = "set" if config.gemini_api_key else ""
-    return out
 
 
 def _build_weights(values: Mapping[str, Any]) -> RetrievalWeights:

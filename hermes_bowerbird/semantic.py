@@ -56,12 +56,6 @@ class VectorTier:
             log.warning("query embedding failed; searching without the vector signal", exc_info=True)
             return None
 
-    def embed_texts(self, texts: Sequence[str]) -> np.ndarray | None:
-        embedder = self._embedder()
-        if embedder is None:
-            return None
-        return np.asarray(embedder.embed_batch(list(texts)), dtype=np.float32)
-
     def add(self, kind: ItemKind, items: Sequence[tuple[int, str]]) -> int:
         """Embed, store and index these items; 0 (left for catch_up) when no model is ready."""
         embedder = self._embedder()

@@ -452,10 +452,6 @@ class Store:
             out.update((r[0], Episode(*r)) for r in rows)
         return out
 
-    def episode_ids_in_scopes(self, scopes: Sequence[str]) -> set[int]:
-        return {r[0] for r in self._query(f"SELECT id FROM episodes WHERE scope IN ({_marks(len(scopes))})",
-                                          scopes)}
-
     def list_episodes(self, scopes: Sequence[str] | None = None, *, session_id: str | None = None,
                       limit: int | None = None) -> list[Episode]:
         where: list[str] = ["1 = 1"]
@@ -565,10 +561,6 @@ class Store:
             self._execute("INSERT OR IGNORE INTO entities (scope, name, norm, kind, created_at) "
                           "VALUES (?, ?, ?, ?, ?)", (scope, name, norm, kind, self.clock()))
             return int(self._scalar("SELECT id FROM entities WHERE scope = ? AND norm = ?", (scope, norm)))
-
-    def add_alias(self, entity_id: int, alias: str, norm: str) -> None:
-        self._execute("INSERT OR IGNORE INTO entity_aliases (entity_id, alias, norm) VALUES (?, ?, ?)",
-                      (entity_id, alias, norm))
 
     def link_memory_entities(self, memory_id: int, entity_ids: Iterable[int]) -> None:
         with self.transaction():
@@ -703,9 +695,6 @@ class Store:
                                f"WHERE src_id IN ({marks}) OR dst_id IN ({marks})", (*chunk, *chunk))
             out.update((r[0], _edge(r)) for r in rows)
         return list(out.values())
-
-    def count_edges(self) -> dict[str, int]:
-        return {rel: n for rel, n in self._query("SELECT relation, count(*) FROM edges GROUP BY relation")}
 
     def orphan_counts(self) -> dict[str, int]:
         """Rows pointing at nothing (foreign keys are on, so only damage or old files produce these)."""

@@ -1,8 +1,11 @@
-"""Timestamps at the edges: ISO 8601 text in and out, Unix epoch seconds everywhere inside."""
+"""Time: ISO 8601 text at the edges, Unix epoch seconds everywhere inside, and the hour and day in seconds."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+
+HOUR = 3_600.0
+DAY = 86_400.0
 
 
 def parse_iso(text: str) -> float:

@@ -95,8 +95,6 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
     },
 ]
 
-TOOL_NAMES = frozenset(schema["name"] for schema in TOOL_SCHEMAS)
-
 
 @dataclass(frozen=True)
 class ToolContext:

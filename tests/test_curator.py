@@ -183,17 +183,6 @@ def test_store_memory_dedups_explicit_writes(env: Env) -> None:
     assert [a.actor for a in env.store.audit_for(first.id)] == ["tool", "tool"]
 
 
-def test_process_text_journals_redacts_and_curates_now(env: Env) -> None:
-    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    result = env.curator().process_text(f"My GitHub token is {secret} and I live in Porto.", "",
-                                        scope=SCOPE, session_id="s9")
-    assert result.journal_ids and not result.skipped
-    entry = env.store.journal_get(result.journal_ids[0])
-    assert entry is not None and entry.source is Source.COMPACTION and entry.status is JournalStatus.DONE
-    assert secret not in entry.user_content and "[REDACTED:" in entry.user_content
-    assert all(secret not in e.content for e in env.store.list_episodes([SCOPE]))
-
-
 # -- the model batch path, for both backends -----------------------------------------------------------------
 
 

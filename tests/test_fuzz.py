@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from hermes_bowerbird.cli import cli
 from hermes_bowerbird.provider import BowerbirdProvider
-from hermes_bowerbird.tools import TOOL_NAMES
+from hermes_bowerbird.tools import TOOL_SCHEMAS
 
 ENV = {"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none",
        "BOWERBIRD_MAINTENANCE_ENABLED": "false", "HF_HUB_OFFLINE": "1"}
@@ -36,6 +36,7 @@ SCALAR = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10**40), ma
 JSONISH = st.recursive(SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                        st.dictionaries(KEYS, inner, max_size=5)), max_leaves=12)
 ANY = st.one_of(JSONISH, st.builds(object), st.binary(max_size=50))
+TOOL_NAMES = sorted(schema["name"] for schema in TOOL_SCHEMAS)
 
 
 class Tracebacks(logging.Handler):
@@ -152,8 +153,7 @@ def test_prefetch_always_returns_text(provider: BowerbirdProvider, tracebacks: T
 
 
 @FUZZ
-@given(name=st.one_of(st.sampled_from(sorted(TOOL_NAMES)), TEXT, ANY), args=st.one_of(JSONISH, ANY,
-                                                                                      JSONISH.map(json.dumps)))
+@given(name=st.one_of(st.sampled_from(TOOL_NAMES), TEXT, ANY), args=st.one_of(JSONISH, ANY, JSONISH.map(json.dumps)))
 def test_tool_calls_always_answer_json(provider: BowerbirdProvider, tracebacks: Tracebacks, name: Any,
                                        args: Any) -> None:
     answer = provider.handle_tool_call(name, args)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from store_rows import add_alias
 
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
@@ -156,7 +157,7 @@ def test_entities_named_in_the_query_seed_the_graph(keyword_world: World) -> Non
     linked = keyword_world.remember("The deadline moved to June")
     keyword_world.remember("The falconry club meets on Sundays")  # 'falcon' only as a substring
     entity = keyword_world.store.upsert_entity("user:a", "Project Falcon", "project falcon", "project")
-    keyword_world.store.add_alias(entity, "Falcon", "falcon")
+    add_alias(keyword_world.store, entity, "Falcon", "falcon")
     keyword_world.store.link_memory_entities(linked, [entity])
     hits = keyword_world.search("status of falcon", explain=True)
     assert hits[0].id == linked and hits[0].signals["graph_entity"] == 1.0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from store_rows import add_alias
+
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Provenance, Source
 
@@ -13,7 +15,7 @@ def test_entity_stamp_changes_when_entities_or_aliases_are_added(tmp_path: Path)
     first = store.entity_stamp()
     entity = store.upsert_entity("user:a", "Project Falcon", "project falcon")
     second = store.entity_stamp()
-    store.add_alias(entity, "Falcon", "falcon")
+    add_alias(store, entity, "Falcon", "falcon")
     third = store.entity_stamp()
     store.upsert_entity("user:a", "Project Falcon", "project falcon")  # already known: no change
     assert len({first, second, third}) == 3

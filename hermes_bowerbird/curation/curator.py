@@ -33,7 +33,6 @@ from .extract import extract_candidates
 from .llm_batch import SYSTEM_PROMPT, BatchTurn, Decision, build_prompt, parse_decisions
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise
-from .redact import redact
 from .screen import screen
 
 if TYPE_CHECKING:
@@ -198,19 +197,6 @@ class Curator:
             done += sum(1 for r in self.process_rows(rows) if r is not None)
             after = rows[-1].id
         return done
-
-    def process_text(self, user: str, assistant: str, *, scope: str, session_id: str,
-                     source: Source = Source.COMPACTION, platform: str = "", run_llm: bool = True) -> CurationResult:
-        """Journal and curate text now (session end, pre-compression), then run the session's model batch."""
-        journal_id = self.store.journal_append(
-            scope=scope, session_id=session_id, platform=platform, user=redact(user), assistant=redact(assistant),
-            source=source)
-        entry = self.store.journal_get(journal_id)
-        assert entry is not None
-        result = self.process(entry)
-        if run_llm and self.llm is not None and result.llm == "":
-            result.extend(self.end_session(scope, session_id))
-        return result
 
     def store_memory(self, new: NewMemory, *, actor: str, supersedes: int | None = None) -> Memory:
         """Store one explicit memory through dedup/merge/supersede; returns the stored or reinforced memory.

@@ -9,6 +9,7 @@ from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.noise import is_content_sentence
 from hermes_bowerbird.curation.sentences import split_sentences, words
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
+from hermes_bowerbird.timestamps import DAY
 from hermes_bowerbird.types import DEFAULT_IMPORTANCE, Candidate, MemoryType
 
 __all__ = ["extract_candidates", "subject_of"]
@@ -137,7 +138,7 @@ def _with_date(content: str, mtype: MemoryType, now: float | None) -> str:
         return content
     for pattern, days_back in _RELATIVE_DAYS:
         if pattern.search(content):
-            day = time.strftime("%Y-%m-%d", time.gmtime(now - days_back * 86400))
+            day = time.strftime("%Y-%m-%d", time.gmtime(now - days_back * DAY))
             return f"{content} ({'around ' if days_back == 7 else ''}{day})"
     return content
 

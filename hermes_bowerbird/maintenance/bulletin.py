@@ -11,12 +11,12 @@ from datetime import datetime
 
 from ..config import Config
 from ..store import Store
+from ..timestamps import DAY
 from ..types import LLM, Bulletin, Clock, ItemKind, Memory, MemoryType
 from .decay import effective_importance
 
 log = logging.getLogger(__name__)
 
-DAY = 86_400.0
 LLM_HARD_CAP_WORDS = 1_500
 ITEM_MAX_WORDS = 40
 CHANGE_LINES = 4

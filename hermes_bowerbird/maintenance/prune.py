@@ -9,13 +9,13 @@ from typing import Protocol
 
 from ..config import Config
 from ..store import Store
+from ..timestamps import DAY
 from ..types import ItemKind, Memory, Relation
 from .budget import Budget
 from .decay import decay_exempt, refresh_low_marks
 
 log = logging.getLogger(__name__)
 
-DAY = 86_400.0
 ACTOR = "maintenance"
 _PURGE_BATCH = 20  # purges per transaction; the budget is checked between them
 
