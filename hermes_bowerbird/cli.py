@@ -22,12 +22,12 @@ from .config import Config, load_config
 from .errors import BowerbirdError, ConfigError, DatabaseError, InvalidInputError, NotFoundError
 from .explain import describe
 from .sanitize import storable
+from .serialize import bulletin_dict, detail_json, hit_dict, memory_json
 from .timestamps import DAY, HOUR, parse_iso
 from .types import MemoryType, Relation, Source
 
 if TYPE_CHECKING:
-    from .engine import Bowerbird, MemoryDetail
-    from .types import Memory
+    from .engine import Bowerbird
 
 log = logging.getLogger(__name__)
 
@@ -231,28 +231,6 @@ def parse_time(value: str | None, now: float) -> float | None:
         raise InvalidInputError(f"cannot read time {value!r}: use 2026-03-01, 2026-03-01T09:00 or 7d / 12h") from exc
 
 
-def memory_json(memory: Memory) -> dict[str, Any]:
-    from .tools import memory_dict
-
-    out = memory_dict(memory)
-    out.update({"subject": memory.subject, "confidence": memory.confidence, "session_id": memory.session_id,
-                "access_count": memory.access_count, "metadata": dict(memory.metadata)})
-    return out
-
-
-def detail_json(detail: MemoryDetail) -> dict[str, Any]:
-    return {
-        "memory": memory_json(detail.memory),
-        "edges": [{"id": e.id, "source_id": e.src_id, "target_id": e.dst_id, "relation": str(e.relation),
-                   "weight": e.weight, "created_at": e.created_at} for e in detail.edges],
-        "provenance": [{"session_id": p.session_id, "turn_index": p.turn_index} for p in detail.provenance],
-        "entities": [{"id": e.id, "name": e.name, "kind": e.kind} for e in detail.entities],
-        "audit": [{"action": str(a.action), "reason": a.reason, "actor": a.actor, "created_at": a.created_at,
-                   "details": dict(a.details)} for a in detail.audit],
-        "quarantine": detail.quarantine,
-    }
-
-
 # -- global options: one definition, accepted before and after the command name ------------------------------
 def _global_options(*, group: bool) -> list[click.Option]:
     """The options every command takes. On the group they read their environment variables; after a command
@@ -415,9 +393,8 @@ def recall(state: State, query: str, limit: int | None, types: Sequence[str], si
     hits = engine.recall(query, scopes=state.visible, limit=limit, types=[MemoryType(t) for t in types],
                          since=parse_time(since, now), until=parse_time(until, now), explain=explain,
                          include_episodes=not no_episodes)
-    from .retrieval import hit_to_dict
 
-    data = {"query": query, "count": len(hits), "results": [hit_to_dict(h) for h in hits],
+    data = {"query": query, "count": len(hits), "results": [hit_dict(h) for h in hits],
             "read_only": engine.store.readonly}
     if engine.store.readonly and not state.json_mode:
         click.echo(f"note: {engine.config.db_path} is read-only; recall works, access counts are not updated",
@@ -667,8 +644,7 @@ def bulletin(state: State, force: bool) -> None:
     if result is None:
         emit(state, {"bulletin": None}, "No bulletin yet: nothing is remembered in this scope.")
         return
-    data = {"bulletin": {"text": result.text, "scope": result.scope, "generator": result.generator,
-                         "created_at": result.created_at, "hash": result.hash}}
+    data = {"bulletin": bulletin_dict(result)}
     emit(state, data, result.text)
 
 

@@ -174,7 +174,7 @@ def _captured(engine: Bowerbird, visible: Sequence[str], say: Echo) -> dict[str,
 
 def _recall(engine: Bowerbird, visible: Sequence[str], questions: Sequence[str],
             say: Echo) -> list[dict[str, Any]]:
-    from .retrieval import hit_to_dict
+    from .serialize import hit_dict
 
     say(f"{_RULE}\nRecall (top 3, with the reasons each result ranked)\n{_RULE}")
     out = []
@@ -182,7 +182,7 @@ def _recall(engine: Bowerbird, visible: Sequence[str], questions: Sequence[str],
         hits = engine.recall(question, scopes=visible, limit=3, explain=True)
         say(f"? {question}")
         say(_indent(render.hit_lines(hits, explain=True) or "(nothing)", 2))
-        out.append({"question": question, "results": [hit_to_dict(h) for h in hits]})
+        out.append({"question": question, "results": [hit_dict(h) for h in hits]})
     return out
 
 

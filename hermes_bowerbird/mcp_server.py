@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__, scopes
 from .config import Config
 from .errors import BowerbirdError
+from .serialize import iso
 from .tools import ToolContext, handle_tool_call
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def build_server(engine: Bowerbird, *, user: str | None = None, profile: str | N
         bulletin = engine.bulletin(ctx.write_scope, visible=ctx.visible, force=force)
         if bulletin is None:
             return {"bulletin": None}
-        return {"bulletin": bulletin.text, "generator": bulletin.generator, "created_at": bulletin.created_at}
+        return {"bulletin": bulletin.text, "generator": bulletin.generator, "created_at": iso(bulletin.created_at)}
 
     return server
 

@@ -13,12 +13,12 @@ from .curation.screen import inert
 from .errors import BowerbirdError, InvalidInputError, NotFoundError
 from .explain import describe
 from .sanitize import storable
-from .timestamps import parse_iso, to_iso
-from .types import Memory, MemoryType, Relation, Source
+from .serialize import edge_dict, hit_dict, memory_dict
+from .timestamps import parse_iso
+from .types import MemoryType, Relation, Source
 
 if TYPE_CHECKING:
     from .engine import Bowerbird
-    from .retrieval import Hit
 
 log = logging.getLogger(__name__)
 
@@ -176,8 +176,7 @@ def _relate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         raise InvalidInputError(f"relation must be one of {', '.join(_RELATIONS)}")
     edge = ctx.engine.relate(_int(args.get("source_id"), "source_id"), _int(args.get("target_id"), "target_id"),
                              Relation(relation), scopes=_own(ctx))
-    return {"edge": {"id": edge.id, "source_id": edge.src_id, "target_id": edge.dst_id,
-                     "relation": str(edge.relation), "weight": edge.weight}}
+    return {"edge": edge_dict(edge)}
 
 
 def _update(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -261,18 +260,3 @@ def _time(value: Any, key: str) -> float | None:
         raise InvalidInputError(f"'{key}' must be an ISO date such as 2026-03-01") from exc
 
 
-def iso(ts: float | None) -> str | None:
-    return None if ts is None else to_iso(ts)
-
-
-def memory_dict(memory: Memory) -> dict[str, Any]:
-    return {"id": memory.id, "type": str(memory.type), "content": memory.content, "importance": memory.importance,
-            "created_at": iso(memory.created_at), "valid_until": iso(memory.valid_until),
-            "superseded_by": memory.superseded_by, "forgotten": memory.forgotten, "tags": list(memory.tags),
-            "source": str(memory.source), "scope": memory.scope}
-
-
-def hit_dict(hit: Hit) -> dict[str, Any]:
-    from .retrieval import hit_to_dict
-
-    return hit_to_dict(hit)

@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 
 from hermes_bowerbird import hermes_cli_bridge
 from hermes_bowerbird.cli import cli, parse_time
+from hermes_bowerbird.timestamps import parse_iso
 
 KEYWORD_ONLY = {"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none",
                 "BOWERBIRD_MAINTENANCE_ENABLED": "false", "GEMINI_API_KEY": "", "GOOGLE_API_KEY": "",
@@ -66,19 +67,41 @@ def test_remember_show_update_forget_round_trip(home: Path) -> None:
     assert [a["action"] for a in shown["audit"]] == ["create"]
 
     updated = run_json(home, "update", str(first), "Quillstack uses PostgreSQL 16")
-    assert updated["success"] and updated["data"]["supersedes"] == first
+    assert updated["success"]
+    assert updated["data"]["supersedes"] == first
     new_id = updated["data"]["memory"]["id"]
     old = run_json(home, "show", str(first))["data"]
     assert old["memory"]["superseded_by"] == new_id
     assert any(e["relation"] == "updates" and e["source_id"] == new_id for e in old["edges"])
 
     text = run(home, "show", str(first)).output
-    assert f"superseded by #{new_id}" in text and "history:" in text
+    assert f"superseded by #{new_id}" in text
+    assert "history:" in text
 
     forgotten = run_json(home, "forget", str(new_id), "--reason", "wrong")
     assert forgotten["data"] == {"forgotten": new_id}
     listed = run_json(home, "list", "--all")["data"]
     assert new_id not in [m["id"] for m in listed["memories"]]
+
+
+def _iso_utc(value: object) -> bool:
+    return isinstance(value, str) and parse_iso(value) > 0 and value.endswith("+00:00")
+
+
+def test_json_times_are_iso_utc_text(home: Path) -> None:
+    first = remember(home, "Quillstack uses SQLite in WAL mode")
+    run_json(home, "update", str(first), "Quillstack uses PostgreSQL 16")
+    shown = run_json(home, "show", str(first))["data"]
+    times = [shown["memory"]["created_at"], shown["memory"]["valid_until"], shown["edges"][0]["created_at"],
+             *(a["created_at"] for a in shown["audit"])]
+    assert [t for t in times if not _iso_utc(t)] == []
+
+
+def test_recall_json_times_are_iso_utc_text(home: Path) -> None:
+    remember(home, "Quillstack uses SQLite in WAL mode")
+    results = run_json(home, "recall", "Quillstack SQLite")["data"]["results"]
+    assert results
+    assert [r["created_at"] for r in results if not _iso_utc(r["created_at"])] == []
 
 
 @pytest.mark.parametrize("args", [("show", "999"), ("forget", "999"), ("update", "999", "x"),
@@ -89,7 +112,8 @@ def test_unknown_id_exits_non_zero_with_a_clear_message(home: Path, args: tuple[
     assert result.exit_code == 3
     assert "no memory with id" in result.output
     envelope = run_json(home, *args)
-    assert envelope["success"] is False and envelope["data"]["error"]["type"] == "NotFoundError"
+    assert envelope["success"] is False
+    assert envelope["data"]["error"]["type"] == "NotFoundError"
 
 
 def test_relate_links_two_memories_and_rejects_unknown_relations(home: Path) -> None:
@@ -99,9 +123,11 @@ def test_relate_links_two_memories_and_rejects_unknown_relations(home: Path) -> 
     assert envelope["data"]["edge"]["relation"] == "result_of"
     assert "Linked" in run(home, "relate", str(a), str(b), "related_to").output
     bad = run(home, "relate", str(a), str(b), "loves")
-    assert bad.exit_code == 2 and "loves" in bad.output
+    assert bad.exit_code == 2
+    assert "loves" in bad.output
     envelope = run_json(home, "relate", str(a), str(b), "loves")
-    assert envelope["success"] is False and "loves" in envelope["data"]["error"]["message"]
+    assert envelope["success"] is False
+    assert "loves" in envelope["data"]["error"]["message"]
 
 
 def test_recall_finds_memories_and_explains_with_json(home: Path) -> None:
@@ -109,10 +135,12 @@ def test_recall_finds_memories_and_explains_with_json(home: Path) -> None:
     remember(home, "I prefer concise answers", "--type", "preference")
     envelope = run_json(home, "recall", "Hetzner deploy target", "--explain", "--limit", "3")
     results = envelope["data"]["results"]
-    assert results and "Hetzner" in results[0]["content"]
+    assert results
+    assert "Hetzner" in results[0]["content"]
     assert results[0]["signals"]
     text = run(home, "recall", "Hetzner deploy", "--explain").output
-    assert "Hetzner" in text and "why:" in text
+    assert "Hetzner" in text
+    assert "why:" in text
     filtered = run_json(home, "recall", "Hetzner", "--type", "preference", "--no-episodes")["data"]
     assert all(r["type"] == "preference" for r in filtered["results"])
 
@@ -120,7 +148,8 @@ def test_recall_finds_memories_and_explains_with_json(home: Path) -> None:
 def test_recall_rejects_bad_time_and_empty_query(home: Path) -> None:
     remember(home, "anything at all")
     result = run(home, "recall", "x", "--since", "last tuesday-ish")
-    assert result.exit_code == 1 and "cannot read time" in result.output
+    assert result.exit_code == 1
+    assert "cannot read time" in result.output
     assert run(home, "recall", "  ").exit_code == 1
 
 
@@ -140,7 +169,9 @@ def test_status_shows_counts_as_a_table_and_json(home: Path) -> None:
     assert data["visible_memories"] == {"preference": 1, "goal": 1}
     assert data["journal_backlog"] == 0
     text = run(home, "status").output
-    assert "memories" in text and "preference" in text and "goal" in text
+    assert "memories" in text
+    assert "preference" in text
+    assert "goal" in text
 
 
 def chat_lines(*records: object) -> str:
@@ -156,9 +187,11 @@ def test_malformed_import_is_rejected_with_line_number_and_nothing_written(home:
                                '{"role": "user", "content": broken}'), encoding="utf-8")
     result = run(home, "import", str(path))
     assert result.exit_code == 1
-    assert "line 3" in result.output and "not valid JSON" in result.output
+    assert "line 3" in result.output
+    assert "not valid JSON" in result.output
     envelope = run_json(home, "import", str(path))
-    assert envelope["success"] is False and "line 3" in envelope["data"]["error"]["message"]
+    assert envelope["success"] is False
+    assert "line 3" in envelope["data"]["error"]["message"]
     assert run_json(home, "status")["data"]["counts"] == before
 
 
@@ -167,7 +200,8 @@ def test_malformed_import_creates_no_database(home: Path, tmp_path: Path) -> Non
     path.write_text('{"conversations": [{"sample_id": "x", "sessions": {"session_1": [{"speaker": "A"}]}}]}',
                     encoding="utf-8")
     result = run(home, "import", str(path))
-    assert result.exit_code == 1 and "missing 'text'" in result.output
+    assert result.exit_code == 1
+    assert "missing 'text'" in result.output
     assert not (home / "bowerbird" / "memory.db").exists()
 
 
@@ -182,7 +216,8 @@ def test_import_chat_log_journals_and_curates(home: Path, tmp_path: Path) -> Non
     data = run_json(home, "import", str(path))["data"]
     assert (data["format"], data["turns"], data["sessions"], data["curated"]) == ("jsonl", 2, 2, 2)
     status = run_json(home, "status")["data"]
-    assert status["journal_backlog"] == 0 and status["counts"]["episodes"] >= 2
+    assert status["journal_backlog"] == 0
+    assert status["counts"]["episodes"] >= 2
     hits = run_json(home, "recall", "where does Marcus live")["data"]["results"]
     assert any("Austin" in h["content"] for h in hits)
     again = run_json(home, "import", str(path))["data"]
@@ -196,7 +231,8 @@ def test_import_markdown_memory_file(home: Path, tmp_path: Path) -> None:
     data = run_json(home, "import", str(path))["data"]
     assert (data["format"], data["entries"], data["imported"]) == ("markdown", 2, 2)
     again = run_json(home, "import", str(path))["data"]
-    assert again["imported"] == 0 and again["skipped"] == 2
+    assert again["imported"] == 0
+    assert again["skipped"] == 2
 
 
 def test_export_jsonl_and_markdown(home: Path, tmp_path: Path) -> None:
@@ -220,17 +256,20 @@ def test_maintain_bulletin_doctor_and_backup(home: Path, tmp_path: Path) -> None
     remember(home, "My name is Maya Okafor", "--type", "identity")
     remember(home, "Ship Quillstack 1.0 by the end of March", "--type", "goal")
     maintain = run_json(home, "maintain", "--dry-run")
-    assert maintain["success"] and maintain["data"]["dry_run"] is True
+    assert maintain["success"]
+    assert maintain["data"]["dry_run"] is True
     bulletin = run_json(home, "bulletin", "--force")["data"]["bulletin"]
     assert "Maya" in bulletin["text"]
     assert "Maya" in run(home, "bulletin").output
     doctor = run_json(home, "doctor")
-    assert doctor["success"] and doctor["data"]["problems"] == []
+    assert doctor["success"]
+    assert doctor["data"]["problems"] == []
     assert "All checks passed" in run(home, "doctor").output
     dest = tmp_path / "backup.db"
     assert run_json(home, "backup", str(dest))["data"]["bytes"] > 0
     again = run(home, "backup", str(dest))
-    assert again.exit_code == 1 and "already exists" in again.output
+    assert again.exit_code == 1
+    assert "already exists" in again.output
     copy = run_json(home, "--db", str(dest), "list")["data"]
     assert copy["count"] == 2
 
@@ -238,13 +277,15 @@ def test_maintain_bulletin_doctor_and_backup(home: Path, tmp_path: Path) -> None
 def test_unknown_maintenance_job_is_a_clear_error(home: Path) -> None:
     remember(home, "anything")
     result = run(home, "maintain", "polish-the-silver")
-    assert result.exit_code == 1 and "polish-the-silver" in result.output
+    assert result.exit_code == 1
+    assert "polish-the-silver" in result.output
 
 
 def test_reindex_without_a_model_says_why(home: Path) -> None:
     remember(home, "anything")
     result = run(home, "reindex")
-    assert result.exit_code == 1 and "embedding" in result.output.lower()
+    assert result.exit_code == 1
+    assert "embedding" in result.output.lower()
 
 
 def test_hermes_install_and_uninstall(home: Path) -> None:
@@ -270,7 +311,8 @@ def test_hermes_bridge_routes_argparse_to_click(home: Path, capsys: pytest.Captu
     args = parser.parse_args(["bowerbird", "--json", "remember", "I prefer tabs", "--type", "preference"])
     assert args.func(args) == 0
     envelope = json.loads(capsys.readouterr().out)
-    assert envelope["command"] == "remember" and envelope["data"]["memory"]["scope"] == "profile:default"
+    assert envelope["command"] == "remember"
+    assert envelope["data"]["memory"]["scope"] == "profile:default"
 
     args = parser.parse_args(["bowerbird", "show", "999"])
     with pytest.raises(SystemExit) as info:
@@ -310,4 +352,5 @@ def test_hermes_discovers_the_installed_cli_and_runs_it(home: Path, capsys: pyte
     args = parser.parse_args(["bowerbird", "--json", "remember", "Deploys happen on Fridays"])
     assert args.func(args) == 0
     envelope = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert envelope["success"] and (home / "bowerbird" / "memory.db").exists()
+    assert envelope["success"]
+    assert (home / "bowerbird" / "memory.db").exists()

@@ -15,6 +15,8 @@ mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 from mcp.types import TextContent  # noqa: E402
 
+from hermes_bowerbird.timestamps import parse_iso  # noqa: E402
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,17 +71,24 @@ def test_mcp_server_lists_tools_stores_searches_and_reports_status(tmp_path: Pat
     seen = anyio.run(session_run, tmp_path)
     assert seen["tools"] == EXPECTED_TOOLS
     stored = seen["store"]["stored"]
-    assert stored["type"] == "decision" and stored["scope"] == "profile:default"
+    assert stored["type"] == "decision"
+    assert stored["scope"] == "profile:default"
     assert seen["relate"]["edge"]["relation"] == "related_to"
     results = seen["search"]["results"]
-    assert results and results[0]["content"] == "Quillstack uses SQLite in WAL mode"
+    assert results
+    assert results[0]["content"] == "Quillstack uses SQLite in WAL mode"
     assert seen["update"]["supersedes"] == seen["relate"]["edge"]["source_id"]
     status = seen["status"]
-    assert sum(status["memories"].values()) == 3 and status["scopes"] == ["profile:default"]
+    assert sum(status["memories"].values()) == 3
+    assert status["scopes"] == ["profile:default"]
     assert seen["bulletin"]["bulletin"]
+    assert parse_iso(seen["bulletin"]["created_at"]) > 0
+    assert parse_iso(seen["relate"]["edge"]["created_at"]) > 0
+    assert parse_iso(stored["created_at"]) > 0
     assert seen["forget"] == {"forgotten": stored["id"]}
     is_error, message = seen["missing"]
-    assert is_error and "no memory with id 999" in message
+    assert is_error
+    assert "no memory with id 999" in message
 
 
 async def scoped_search(home: Path, user: str, query: str) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Token budgets, sentence-boundary truncation, compact lines and the JSON view of hits."""
+"""Token budgets, sentence-boundary truncation and compact lines of hits."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hermes_bowerbird.retrieval import Hit, estimate_tokens, fit_to_budget, format_hits, hit_to_dict
+from hermes_bowerbird.retrieval import Hit, estimate_tokens, fit_to_budget, format_hits
 from hermes_bowerbird.retrieval.budget import hit_line, truncate_text
 from hermes_bowerbird.types import ItemKind, MemoryType, Provenance
 
@@ -67,10 +67,3 @@ def test_no_budget_keeps_everything() -> None:
     hits = [hit(1, 1.0), hit(2, 0.5)]
     assert fit_to_budget(hits, None) == hits
     assert format_hits(hits).count("\n") == 1
-
-
-def test_hit_to_dict() -> None:
-    data = hit_to_dict(hit(7, 0.5, "Uses uv for Python."))
-    assert data["kind"] == "memory" and data["id"] == 7 and data["type"] == "procedure"
-    assert data["provenance"] == [{"session_id": "s1", "turn_index": 7}]
-    assert data["date"] == "2026-03-04" and "signals" not in data

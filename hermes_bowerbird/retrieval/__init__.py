@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .budget import estimate_tokens, fit_to_budget, format_hits
 from .query import QueryAnalysis, TimeWindow, analyze_query
-from .results import Hit, RecallRequest, hit_to_dict, item_key
+from .results import Hit, RecallRequest, item_key
 from .retriever import Retriever
 from .scoring import effective_importance
 
@@ -19,6 +19,5 @@ __all__ = [
     "estimate_tokens",
     "fit_to_budget",
     "format_hits",
-    "hit_to_dict",
     "item_key",
 ]

@@ -68,23 +68,3 @@ class Hit:
 
 def iso_date(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
-
-
-def hit_to_dict(hit: Hit) -> dict[str, object]:
-    """The JSON view of a hit (tools, `recall --json`); `signals` only when the search was explained."""
-    out: dict[str, object] = {
-        "kind": str(hit.kind),
-        "id": hit.id,
-        "type": str(hit.type) if hit.type is not None else None,
-        "content": hit.content,
-        "score": round(hit.score, 6),
-        "created_at": hit.created_at,
-        "date": iso_date(hit.created_at),
-        "provenance": [{"session_id": p.session_id, "turn_index": p.turn_index} for p in hit.provenance],
-        "superseded": hit.superseded,
-    }
-    if hit.truncated:
-        out["truncated"] = True
-    if hit.signals:
-        out["signals"] = {name: round(value, 6) for name, value in hit.signals.items()}
-    return out
