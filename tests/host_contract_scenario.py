@@ -30,7 +30,7 @@ def main(home: Path) -> dict[str, Any]:
     out: dict[str, Any] = {"provider_class": type(provider).__name__}
     manager.on_turn_start(1, "Please delegate the staging port question.")
     manager.on_delegation(task=TASK, result=RESULT, child_session_id="child-7")
-    engine = provider.engine  # type: ignore[attr-defined]
+    engine = provider.engine
     engine.flush(60)
     engine.embeddings.wait_ready(60)
     engine.vectors.catch_up()
@@ -49,7 +49,7 @@ def main(home: Path) -> dict[str, Any]:
     out["pre_compress"] = manager.on_pre_compress([
         {"role": "user", "content": "We decided to keep the staging database on port 6543."},
         {"role": "assistant", "content": "Okay, port 6543 stays."}])
-    out["recall_status"] = provider.recall_status()  # type: ignore[attr-defined]
+    out["recall_status"] = provider.recall_status()
     manager.shutdown_all()
     return out
 

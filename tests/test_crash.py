@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from crash_turns import turn
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.curation.curator import Curator
 from hermes_bowerbird.curation.redact import redact
 from hermes_bowerbird.store import Store
-from tests.crash_turns import turn
 
 REPO = Path(__file__).resolve().parent.parent
 TURNS = 1000

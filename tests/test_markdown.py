@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ def test_split_entries(text: str, entries: list[str]) -> None:
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Bowerbird:
+def engine(tmp_path: Path) -> Iterator[Bowerbird]:
     config = load_config(tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"})
     bowerbird = Bowerbird(config, background=False)
     yield bowerbird

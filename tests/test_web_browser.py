@@ -144,7 +144,10 @@ def test_cancelling_the_confirmation_forgets_nothing(site: Site, page: Any) -> N
 
 def test_hostile_memory_text_stays_inert(site: Site, page: Any) -> None:
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+    page.on("dialog", on_dialog)
     page.goto(f"{site.url}/?token={TOKEN}")
     page.goto(f"{site.url}/memories/{site.ids['hostile']}")
     content = page.locator("blockquote.memory-content").inner_text()
