@@ -110,7 +110,8 @@ def test_sigkill_mid_curation_then_restart_curates_every_turn_exactly_once(tmp_p
     child = subprocess.Popen([sys.executable, str(script), str(db), "capture", str(TURNS)], env=env,
                              stdout=subprocess.PIPE, text=True)
     try:
-        assert child.stdout is not None and child.stdout.readline().strip() == "captured"
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "captured"
         deadline = time.monotonic() + 120
         while _done(db) < 150 and time.monotonic() < deadline:
             time.sleep(0.005)

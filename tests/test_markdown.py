@@ -64,7 +64,8 @@ def test_export_round_trips_and_respects_the_host_limits(engine: Bowerbird, tmp_
     engine.remember("Name is Ada.", scope="profile:default", type=MemoryType.IDENTITY)
     counts = markdown.export_markdown(engine.store, tmp_path / "out", scopes=["profile:default"], within_limits=True)
     memory_text = (tmp_path / "out" / "MEMORY.md").read_text()
-    assert len(memory_text) <= markdown.HOST_LIMITS["memory"] and not memory_text.endswith("\n")
+    assert len(memory_text) <= markdown.HOST_LIMITS["memory"]
+    assert not memory_text.endswith("\n")
     assert (tmp_path / "out" / "USER.md").read_text() == "Name is Ada."
     assert counts["MEMORY.md"] == len(markdown.split_entries(memory_text)) < 60
     full = markdown.export_markdown(engine.store, tmp_path / "all", scopes=["profile:default"])

@@ -171,7 +171,8 @@ def test_pages_read_without_javascript(site: Site, browser: Any) -> None:
 
 def test_a_browser_without_the_token_sees_only_the_refusal(site: Site, page: Any) -> None:
     response = page.goto(f"{site.url}/memories")
-    assert response is not None and response.status == 403
+    assert response is not None
+    assert response.status == 403
     assert "Token needed" in page.locator("h1").inner_text()
     assert "green tea" not in page.content()
 
