@@ -26,7 +26,7 @@ _FALSE = {"0", "false", "no", "off", "n", "f", ""}
 EMBEDDING_BACKENDS = ("auto", "local", "onnx", "torch", "gemini", "none")
 # auto: the host's model inside Hermes, else Gemini when a key is set; host / gemini: only that one; none: no model
 LLM_BACKENDS = ("auto", "host", "gemini", "none")
-# settings that name one of a fixed set of choices (compared in lower case, surrounding spaces ignored)
+# settings that name one of a fixed set of choices, written exactly as listed
 CHOICES = {"embedding_backend": EMBEDDING_BACKENDS, "llm_backend": LLM_BACKENDS}
 
 
@@ -157,8 +157,7 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
     kwargs["weights"] = _build_weights(weight_values)
     _check_types("decay_exempt_types", kwargs.get("decay_exempt_types", ""))
     for key, choices in CHOICES.items():
-        if key in kwargs:
-            kwargs[key] = _check_choice(key, kwargs[key], choices)
+        _check_choice(key, kwargs.get(key, "auto"), choices)
     db = kwargs.get("db_path")
     kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
     return Config(**kwargs)
@@ -171,12 +170,10 @@ def _check_types(key: str, value: str) -> None:
         raise ConfigError(f"setting {key!r}: unknown memory type(s) {', '.join(unknown)}")
 
 
-def _check_choice(key: str, value: str, choices: tuple[str, ...]) -> str:
-    """The setting's choice in canonical form; a misspelling is refused, naming the allowed values."""
-    choice = value.strip().lower()
-    if choice not in choices:
+def _check_choice(key: str, value: str, choices: tuple[str, ...]) -> None:
+    """A misspelt choice is refused, naming the allowed values."""
+    if value not in choices:
         raise ConfigError(f"setting {key!r}: {value!r} is not one of {', '.join(choices)}")
-    return choice
 
 
 def _build_weights(values: Mapping[str, Any]) -> RetrievalWeights:

@@ -118,10 +118,6 @@ class EngineFiles:
             self._open.pop(key, None)
             VECTOR_INDEXES.drop(path)
 
-    def open_count(self, path: Path | str) -> int:
-        with self._open_lock:
-            return self._open.get(_file_key(path), 0)
-
 
 FILES = EngineFiles()
 

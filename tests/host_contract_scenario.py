@@ -30,7 +30,7 @@ def main(home: Path) -> dict[str, Any]:
     out: dict[str, Any] = {"provider_class": type(provider).__name__}
     manager.on_turn_start(1, "Please delegate the staging port question.")
     manager.on_delegation(task=TASK, result=RESULT, child_session_id="child-7")
-    engine = provider.engine  # type: ignore[attr-defined]
+    engine = provider.engine
     engine.flush(60)
     engine.embeddings.wait_ready(60)
     engine.vectors.catch_up()
@@ -52,7 +52,7 @@ def main(home: Path) -> dict[str, Any]:
     manager.queue_prefetch_all("Where is staging hosted now?")
     manager.flush_pending(10)
     out["queued_prefetch"] = manager.prefetch_all("Where is staging hosted now?")
-    out["recall_status"] = provider.recall_status()  # type: ignore[attr-defined]
+    out["recall_status"] = provider.recall_status()
     manager.shutdown_all()
     return out
 

@@ -51,7 +51,8 @@ def test_no_links_across_scopes(store: Store, vectors: VectorTier, config: Confi
     alice = add(store, vectors, RUN, scope="user:alice")
     bob = add(store, vectors, RUN_AGAIN, scope="user:bob")
     assert Associator(store, vectors, config).run().related == 0
-    assert relations(store, alice) == set() and relations(store, bob) == set()
+    assert relations(store, alice) == set()
+    assert relations(store, bob) == set()
 
 
 @pytest.mark.parametrize("old_subject,new_subject,superseded", [
@@ -76,7 +77,8 @@ def test_dry_run_changes_nothing(store: Store, vectors: VectorTier, config: Conf
     add(store, vectors, RUN_AGAIN)
     associator = Associator(store, vectors, config)
     assert associator.run(dry_run=True).related == 1
-    assert count_edges(store) == {} and associator.cursor() == 0
+    assert count_edges(store) == {}
+    assert associator.cursor() == 0
 
 
 def test_memories_without_vectors_are_embedded_first(store: Store, vectors: VectorTier, config: Config) -> None:
@@ -99,5 +101,6 @@ def test_work_per_run_is_bounded(store: Store, vectors: VectorTier, config: Conf
         add(store, vectors, f"note number {n} about gardening")
     associator = Associator(store, vectors, config, batch=2)
     first = associator.run()
-    assert first.processed == 2 and first.remaining
+    assert first.processed == 2
+    assert first.remaining
     assert [associator.run().processed for _ in range(3)] == [2, 1, 0]

@@ -58,7 +58,7 @@ def test_a_turn_with_a_lone_surrogate_is_journaled_not_dropped(home: Path) -> No
 def test_multimodal_turn_content_is_journaled_as_its_text(home: Path) -> None:
     provider = BowerbirdProvider()
     provider.initialize("s1", hermes_home=str(home), platform="cli")
-    provider.sync_turn([{"type": "text", "text": "I use Helix."}], None)  # type: ignore[arg-type]
+    provider.sync_turn([{"type": "text", "text": "I use Helix."}], None)
     assert provider.engine is not None
     texts = [e.user_content for e in provider.engine.store.journal_pending(10)]
     provider.shutdown()
@@ -152,7 +152,7 @@ def test_a_failed_import_writes_nothing(home: Path, tmp_path: Path) -> None:
 def test_pre_compress_with_malformed_messages_returns_text(home: Path, messages: object) -> None:
     provider = BowerbirdProvider()
     provider.initialize("s1", hermes_home=str(home), platform="cli")
-    summary = provider.on_pre_compress(messages)  # type: ignore[arg-type]
+    summary = provider.on_pre_compress(messages)
     provider.shutdown()
     assert isinstance(summary, str)
 

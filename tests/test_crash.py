@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from crash_turns import turn
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.curation.curator import Curator
 from hermes_bowerbird.curation.redact import redact
 from hermes_bowerbird.store import Store
-from tests.crash_turns import turn
 
 REPO = Path(__file__).resolve().parent.parent
 TURNS = 1000
@@ -110,7 +110,8 @@ def test_sigkill_mid_curation_then_restart_curates_every_turn_exactly_once(tmp_p
     child = subprocess.Popen([sys.executable, str(script), str(db), "capture", str(TURNS)], env=env,
                              stdout=subprocess.PIPE, text=True)
     try:
-        assert child.stdout is not None and child.stdout.readline().strip() == "captured"
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "captured"
         deadline = time.monotonic() + 120
         while _done(db) < 150 and time.monotonic() < deadline:
             time.sleep(0.005)

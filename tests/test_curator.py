@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gemini_stub import GeminiStub
+from openai_stub import OpenAIStub, Reply, write_hermes_config
 
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.curation.curator import Curator, CuratorWorker
@@ -35,8 +37,6 @@ from hermes_bowerbird.types import (
     Relation,
     Source,
 )
-from tests.gemini_stub import GeminiStub
-from tests.openai_stub import OpenAIStub, Reply, write_hermes_config
 
 SCOPE = "user:alice"
 NOW = 1_750_000_000.0

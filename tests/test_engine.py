@@ -68,6 +68,7 @@ def test_an_engine_shutting_down_leaves_the_index_of_another_engine_on_the_same_
     index = second.vectors.index(ItemKind.MEMORY)
     first.shutdown()
     try:
+        assert index is not None
         assert second.vectors.index(ItemKind.MEMORY) is index
         assert memory.id in index
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ def test_split_entries(text: str, entries: list[str]) -> None:
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Bowerbird:
+def engine(tmp_path: Path) -> Iterator[Bowerbird]:
     config = load_config(tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"})
     bowerbird = Bowerbird(config, background=False)
     yield bowerbird
@@ -63,7 +64,8 @@ def test_export_round_trips_and_respects_the_host_limits(engine: Bowerbird, tmp_
     engine.remember("Name is Ada.", scope="profile:default", type=MemoryType.IDENTITY)
     counts = markdown.export_markdown(engine.store, tmp_path / "out", scopes=["profile:default"], within_limits=True)
     memory_text = (tmp_path / "out" / "MEMORY.md").read_text()
-    assert len(memory_text) <= markdown.HOST_LIMITS["memory"] and not memory_text.endswith("\n")
+    assert len(memory_text) <= markdown.HOST_LIMITS["memory"]
+    assert not memory_text.endswith("\n")
     assert (tmp_path / "out" / "USER.md").read_text() == "Name is Ada."
     assert counts["MEMORY.md"] == len(markdown.split_entries(memory_text)) < 60
     full = markdown.export_markdown(engine.store, tmp_path / "all", scopes=["profile:default"])

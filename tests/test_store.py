@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,14 +27,14 @@ from hermes_bowerbird.types import (
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
+def store(tmp_path: Path) -> Iterator[Store]:
     s = Store.open(tmp_path / "memory.db", clock=FakeClock())
     yield s
     s.close()
 
 
 def _add(store: Store, content: str, scope: str = "profile:default", kind: MemoryType = MemoryType.FACT,
-         **kw: object) -> int:
+         **kw: Any) -> int:
     return store.insert_memory(NewMemory(scope=scope, type=kind, content=content, source=Source.TOOL, **kw)).id
 
 

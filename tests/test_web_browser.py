@@ -144,7 +144,10 @@ def test_cancelling_the_confirmation_forgets_nothing(site: Site, page: Any) -> N
 
 def test_hostile_memory_text_stays_inert(site: Site, page: Any) -> None:
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+    page.on("dialog", on_dialog)
     page.goto(f"{site.url}/?token={TOKEN}")
     page.goto(f"{site.url}/memories/{site.ids['hostile']}")
     content = page.locator("blockquote.memory-content").inner_text()
@@ -168,7 +171,8 @@ def test_pages_read_without_javascript(site: Site, browser: Any) -> None:
 
 def test_a_browser_without_the_token_sees_only_the_refusal(site: Site, page: Any) -> None:
     response = page.goto(f"{site.url}/memories")
-    assert response is not None and response.status == 403
+    assert response is not None
+    assert response.status == 403
     assert "Token needed" in page.locator("h1").inner_text()
     assert "green tea" not in page.content()
 
