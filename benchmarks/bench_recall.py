@@ -136,10 +136,12 @@ Turn = tuple[str, str, int, str, str, float]  # scope, session_id, turn_index, r
 
 
 def build_system(turns: Sequence[Turn], embedder: FileCachedEmbedder, workdir: Path, name: str,
-                 direct: bool, overrides: dict[str, Any]) -> System:
+                 direct: bool, overrides: dict[str, Any], reuse: bool = False) -> System:
     config = build_config(workdir / name, {"db_path": str(workdir / name / "memory.db"),
                                            "maintenance_enabled": False, "llm_backend": "none", **overrides})
     clock = FakeClock(max(t[5] for t in turns) + DAY)
+    if reuse and config.db_path.exists():
+        return _reopen(embedder, config, clock)
     if not direct and engine_available():
         return _ingest_engine(turns, embedder, config, clock)
     return _ingest_direct(turns, embedder, config, clock)
@@ -155,6 +157,13 @@ def _ingest_engine(turns: Sequence[Turn], embedder: FileCachedEmbedder, config: 
                             created_at=created_at)
     engine.flush(timeout=3600)
     return System(engine.store, engine.vectors, config, clock, lambda: engine.shutdown(), "engine")
+
+
+def _reopen(embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> System:
+    """A store an earlier run of the same data filled (`--reuse`): ingestion does not depend on recall weights."""
+    store = Store.open(config.db_path, clock=clock)
+    vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
+    return System(store, vectors, config, clock, store.close, "reused from an earlier run")
 
 
 def _ingest_direct(turns: Sequence[Turn], embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> System:
@@ -518,12 +527,12 @@ def distinct_sessions(ranked: Sequence[Sequence[str]]) -> list[str]:
 
 
 def run_lme(questions: Sequence[LmeQuestion], embedder: FileCachedEmbedder, workdir: Path, direct: bool,
-            overrides: dict[str, Any]) -> dict[str, Any]:
+            overrides: dict[str, Any], reuse: bool = False) -> dict[str, Any]:
     """Session recall@1/@5 of the engine and both baselines; gate records (abstention = unanswerable)."""
     rows: dict[str, list[tuple[str, float, float]]] = {"engine": [], "fts5": [], "vector": []}
     gate: list[GateRecord] = []
     for n, q in enumerate(questions):
-        system = build_system(q.turns, embedder, workdir, f"lme/{n}", direct, overrides)
+        system = build_system(q.turns, embedder, workdir, f"lme/{n}", direct, overrides, reuse)
         try:
             if not q.abstention:
                 hits = system.retriever.search(RecallRequest(q.text, (LME_SCOPE,), limit=20), touch=False)
@@ -592,7 +601,8 @@ def run_everyday(data: Everyday, embedder: FileCachedEmbedder, workdir: Path,
     from hermes_bowerbird.engine import Bowerbird
     from hermes_bowerbird.provider import PREFETCH_HEADER, BowerbirdProvider
 
-    home = workdir / "everyday"
+    workdir.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="everyday_", dir=workdir))  # always a fresh store, also with --reuse
     config = build_config(home, {"db_path": str(home / "memory.db"), "maintenance_enabled": False,
                                  "llm_backend": "none", "import_markdown": False, **overrides})
     holder = Bowerbird.open_shared(config, embedder=embedder)  # the provider shares this engine and its model
@@ -790,7 +800,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             results, texts = _locomo_part(args, embedder, workdir, overrides, meta)
         if "lme" in args.only and args.lme.exists():
             questions = load_lme(args.lme)[:args.lme_limit or None]
-            meta["lme"] = run_lme(questions, embedder, workdir, args.direct, overrides)
+            meta["lme"] = run_lme(questions, embedder, workdir, args.direct, overrides, args.reuse)
             meta["gates"]["LongMemEval_S"] = gate_curve(meta["lme"]["gate"])
             embedder.save()
         if "everyday" in args.only and args.everyday.exists():
@@ -801,7 +811,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                             for r in _gate_records(meta, key)])
         if "persona" in args.only and args.persona and (args.persona / "conversations.jsonl").exists():
             p_turns, truth = load_persona(args.persona)
-            p_system = build_system(p_turns, embedder, workdir, "persona", args.direct, overrides)
+            p_system = build_system(p_turns, embedder, workdir, "persona", args.direct, overrides, args.reuse)
             persona = run_persona(p_system, truth)
             p_system.retriever.close()
             p_system.close()
@@ -831,6 +841,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--embed-cache", type=Path, default=None, help="npz file caching embeddings between runs")
     parser.add_argument("--runtime", choices=("torch", "onnx"), default="torch",
                         help="local model runtime (one embed cache per runtime)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="reopen the stores an earlier run left in --workdir instead of ingesting again")
     parser.add_argument("--direct", action="store_true", help="ingest turns as plain episodes, not via the engine")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="config override, e.g. weights.neighbour_prev=0.3 (repeatable)")
@@ -846,7 +858,7 @@ def _locomo_part(args: argparse.Namespace, embedder: FileCachedEmbedder, workdir
                  overrides: dict[str, Any], meta: dict[str, Any]) -> tuple[dict[str, Scores], list[str]]:
     turns, questions = load_locomo(args.data)
     started = time.perf_counter()
-    system = build_system(turns, embedder, workdir, "locomo", args.direct, overrides)
+    system = build_system(turns, embedder, workdir, "locomo", args.direct, overrides, args.reuse)
     ingest_seconds = time.perf_counter() - started
     results = run_locomo(system, questions, embedder)
     meta["off"] = latency_vectors_off(system, questions)

@@ -62,8 +62,10 @@ class RetrievalWeights:
     substance_chars: float = 250.0  # the length past which an item is no more substantial
     mmr_lambda: float = 0.7
     # prefetch gate (retrieval/gate.py): logistic of the cosine's z-score over the store and keyword coverage
-    gate_z: float = 4.0  # weight of the z-score, in units of the chance maximum (sqrt(2 ln size))
+    gate_z: float = 1.0  # weight of the z-score, in units of the chance maximum (sqrt(2 ln size))
     gate_chance: float = 0.75  # the z (in chance maxima) at which the cosine part is neutral
+    gate_cosine: float = 10.0  # weight of the plain cosine, read against gate_cosine_center
+    gate_cosine_center: float = 0.45  # the cosine at which the plain-cosine part is neutral
     gate_coverage: float = 1.0  # weight of the idf-weighted keyword coverage
     gate_keywords_bias: float = -0.5  # without a vector: logistic(gate_coverage x coverage + this)
     duplicate_similarity: float = 0.9  # a hit this similar (cosine, or word overlap) to a better one is dropped

@@ -120,3 +120,17 @@ def test_samples_are_kept_per_scope_set() -> None:
     sample.get(("user:a",), list(range(10)))
     sample.get(("user:b",), list(range(10)))
     assert len(fetch.calls) == 2
+
+
+def test_the_plain_cosine_part_counts_when_weighted() -> None:
+    base = gate.Baseline(0.1, 0.05, 200)
+    weighted = RetrievalWeights(gate_cosine=10.0, gate_cosine_center=0.3)
+    unweighted = RetrievalWeights(gate_cosine=0.0)
+    assert gate.relevance(0.35, 0.0, base, weighted) > gate.relevance(0.35, 0.0, base, unweighted)
+
+
+def test_the_plain_cosine_part_is_neutral_at_its_center() -> None:
+    base = gate.Baseline(0.1, 0.05, 200)
+    weighted = RetrievalWeights(gate_cosine=10.0, gate_cosine_center=0.3)
+    assert gate.relevance(0.3, 0.0, base, weighted) == pytest.approx(
+        gate.relevance(0.3, 0.0, base, RetrievalWeights(gate_cosine=0.0, gate_cosine_center=0.3)))

@@ -155,6 +155,12 @@ def test_hostile_queries_analyse(text: str) -> None:
     ("What are my hobbies?", ("user:routine:", "user:habit:")),
     ("How are my parents doing?", ()),  # not the user's children
     ("What are the conditions of my lease?", ()),  # not health
+    ("Where is my mother based?", ()),  # someone else's home
+    ("What does my spouse do for a living?", ("user:relationship",)),  # only the slot the person word names
+    ("What is my little girl called?", ()),  # not the user's name
+    ("What's my brother's name?", ()),
+    ("Where are my overseas colleagues based?", ()),
+    ("What's my mother-in-law's name?", ()),
 ])
 def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:
     assert subject_hints(text) == expected

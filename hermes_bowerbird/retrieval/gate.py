@@ -62,15 +62,18 @@ def baseline(sample: np.ndarray, query: np.ndarray, size: int) -> Baseline | Non
 def relevance(cosine: float | None, coverage: float, base: Baseline | None, weights: RetrievalWeights) -> float:
     """How plainly an item answers the query, in (0, 1): the logistic of
 
-    w_z x (z(cosine) / chance_max - w_chance) + w_cov x coverage
+    w_z x (z(cosine) / chance_max - w_chance) + w_cosine x (cosine - cosine_center) + w_cov x coverage
 
-    where coverage is the idf-weighted share of the query's keywords the item holds. Without a vector (no
-    model, or a store too small for a baseline) coverage alone decides, with a bias of its own.
+    where coverage is the idf-weighted share of the query's keywords the item holds. The z-score says how far the
+    item stands out of this store for this query; the plain cosine says how close it is in absolute terms, which
+    matters in a small store where a question about anything stands out a little. Without a vector (no model, or
+    a store too small for a baseline) coverage alone decides, with a bias of its own.
     """
     if cosine is None or base is None:
         value = weights.gate_coverage * coverage + weights.gate_keywords_bias
     else:
         value = (weights.gate_z * (base.z(cosine) / base.chance_max - weights.gate_chance)
+                 + weights.gate_cosine * (cosine - weights.gate_cosine_center)
                  + weights.gate_coverage * coverage)
     return 1.0 / (1.0 + math.exp(-value))
 

@@ -77,6 +77,15 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
          ("user:health:", "user:medication:", "user:allergy")),
         (r"\b(pets?|dogs?|cats?)\b", ("user:pet:",)),
     ))
+# "my sister", "our little girl", "my mother-in-law's": the question is about someone the user knows, so the user's
+# own slots (where they live, their job, their name) are not what it asks for; only the slot the person word itself
+# names is (husband -> relationship, daughter -> children).
+_OTHER_PERSON = re.compile(
+    r"\b(?:my|our)\s+(?:[a-z]+\s+)?((?:mother|father|brother|sister|son|daughter)-in-law|mother|mum|mom|father|dad|"
+    r"parents?|brothers?|sisters?|siblings?|husband|wife|spouse|partner|sons?|daughters?|kids?|child|children|boy|"
+    r"girl|baby|friends?|mate|boss|manager|colleagues?|co-?workers?|neighbou?rs?|in-laws|grand\w+|aunt|uncle|"
+    r"cousins?|nephews?|nieces?|teachers?|doctor|dentist|accountant|landlord|landlady|flatmates?|roommates?)\b",
+    re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
 
 
@@ -169,7 +178,13 @@ def type_hints(text: str) -> frozenset[MemoryType]:
 
 
 def subject_hints(text: str) -> tuple[str, ...]:
-    """Profile slots a question names ("where do I live" -> user:residence, user:home), in pattern order."""
+    """Profile slots a question names ("where do I live" -> user:residence, user:home), in pattern order.
+
+    A question about someone the user knows ("where does my mother live") names only the slot of that person word.
+    """
+    other = _OTHER_PERSON.search(text)
+    if other is not None:
+        text = other.group(1)
     return tuple(dict.fromkeys(s for pattern, subjects in _SUBJECT_HINTS if pattern.search(text) for s in subjects))
 
 
