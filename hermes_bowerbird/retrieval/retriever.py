@@ -6,6 +6,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -175,7 +176,7 @@ class Retriever:
         """The query's typical similarity to what these scopes hold (None without a query vector)."""
         if query_vector is None:
             return None
-        ids = [(kind, i) for kind in kinds for i in sorted(self._scope_ids.allowed(kind, scopes))]
+        ids = _ScopeKeys([(kind, self._scope_ids.allowed(kind, scopes)) for kind in kinds])
         sample = self._sample.get((*scopes, *map(str, kinds)), ids)
         return gate.baseline(sample, query_vector, len(ids))
 
@@ -231,16 +232,14 @@ class Retriever:
         sources = self.store.memories_from_episodes([i for k, i in fused if k is ItemKind.EPISODE])
         if not sources:
             return
-        memories = self.store.get_memories({m for ids in sources.values() for m in ids})
-        now = self.clock()
-        for episode_id, memory_ids in sources.items():
-            stated = [memories[m] for m in memory_ids if m in memories]
-            if not stated or any(m.is_current(now) for m in stated):
+        stale = self.store.stale_memory_ids({m for ids in sources.values() for m in ids}, self.clock())
+        for episode_id, stated in sources.items():
+            if not stated or not stale.issuperset(stated):
                 continue
-            items.stale_episodes[episode_id] = [m.id for m in stated]
+            items.stale_episodes[episode_id] = list(stated)
             score = fused[(ItemKind.EPISODE, episode_id)].score
-            for memory in stated:
-                key = (ItemKind.MEMORY, memory.id)
+            for memory_id in stated:
+                key = (ItemKind.MEMORY, memory_id)
                 entry = fused.setdefault(key, Fused(key, 0.0, {"stated_in_episode": float(episode_id)}))
                 entry.score = max(entry.score, score)
 
@@ -332,6 +331,27 @@ class Retriever:
         return hits
 
 
+
+
+class _ScopeKeys(Sequence[Key]):
+    """The keys of a scope's items, kind by kind in id order; sorted only when indexed, since the store sample is
+    redrawn rarely and sorting every id for every search cost more than the rest of the baseline."""
+
+    def __init__(self, parts: Sequence[tuple[ItemKind, frozenset[int]]]) -> None:
+        self._parts = parts
+        self._keys: list[Key] | None = None
+
+    def __len__(self) -> int:
+        return sum(len(ids) for _, ids in self._parts)
+
+    @overload
+    def __getitem__(self, index: int) -> Key: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Key]: ...
+    def __getitem__(self, index: int | slice) -> Key | Sequence[Key]:
+        if self._keys is None:
+            self._keys = [(kind, i) for kind, ids in self._parts for i in sorted(ids)]
+        return self._keys[index]
 
 
 def kinds_of(episodes_on: bool) -> list[ItemKind]:
