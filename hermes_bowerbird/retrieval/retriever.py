@@ -81,6 +81,8 @@ class Retriever:
         self._entities = cand.EntityNormCache(store)
         self._terms = TermStats(store)
         self._sample: gate.StoreSample[Key] = gate.StoreSample(self._sample_vectors)
+        self._self_names: tuple[Mapping[str, int], frozenset[int], frozenset[str]] | None = None
+        self._other_norms: tuple[Mapping[str, int], frozenset[str], Mapping[str, int]] | None = None
 
     def close(self) -> None:
         """Stop the worker threads (waits for a running search's vector step)."""
@@ -89,16 +91,33 @@ class Retriever:
 
     def analyze(self, query: str, scopes: Sequence[str]) -> QueryAnalysis:
         norms = self._entities.norms(scopes)
-        return analyze_query(query, self.clock(), norms, self_names=self.self_names(scopes, norms),
+        names = self.self_names(scopes, norms)
+        return analyze_query(query, self.clock(), self._without(norms, names), self_names=names,
                              known_subjects=self.store.subject_keys(scopes))
+
+    def _without(self, norms: Mapping[str, int], names: set[str]) -> Mapping[str, int]:
+        """The entity names other than the user's own, copied once per (names, entities) state, not per query."""
+        if not names:
+            return norms
+        cached = self._other_norms
+        if cached is not None and cached[0] is norms and cached[1] == names:
+            return cached[2]
+        others = {n: i for n, i in norms.items() if n not in names}
+        self._other_norms = (norms, frozenset(names), others)
+        return others
 
     def self_names(self, scopes: Sequence[str], norms: Mapping[str, int]) -> set[str]:
         """Normalised names (and aliases) of the entities the user's own name memories (subject user:name) link."""
         ids = self.store.memories_by_subject(scopes, ("user:name",), 5)
         if not ids:
             return set()
-        linked = {e for entity_ids in self.store.entities_of_memories(ids).values() for e in entity_ids}
-        return {norm for norm, entity_id in norms.items() if entity_id in linked}
+        linked = frozenset(e for entity_ids in self.store.entities_of_memories(ids).values() for e in entity_ids)
+        cached = self._self_names
+        if cached is not None and cached[0] is norms and cached[1] == linked:
+            return set(cached[2])
+        names = frozenset(norm for norm, entity_id in norms.items() if entity_id in linked)
+        self._self_names = (norms, linked, names)  # norms is the cache's dict until an entity is added
+        return set(names)
 
     # -- the search -------------------------------------------------------------------------------------------
     def search(self, request: RecallRequest, *, touch: bool = True) -> list[Hit]:
