@@ -335,7 +335,7 @@ def render(store: dict[str, Any], pre: dict[str, Any], cur: dict[str, Any], emb:
              f"mean chars {pre['chars']:.0f} vs {pre['holographic_chars']:.0f}.", "",
              "| measure | value | target | |", "|---|---|---|---|"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
-    lines += ["", f"Curation run: {cur['turns']} further texts into a fresh store, one `sync_turn` every "
+    lines += ["", f"Curation run: the file's last {cur['turns']} texts into a fresh store, one `sync_turn` every "
               f"{PACE_S * 1000:.0f} ms while the curator works ({cur['memories']} memories, {cur['episodes']} "
               "episodes). The machine is shared: compare the idle and busy ticker rows, and the ratios."]
     return "\n".join(lines)
