@@ -125,7 +125,15 @@ def busy_retry(seconds: float = BUSY_RETRY_SECONDS) -> Retrying:
 
 
 def retry_busy(action: Callable[[], T], seconds: float = BUSY_RETRY_SECONDS) -> T:
-    """Run `action` (a whole write that failed atomically when busy) under the busy policy."""
+    """Run `action` (a whole write that failed atomically when busy) under the busy policy.
+
+    The first attempt runs bare: building the policy for every statement cost more than most statements do.
+    """
+    try:
+        return action()
+    except sqlite3.OperationalError as exc:
+        if not is_busy(exc):
+            raise
     return busy_retry(seconds)(action)
 
 

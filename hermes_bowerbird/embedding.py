@@ -8,6 +8,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 MINILM_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_LABEL = "all-MiniLM-L6-v2"
 LOAD_THREAD_NAME = "bowerbird-embed-load"
+QUERY_CACHE_SIZE = 256  # recent query vectors kept in memory
 ProgressFn = Callable[[int, int], None]
 
 # ----- local sentence-transformers ----------------------------------------------------------------------
@@ -389,6 +391,26 @@ class CachedEmbedder(WrappedEmbedder):
     def __init__(self, inner: Embedder, store: Store) -> None:
         super().__init__(inner)
         self._store = store
+        self._queries: OrderedDict[str, FloatArray] = OrderedDict()
+        self._queries_lock = threading.Lock()
+
+    def embed_query(self, text: str) -> FloatArray:
+        """A search query's vector: from a small in-memory cache (a prefetch queued last turn, then asked for
+        again), else embedded. A local model's query is not written to the persistent cache: questions are mostly
+        new, and the write is a transaction (BEGIN IMMEDIATE, INSERT, COMMIT) that waits behind curation's writes.
+        A remote model's queries still go through the persistent cache (each call costs a request)."""
+        key = cache_key(self.model_name, text)
+        with self._queries_lock:
+            found = self._queries.get(key)
+            if found is not None:
+                self._queries.move_to_end(key)
+                return found
+        vector = np.asarray(self.inner.embed_batch([text]), np.float32)[0] if self.inner.is_local else self.embed(text)
+        with self._queries_lock:
+            self._queries[key] = vector
+            while len(self._queries) > QUERY_CACHE_SIZE:
+                self._queries.popitem(last=False)
+        return vector
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
         out = np.empty((len(texts), self.dimension), np.float32)

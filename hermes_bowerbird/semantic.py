@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .embedding import reindex
+from .embedding import CachedEmbedder, reindex
 from .types import Embedder, ItemKind
 from .vectors import VectorIndex, shared_index
 
@@ -51,7 +51,8 @@ class VectorTier:
         if embedder is None or not text.strip():
             return None
         try:
-            return np.asarray(embedder.embed(text), dtype=np.float32)
+            vector = embedder.embed_query(text) if isinstance(embedder, CachedEmbedder) else embedder.embed(text)
+            return np.asarray(vector, dtype=np.float32)
         except Exception:  # a broken model must cost the vector signal, never the search
             log.warning("query embedding failed; searching without the vector signal", exc_info=True)
             return None

@@ -689,6 +689,20 @@ class Store:
                 out.setdefault(int(episode_id), []).append(int(memory_id))
         return out
 
+    def stale_memory_ids(self, ids: Iterable[int], now: float) -> set[int]:
+        """Those of these memories that are no longer current (forgotten, superseded or expired at `now`)."""
+        out: set[int] = set()
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            rows = self._query(
+                f"""
+                SELECT id FROM memories
+                WHERE id IN ({_marks(len(chunk))})
+                  AND (forgotten != 0 OR superseded_by IS NOT NULL
+                       OR (valid_until IS NOT NULL AND valid_until <= ?))
+                """, (*chunk, now))
+            out.update(int(row[0]) for row in rows)
+        return out
+
     # -- edges ----------------------------------------------------------------------------------------------
     def add_edge(self, src_id: int, dst_id: int, relation: Relation, weight: float = 1.0,
                  *, actor: str = "", reason: str = "") -> Edge:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable, Collection
@@ -72,6 +73,7 @@ class VectorIndex:
         self.ann_threshold = ann_threshold
         self._ann_background = ann_background
         self._write_lock = threading.RLock()
+        self._allowed_cache: tuple[_Rows, frozenset[Any], IdArray | None] | None = None
         cap = max(capacity, _MIN_CAPACITY)
         self._rows = _Rows(np.zeros((cap, dim), np.float32), np.full(cap, -1, np.int64),
                            np.zeros(cap, np.bool_), 0, 0, {})
@@ -143,7 +145,22 @@ class VectorIndex:
         ann = self._ann
         if ann is not None and ann.ready:
             return self._search_ann(ann, rows, q, k, allowed)
-        return _search_exact(rows, q, k, _resolve_allowed(rows, allowed))
+        return _search_exact(rows, q, k, self._allowed_rows(rows, allowed))
+
+    def _allowed_rows(self, rows: _Rows, allowed: Any) -> IdArray | None:
+        """`_resolve_allowed`, remembered for the last (published rows, frozenset) pair: a scope's id set is
+        searched again and again, and turning 10K ids into row numbers costs more than the scan itself.
+        None when the set admits every live row (the unfiltered scan is cheaper than a gather)."""
+        if not isinstance(allowed, frozenset):
+            return _resolve_allowed(rows, allowed)
+        cached = self._allowed_cache
+        if cached is not None and cached[0] is rows and cached[1] is allowed:
+            return cached[2]
+        resolved = _resolve_allowed(rows, allowed)
+        if resolved is not None and len(resolved) == rows.live:
+            resolved = None
+        self._allowed_cache = (rows, allowed, resolved)
+        return resolved
 
     def _prepare_query(self, query: Any) -> FloatArray:
         q = np.asarray(query, dtype=np.float32).reshape(-1)
@@ -155,7 +172,7 @@ class VectorIndex:
 
     def _search_ann(self, ann: _AnnTier, rows: _Rows, q: FloatArray, k: int,
                     allowed: Any) -> list[tuple[int, float]]:
-        rows_allowed = _resolve_allowed(rows, allowed)
+        rows_allowed = self._allowed_rows(rows, allowed)
         if rows_allowed is not None and len(rows_allowed) <= _ANN_FILTER_EXACT_LIMIT:
             return _search_exact(rows, q, k, rows_allowed)
         wanted = max(4 * k, 64)
@@ -503,7 +520,9 @@ class IndexRegistry:
             self._indexes.clear()
 
 
+@functools.lru_cache(maxsize=256)
 def _db_key(db_path: str | Path) -> str:
+    """The resolved path that names a database (cached: resolving touches the file system on every search)."""
     text = str(db_path)
     return text if text == ":memory:" else str(Path(text).expanduser().resolve())
 

@@ -128,6 +128,22 @@ def test_cache_hits_avoid_the_model(minilm: LocalEmbedder, store: Store) -> None
     assert fresh.calls == 0
 
 
+def test_a_local_query_is_kept_in_memory_not_in_the_store(minilm: LocalEmbedder, store: Store) -> None:
+    counting = CountingEmbedder(minilm)
+    cached = CachedEmbedder(counting, store)
+    first = cached.embed_query("where did I park the car")
+    again = cached.embed_query("where did I park the car")
+    assert counting.calls == 1
+    assert np.allclose(first, again)
+    assert store.cache_get([cache_key(minilm.model_name, "where did I park the car")]) == {}
+
+
+def test_a_query_vector_equals_the_document_vector_of_the_same_text(minilm: LocalEmbedder, store: Store) -> None:
+    cached = CachedEmbedder(minilm, store)
+    assert np.allclose(cached.embed_query("my sister lives in Lyon"), cached.embed("my sister lives in Lyon"),
+                       atol=1e-6)
+
+
 def test_cache_is_keyed_by_model(store: Store) -> None:
     assert cache_key("m1", "text") != cache_key("m2", "text")
     assert cache_key("m1", "text") == cache_key("m1", "text")

@@ -70,3 +70,13 @@ def test_memories_from_episodes_follows_provenance_within_the_scope(tmp_path: Pa
     assert store.memories_from_episodes([mine, quiet]) == {mine: [memory]}
     assert store.memories_from_episodes([]) == {}
     store.close()
+
+
+def test_stale_memory_ids_are_the_superseded_and_forgotten_ones(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    current, old, new, gone = (store.insert_memory(NewMemory(scope="user:a", type=MemoryType.FACT, content=text,
+                                                             source=Source.TOOL)).id for text in "abcd")
+    store.supersede(old, new, reason="changed", actor="test")
+    store.forget(gone, reason="wrong", actor="test")
+    assert store.stale_memory_ids([current, old, new, gone], now=store.clock()) == {old, gone}
+    store.close()

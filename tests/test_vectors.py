@@ -123,6 +123,25 @@ def test_filter_ignores_deleted_and_unknown_ids() -> None:
     assert index.search([1, 0], 5, set()) == []
 
 
+def test_a_reused_frozenset_filter_follows_removals_and_additions() -> None:
+    index = VectorIndex(2)
+    index.add([1, 2, 3], np.array([[1, 0], [0.9, 0.1], [0.8, 0.2]], np.float32))
+    allowed = frozenset({1, 2})
+    assert [i for i, _ in index.search([1, 0], 5, allowed)] == [1, 2]
+    index.remove([1])
+    assert [i for i, _ in index.search([1, 0], 5, allowed)] == [2]
+    index.add([4], np.array([[1, 0]], np.float32))
+    assert [i for i, _ in index.search([1, 0], 5, allowed)] == [2]
+
+
+def test_a_frozenset_admitting_every_row_ranks_as_no_filter() -> None:
+    rng = np.random.default_rng(9)
+    ids = np.arange(1, 301, dtype=np.int64)
+    index = VectorIndex.from_arrays(ids, unit(rng, 300))
+    q = rng.standard_normal(DIM).astype(np.float32)
+    assert index.search(q, 10, frozenset(int(i) for i in ids)) == index.search(q, 10)
+
+
 def test_short_mask_excludes_rows_added_after_it() -> None:
     index = VectorIndex(2)
     index.add([1], np.array([[1, 0]], np.float32))

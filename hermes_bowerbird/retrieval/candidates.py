@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +50,7 @@ def fts_signals(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], *,
 
 
 def vector_signals(vectors: VectorTier, query_vector: np.ndarray | None,
-                   allowed: Mapping[ItemKind, set[int]], kinds: Sequence[ItemKind]) -> list[Signal]:
+                   allowed: Mapping[ItemKind, Collection[int]], kinds: Sequence[ItemKind]) -> list[Signal]:
     """Cosine top-k per kind; an empty signal with a note when no model is ready."""
     names = {ItemKind.MEMORY: "vector_memory", ItemKind.EPISODE: "vector_episode"}
     if query_vector is None:
@@ -124,15 +124,16 @@ class ScopeIdCache:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
-        self._cache: dict[tuple[ItemKind, tuple[str, ...]], tuple[int, set[int]]] = {}
+        self._cache: dict[tuple[ItemKind, tuple[str, ...]], tuple[int, frozenset[int]]] = {}
 
-    def allowed(self, kind: ItemKind, scopes: Sequence[str]) -> set[int]:
+    def allowed(self, kind: ItemKind, scopes: Sequence[str]) -> frozenset[int]:
+        """The same frozenset object until an id is added (the vector index caches its row numbers by identity)."""
         key = (kind, tuple(sorted(scopes)))
         with self._lock:
-            last, ids = self._cache.get(key, (0, set()))
+            last, ids = self._cache.get(key, (0, frozenset()))
             new = self._store.scoped_ids_after(kind, key[1], last)
             if new or key not in self._cache:
-                ids = ids | set(new)
+                ids = ids.union(new)
                 self._cache[key] = (new[-1] if new else last, ids)
             return ids
 

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -80,6 +81,8 @@ class Retriever:
         self._entities = cand.EntityNormCache(store)
         self._terms = TermStats(store)
         self._sample: gate.StoreSample[Key] = gate.StoreSample(self._sample_vectors)
+        self._self_names: tuple[Mapping[str, int], frozenset[int], frozenset[str]] | None = None
+        self._other_norms: tuple[Mapping[str, int], frozenset[str], Mapping[str, int]] | None = None
 
     def close(self) -> None:
         """Stop the worker threads (waits for a running search's vector step)."""
@@ -88,16 +91,33 @@ class Retriever:
 
     def analyze(self, query: str, scopes: Sequence[str]) -> QueryAnalysis:
         norms = self._entities.norms(scopes)
-        return analyze_query(query, self.clock(), norms, self_names=self.self_names(scopes, norms),
+        names = self.self_names(scopes, norms)
+        return analyze_query(query, self.clock(), self._without(norms, names), self_names=names,
                              known_subjects=self.store.subject_keys(scopes))
+
+    def _without(self, norms: Mapping[str, int], names: set[str]) -> Mapping[str, int]:
+        """The entity names other than the user's own, copied once per (names, entities) state, not per query."""
+        if not names:
+            return norms
+        cached = self._other_norms
+        if cached is not None and cached[0] is norms and cached[1] == names:
+            return cached[2]
+        others = {n: i for n, i in norms.items() if n not in names}
+        self._other_norms = (norms, frozenset(names), others)
+        return others
 
     def self_names(self, scopes: Sequence[str], norms: Mapping[str, int]) -> set[str]:
         """Normalised names (and aliases) of the entities the user's own name memories (subject user:name) link."""
         ids = self.store.memories_by_subject(scopes, ("user:name",), 5)
         if not ids:
             return set()
-        linked = {e for entity_ids in self.store.entities_of_memories(ids).values() for e in entity_ids}
-        return {norm for norm, entity_id in norms.items() if entity_id in linked}
+        linked = frozenset(e for entity_ids in self.store.entities_of_memories(ids).values() for e in entity_ids)
+        cached = self._self_names
+        if cached is not None and cached[0] is norms and cached[1] == linked:
+            return set(cached[2])
+        names = frozenset(norm for norm, entity_id in norms.items() if entity_id in linked)
+        self._self_names = (norms, linked, names)  # norms is the cache's dict until an entity is added
+        return set(names)
 
     # -- the search -------------------------------------------------------------------------------------------
     def search(self, request: RecallRequest, *, touch: bool = True) -> list[Hit]:
@@ -175,7 +195,7 @@ class Retriever:
         """The query's typical similarity to what these scopes hold (None without a query vector)."""
         if query_vector is None:
             return None
-        ids = [(kind, i) for kind in kinds for i in sorted(self._scope_ids.allowed(kind, scopes))]
+        ids = _ScopeKeys([(kind, self._scope_ids.allowed(kind, scopes)) for kind in kinds])
         sample = self._sample.get((*scopes, *map(str, kinds)), ids)
         return gate.baseline(sample, query_vector, len(ids))
 
@@ -231,16 +251,14 @@ class Retriever:
         sources = self.store.memories_from_episodes([i for k, i in fused if k is ItemKind.EPISODE])
         if not sources:
             return
-        memories = self.store.get_memories({m for ids in sources.values() for m in ids})
-        now = self.clock()
-        for episode_id, memory_ids in sources.items():
-            stated = [memories[m] for m in memory_ids if m in memories]
-            if not stated or any(m.is_current(now) for m in stated):
+        stale = self.store.stale_memory_ids({m for ids in sources.values() for m in ids}, self.clock())
+        for episode_id, stated in sources.items():
+            if not stated or not stale.issuperset(stated):
                 continue
-            items.stale_episodes[episode_id] = [m.id for m in stated]
+            items.stale_episodes[episode_id] = list(stated)
             score = fused[(ItemKind.EPISODE, episode_id)].score
-            for memory in stated:
-                key = (ItemKind.MEMORY, memory.id)
+            for memory_id in stated:
+                key = (ItemKind.MEMORY, memory_id)
                 entry = fused.setdefault(key, Fused(key, 0.0, {"stated_in_episode": float(episode_id)}))
                 entry.score = max(entry.score, score)
 
@@ -332,6 +350,27 @@ class Retriever:
         return hits
 
 
+
+
+class _ScopeKeys(Sequence[Key]):
+    """The keys of a scope's items, kind by kind in id order; sorted only when indexed, since the store sample is
+    redrawn rarely and sorting every id for every search cost more than the rest of the baseline."""
+
+    def __init__(self, parts: Sequence[tuple[ItemKind, frozenset[int]]]) -> None:
+        self._parts = parts
+        self._keys: list[Key] | None = None
+
+    def __len__(self) -> int:
+        return sum(len(ids) for _, ids in self._parts)
+
+    @overload
+    def __getitem__(self, index: int) -> Key: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Key]: ...
+    def __getitem__(self, index: int | slice) -> Key | Sequence[Key]:
+        if self._keys is None:
+            self._keys = [(kind, i) for kind, ids in self._parts for i in sorted(ids)]
+        return self._keys[index]
 
 
 def kinds_of(episodes_on: bool) -> list[ItemKind]:
