@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_embed.py
 	$(PY) benchmarks/bench_maintenance.py
 	$(PY) benchmarks/bench_provider.py
+	$(PY) benchmarks/bench_host_budgets.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

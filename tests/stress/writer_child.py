@@ -11,7 +11,7 @@ from hermes_bowerbird.config import build_config
 from hermes_bowerbird.engine import Bowerbird
 
 
-def main(home: Path, name: str, threads: int, seconds: float) -> None:
+def main(home: Path, name: str, threads: int, seconds: float, pause: float = 0.0) -> None:
     config = build_config(home, {"embedding_backend": "none", "llm_backend": "none", "import_markdown": False})
     engine = Bowerbird(config)
     written = [0] * threads
@@ -24,6 +24,8 @@ def main(home: Path, name: str, threads: int, seconds: float) -> None:
                                 scope="profile:default", session_id=f"shared-{i % 3}", platform="cli",
                                 turn_index=i)
             written[t] += 1
+            if pause:
+                time.sleep(pause)  # a paced writer: a bounded number of turns for the shorter run
 
     def maintain() -> None:
         while time.monotonic() < end:
@@ -41,4 +43,5 @@ def main(home: Path, name: str, threads: int, seconds: float) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+    main(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4]),
+         float(sys.argv[5]) if len(sys.argv) > 5 else 0.0)
