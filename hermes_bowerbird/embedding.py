@@ -10,6 +10,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -128,16 +129,11 @@ def _set_torch_threads(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-class LocalEmbedder:
-    """sentence-transformers on the CPU (torch); unit float32 vectors."""
+class _LocalRuntime:
+    """What the local runtimes share: the model source, and batching by length around one `_encode` call."""
 
-    runtime = "torch"
-
-    def __init__(self, model: str = "", *, batch_size: int = 16, threads: int = 0) -> None:
-        _set_torch_threads(threads)
-        self._source = resolve_local_model(model)
-        self._loaded = _load_model(self._source)
-        self._batch_size = batch_size
+    _source: ModelSource
+    _batch_size: int
 
     @property
     def model_name(self) -> str:
@@ -145,7 +141,7 @@ class LocalEmbedder:
 
     @property
     def dimension(self) -> int:
-        return self._loaded.dimension
+        raise NotImplementedError
 
     @property
     def is_local(self) -> bool:
@@ -168,16 +164,44 @@ class LocalEmbedder:
             return np.empty((0, self.dimension), np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.empty((len(texts), self.dimension), np.float32)
-        with self._loaded.lock:
+        with self._encoding():
             for start in range(0, len(order), self._batch_size):
                 rows = order[start:start + self._batch_size]
-                out[rows] = self._loaded.model.encode([texts[i] for i in rows], batch_size=self._batch_size,
-                                                      convert_to_numpy=True, normalize_embeddings=True,
-                                                      show_progress_bar=False)
+                out[rows] = self._encode([texts[i] for i in rows])
         return out
 
+    def _encoding(self) -> AbstractContextManager[object]:
+        return nullcontext()
 
-class OnnxEmbedder:
+    def _encode(self, texts: list[str]) -> FloatArray:
+        raise NotImplementedError
+
+
+class LocalEmbedder(_LocalRuntime):
+    """sentence-transformers on the CPU (torch); unit float32 vectors."""
+
+    runtime = "torch"
+
+    def __init__(self, model: str = "", *, batch_size: int = 16, threads: int = 0) -> None:
+        _set_torch_threads(threads)
+        self._source = resolve_local_model(model)
+        self._loaded = _load_model(self._source)
+        self._batch_size = batch_size
+
+    @property
+    def dimension(self) -> int:
+        return self._loaded.dimension
+
+    def _encoding(self) -> AbstractContextManager[object]:
+        return self._loaded.lock  # one model shared by every engine in the process
+
+    def _encode(self, texts: list[str]) -> FloatArray:
+        return np.asarray(self._loaded.model.encode(texts, batch_size=self._batch_size, convert_to_numpy=True,
+                                                    normalize_embeddings=True, show_progress_bar=False),
+                          dtype=np.float32)
+
+
+class OnnxEmbedder(_LocalRuntime):
     """The same local model as an int8 ONNX graph under onnxruntime: vectors agree with torch's (cosine >= 0.99).
 
     Its vectors are stored under the same model name as torch's, so either runtime reads the other's vectors.
@@ -194,34 +218,11 @@ class OnnxEmbedder:
         self._batch_size = batch_size
 
     @property
-    def model_name(self) -> str:
-        return self._source.label
-
-    @property
     def dimension(self) -> int:
         return self._model.dimension
 
-    @property
-    def is_local(self) -> bool:
-        return True
-
-    @property
-    def location(self) -> str:
-        return self._source.location
-
-    def embed(self, text: str) -> FloatArray:
-        return self.embed_batch([text])[0]
-
-    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
-        """Unit vectors in input order; texts are batched by length, as LocalEmbedder does."""
-        if not texts:
-            return np.empty((0, self.dimension), np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out = np.empty((len(texts), self.dimension), np.float32)
-        for start in range(0, len(order), self._batch_size):
-            rows = order[start:start + self._batch_size]
-            out[rows] = self._model.encode([texts[i] for i in rows])
-        return out
+    def _encode(self, texts: list[str]) -> FloatArray:
+        return self._model.encode(texts)
 
 
 # ----- Gemini ---------------------------------------------------------------------------------------------
