@@ -24,7 +24,7 @@ from .explain import describe
 from .sanitize import storable
 from .serialize import bulletin_dict, detail_json, hit_dict, memory_json
 from .timestamps import DAY, HOUR, parse_iso
-from .types import MemoryType, Relation, Source
+from .types import Relation, Source, memory_type, type_names
 
 if TYPE_CHECKING:
     from .engine import Bowerbird
@@ -35,7 +35,23 @@ MODEL_WAIT_SECONDS = 30.0
 CURATE_BATCH = 25
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNIT_SECONDS = {"s": 1.0, "m": 60.0, "h": HOUR, "d": DAY, "w": 7 * DAY}
-_TYPES = [t.value for t in MemoryType]
+
+
+class _TypeChoice(click.Choice[str]):
+    """The memory types of the TypeSpec table, read when the command line is parsed (never a stale copy)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return type_names()
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        """Ignored: the choices are always the table's."""
+
+
 _RELATIONS = [r.value for r in Relation]
 _ID = click.IntRange(1, 2**63 - 1)  # SQLite's INTEGER range: a larger id is a mistake, not a lookup
 
@@ -376,7 +392,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
 @cli.command()
 @click.argument("query")
 @click.option("--limit", type=click.IntRange(1, 100), default=None, help="Max results (default 8).")
-@click.option("--type", "types", type=click.Choice(_TYPES), multiple=True, help="Only this type (repeatable).")
+@click.option("--type", "types", type=_TypeChoice(), multiple=True, help="Only this type (repeatable).")
 @click.option("--since", help="Only items from then on: 2026-03-01, 7d, 12h.")
 @click.option("--until", help="Only items before then.")
 @click.option("--explain", is_flag=True, help="Show which signals found each result and how it was rescored.")
@@ -390,7 +406,7 @@ def recall(state: State, query: str, limit: int | None, types: Sequence[str], si
         raise InvalidInputError("the query is empty")
     engine = state.engine(model=True)
     now = engine.clock()
-    hits = engine.recall(query, scopes=state.visible, limit=limit, types=[MemoryType(t) for t in types],
+    hits = engine.recall(query, scopes=state.visible, limit=limit, types=[memory_type(t) for t in types],
                          since=parse_time(since, now), until=parse_time(until, now), explain=explain,
                          include_episodes=not no_episodes)
 
@@ -404,7 +420,7 @@ def recall(state: State, query: str, limit: int | None, types: Sequence[str], si
 
 @cli.command()
 @click.argument("text")
-@click.option("--type", "kind", type=click.Choice(_TYPES), help="Memory type (default: guessed from the text).")
+@click.option("--type", "kind", type=_TypeChoice(), help="Memory type (default: guessed from the text).")
 @click.option("--importance", type=click.FloatRange(0.0, 1.0), help="0..1 (default: by type).")
 @click.option("--tags", help="Comma-separated tags.")
 @pass_state
@@ -415,7 +431,7 @@ def remember(state: State, text: str, kind: str | None, importance: float | None
         raise InvalidInputError("nothing to remember: the text is empty")
     engine = state.engine(create=True, model=True)
     tag_list = [t.strip() for t in storable(tags or "").split(",") if t.strip()]
-    memory = engine.remember(text, scope=state.write_scope, type=MemoryType(kind) if kind else None,
+    memory = engine.remember(text, scope=state.write_scope, type=memory_type(kind) if kind else None,
                              importance=importance, tags=tag_list, source=Source.TOOL, actor="cli")
     emit(state, {"memory": memory_json(memory)}, f"Stored #{memory.id} ({memory.type}): {memory.content}")
 
@@ -480,7 +496,7 @@ def release(state: State, memory_id: int) -> None:
 
 
 @cli.command("list")
-@click.option("--type", "types", type=click.Choice(_TYPES), multiple=True, help="Only this type (repeatable).")
+@click.option("--type", "types", type=_TypeChoice(), multiple=True, help="Only this type (repeatable).")
 @click.option("--all", "include_old", is_flag=True, help="Include superseded memories.")
 @click.option("--quarantined", is_flag=True, help="Only memories held back by the screen, with the reason.")
 @click.option("--limit", type=click.IntRange(1, 100_000), default=50, show_default=True)
@@ -493,7 +509,7 @@ def list_command(state: State, types: Sequence[str], include_old: bool, quaranti
         emit(state, {"count": len(held), "memories": [{**memory_json(m), "quarantine": r} for m, r in held]},
              lambda: render.quarantine_table(held) or "No quarantined memories.")
         return
-    memories = engine.store.list_memories(state.visible, types=[MemoryType(t) for t in types],
+    memories = engine.store.list_memories(state.visible, types=[memory_type(t) for t in types],
                                           current_only=not include_old, limit=limit)
     emit(state, {"count": len(memories), "memories": [memory_json(m) for m in memories]},
          lambda: render.memories_table(memories) or "No memories.")

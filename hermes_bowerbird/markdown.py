@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .errors import InvalidInputError
 from .store import Store
-from .types import ItemKind, Memory, MemoryType, Source
+from .types import ItemKind, Memory, MemoryType, Source, type_specs
 
 if TYPE_CHECKING:
     from .engine import Bowerbird
@@ -23,11 +23,6 @@ HOST_LIMITS = {"memory": 2200, "user": 1375}  # the host's character limits per 
 _FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 _MAX_FILE_BYTES = 2_000_000
 IMPORT_BATCH = 100  # entries per model call and transaction
-# Which memory types belong in which host file when exporting.
-_USER_TYPES = (MemoryType.IDENTITY, MemoryType.PREFERENCE, MemoryType.GOAL)
-_EXPORT_ORDER = (MemoryType.IDENTITY, MemoryType.PREFERENCE, MemoryType.GOAL, MemoryType.DECISION,
-                 MemoryType.PROCEDURE, MemoryType.TODO, MemoryType.FACT, MemoryType.PATTERN, MemoryType.EVENT,
-                 MemoryType.OBSERVATION)
 
 
 @dataclass(frozen=True)
@@ -95,9 +90,13 @@ def type_for_entry(engine: Bowerbird, entry: str, target: str) -> MemoryType:
     candidates = extract_candidates(entry, "")
     guess = max(candidates, key=lambda c: c.importance).type if candidates else None
     if target == "user":
-        return guess if guess in (MemoryType.PREFERENCE, MemoryType.GOAL, MemoryType.IDENTITY) else \
-            MemoryType.IDENTITY
+        return guess if guess in user_file_types() else MemoryType.IDENTITY
     return guess or MemoryType.FACT
+
+
+def user_file_types() -> frozenset[MemoryType]:
+    """The memory types that belong in USER.md (`TypeSpec.markdown`); every other exported type is MEMORY.md's."""
+    return frozenset(s.name for s in type_specs() if s.markdown == "user")
 
 
 def import_host_memories(engine: Bowerbird, hermes_home: Path, *, scope: str,
@@ -120,10 +119,7 @@ def export_markdown(store: Store, folder: Path, *, scopes: Sequence[str],
     """
     held = store.quarantined(ItemKind.MEMORY)  # the host puts these files in its prompt
     memories = [m for m in store.list_memories(scopes, current_only=True, order="importance") if m.id not in held]
-    grouped: dict[str, list[Memory]] = {"user": [], "memory": []}
-    for kind in _EXPORT_ORDER:
-        for memory in (m for m in memories if m.type == kind):
-            grouped["user" if kind in _USER_TYPES else "memory"].append(memory)
+    grouped = group_for_export(memories)
     folder.mkdir(parents=True, exist_ok=True)
     counts = {}
     for target, items in grouped.items():
@@ -131,6 +127,16 @@ def export_markdown(store: Store, folder: Path, *, scopes: Sequence[str],
         (folder / _FILES[target]).write_text(DELIMITER.join(entries), encoding="utf-8")
         counts[_FILES[target]] = len(entries)
     return counts
+
+
+def group_for_export(memories: Sequence[Memory]) -> dict[str, list[Memory]]:
+    """Memories per host file ("user", "memory") by their type's `TypeSpec.markdown`, types in `markdown_rank`
+    order, each type's memories in the given order; types with no target are left out."""
+    grouped: dict[str, list[Memory]] = {"user": [], "memory": []}
+    for spec in sorted(type_specs(), key=lambda s: s.markdown_rank):
+        if spec.markdown is not None:
+            grouped[spec.markdown].extend(m for m in memories if m.type == spec.name)
+    return grouped
 
 
 def _fit(entries: list[str], limit: int | None) -> list[str]:

@@ -14,6 +14,7 @@ from .config import Config
 from .errors import BowerbirdError
 from .serialize import iso
 from .tools import ToolContext, handle_tool_call
+from .types import type_names
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -60,8 +61,8 @@ def build_server(engine: Bowerbird, *, user: str | None = None, profile: str | N
         return call("bowerbird_recall", {"query": query, "limit": limit, "types": types, "since": since,
                                          "until": until})
 
-    @server.tool(description="Store one durable, self-contained memory. `type` is one of identity, goal, "
-                             "decision, todo, procedure, preference, fact, pattern, event, observation.")
+    @server.tool(description="Store one durable, self-contained memory. `type` is one of "
+                             f"{', '.join(type_names())}.")
     def memory_store(content: str, type: str | None = None, importance: float | None = None,
                      tags: list[str] | None = None) -> dict[str, Any]:
         return call("bowerbird_remember", {"content": content, "type": type, "importance": importance,

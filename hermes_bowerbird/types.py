@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,18 +30,118 @@ class MemoryType(StrEnum):
     OBSERVATION = "observation"
 
 
-DEFAULT_IMPORTANCE: Mapping[MemoryType, float] = {
-    MemoryType.IDENTITY: 1.0,
-    MemoryType.GOAL: 0.9,
-    MemoryType.DECISION: 0.8,
-    MemoryType.TODO: 0.8,
-    MemoryType.PROCEDURE: 0.75,
-    MemoryType.PREFERENCE: 0.7,
-    MemoryType.FACT: 0.6,
-    MemoryType.PATTERN: 0.6,
-    MemoryType.EVENT: 0.4,
-    MemoryType.OBSERVATION: 0.3,
-}
+MarkdownTarget = Literal["user", "memory"]
+"""The host file a memory type is exported to: "user" is USER.md, "memory" is MEMORY.md."""
+
+
+@dataclass(frozen=True)
+class BulletinSection:
+    """A headed section of the deterministic bulletin; types that share one share the same value."""
+
+    title: str
+    order: int  # sections appear in ascending order (a tie keeps table order)
+    limit: int  # at most this many items
+    by_recency: bool = False  # newest first (else by effective importance)
+    max_age_days: float | None = None
+
+
+@dataclass(frozen=True)
+class TypeSpec:
+    """Everything the modules need to know about one memory type; no field has a default, so a new type cannot
+    silently miss one (a missing argument is a TypeError at import)."""
+
+    name: MemoryType
+    description: str  # what memories of this type hold, for the extraction prompt and tool descriptions
+    importance: float  # default importance of a new memory of this type
+    half_life_factor: float  # x config.weights.decay_half_life_days, for types not exempt from decay
+    bulletin: BulletinSection | None  # where the bulletin shows it (None: never)
+    markdown: MarkdownTarget | None  # which host file an export writes it to (None: neither)
+    markdown_rank: int  # export order within its file (ascending)
+    query_hints: str  # regex (case-insensitive) of query words that ask for this type ("" = none)
+    extractable: bool  # offered to a model in the extraction prompt and accepted from its reply
+    from_assistant: bool  # heuristic extraction keeps it from the assistant's own conclusions
+
+
+_FACTS = BulletinSection("Important facts", 5, 8)
+_OBSERVATIONS = BulletinSection("Observations", 7, 4)
+
+# The one table per memory type. The schema's CHECK on memories.type lists the same names: SQLite cannot drop a
+# CHECK without rebuilding the memories table (its foreign keys, triggers and full-text index with it), so the
+# CHECK stays as a last line of defence and tests/test_types.py asserts it equals this table. A new type is one
+# entry here, one member of MemoryType above (checked below), and a migration that rebuilds the CHECK.
+_BUILTIN_SPECS: tuple[TypeSpec, ...] = (
+    TypeSpec(MemoryType.IDENTITY, "who the user is", 1.0, 4.0, BulletinSection("Identity", 0, 6), "user", 0,
+             r"\b(who am i|my name|about me|who i am|where do i live|my (job|age|family|background))\b",
+             extractable=True, from_assistant=False),
+    TypeSpec(MemoryType.GOAL, "goals", 0.9, 2.0, BulletinSection("Active goals", 1, 5), "user", 2,
+             r"\b(goals?|aims?|objectives?|plans? to|trying to|want to)\b", extractable=True, from_assistant=False),
+    TypeSpec(MemoryType.DECISION, "decisions", 0.8, 2.0, BulletinSection("Recent decisions", 2, 5, by_recency=True),
+             "memory", 3, r"\b(decid\w*|decision\w*|agreed|settled on|chose|chosen|went with)\b",
+             extractable=True, from_assistant=True),
+    TypeSpec(MemoryType.TODO, "plans and todos", 0.8, 1.0, BulletinSection("Open todos", 3, 6, by_recency=True),
+             "memory", 5, r"\b(to-?dos?|remind\w*|tasks?|need to|have to|follow[- ]?up|pending|deadline\w*)\b",
+             extractable=True, from_assistant=True),
+    TypeSpec(MemoryType.PROCEDURE, "procedures", 0.75, 3.0, _FACTS, "memory", 4,
+             r"\b(how (do|did|should|can) (i|we)|how to|steps?|procedure\w*|process|workflow|recipe)\b",
+             extractable=True, from_assistant=True),
+    TypeSpec(MemoryType.PREFERENCE, "preferences", 0.7, 3.0, BulletinSection("Preferences", 4, 6), "user", 1,
+             r"\b(prefer\w*|favou?rite\w*|likes?|dislikes?|hates?|loves?|enjoys?)\b",
+             extractable=True, from_assistant=True),
+    TypeSpec(MemoryType.FACT, "facts about their life, work and projects", 0.6, 2.0, _FACTS, "memory", 6, "",
+             extractable=True, from_assistant=True),
+    TypeSpec(MemoryType.PATTERN, "habits and recurring patterns", 0.6, 2.0, _OBSERVATIONS, "memory", 7,
+             r"\b(usually|tend to|habits?|patterns?|always|often)\b", extractable=True, from_assistant=False),
+    TypeSpec(MemoryType.EVENT, "notable events", 0.4, 0.5,
+             BulletinSection("Recent events", 6, 5, by_recency=True, max_age_days=30.0), "memory", 8,
+             r"\b(happened|events?|meeting|when did)\b", extractable=True, from_assistant=False),
+    TypeSpec(MemoryType.OBSERVATION, "passing observations", 0.3, 0.5, _OBSERVATIONS, "memory", 9, "",
+             extractable=True, from_assistant=False),
+)
+
+MEMORY_TYPES: dict[str, TypeSpec] = {str(spec.name): spec for spec in _BUILTIN_SPECS}
+"""The registry every module reads (in this order): name -> spec."""
+
+if list(MEMORY_TYPES) != [str(t) for t in MemoryType]:
+    raise ImportError("MemoryType and the TypeSpec table must list the same types in the same order")
+
+
+def type_specs() -> tuple[TypeSpec, ...]:
+    """Every memory type's spec, in table order."""
+    return tuple(MEMORY_TYPES.values())
+
+
+def type_names() -> tuple[str, ...]:
+    """Every memory type's name, in table order (CLI choices, tool and prompt enums)."""
+    return tuple(MEMORY_TYPES)
+
+
+def type_spec(name: str) -> TypeSpec:
+    """The spec of memory type `name`; ValueError naming the known types when there is none."""
+    spec = MEMORY_TYPES.get(name)
+    if spec is None:
+        raise ValueError(f"unknown memory type {name!r}; use one of {', '.join(MEMORY_TYPES)}")
+    return spec
+
+
+def memory_type(value: object) -> MemoryType:
+    """The memory type `value` names (case and surrounding space ignored); ValueError when it names none."""
+    return type_spec(str(value).strip().lower()).name
+
+
+class _DefaultImportance(Mapping[MemoryType, float]):
+    """The table's default importances as a read-only mapping (read live, so a registered type is in it)."""
+
+    def __getitem__(self, key: MemoryType) -> float:
+        return MEMORY_TYPES[key].importance
+
+    def __iter__(self) -> Iterator[MemoryType]:
+        return iter(spec.name for spec in MEMORY_TYPES.values())
+
+    def __len__(self) -> int:
+        return len(MEMORY_TYPES)
+
+
+DEFAULT_IMPORTANCE: Mapping[MemoryType, float] = _DefaultImportance()
 
 
 class Relation(StrEnum):
@@ -159,7 +259,7 @@ class NewMemory:
 
     @property
     def effective_importance(self) -> float:
-        return self.importance if self.importance is not None else DEFAULT_IMPORTANCE[self.type]
+        return self.importance if self.importance is not None else type_spec(self.type).importance
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from gemini_stub import GeminiStub
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.llm import GeminiLLM
 from hermes_bowerbird.maintenance import BulletinBuilder, changes_since
-from hermes_bowerbird.maintenance.bulletin import SECTIONS
+from hermes_bowerbird.maintenance.bulletin import sections
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
 
@@ -72,7 +72,7 @@ def test_deterministic_bulletin_has_sections_in_order_and_only_visible_memories(
     assert bulletin is not None and bulletin.generator == "deterministic" and bulletin.scope == ALICE
     header, *rest = bulletin.text.splitlines()
     assert header.startswith("Memory bulletin")
-    assert [line[:-1] for line in rest if not line.startswith("- ")] == [s.title for s in SECTIONS]
+    assert [line[:-1] for line in rest if not line.startswith("- ")] == [s.title for s in sections()]
     for scope, _, text in FIXTURE:
         assert (text in bulletin.text) is (scope != BOB)
     assert "Leica" not in bulletin.text and "book the ferry" not in bulletin.text
@@ -96,7 +96,7 @@ def test_word_cap_holds_and_every_section_gets_a_share(tmp_path: Path, store: St
     text = BulletinBuilder(store, config, clock).current(ALICE, VISIBLE, force=True)
     assert text is not None and len(text.text.split()) <= max_words
     if max_words >= 500:
-        assert all(f"{s.title}:" in text.text for s in SECTIONS)
+        assert all(f"{s.title}:" in text.text for s in sections())
 
 
 def test_rebuilt_at_once_when_memory_changed_and_never_while_idle(store: Store, config: Config,

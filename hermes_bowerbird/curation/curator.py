@@ -30,7 +30,7 @@ from ..types import (
 from .chunking import chunk_text
 from .entities import find_entities, normalise_entity
 from .extract import extract_candidates
-from .llm_batch import SYSTEM_PROMPT, BatchTurn, Decision, build_prompt, parse_decisions
+from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, system_prompt
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise
 from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
@@ -433,7 +433,7 @@ class Curator:
                      ) -> CurationResult:
         turns = [BatchTurn(n, e.user_content, e.assistant_content) for n, e in enumerate(entries, start=1)]
         existing = self._existing_for(scope, entries)
-        reply = llm.complete(build_prompt(turns, existing), system=SYSTEM_PROMPT, max_tokens=_LLM_MAX_TOKENS,
+        reply = llm.complete(build_prompt(turns, existing), system=system_prompt(), max_tokens=_LLM_MAX_TOKENS,
                              json_mode=True, timeout=self.llm_timeout)
         decisions = [d for d in parse_decisions(reply, known_ids={m.id for m in existing}, turns=len(turns))
                      if d.action != "ignore"]

@@ -10,7 +10,7 @@ from hermes_bowerbird.curation.noise import is_content_sentence
 from hermes_bowerbird.curation.sentences import split_sentences, words
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 from hermes_bowerbird.timestamps import DAY
-from hermes_bowerbird.types import DEFAULT_IMPORTANCE, Candidate, MemoryType
+from hermes_bowerbird.types import Candidate, MemoryType, type_spec
 
 __all__ = ["extract_candidates", "subject_of"]
 
@@ -120,7 +120,7 @@ def _subject_type(subject: str) -> MemoryType:
 
 
 def _importance(mtype: MemoryType, sentence: str, entities: tuple[str, ...]) -> float:
-    score = DEFAULT_IMPORTANCE[mtype]
+    score = type_spec(mtype).importance
     if _EXPLICIT.search(sentence):
         score += 0.2
     if entities:
@@ -291,14 +291,13 @@ def _assistant_candidates(text: str, now: float | None) -> list[Candidate]:
     block = _procedure_block(text)
     if block and _TECHNICAL_STEP.search(block):
         found.append(Candidate(type=MemoryType.PROCEDURE, content=block,
-                               importance=DEFAULT_IMPORTANCE[MemoryType.PROCEDURE], confidence=0.6,
+                               importance=type_spec(MemoryType.PROCEDURE).importance, confidence=0.6,
                                entities=tuple(n for n, _ in find_entities(block)), role="assistant"))
     for sentence in split_sentences(text):
         if _NUMBERED_LINE.match(sentence) or sentence.endswith("?") or not _ASSISTANT_CONCLUSION.search(sentence):
             continue
         candidate = _candidate(sentence, sentence, "assistant", now)
-        if candidate and candidate.type in (MemoryType.DECISION, MemoryType.PROCEDURE, MemoryType.TODO,
-                                            MemoryType.FACT, MemoryType.PREFERENCE):
+        if candidate and type_spec(candidate.type).from_assistant:
             found.append(candidate)
     return found
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import LLMError
-from ..types import DEFAULT_IMPORTANCE, Candidate, Memory, MemoryType, Relation
+from ..types import MEMORY_TYPES, Candidate, Memory, MemoryType, Relation, type_spec, type_specs
 from .redact import redact
 
 ACTIONS = ("add", "update", "supersede", "ignore")
@@ -17,38 +17,43 @@ MAX_CONTENT_CHARS = 600
 _TURN_CHARS = 2_000
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
-SYSTEM_PROMPT = (
-    "You maintain a long-term memory about one user. From the conversation turns you are given, decide which "
-    "durable facts are worth remembering: who the user is, preferences, goals, decisions, plans and todos, "
-    "procedures, facts about their life, work and projects, notable events. Ignore greetings, thanks, small "
-    "talk, one-off requests and anything only true for this moment. Write each memory as one short standalone "
-    "sentence in the third person (\"The user ...\"). Compare with the existing memories: if a turn changes one "
-    "of them (a new city, a new job, a changed plan), answer `supersede` with its id; if it only rephrases or "
-    "refines one, answer `update` with its id; if it is already known, answer `ignore`. Reply with JSON only."
-)
+def system_prompt() -> str:
+    """The extraction instructions; the kinds of memory named are the extractable types of the TypeSpec table."""
+    kinds = [s.description for s in type_specs() if s.extractable]
+    return (
+        "You maintain a long-term memory about one user. From the conversation turns you are given, decide which "
+        f"durable facts are worth remembering: {', '.join(kinds)}. Ignore greetings, thanks, small "
+        "talk, one-off requests and anything only true for this moment. Write each memory as one short standalone "
+        "sentence in the third person (\"The user ...\"). Compare with the existing memories: if a turn changes one "
+        "of them (a new city, a new job, a changed plan), answer `supersede` with its id; if it only rephrases or "
+        "refines one, answer `update` with its id; if it is already known, answer `ignore`. Reply with JSON only."
+    )
 
-RESPONSE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["decisions"],
-    "properties": {"decisions": {"type": "array", "items": {
+
+def response_schema() -> dict[str, Any]:
+    """The JSON schema the model answers in; its type enum is the extractable types of the TypeSpec table."""
+    return {
         "type": "object",
-        "required": ["action", "content"],
-        "properties": {
-            "action": {"enum": list(ACTIONS)},
-            "type": {"enum": [str(t) for t in MemoryType]},
-            "content": {"type": "string"},
-            "subject": {"type": ["string", "null"],
-                        "description": "stable key of what the memory is about, e.g. user:city, user:diet"},
-            "importance": {"type": "number", "minimum": 0, "maximum": 1},
-            "target_id": {"type": ["integer", "null"], "description": "existing memory id for update/supersede"},
-            "turn": {"type": ["integer", "null"], "description": "number of the turn it comes from"},
-            "entities": {"type": "array", "items": {"type": "string"}},
-            "relations": {"type": "array", "items": {
-                "type": "object", "required": ["relation", "target_id"],
-                "properties": {"relation": {"enum": [str(r) for r in Relation if r is not Relation.UPDATES]},
-                               "target_id": {"type": "integer"}}}},
-        }}}},
-}
+        "required": ["decisions"],
+        "properties": {"decisions": {"type": "array", "items": {
+            "type": "object",
+            "required": ["action", "content"],
+            "properties": {
+                "action": {"enum": list(ACTIONS)},
+                "type": {"enum": [str(s.name) for s in type_specs() if s.extractable]},
+                "content": {"type": "string"},
+                "subject": {"type": ["string", "null"],
+                            "description": "stable key of what the memory is about, e.g. user:city, user:diet"},
+                "importance": {"type": "number", "minimum": 0, "maximum": 1},
+                "target_id": {"type": ["integer", "null"], "description": "existing memory id for update/supersede"},
+                "turn": {"type": ["integer", "null"], "description": "number of the turn it comes from"},
+                "entities": {"type": "array", "items": {"type": "string"}},
+                "relations": {"type": "array", "items": {
+                    "type": "object", "required": ["relation", "target_id"],
+                    "properties": {"relation": {"enum": [str(r) for r in Relation if r is not Relation.UPDATES]},
+                                   "target_id": {"type": "integer"}}}},
+            }}}},
+    }
 
 
 @dataclass(frozen=True)
@@ -69,7 +74,7 @@ class Decision:
 
 def build_prompt(turns: Sequence[BatchTurn], existing: Sequence[Memory]) -> str:
     """One prompt for the whole batch: the schema, the nearest existing memories, then the turns."""
-    lines = ["Answer with JSON matching this schema:", json.dumps(RESPONSE_SCHEMA, separators=(",", ":")), ""]
+    lines = ["Answer with JSON matching this schema:", json.dumps(response_schema(), separators=(",", ":")), ""]
     lines.append("Existing memories (id, type, subject, content):")
     if existing:
         lines += [f"- [{m.id}] {m.type} {m.subject or '-'}: {m.content}" for m in existing]
@@ -137,16 +142,15 @@ def _decision(item: dict[str, Any], known_ids: Collection[int], turns: int) -> D
 
 
 def _memory_type(value: Any) -> MemoryType:
-    try:
-        return MemoryType(str(value).strip().lower())
-    except ValueError:
-        return MemoryType.FACT
+    """The extractable type the model named; a fact when it named none (or one extraction may not produce)."""
+    spec = MEMORY_TYPES.get(str(value).strip().lower())
+    return spec.name if spec is not None and spec.extractable else MemoryType.FACT
 
 
 def _importance(value: Any, memory_type: MemoryType) -> float:
     if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
         return float(value)
-    return DEFAULT_IMPORTANCE[memory_type]
+    return type_spec(memory_type).importance
 
 
 def _subject(value: Any) -> str | None:

@@ -12,7 +12,7 @@ from datetime import datetime
 from ..config import Config
 from ..store import Store
 from ..timestamps import DAY
-from ..types import LLM, Bulletin, Clock, ItemKind, Memory, MemoryType
+from ..types import LLM, Bulletin, BulletinSection, Clock, ItemKind, Memory, MemoryType, type_specs
 from .decay import effective_importance
 
 log = logging.getLogger(__name__)
@@ -36,16 +36,14 @@ class Section:
     max_age_days: float | None = None
 
 
-SECTIONS: tuple[Section, ...] = (
-    Section("Identity", (MemoryType.IDENTITY,), 6),
-    Section("Active goals", (MemoryType.GOAL,), 5),
-    Section("Recent decisions", (MemoryType.DECISION,), 5, by_recency=True),
-    Section("Open todos", (MemoryType.TODO,), 6, by_recency=True),
-    Section("Preferences", (MemoryType.PREFERENCE,), 6),
-    Section("Important facts", (MemoryType.FACT, MemoryType.PROCEDURE), 8),
-    Section("Recent events", (MemoryType.EVENT,), 5, by_recency=True, max_age_days=30.0),
-    Section("Observations", (MemoryType.OBSERVATION, MemoryType.PATTERN), 4),
-)
+def sections() -> tuple[Section, ...]:
+    """The bulletin's sections in order, each with the memory types whose `TypeSpec.bulletin` names it."""
+    grouped: dict[BulletinSection, list[MemoryType]] = {}
+    for spec in type_specs():
+        if spec.bulletin is not None:
+            grouped.setdefault(spec.bulletin, []).append(spec.name)
+    ordered = sorted(grouped.items(), key=lambda item: item[0].order)
+    return tuple(Section(s.title, tuple(types), s.limit, s.by_recency, s.max_age_days) for s, types in ordered)
 
 
 def word_count(text: str) -> int:
@@ -152,7 +150,7 @@ class BulletinBuilder:
         """Each section's current memories of the visible scopes, best first."""
         out = []
         held = self.store.quarantined(ItemKind.MEMORY)  # never in a prompt until released
-        for section in SECTIONS:
+        for section in sections():
             since = now - section.max_age_days * DAY if section.max_age_days is not None else None
             found = [m for m in self.store.list_memories(visible_scopes, types=section.types, current_only=True,
                                                          since=since, order="recent", limit=200)

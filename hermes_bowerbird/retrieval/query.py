@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
-from ..types import MemoryType
+from ..types import MemoryType, type_specs
 
 MAX_QUERY_CHARS = 2_000
 _MAX_ENTITY_WORDS = 4
@@ -37,21 +38,6 @@ _MONTHS["sept"] = 9
 _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3, "several": 3}
 _UNIT_DAYS = {"day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
-
-# (pattern, types): first-person or topical phrasings that say which kind of memory is wanted.
-_TYPE_HINTS: tuple[tuple[re.Pattern[str], tuple[MemoryType, ...]], ...] = tuple(
-    (re.compile(p, re.IGNORECASE), types) for p, types in (
-        (r"\b(decid\w*|decision\w*|agreed|settled on|chose|chosen|went with)\b", (MemoryType.DECISION,)),
-        (r"\b(prefer\w*|favou?rite\w*|likes?|dislikes?|hates?|loves?|enjoys?)\b", (MemoryType.PREFERENCE,)),
-        (r"\b(to-?dos?|remind\w*|tasks?|need to|have to|follow[- ]?up|pending|deadline\w*)\b", (MemoryType.TODO,)),
-        (r"\b(goals?|aims?|objectives?|plans? to|trying to|want to)\b", (MemoryType.GOAL,)),
-        (r"\b(how (do|did|should|can) (i|we)|how to|steps?|procedure\w*|process|workflow|recipe)\b",
-         (MemoryType.PROCEDURE,)),
-        (r"\b(who am i|my name|about me|who i am|where do i live|my (job|age|family|background))\b",
-         (MemoryType.IDENTITY,)),
-        (r"\b(happened|events?|meeting|when did)\b", (MemoryType.EVENT,)),
-        (r"\b(usually|tend to|habits?|patterns?|always|often)\b", (MemoryType.PATTERN,)),
-    ))
 
 # (pattern, subjects): topics of the user's profile slots, as the curator keys them (memory.subject). They only
 # apply to questions about the user (first person, or the user's own name). A key ending in ':' names a family
@@ -174,7 +160,13 @@ def _as_written(text: str, start: int, end: int) -> str:
 
 
 def type_hints(text: str) -> frozenset[MemoryType]:
-    return frozenset(t for pattern, types in _TYPE_HINTS if pattern.search(text) for t in types)
+    """The memory types whose `TypeSpec.query_hints` words the query uses ("what did we decide" -> decision)."""
+    return frozenset(s.name for s in type_specs() if s.query_hints and _hint_pattern(s.query_hints).search(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _hint_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
 
 
 def subject_hints(text: str) -> tuple[str, ...]:
