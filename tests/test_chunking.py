@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_bowerbird.curation.chunking import chunk_text, estimate_tokens
+from hermes_bowerbird.curation.chunking import chunk_text
+from hermes_bowerbird.text import estimate_chunk_tokens
 
 
 def _sentence(i: int) -> str:
@@ -28,7 +29,7 @@ def test_paragraphs_are_packed_up_to_the_limit_and_never_split_when_they_fit() -
     paragraphs = [" ".join(_sentence(p * 10 + i) for i in range(5)) for p in range(6)]
     chunks = chunk_text("\n\n".join(paragraphs), max_tokens=200)
     assert len(chunks) > 1
-    assert all(estimate_tokens(c) <= 200 for c in chunks)
+    assert all(estimate_chunk_tokens(c) <= 200 for c in chunks)
     rebuilt = [p for c in chunks for p in c.split("\n\n")]
     assert rebuilt == paragraphs  # verbatim, in order, each paragraph whole
 
@@ -37,7 +38,7 @@ def test_an_oversized_paragraph_is_split_at_sentence_boundaries() -> None:
     sentences = [_sentence(i) for i in range(60)]
     chunks = chunk_text(" ".join(sentences), max_tokens=100)
     assert len(chunks) >= 5
-    assert all(estimate_tokens(c) <= 100 for c in chunks)
+    assert all(estimate_chunk_tokens(c) <= 100 for c in chunks)
     for chunk in chunks:
         assert chunk.startswith("Sentence number") and chunk.endswith("plans.")
     assert " ".join(chunks) == " ".join(sentences)
@@ -46,7 +47,7 @@ def test_an_oversized_paragraph_is_split_at_sentence_boundaries() -> None:
 def test_a_sentence_longer_than_the_limit_is_cut_at_words() -> None:
     words = [f"word{i}" for i in range(400)]
     chunks = chunk_text(" ".join(words), max_tokens=50)
-    assert all(estimate_tokens(c) <= 50 for c in chunks)
+    assert all(estimate_chunk_tokens(c) <= 50 for c in chunks)
     assert " ".join(chunks).split() == words
 
 
@@ -54,7 +55,7 @@ def test_default_limit_is_about_512_tokens() -> None:
     text = " ".join(_sentence(i) for i in range(200))  # ~3,000 tokens
     chunks = chunk_text(text)
     assert 4 <= len(chunks) <= 8
-    assert all(300 <= estimate_tokens(c) <= 512 for c in chunks[:-1])
+    assert all(300 <= estimate_chunk_tokens(c) <= 512 for c in chunks[:-1])
 
 
 def test_a_short_trailing_fragment_is_dropped_when_it_stands_alone() -> None:
@@ -71,7 +72,7 @@ def test_a_short_trailing_fragment_is_dropped_when_it_stands_alone() -> None:
     ("internationalisation", 2, 5),
 ])
 def test_token_estimate(text: str, low: int, high: int) -> None:
-    assert low <= estimate_tokens(text) <= high
+    assert low <= estimate_chunk_tokens(text) <= high
 
 
 def test_a_short_leading_fragment_joins_the_next_chunk() -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from hermes_bowerbird.config import load_config
-from hermes_bowerbird.curation.entities import find_entities, normalise_entity
+from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.text import normalise_entity
 
 
 @pytest.mark.parametrize("text, expected", [

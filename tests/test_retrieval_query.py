@@ -12,7 +12,6 @@ from hermes_bowerbird.retrieval.query import (
     first_person,
     match_entities,
     named_subjects,
-    normalise_name,
     parse_time,
     subject_hints,
     type_hints,
@@ -64,10 +63,6 @@ def test_entity_matching_uses_whole_words(text: str, ids: tuple[int, ...]) -> No
 def test_entity_names_with_inner_punctuation_match_as_written(text: str, ids: tuple[int, ...]) -> None:
     norms = {"next.js": 1, "jean-luc": 2, "st. louis": 3, "c++": 4, "c#": 5}
     assert match_entities(text, norms)[0] == ids
-
-
-def test_normalise_name() -> None:
-    assert normalise_name("  New   York-City! ") == "new york city"
 
 
 @pytest.mark.parametrize(("text", "start", "end"), [

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ..text import estimate_chunk_tokens
+
 DEFAULT_MAX_TOKENS = 512
 MIN_CHUNK_CHARS = 20
 
@@ -12,16 +14,11 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+")
 
 
-def estimate_tokens(text: str) -> int:
-    """A model-free token estimate: one token per word plus one per six characters of a long word."""
-    return sum(1 + len(word) // 6 for word in text.split())
-
-
 def chunk_text(text: str, *, max_tokens: int = DEFAULT_MAX_TOKENS, min_chars: int = MIN_CHUNK_CHARS) -> list[str]:
     """Verbatim chunks of `text`; paragraphs are kept together, oversized ones split at sentences."""
     pieces: list[str] = []
     for paragraph in _paragraphs(text):
-        if estimate_tokens(paragraph) <= max_tokens:
+        if estimate_chunk_tokens(paragraph) <= max_tokens:
             pieces.append(paragraph)
         else:
             pieces.extend(_split_paragraph(paragraph, max_tokens))
@@ -54,7 +51,7 @@ def _split_paragraph(paragraph: str, max_tokens: int) -> list[str]:
         sentence = sentence.strip()
         if not sentence:
             continue
-        if estimate_tokens(sentence) <= max_tokens:
+        if estimate_chunk_tokens(sentence) <= max_tokens:
             sentences.append(sentence)
         else:
             sentences.extend(_split_words(sentence, max_tokens))
@@ -71,7 +68,7 @@ def _pack(pieces: list[str], max_tokens: int, joiner: str) -> list[str]:
     current: list[str] = []
     size = 0
     for piece in pieces:
-        tokens = estimate_tokens(piece)
+        tokens = estimate_chunk_tokens(piece)
         if current and size + tokens > max_tokens:
             out.append(joiner.join(current))
             current, size = [], 0

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import LLMError
 from ..store import fts_match_expression
+from ..text import normalise_entity
 from ..types import (
     LLM,
     Candidate,
@@ -28,7 +29,7 @@ from ..types import (
     Source,
 )
 from .chunking import chunk_text
-from .entities import find_entities, normalise_entity
+from .entities import find_entities
 from .extract import extract_candidates
 from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, system_prompt
 from .merge import MergeOutcome, Merger, Neighbour

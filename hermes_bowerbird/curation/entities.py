@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from hermes_bowerbird.curation.sentences import split_sentences
+from hermes_bowerbird.text import normalise_entity
 
 KNOWN_TOOLS = frozenset({
     "python", "javascript", "typescript", "rust", "golang", "java", "kotlin", "swift", "ruby", "php", "c++", "c#",
@@ -88,7 +89,6 @@ _HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]{1,38}[A-Za-z0-9_]
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?<![A-Za-z])'([^'\n]{2,60})'(?![A-Za-z])")
 _TOOL_WORD = re.compile(r"(?<![\w.+#-])[A-Za-z][A-Za-z0-9+#.-]*[A-Za-z0-9+#]|(?<![\w.+#-])[A-Za-z](?![\w])")
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
-_PUNCT_EDGES = re.compile(r"^[^\w@#]+|[^\w+#]+$")
 
 
 def _looks_like_title(quoted: str) -> bool:
@@ -98,16 +98,6 @@ def _looks_like_title(quoted: str) -> bool:
         return False
     capitalised = sum(1 for p in parts if p[:1].isupper() or p[:1].isdigit())
     return capitalised * 2 > len(parts) and parts[0][:1].isupper()
-
-
-def normalise_entity(name: str) -> str:
-    """Matching key for an entity name: lowercase, no possessive, no edge punctuation, single spaces."""
-    key = " ".join(name.replace("’", "'").split()).lower()
-    key = _POSSESSIVE.sub("", key)
-    key = _PUNCT_EDGES.sub("", key)
-    if key.startswith("the "):
-        key = key[4:]
-    return key
 
 
 def _kind_of(name: str, before: str, after: str) -> str:

@@ -7,8 +7,9 @@ import time
 
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.noise import is_content_sentence
-from hermes_bowerbird.curation.sentences import split_sentences, words
+from hermes_bowerbird.curation.sentences import split_sentences
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
+from hermes_bowerbird.text import chat_words as words
 from hermes_bowerbird.timestamps import DAY
 from hermes_bowerbird.types import Candidate, MemoryType, type_spec
 

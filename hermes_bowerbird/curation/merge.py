@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..store import content_hash
+from ..text import value_words
 from ..types import Candidate, ItemKind, Memory, NewMemory, Relation
 from .provenance import origin_of, promoted_confidence, weaker
 
@@ -23,7 +23,6 @@ log = logging.getLogger(__name__)
 
 NEIGHBOURS = 8
 MAX_RELATED = 3
-_WORD = re.compile(r"[\w'-]+")
 
 
 @dataclass(frozen=True)
@@ -55,15 +54,15 @@ class MergeOutcome:
 
 def distinct_values(a: str, b: str) -> bool:
     """True when one text names a number or proper noun that the other never mentions (a changed value)."""
-    words_a = {w.lower() for w in _WORD.findall(a)}
-    words_b = {w.lower() for w in _WORD.findall(b)}
+    words_a = {m.group().lower() for m in value_words(a)}
+    words_b = {m.group().lower() for m in value_words(b)}
     return bool((_values(a) - words_b) or (_values(b) - words_a))
 
 
 def _values(text: str) -> set[str]:
     """Words carrying a value: anything with a digit, and capitalised words that do not start a sentence."""
     out = set()
-    for match in _WORD.finditer(text):
+    for match in value_words(text):
         word = match.group()
         before = text[:match.start()].rstrip()
         starts_sentence = not before or before[-1] in ".!?:\n"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from hermes_bowerbird.curation.sentences import split_sentences, words
+from hermes_bowerbird.curation.sentences import split_sentences
+from hermes_bowerbird.text import chat_words as words
 
 _FILLER_WORDS = (
     r"ok(?:ay)?|k+|sure(?: thing)?|yes|yeah|yea|yep|yup|no|nope|nah|right|alright|all right|cool|nice|great|"

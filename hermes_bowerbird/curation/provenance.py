@@ -7,10 +7,10 @@ reaches the user's weight once the user states the same thing, and it never repl
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 
+from ..text import stem_words
 from ..types import Candidate
 
 ORIGIN_KEY = "origin"  # the metadata key of a memory's origin
@@ -24,7 +24,6 @@ DELEGATION_PREFIX = "delegation"  # journal platform of a subagent's task (the a
 _WEIGHT = {USER: 1.0, EXPLICIT: 1.0, ASSISTANT: 0.6, TOOL: 0.5}
 _CONFIDENCE_CAP = {USER: 1.0, EXPLICIT: 1.0, ASSISTANT: 0.6, TOOL: 0.5}
 _RANK = {TOOL: 0, ASSISTANT: 1, USER: 2, EXPLICIT: 2}
-_WORD = re.compile(r"[^\W_]{3,}")
 _STOP_WORDS = ("the and for are was were has have had that this with from they them their there user users "
                "you your yours its not but can will would should about into than then also just")
 _STOP = frozenset(_STOP_WORDS.split())
@@ -51,7 +50,7 @@ def model_origin(content: str, user_text: str, assistant_text: str) -> str:
 
 def _stems(text: str) -> set[str]:
     """Content words cut to four letters, so "lives" meets "live" and "moved" meets "move"."""
-    return {w[:4] for w in _WORD.findall(text.lower()) if w not in _STOP}
+    return {w[:4] for w in stem_words(text.lower()) if w not in _STOP}
 
 
 def weigh(candidate: Candidate, origin: str) -> Candidate:

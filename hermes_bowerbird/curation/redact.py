@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..text import whitespace_token_spans, whitespace_tokens
+
 Span = tuple[int, int]
 Locator = Callable[[re.Match[str]], Span | None]
 
@@ -471,7 +473,6 @@ _HOST_REDACT = _host_redactor()
 _HOST_SCAN_CHARS = 32_768  # Hermes is asked about the first 32 KiB; our own rules cover all of it
 _HOST_PIECE_CHARS = 4_096
 _WIDEN_CHARS = 512
-_WORD = re.compile(r"\S+")
 _PLACEHOLDERS = re.compile(r"\[REDACTED[^\]\n]{0,40}\]")
 _TOKEN_STOP = " \t\n\"'`,;&<>()[]{}"
 
@@ -524,9 +525,9 @@ def _changed_tokens(before: str, after: str) -> list[Span]:
     """Spans of `before` whose whitespace-delimited tokens differ in `after`."""
     if before == after:
         return []
-    spans = [m.span() for m in _WORD.finditer(before)]
+    spans = whitespace_token_spans(before)
     old = [before[a:b] for a, b in spans]
-    new = _WORD.findall(after)
+    new = whitespace_tokens(after)
     if len(old) == len(new):  # the usual case: values masked in place
         return [span for span, a, b in zip(spans, old, new, strict=True) if a != b]
     changed: list[Span] = []

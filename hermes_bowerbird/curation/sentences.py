@@ -1,4 +1,4 @@
-"""Split chat text into sentences and words, cheaply and without a language model."""
+"""Split chat text into sentences, cheaply and without a language model."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ _ABBREVIATIONS = frozenset({
 })
 _BOUNDARY = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'’”)\]]))\s+(?=[\"'“(\[]?[A-Z0-9¿¡])|\s*\n+\s*")
 _LAST_WORD = re.compile(r"(?:^|\s)([A-Za-z.]+)\.$")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&._-]*")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -41,8 +40,3 @@ def _ends_with_abbreviation(chunk: str) -> bool:
         return False
     word = m.group(1).lower().rstrip(".")
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
-
-
-def words(text: str) -> list[str]:
-    """Word tokens (letters/digits with inner apostrophes, hyphens, dots and ampersands)."""
-    return [w.rstrip("._-'’") or w for w in _WORD.findall(text)]

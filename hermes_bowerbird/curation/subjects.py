@@ -6,8 +6,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hermes_bowerbird.curation.entities import KNOWN_TOOLS, normalise_entity
-from hermes_bowerbird.curation.sentences import words
+from hermes_bowerbird.curation.entities import KNOWN_TOOLS
+from hermes_bowerbird.text import chat_words as words
+from hermes_bowerbird.text import normalise_entity
 
 _I = re.IGNORECASE
 Key = Callable[[re.Match[str]], str | None]

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from ..config import Config
 from ..store import Store
+from ..text import word_count
 from ..timestamps import DAY
 from ..types import LLM, Bulletin, BulletinSection, Clock, ItemKind, Memory, MemoryType, type_specs
 from .decay import effective_importance
@@ -44,10 +45,6 @@ def sections() -> tuple[Section, ...]:
             grouped.setdefault(spec.bulletin, []).append(spec.name)
     ordered = sorted(grouped.items(), key=lambda item: item[0].order)
     return tuple(Section(s.title, tuple(types), s.limit, s.by_recency, s.max_age_days) for s, types in ordered)
-
-
-def word_count(text: str) -> int:
-    return len(text.split())
 
 
 def clip_words(text: str, limit: int) -> str:

@@ -1,27 +1,22 @@
 """Token budget and compact text: fit hits into a budget (best hits get more room) and render one line each.
 
-Tokens are counted cheaply as ceil(characters / 4), the usual ratio for English text with BPE tokenizers; it
-over-counts slightly for plain prose, so a budget is rarely exceeded in real tokens.
+Tokens are counted cheaply (`text.estimate_tokens`, ceil(characters / 4)); it over-counts slightly for plain
+prose, so a budget is rarely exceeded in real tokens.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from ..curation.screen import inert
+from ..text import CHARS_PER_TOKEN, estimate_tokens
 from .results import Hit, iso_date
 
-CHARS_PER_TOKEN = 4
 MIN_CONTENT_TOKENS = 12  # a hit that cannot get this much room is dropped rather than shown as a stub
 ELLIPSIS = "…"
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def hit_prefix(hit: Hit) -> str:

@@ -8,11 +8,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
+from ..text import search_word_spans
+from ..text import search_words as tokens  # the name retrieval modules use
 from ..types import MemoryType, type_specs
 
 MAX_QUERY_CHARS = 2_000
 _MAX_ENTITY_WORDS = 4
-_WORD = re.compile(r"\w+", re.UNICODE)
 _NAME_TAIL = re.compile(r"\+\+|#(?!\w)")
 
 STOP_WORDS = frozenset(
@@ -107,15 +108,6 @@ class QueryAnalysis:
         return " ".join(self.keywords)
 
 
-def normalise_name(text: str) -> str:
-    """The matching form of an entity name: lower-case word runs joined by single spaces."""
-    return " ".join(w.lower() for w in _WORD.findall(text))
-
-
-def tokens(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
 def extract_keywords(text: str, drop: Collection[str] = ()) -> tuple[str, ...]:
     """Distinct content words in order; stop words, one-letter words and `drop` left out (all words kept if none
     remain)."""
@@ -129,7 +121,7 @@ def match_entities(text: str, norms: Mapping[str, int]) -> tuple[tuple[int, ...]
     either as the words joined by spaces or as written, so names with inner punctuation match too (next.js,
     jean-luc, st. louis, c++)."""
     text = text[:MAX_QUERY_CHARS]
-    spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    spans = search_word_spans(text)
     words = [text[a:b].lower() for a, b in spans]
     used = [False] * len(words)
     ids: list[int] = []
