@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 
+from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.noise import is_content_sentence
 from hermes_bowerbird.curation.sentences import split_sentences
@@ -12,6 +13,7 @@ from hermes_bowerbird.curation.subjects import first_person_view, spoken_number,
 from hermes_bowerbird.text import chat_words as words
 from hermes_bowerbird.timestamps import DAY
 from hermes_bowerbird.types import Candidate, MemoryType, type_spec
+from hermes_bowerbird.vocabulary import subject_type
 
 __all__ = ["extract_candidates", "subject_of"]
 
@@ -50,14 +52,6 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple((t, re.compi
                        r"moved|made it)\b|\b(?:on|in) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
                        r"january|february|march|april|may|june|july|august|september|october|november|december)\b"),
 ))
-_SUBJECT_TYPES = {"user:name": MemoryType.IDENTITY, "user:age": MemoryType.IDENTITY,
-                  "user:residence": MemoryType.IDENTITY, "user:origin": MemoryType.IDENTITY,
-                  "user:job": MemoryType.IDENTITY, "user:employer": MemoryType.IDENTITY,
-                  "user:relationship": MemoryType.IDENTITY, "user:diet": MemoryType.PREFERENCE,
-                  "user:home": MemoryType.IDENTITY, "user:children": MemoryType.IDENTITY,
-                  "user:work-location": MemoryType.FACT}
-_SUBJECT_FAMILY_TYPES = {"routine": MemoryType.PREFERENCE, "favourite": MemoryType.PREFERENCE,
-                         "habit": MemoryType.PREFERENCE, "pet": MemoryType.IDENTITY, "health": MemoryType.FACT}
 _NOT_A_MEMORY = re.compile(
     r"^(?:what|how|why|when|where|who|which|can|could|would|should|is|are|do|does|did|will|shall)\b.*\?$|"
     r"\bi (?:want|need|'d like|would like) (?:you )?to (?:know|ask|understand|check|see if|make sure|thank)\b|"
@@ -107,17 +101,9 @@ def _type_of(sentence: str, subject: str | None) -> MemoryType | None:
     for mtype, pattern in _TYPE_RULES:
         if pattern.search(sentence):
             if mtype in (MemoryType.EVENT, MemoryType.IDENTITY) and subject is not None:
-                return _subject_type(subject)
+                return subject_type(subject)
             return mtype
-    return _subject_type(subject) if subject is not None else None
-
-
-def _subject_type(subject: str) -> MemoryType:
-    """The type of a statement of a changing fact: who the user is, what they like, or a plain fact."""
-    if subject in _SUBJECT_TYPES:
-        return _SUBJECT_TYPES[subject]
-    family = subject.split(":")[1] if subject.startswith("user:") and subject.count(":") >= 2 else ""
-    return _SUBJECT_FAMILY_TYPES.get(family, MemoryType.FACT)
+    return subject_type(subject) if subject is not None else None
 
 
 def _importance(mtype: MemoryType, sentence: str, entities: tuple[str, ...]) -> float:
@@ -146,7 +132,7 @@ def _with_date(content: str, mtype: MemoryType, now: float | None) -> str:
 
 def _with_age(content: str, subject: str | None) -> str:
     """Spell a stated age in digits too ("I'm forty-one" -> "... (age 41)") so both forms match later."""
-    if subject != "user:age" or re.search(r"\d", content):
+    if subject != vocab.AGE or re.search(r"\d", content):
         return content
     for m in _AGE_WORDS.finditer(content):
         age = spoken_number(m.group())

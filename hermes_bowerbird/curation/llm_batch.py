@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import LLMError
 from ..types import MEMORY_TYPES, Candidate, Memory, MemoryType, Relation, type_spec, type_specs
+from ..vocabulary import prompt_keys
 from .redact import redact
 
 ACTIONS = ("add", "update", "supersede", "ignore")
@@ -43,7 +44,9 @@ def response_schema() -> dict[str, Any]:
                 "type": {"enum": [str(s.name) for s in type_specs() if s.extractable]},
                 "content": {"type": "string"},
                 "subject": {"type": ["string", "null"],
-                            "description": "stable key of what the memory is about, e.g. user:city, user:diet"},
+                            "description": "key of the changing fact it states (a newer memory with the same key "
+                                           f"supersedes the older one): one of {', '.join(prompt_keys())}; "
+                                           "null when none fits"},
                 "importance": {"type": "number", "minimum": 0, "maximum": 1},
                 "target_id": {"type": ["integer", "null"], "description": "existing memory id for update/supersede"},
                 "turn": {"type": ["integer", "null"], "description": "number of the turn it comes from"},

@@ -1,4 +1,4 @@
-"""Subject keys ("user:diet", "project:database") for sentences that state the current value of a changing fact."""
+"""Subject keys (declared in vocabulary.py) for sentences that state the current value of a changing fact."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation.entities import KNOWN_TOOLS
 from hermes_bowerbird.text import chat_words as words
 from hermes_bowerbird.text import normalise_entity
@@ -118,27 +119,29 @@ _FREQUENCY = (r"(?:every|each) (?:single )?(?:day|morning|night|evening|week|wee
 
 _TOOL_CATEGORIES: dict[str, str] = {
     **dict.fromkeys(("postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb", "redis", "dynamodb",
-                     "supabase", "firebase", "snowflake", "bigquery"), "project:database"),
-    **dict.fromkeys(("react", "vue", "svelte", "angular", "next.js", "nextjs"), "project:frontend-framework"),
-    **dict.fromkeys(("django", "flask", "fastapi", "rails", "spring", "express"), "project:backend-framework"),
+                     "supabase", "firebase", "snowflake", "bigquery"), vocab.DATABASE),
+    **dict.fromkeys(("react", "vue", "svelte", "angular", "next.js", "nextjs"), vocab.FRONTEND_FRAMEWORK),
+    **dict.fromkeys(("django", "flask", "fastapi", "rails", "spring", "express"), vocab.BACKEND_FRAMEWORK),
     **dict.fromkeys(("aws", "gcp", "azure", "heroku", "vercel", "netlify", "fly.io", "cloudflare",
-                     "digitalocean", "render"), "project:hosting"),
-    **dict.fromkeys(("pytest", "unittest", "jest", "mocha", "vitest"), "project:test-framework"),
-    **dict.fromkeys(("npm", "pnpm", "yarn", "pip", "poetry", "uv", "conda"), "project:package-manager"),
-    **dict.fromkeys(("github actions", "jenkins", "circleci", "gitlab ci", "travis"), "project:ci"),
+                     "digitalocean", "render"), vocab.HOSTING),
+    **dict.fromkeys(("pytest", "unittest", "jest", "mocha", "vitest"), vocab.TEST_FRAMEWORK),
+    **dict.fromkeys(("npm", "pnpm", "yarn", "pip", "poetry", "uv", "conda"), vocab.PACKAGE_MANAGER),
+    **dict.fromkeys(("github actions", "jenkins", "circleci", "gitlab ci", "travis"), vocab.CI),
     **dict.fromkeys(("vim", "neovim", "emacs", "vscode", "vs code", "pycharm", "intellij", "xcode", "zed",
-                     "sublime"), "project:editor"),
-    **dict.fromkeys(("slack", "discord", "telegram", "whatsapp", "signal", "teams"), "project:chat-app"),
-    **dict.fromkeys(("notion", "obsidian", "evernote", "logseq", "onenote"), "project:notes-app"),
-    **dict.fromkeys(("chrome", "firefox", "safari", "brave", "vivaldi"), "user:browser"),
-    **dict.fromkeys(("linux", "ubuntu", "fedora", "debian", "arch", "macos", "windows", "chromeos"), "user:os"),
-    **dict.fromkeys(("spotify", "apple music", "tidal", "deezer", "youtube music"), "user:music-app"),
-    **dict.fromkeys(("gmail", "outlook", "fastmail", "proton mail", "protonmail"), "user:email"),
-    **dict.fromkeys(("1password", "bitwarden", "lastpass", "keepass", "dashlane"), "user:password-manager"),
-    **dict.fromkeys(("iphone", "android"), "user:phone"),
+                     "sublime"), vocab.EDITOR),
+    **dict.fromkeys(("slack", "discord", "telegram", "whatsapp", "signal", "teams"), vocab.CHAT_APP),
+    **dict.fromkeys(("notion", "obsidian", "evernote", "logseq", "onenote"), vocab.NOTES_APP),
+    **dict.fromkeys(("chrome", "firefox", "safari", "brave", "vivaldi"), vocab.BROWSER),
+    **dict.fromkeys(("linux", "ubuntu", "fedora", "debian", "arch", "macos", "windows", "chromeos"),
+                    vocab.OPERATING_SYSTEM),
+    **dict.fromkeys(("spotify", "apple music", "tidal", "deezer", "youtube music"), vocab.MUSIC_APP),
+    **dict.fromkeys(("gmail", "outlook", "fastmail", "proton mail", "protonmail"), vocab.EMAIL),
+    **dict.fromkeys(("1password", "bitwarden", "lastpass", "keepass", "dashlane"), vocab.PASSWORD_MANAGER),
+    **dict.fromkeys(("iphone", "android"), vocab.PHONE),
 }
-_ACTION_SUBJECT = {"deploy": "deploy-tool", "host": "hosting", "test": "test-framework", "build": "build-tool",
-                   "lint": "linter", "format": "formatter", "monitor": "monitoring", "store": "database"}
+_ACTION_SUBJECT = {"deploy": vocab.DEPLOY_TOOL, "host": vocab.HOSTING, "test": vocab.TEST_FRAMEWORK,
+                   "build": vocab.BUILD_TOOL, "lint": vocab.LINTER, "format": vocab.FORMATTER,
+                   "monitor": vocab.MONITORING, "store": vocab.DATABASE}
 
 
 def _clean(name: str) -> str:
@@ -176,18 +179,18 @@ def _fixed(key: str) -> Key:
     return lambda m: key
 
 
-def _grouped(prefix: str, group: int | str = 1) -> Key:
+def _grouped(family: str, group: int | str = 1) -> Key:
     def key(m: re.Match[str]) -> str | None:
         value = m.group(group)
         cleaned = _clean(value) if value else ""
-        return f"{prefix}:{cleaned}" if cleaned else None
+        return f"{family}{cleaned}" if cleaned else None
     return key
 
 
 def _tool_choice(m: re.Match[str]) -> str | None:
     action = (m.groupdict().get("action") or "").lower()
     if action in _ACTION_SUBJECT:
-        return f"project:{_ACTION_SUBJECT[action]}"
+        return _ACTION_SUBJECT[action]
     return _TOOL_CATEGORIES.get(normalise_entity(m.group("tool")))
 
 
@@ -218,12 +221,12 @@ def _rules(*pairs: tuple[str, Key]) -> tuple[_Rule, ...]:
 
 
 _RULES: tuple[_Rule, ...] = _rules(
-    (r"\b(?:my name is|call me|my name's|i go by)\b", _fixed("user:name")),
+    (r"\b(?:my name is|call me|my name's|i go by)\b", _fixed(vocab.NAME)),
     (r"\bi(?:'m| am) (?!(?:a|an|the|so|not|just|really|very|still|now|from|in|at|on|going|getting|trying)\b)"
-     r"(?-i:[A-Z][a-z]+)(?:\s(?-i:[A-Z][a-z]+))?(?:,|\.|$|\s+by the way|\s+and\b)", _fixed("user:name")),
+     r"(?-i:[A-Z][a-z]+)(?:\s(?-i:[A-Z][a-z]+))?(?:,|\.|$|\s+by the way|\s+and\b)", _fixed(vocab.NAME)),
     (rf"\bi(?:'m| am)\s+{_NOW}(?:almost\s+|nearly\s+)?{_AGE}(?:\s+years?\s+old|\s+y/?o\b|(?=\s+(?:and|but|now|"
      rf"today|this year)\b)|(?=\s*[.,;!?—–-]|\s*$))|\bi(?:'ve)?\s+(?:just\s+)?turned\s+{_AGE}\b|"
-     rf"\bi(?:'m| am)\s+{_NOW}in my (?:early |mid |late |mid-)?{_DECADES}|\bmy age is\b", _fixed("user:age")),
+     rf"\bi(?:'m| am)\s+{_NOW}in my (?:early |mid |late |mid-)?{_DECADES}|\bmy age is\b", _fixed(vocab.AGE)),
     # diet
     (rf"\bi(?:'m| am)\s+{_NOW}(?:(?:a|an|fully|strictly|strict|full|completely|100%|mostly|mainly|largely|"
      rf"no longer|not|still|committed|practicing|practising|lifelong)\s+)*(?:{_DIETS})\b|"
@@ -240,28 +243,28 @@ _RULES: tuple[_Rule, ...] = _rules(
      rf"mostly|fully)\s+)?(?:{_DIETS})(?:\s+diet)?\b|\bmy diet (?:is|has been|these days|now|consists)\b|"
      rf"^(?:(?:mostly|strictly|fully|still|now|not strictly|mainly)\s+(?:{_DIETS})|(?:{_DIETS})\s+(?:now|these days)\b)"
      rf"(?=[.!]?$|[,;]?\s*(?:but|though)\b|,[^.!?]*\b(?:i|i'm|me|my)\b)",
-     _fixed("user:diet")),
+     _fixed(vocab.DIET)),
     (r"\bi(?:'m| am) (?:now |also |severely |mildly )?allergic to (?:(?:all|most|raw|tree)\s+)?([a-z]+)",
-     _grouped("user:allergy")),
+     _grouped(vocab.ALLERGIES)),
     # residence, home, origin
     (rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:moved|relocated)\s+(?:back\s+|out\s+)?(?:here\s+)?(?:to|into|from)\b|"
      rf"\b{_ME}\s+{_NOW}live\s+(?:in|near|outside|just outside|on|by)\b|"
      rf"\b{_ME}\s+(?:don't|do not|no longer)\s+live\s+in\b|"
      rf"\b(?:i'm|i am|we're|we are)\s+{_NOW}(?:living|based|settled|settling|staying long-term)\s+(?:in|near)\b|"
      rf"\bmy (?:home|house|apartment|flat|place) is (?:now )?in\b|\b(?:i|we) call (?-i:[A-Z])\w+ home\b|"
-     rf"\bhome is (?:now )?(?-i:[A-Z])", _fixed("user:residence")),
+     rf"\bhome is (?:now )?(?-i:[A-Z])", _fixed(vocab.RESIDENCE)),
     (rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:bought|purchased|closed on|own|rent|are renting|am renting|"
      rf"sold|moved into)\s+(?:a|an|the|our|my)\s+(?:new\s+|little\s+|old\s+)?(?:[a-z]+\s+)?(?:house|home|"
      rf"apartment|flat|condo|farmhouse|cottage|cabin|townhouse|bungalow|studio)\b|"
      rf"\bthe (?:house|farmhouse|apartment|flat|place|condo|cottage) is (?:now )?(?:mine|ours|officially ours|sold)\b",
-     _fixed("user:home")),
+     _fixed(vocab.HOME)),
     (r"\bi(?:'m| am) (?:originally )?from\b|\bi grew up in\b|\bmy hometown\b|\bi was born in\b",
-     _fixed("user:origin")),
+     _fixed(vocab.ORIGIN)),
     # work
     (r"\bi (?:now )?work (?:from home|remotely|from a home office|from my home office|in an office|on-site|"
      r"hybrid|from the office)\b|\bi(?:'m| am) (?:now )?(?:fully )?remote\b|\bi(?:'m| am) back in the office\b|"
      r"\bi (?:now )?(?:commute|bike to work|cycle to work|walk to work|drive to work|take the (?:train|bus|subway|"
-     r"tube) to work)\b", _fixed("user:work-location")),
+     r"tube) to work)\b", _fixed(vocab.WORK_LOCATION)),
     (rf"\bi\s+{_NOW}(?:work|am working|'m working)\s+(?:at|for)\s+(?!home\b|a living\b)|"
      rf"\bi\s+(?:don't|do not|no longer)\s+work\s+(?:at|for)\b|"
      rf"\bi(?:'ve| have)?\s+{_NOW}(?:joined|started (?:a new job |working )?at)\s+(?:(?-i:[A-Z])|"
@@ -275,7 +278,7 @@ _RULES: tuple[_Rule, ...] = _rules(
      rf"(?:^|\bi\s+(?:just\s+|also\s+)?)lost my job\b|"
      rf"\bi(?:'ve| have)?\s+{_NOW}(?:resigned|quit my job|left my job|handed in my notice|gave my notice)\b|"
      rf"\bi(?:'ve| have)?\s+(?:just\s+)?(?:got|gotten|been|was)\s+(?:laid off|fired|let go)\b",
-     _fixed("user:employer")),
+     _fixed(vocab.EMPLOYER)),
     (rf"\bi(?:'m| am|'ve been| have been| work as| started as| became| got a job as)\s+{_NOW}(?:a|an)\s+"
      rf"(?!(?:[a-z-]+\s+){{0,3}}?{_NOT_JOBS})(?:[a-z-]+\s+){{0,3}}?{_JOB_NOUN}\b(?!\s+(?:of|to|in training)\b|'s)|"
      rf"\bi(?:'m| am)\s+{_NOW}working as (?:a|an)\b|"
@@ -287,7 +290,7 @@ _RULES: tuple[_Rule, ...] = _rules(
      rf"\bi(?:'m| am)\s+{_NOW}(?:self-employed|freelancing|unemployed|retired|between jobs|out of work|job hunting|"
      rf"on sabbatical|on (?:parental|maternity|paternity) leave|a stay-at-home (?:mom|dad|parent))\b|"
      rf"\bi(?:'ve| have)?\s+{_NOW}(?:retired|been promoted|got promoted|was promoted)\b",
-     _fixed("user:job")),
+     _fixed(vocab.JOB)),
     # relationships and family
     (rf"\bmy (?:new )?(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?)(?:,)?\s+(?:(?-i:[A-Z])\w+|"
      rf"is\b|and i (?:have been|are|got|just)\b)|"
@@ -303,12 +306,12 @@ _RULES: tuple[_Rule, ...] = _rules(
      rf"(?:someone|a (?:woman|man|girl|guy|person)|her|him))\b|"
      rf"\b{_ME}(?:'ve| have)?\s+{_NOW}started (?:dating|seeing each other|going out)\b|"
      rf"\bi(?:'m| am)\s+{_NOW}(?:seeing|dating)\s+(?:someone|a (?:woman|man|girl|guy)|(?-i:[A-Z])\w+)|"
-     rf"\bi have a (?:new\s+)?(?:girlfriend|boyfriend|partner|wife|husband)\b", _fixed("user:relationship")),
+     rf"\bi have a (?:new\s+)?(?:girlfriend|boyfriend|partner|wife|husband)\b", _fixed(vocab.RELATIONSHIP)),
     (r"\b(?:i|we) (?:now )?have (?:a|an|one|two|three|four|five|\d) (?:kids?|children|sons?|daughters?|"
      r"babies|baby)\b|\b(?:i|we) (?:just )?had (?:a|our|my) (?:first |second |third )?(?:baby|son|daughter)\b|"
      r"\b(?:i'm|i am|we're|we are) (?:now )?(?:expecting|having a baby)\b|"
      r"\bi (?:don't|do not) have (?:kids|children)\b",
-     _fixed("user:children")),
+     _fixed(vocab.CHILDREN)),
     # pets and vehicles
     (rf"\bmy (?:new\s+)?(?:little\s+)?(?P<pet>{_PETS}),?\s+(?:(?-i:[A-Z])[a-z]+\b|is (?:called|named)\b)|"
      rf"\bmy (?P<pet2>{_PETS})'s name is\b", lambda m: _pet_any(m)),
@@ -324,7 +327,7 @@ _RULES: tuple[_Rule, ...] = _rules(
      rf"\bi (?:don't|do not|no longer) (?:have|own) a (?P<vehicle3>{_VEHICLES})\b|\bi(?:'m| am) (?:now )?car-free\b",
      lambda m: _vehicle_any(m)),
     (r"\b(?:my (?:new )?phone is an?|i (?:use|have|got) an? (?:new )?(?=iphone|pixel|galaxy|android))",
-     _fixed("user:phone")),
+     _fixed(vocab.PHONE)),
     # health and habits
     (rf"\bi(?:'ve| have)?\s+(?:been\s+|was\s+|just\s+|recently\s+|finally\s+)*(?:diagnosed with|developed)\s+"
      rf"(?:(?:mild|severe|chronic|early)\s+)?(?P<cond>{_CONDITIONS})\b|"
@@ -363,9 +366,9 @@ _RULES: tuple[_Rule, ...] = _rules(
      rf"(?!\s+(?:my|the|a|an|our|their|his|her|this|that|it|them|up|out)\b)(?:\s+[\w-]+){{0,4}}?\s+(?:{_FREQUENCY})",
      lambda m: _activity_any(m)),
     (r"\bmy (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)"
-     r"(?: right now| these days| at the moment| lately)? (?:is|are)\b", _grouped("user:favourite")),
+     r"(?: right now| these days| at the moment| lately)? (?:is|are)\b", _grouped(vocab.FAVOURITES)),
     (r"\bis (?:now |still )?my (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)\b",
-     _grouped("user:favourite")),
+     _grouped(vocab.FAVOURITES)),
     # tools
     (r"\b(?:we|i)(?:'ll| will)? (?:(?:always|usually|normally|mostly|now|still|currently|just) )?"
      r"(?P<action>deploy|host|test|build|lint|format|monitor)(?:s|ing)? "
@@ -391,19 +394,19 @@ def _pet_any(m: re.Match[str]) -> str | None:
 def _pet_kind(kind: str) -> str:
     kind = _singular(kind)
     kind = {"puppy": "dog", "puppie": "dog", "kitten": "cat", "bunny": "rabbit", "bunnie": "rabbit"}.get(kind, kind)
-    return f"user:pet:{kind}"
+    return f"{vocab.PETS}{kind}"
 
 
 def _vehicle_any(m: re.Match[str]) -> str | None:
     kind = _first_group(m, ("vehicle", "vehicle2", "vehicle3", "vehicle5"))
-    return _vehicle_kind(kind) if kind else "user:car"
+    return _vehicle_kind(kind) if kind else vocab.CAR
 
 
 def _vehicle_kind(kind: str) -> str:
     kind = kind.lower()
     if kind in ("car", "truck", "pickup", "van", "minivan", "suv", "tesla"):
-        return "user:car"
-    return "user:vehicle:" + {"motorbike": "motorcycle", "ebike": "e-bike", "bicycle": "bike"}.get(kind, kind)
+        return vocab.CAR
+    return vocab.VEHICLES + {"motorbike": "motorcycle", "ebike": "e-bike", "bicycle": "bike"}.get(kind, kind)
 
 
 def _condition_any(m: re.Match[str]) -> str | None:
@@ -414,14 +417,14 @@ def _condition_any(m: re.Match[str]) -> str | None:
 def _condition_key(found: str) -> str:
     found = re.sub(r"\s+", " ", found.lower())
     if found in _CONDITION_ADJECTIVES:
-        return f"user:health:{_CONDITION_ADJECTIVES[found]}"
+        return f"{vocab.HEALTH}{_CONDITION_ADJECTIVES[found]}"
     found = re.sub(r"^(?:an?|the) ", "", found)
     found = re.sub(r"^(?:type [12]|bad|torn|broken|sprained) ", "", found)
     found = _CONDITION_SYNONYMS.get(found, found)
     found = re.sub(r" injury$", "", found)
     if found in ("knee", "back", "shoulder", "ankle", "wrist", "hip"):
-        return f"user:health:{found}-injury"
-    return f"user:health:{_clean(found)}"
+        return f"{vocab.HEALTH}{found}-injury"
+    return f"{vocab.HEALTH}{_clean(found)}"
 
 
 def _habit_any(m: re.Match[str]) -> str | None:
@@ -432,13 +435,13 @@ def _habit_any(m: re.Match[str]) -> str | None:
     for name, pattern in (("smoking", r"smok\w*|vap\w*|cigarettes|a non-?smoker|a smoker"),
                           ("drinking", r"drink\w*|alcohol|sober|teetotal"), ("caffeine", r"caffeine|coffee")):
         if re.fullmatch(pattern, found):
-            return f"user:habit:{name}"
+            return f"{vocab.HABITS}{name}"
     return None
 
 
 def _medication_any(m: re.Match[str]) -> str | None:
     found = _first_group(m, ("item", "item2"))
-    return f"user:medication:{_clean(found)}" if found else None
+    return f"{vocab.MEDICATIONS}{_clean(found)}" if found else None
 
 
 def _activity_any(m: re.Match[str]) -> str | None:
@@ -448,7 +451,7 @@ def _activity_any(m: re.Match[str]) -> str | None:
     found = re.sub(r"\s+", " ", found.lower())
     for name, nouns, verbs in _ACTIVITIES:
         if re.fullmatch(nouns, found, _I) or (verbs and re.fullmatch(verbs, found, _I)):
-            return f"user:routine:{name}"
+            return f"{vocab.ROUTINES}{name}"
     return None
 
 
@@ -516,11 +519,11 @@ def _asserted(key: str, sentence: str, m: re.Match[str]) -> bool:
         return False
     clause_end = _CLAUSE_BREAK.search(sentence, m.end())
     clause = sentence[start:clause_end.start() if clause_end else len(sentence)]
-    if key.startswith("user:") and _FUTURE.search(clause):
+    if key.startswith(vocab.USER) and _FUTURE.search(clause):
         return False
-    if key.startswith("user:") and not _about_user(sentence, m, prefix):
+    if key.startswith(vocab.USER) and not _about_user(sentence, m, prefix):
         return False
-    if key in ("user:residence", "user:origin"):
+    if key in (vocab.RESIDENCE, vocab.ORIGIN):
         return _names_a_place(sentence[m.end():])
     return True
 

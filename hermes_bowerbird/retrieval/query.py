@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
+from .. import vocabulary as vocab
 from ..text import search_word_spans
 from ..text import search_words as tokens  # the name retrieval modules use
 from ..types import MemoryType, type_specs
@@ -46,23 +47,24 @@ _UNIT_DAYS = {"day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
 _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (re.compile(p, re.IGNORECASE), subjects) for p, subjects in (
         (r"\b(live[sd]?|living|location|located|based|city|town|reside\w*|address|move[ds]?|moving|homes?|"
-         r"house|property|neighbou?rhood)\b", ("user:residence", "user:home")),
+         r"house|property|neighbou?rhood)\b", (vocab.RESIDENCE, vocab.HOME)),
         (r"\b(work|works|working|job|jobs|occupation|career|profession\w*|employ\w*|company|firm|living|"
-         r"business|practice)\b", ("user:job", "user:employer", "user:work-location")),
-        (r"\b(diet\w*|eats?|eating|food|vegan\w*|vegetarian\w*|meat)\b", ("user:diet",)),
+         r"business|practice)\b", (vocab.JOB, vocab.EMPLOYER, vocab.WORK_LOCATION)),
+        (r"\b(diet\w*|eats?|eating|food|vegan\w*|vegetarian\w*|meat)\b", (vocab.DIET,)),
         (r"\b(relationship\w*|married|marriage|wife|husband|partner|spouse|dating|girlfriend|boyfriend|divorc\w*|"
-         r"single|separat\w*)\b", ("user:relationship",)),
-        (r"\b(name|called)\b", ("user:name",)),
-        (r"\b(age|how old|birthday)\b", ("user:age",)),
-        (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", ("user:origin",)),
-        (r"\b(car|drive|drives)\b", ("user:car",)),
-        (r"\b(phone)\b", ("user:phone",)),
-        (r"\b(kids?|child|children|sons?|daughters?)\b", ("user:children",)),
+         r"single|separat\w*)\b", (vocab.RELATIONSHIP,)),
+        (r"\b(name|called)\b", (vocab.NAME,)),
+        (r"\b(age|how old|birthday)\b", (vocab.AGE,)),
+        (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", (vocab.ORIGIN,)),
+        (r"\b(car|drive|drives)\b", (vocab.CAR,)),
+        (r"\b(phone)\b", (vocab.PHONE,)),
+        (r"\b(kids?|child|children|sons?|daughters?)\b", (vocab.CHILDREN,)),
         (r"\b(hobb\w*|routines?|habits?|pastimes?|spare time|free time|for fun)\b",
-         ("user:routine:", "user:habit:")),
+         (vocab.ROUTINES, vocab.HABITS)),
+        # "user:allergy" is not a key curation writes (it writes the family "user:allergy:<x>"); kept as it was
         (r"\b(health\w*|medical|medications?|illness\w*|allerg\w*|injur\w*)\b",
-         ("user:health:", "user:medication:", "user:allergy")),
-        (r"\b(pets?|dogs?|cats?)\b", ("user:pet:",)),
+         (vocab.HEALTH, vocab.MEDICATIONS, "user:allergy")),
+        (r"\b(pets?|dogs?|cats?)\b", (vocab.PETS,)),
     ))
 # "my sister", "our little girl", "my mother-in-law's": the question is about someone the user knows, so the user's
 # own slots (where they live, their job, their name) are not what it asks for; only the slot the person word itself

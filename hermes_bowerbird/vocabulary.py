@@ -1,0 +1,106 @@
+"""Leaf module: the subject keys (profile slots) curation writes on memories and retrieval asks for.
+
+A subject key names what a memory states the current value of ("user:diet", "project:database"); two current
+memories of one scope with the same key and different content mean the newer supersedes the older. A key ending
+in ':' is a family: "user:pet:" covers "user:pet:dog", "user:pet:cat", one slot per kind. Curation's rules
+(curation/subjects.py), extraction's types (curation/extract.py), query hints (retrieval/query.py) and the model's
+extraction prompt (curation/llm_batch.py) all use the keys declared here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .types import MemoryType
+
+USER = "user:"  # keys about the user: they need a first-person (or the user's own name) statement or question
+PROJECT = "project:"  # keys about the user's work and tools
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One declared subject key (or family of keys) and the memory type of a statement of it."""
+
+    key: str
+    type: MemoryType
+
+    @property
+    def is_family(self) -> bool:
+        return self.key.endswith(":")
+
+    def covers(self, key: str) -> bool:
+        """Whether `key` is this key, or a member of this family."""
+        return key.startswith(self.key) if self.is_family else key == self.key
+
+
+def _subject(key: str, memory_type: MemoryType = MemoryType.FACT) -> str:
+    _DECLARED.append(Subject(key, memory_type))
+    return key
+
+
+_DECLARED: list[Subject] = []
+
+# -- who the user is ---------------------------------------------------------------------------------------------
+NAME = _subject("user:name", MemoryType.IDENTITY)
+AGE = _subject("user:age", MemoryType.IDENTITY)
+RESIDENCE = _subject("user:residence", MemoryType.IDENTITY)
+HOME = _subject("user:home", MemoryType.IDENTITY)
+ORIGIN = _subject("user:origin", MemoryType.IDENTITY)
+JOB = _subject("user:job", MemoryType.IDENTITY)
+EMPLOYER = _subject("user:employer", MemoryType.IDENTITY)
+WORK_LOCATION = _subject("user:work-location")
+RELATIONSHIP = _subject("user:relationship", MemoryType.IDENTITY)
+CHILDREN = _subject("user:children", MemoryType.IDENTITY)
+PETS = _subject("user:pet:", MemoryType.IDENTITY)
+# -- how the user lives ------------------------------------------------------------------------------------------
+DIET = _subject("user:diet", MemoryType.PREFERENCE)
+ALLERGIES = _subject("user:allergy:")
+HEALTH = _subject("user:health:")
+MEDICATIONS = _subject("user:medication:")
+HABITS = _subject("user:habit:", MemoryType.PREFERENCE)
+ROUTINES = _subject("user:routine:", MemoryType.PREFERENCE)
+FAVOURITES = _subject("user:favourite:", MemoryType.PREFERENCE)
+CAR = _subject("user:car")
+VEHICLES = _subject("user:vehicle:")
+PHONE = _subject("user:phone")
+BROWSER = _subject("user:browser")
+OPERATING_SYSTEM = _subject("user:os")
+MUSIC_APP = _subject("user:music-app")
+EMAIL = _subject("user:email")
+PASSWORD_MANAGER = _subject("user:password-manager")
+# -- the user's projects and tools -------------------------------------------------------------------------------
+DATABASE = _subject("project:database")
+FRONTEND_FRAMEWORK = _subject("project:frontend-framework")
+BACKEND_FRAMEWORK = _subject("project:backend-framework")
+HOSTING = _subject("project:hosting")
+TEST_FRAMEWORK = _subject("project:test-framework")
+PACKAGE_MANAGER = _subject("project:package-manager")
+CI = _subject("project:ci")
+EDITOR = _subject("project:editor")
+CHAT_APP = _subject("project:chat-app")
+NOTES_APP = _subject("project:notes-app")
+DEPLOY_TOOL = _subject("project:deploy-tool")
+BUILD_TOOL = _subject("project:build-tool")
+LINTER = _subject("project:linter")
+FORMATTER = _subject("project:formatter")
+MONITORING = _subject("project:monitoring")
+
+SUBJECTS: tuple[Subject, ...] = tuple(_DECLARED)
+"""Every declared key and family, in declaration order."""
+
+
+def declared(key: str) -> Subject | None:
+    """The declared key or family that covers `key` (an exact key before a family), or None."""
+    exact = next((s for s in SUBJECTS if not s.is_family and s.key == key), None)
+    return exact or next((s for s in SUBJECTS if s.is_family and s.covers(key)), None)
+
+
+def subject_type(key: str) -> MemoryType:
+    """The memory type of a statement of `key`: who the user is, what they like, or (undeclared keys) a fact."""
+    found = declared(key)
+    return found.type if found is not None else MemoryType.FACT
+
+
+def prompt_keys() -> list[str]:
+    """The keys as a model is shown them: a family as "user:pet:<kind>"."""
+    return [f"{s.key}<kind>" if s.is_family else s.key for s in SUBJECTS]
