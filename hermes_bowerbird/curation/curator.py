@@ -119,6 +119,29 @@ class _IndexUpdates:
         default_factory=lambda: {ItemKind.MEMORY: [], ItemKind.EPISODE: []})
 
 
+@dataclass
+class _MergeContext:
+    """What the candidates merged in one transaction share."""
+
+    scope: str
+    embedder: Embedder | None
+    updates: _IndexUpdates  # vectors to add to the in-memory indexes after the commit
+    actor: str = ACTOR
+    allowed: set[int] | None = None  # live memory ids of the scope a vector search may return (None: not read yet)
+    fresh: list[tuple[Memory, np.ndarray]] = field(default_factory=list)  # created so far: a batch dedups itself
+    entities: dict[str, int] = field(default_factory=dict)  # normalised entity name -> id, resolved so far
+
+
+@dataclass(frozen=True)
+class _MergeRequest:
+    """One candidate to merge: the memory it would become, its vector and the entities it names."""
+
+    candidate: Candidate
+    new: NewMemory
+    vector: np.ndarray | None
+    mentions: Mapping[str, str] | None = None  # None: found in the candidate's own text
+
+
 class Curator:
     """Curates journal rows: episodes, noise filter, extraction, optional model batches, merge, entities, audit."""
 
@@ -135,6 +158,8 @@ class Curator:
         self._running: set[str] = set()  # batch keys whose model call is in flight
 
     # -- journal rows -----------------------------------------------------------------------------------------
+    # Entry points: `process` curates one row and raises; `process_rows` is the batch entry point (a failing row is
+    # recorded on the row and retried later, never raised); `run_pending` drains the journal on the calling thread.
     def process(self, entry: JournalEntry) -> CurationResult:
         """Curate one journal row; the row is marked done in the same transaction as what it produced."""
         prepared = self._prepare_rows([entry])[0]
@@ -151,7 +176,7 @@ class Curator:
         except Exception:  # one bad row must not sink its neighbours: fall back to one row at a time
             log.warning("preparing %d rows together failed; curating them one by one", len(entries),
                         exc_info=True)
-            return [self.process_safely(entry, retry_base) for entry in entries]
+            return [self._process_recorded(entry, retry_base) for entry in entries]
         out: list[CurationResult | None] = []
         for entry, prep in zip(entries, prepared, strict=True):
             try:
@@ -160,7 +185,7 @@ class Curator:
                 out.append(self._record_failure(entry, exc, retry_base))
         return out
 
-    def process_safely(self, entry: JournalEntry, retry_base: float = RETRY_BASE_SECONDS) -> CurationResult | None:
+    def _process_recorded(self, entry: JournalEntry, retry_base: float) -> CurationResult | None:
         """`process`, but a failure is recorded on the row (retried later) instead of raised."""
         try:
             return self.process(entry)
@@ -210,13 +235,12 @@ class Curator:
         with self._lock:
             embedder = self._embedder()
             vectors = self._embed(embedder, [new.content])
-            updates = _IndexUpdates()
+            ctx = _MergeContext(new.scope, embedder, _IndexUpdates(), actor)
             with self.store.transaction():
-                outcome = self._merge_one(new.scope, candidate, new, vectors[0], embedder, None, [], updates,
-                                          actor=actor)
+                outcome = self._merge_one(ctx, _MergeRequest(candidate, new, vectors[0]))
                 if supersedes is not None and supersedes not in (outcome.memory_id, *outcome.superseded):
                     self.store.supersede(supersedes, outcome.memory_id, reason="updated", actor=actor)
-            self._index(updates)
+            self._index(ctx.updates)
         return self.store.require_memory(outcome.memory_id)
 
     def store_memories(self, news: Sequence[NewMemory], *, actor: str) -> list[int]:
@@ -227,18 +251,16 @@ class Curator:
         with self._lock:
             embedder = self._embedder()
             vectors = self._embed(embedder, [n.content for n in news])
-            updates = _IndexUpdates()
-            fresh: list[tuple[Memory, np.ndarray]] = []
+            ctx = _MergeContext(news[0].scope, embedder, _IndexUpdates(), actor)
             ids = []
             with self.store.transaction():
-                allowed = self.store.live_memory_ids([news[0].scope]) if embedder is not None else None
+                ctx.allowed = self.store.live_memory_ids([ctx.scope]) if embedder is not None else None
                 for new, vector in zip(news, vectors, strict=True):
                     candidate = _explicit(new)
-                    new = _with_origin(new, candidate.origin)
-                    outcome = self._merge_one(new.scope, candidate, new, vector, embedder, allowed, fresh, updates,
-                                              actor=actor)
+                    outcome = self._merge_one(ctx, _MergeRequest(candidate, _with_origin(new, candidate.origin),
+                                                                 vector))
                     ids.append(outcome.memory_id)
-            self._index(updates)
+            self._index(ctx.updates)
         return ids
 
     # -- preparation (no writes) -------------------------------------------------------------------------------
@@ -288,59 +310,49 @@ class Curator:
     # -- writing (inside the caller's transaction) ---------------------------------------------------------------
     def _write(self, entry: JournalEntry, prepared: _Prepared, updates: _IndexUpdates) -> CurationResult:
         result = CurationResult(journal_ids=[entry.id], noise=prepared.noise)
-        entity_cache: dict[str, int] = {}
+        ctx = _MergeContext(entry.scope, prepared.embedder, updates)
         for chunk, vector in zip(prepared.chunks, prepared.chunk_vectors, strict=True):
             episode_id = self.store.insert_episode(
                 scope=entry.scope, session_id=entry.session_id, turn_index=entry.turn_index,
                 chunk_index=chunk.index, role=chunk.role, content=chunk.text, created_at=entry.created_at,
                 journal_id=entry.id)
             result.episode_ids.append(episode_id)
-            self.store.link_episode_entities(episode_id, self._entity_ids(entry.scope, chunk.mentions, entity_cache))
+            self.store.link_episode_entities(episode_id, self._entity_ids(entry.scope, chunk.mentions, ctx.entities))
             self._stage_vector(ItemKind.EPISODE, episode_id, vector, prepared.embedder, updates)
             if chunk.role in prepared.flags:
                 self.store.quarantine(ItemKind.EPISODE, episode_id, prepared.flags[chunk.role])
-        self._merge_all(entry.scope, entry, prepared.candidates, prepared.candidate_vectors, prepared.embedder,
-                        result, updates, entity_cache, prepared.candidate_mentions)
+        self._merge_all(ctx, _requests(entry.scope, entry, prepared.candidates, prepared.candidate_vectors,
+                                       prepared.candidate_mentions), result)
         for memory in self.store.get_memories(result.created).values():  # taken from a quarantined text
             role = str(memory.metadata.get("role", ""))
             if role in prepared.flags:
                 self.store.quarantine(ItemKind.MEMORY, memory.id, prepared.flags[role])
         return result
 
-    def _merge_all(self, scope: str, entry: JournalEntry | None,
-                   candidates: Sequence[tuple[Candidate, tuple[Provenance, ...]]],
-                   vectors: Sequence[np.ndarray | None], embedder: Embedder | None, result: CurationResult,
-                   updates: _IndexUpdates, entity_cache: dict[str, int],
-                   mentions: Sequence[Mapping[str, str]] | None = None) -> None:
-        allowed = self.store.live_memory_ids([scope]) if embedder is not None and candidates else None
-        fresh: list[tuple[Memory, np.ndarray]] = []
-        for i, ((candidate, provenance), vector) in enumerate(zip(candidates, vectors, strict=True)):
-            new = _new_memory(scope, candidate, entry, provenance)
-            outcome = self._merge_one(scope, candidate, new, vector, embedder, allowed, fresh, updates,
-                                      entity_cache=entity_cache, mentions=mentions[i] if mentions else None)
-            result.record(outcome)
+    def _merge_all(self, ctx: _MergeContext, requests: Sequence[_MergeRequest], result: CurationResult) -> None:
+        if ctx.embedder is not None and requests:
+            ctx.allowed = self.store.live_memory_ids([ctx.scope])
+        for request in requests:
+            result.record(self._merge_one(ctx, request))
 
-    def _merge_one(self, scope: str, candidate: Candidate, new: NewMemory, vector: np.ndarray | None,
-                   embedder: Embedder | None, allowed: set[int] | None, fresh: list[tuple[Memory, np.ndarray]],
-                   updates: _IndexUpdates, *, actor: str = ACTOR, entity_cache: dict[str, int] | None = None,
-                   mentions: Mapping[str, str] | None = None) -> MergeOutcome:
-        if allowed is None and vector is not None:
-            allowed = self.store.live_memory_ids([scope])
-        neighbours: list[Neighbour] = self.merger.neighbours(scope, vector, allowed, fresh)
-        plan = self.merger.plan(scope, candidate, neighbours)
-        outcome = self.merger.apply(plan, new, candidate, actor=actor)
+    def _merge_one(self, ctx: _MergeContext, request: _MergeRequest) -> MergeOutcome:
+        candidate, new, vector = request.candidate, request.new, request.vector
+        if ctx.allowed is None and vector is not None:
+            ctx.allowed = self.store.live_memory_ids([ctx.scope])
+        neighbours: list[Neighbour] = self.merger.neighbours(ctx.scope, vector, ctx.allowed, ctx.fresh)
+        plan = self.merger.plan(ctx.scope, candidate, neighbours)
+        outcome = self.merger.apply(plan, new, candidate, actor=ctx.actor)
         if outcome.action == "created" and (reasons := screen(new.content)):
             self.store.quarantine(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
-        found = mentions if mentions is not None else _mentions(candidate.content, candidate.entities)
-        entity_ids = self._entity_ids(scope, found, entity_cache if entity_cache is not None else {})
-        self.store.link_memory_entities(outcome.memory_id, entity_ids)
+        found = request.mentions if request.mentions is not None else _mentions(candidate.content, candidate.entities)
+        self.store.link_memory_entities(outcome.memory_id, self._entity_ids(ctx.scope, found, ctx.entities))
         if outcome.action == "created":
             if vector is not None:
                 memory = self.store.require_memory(outcome.memory_id)
-                fresh.append((memory, vector))
-                if allowed is not None:
-                    allowed.add(memory.id)
-            self._stage_vector(ItemKind.MEMORY, outcome.memory_id, vector, embedder, updates)
+                ctx.fresh.append((memory, vector))
+                if ctx.allowed is not None:
+                    ctx.allowed.add(memory.id)
+            self._stage_vector(ItemKind.MEMORY, outcome.memory_id, vector, ctx.embedder, ctx.updates)
         return outcome
 
     def _entity_ids(self, scope: str, mentions: Mapping[str, str], cache: dict[str, int]) -> list[int]:
@@ -450,12 +462,11 @@ class Curator:
         embedder = self._embedder()
         vectors = self._embed(embedder, [c.content for c, _ in candidates])
         result = CurationResult(llm="applied")
-        updates = _IndexUpdates()
+        ctx = _MergeContext(scope, embedder, _IndexUpdates())
         with self.store.transaction():
-            self._merge_all(scope, entries[-1] if entries else None, candidates, vectors, embedder, result,
-                            updates, {})
+            self._merge_all(ctx, _requests(scope, entries[-1] if entries else None, candidates, vectors), result)
             self._drop_from_batch(key, ids)
-        self._index(updates)
+        self._index(ctx.updates)
         log.info("model batch of %d turns: %d created, %d merged, %d superseded", len(entries),
                  len(result.created), len(result.merged), len(result.superseded))
         return result
@@ -506,6 +517,14 @@ def _batch_key(scope: str, session_id: str) -> str:
 def _split_batch_key(key: str) -> tuple[str, str]:
     scope, _, session = key.partition("\t")
     return scope, session
+
+
+def _requests(scope: str, entry: JournalEntry | None, candidates: Sequence[tuple[Candidate, tuple[Provenance, ...]]],
+              vectors: Sequence[np.ndarray | None], mentions: Sequence[Mapping[str, str]] = ()) -> list[_MergeRequest]:
+    """Merge requests for extracted candidates (with their provenance), their vectors and, when known, mentions."""
+    return [_MergeRequest(candidate, _new_memory(scope, candidate, entry, provenance), vector,
+                          mentions[i] if mentions else None)
+            for i, ((candidate, provenance), vector) in enumerate(zip(candidates, vectors, strict=True))]
 
 
 def _new_memory(scope: str, candidate: Candidate, entry: JournalEntry | None,
