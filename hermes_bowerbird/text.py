@@ -12,8 +12,8 @@ Several kinds of word are needed and they differ on purpose; each is named for w
 - `whitespace_tokens`: whatever whitespace separates (`str.split`): word counts of rendered text (bulletin caps)
   and token alignment of a redactor's output with its input.
 
-Two name normalisers differ on purpose too: `normalise_entity` is the stored key of an entity (punctuation inside a
-name kept: "c++", "next.js", "st. louis" stay distinct names); `normalise_name` is a name read as search words.
+One name normaliser, `normalise_entity`: the stored key of an entity (punctuation inside a name kept: "c++",
+"next.js" and "st. louis" stay distinct names; a query matches it as written or as its search words joined).
 Two token counts: `estimate_tokens` is what a text costs in a prompt (characters / 4);
 `estimate_chunk_tokens` sizes episode chunks for the embedding model from the words.
 """
@@ -77,11 +77,6 @@ def word_count(text: str) -> int:
 
 
 # -- names ------------------------------------------------------------------------------------------------------
-def normalise_name(text: str) -> str:
-    """A name as search words: lower-case word runs joined by single spaces ("New York-City!" -> "new york city")."""
-    return " ".join(search_words(text))
-
-
 def normalise_entity(name: str) -> str:
     """The stored key of an entity name: lower-case, single spaces, no possessive, no edge punctuation, no
     leading "the" ("The Beatles's" -> "beatles"); punctuation inside the name stays ("next.js", "c++")."""

@@ -9,7 +9,6 @@ from hermes_bowerbird.text import (
     estimate_chunk_tokens,
     estimate_tokens,
     normalise_entity,
-    normalise_name,
     search_word_spans,
     search_words,
     stem_words,
@@ -80,15 +79,6 @@ def test_word_count(text: str, expected: int) -> None:
     assert word_count(text) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("  New   York-City! ", "new york city"),
-    ("Next.js", "next js"),
-    ("C++", "c"),
-])
-def test_normalise_name(text: str, expected: str) -> None:
-    assert normalise_name(text) == expected
-
-
 @pytest.mark.parametrize(("name", "expected"), [
     ("The Beatles", "beatles"),
     ("Ana's", "ana"),
@@ -99,14 +89,6 @@ def test_normalise_name(text: str, expected: str) -> None:
 ])
 def test_normalise_entity(name: str, expected: str) -> None:
     assert normalise_entity(name) == expected
-
-
-@pytest.mark.parametrize(("name", "entity", "name_form"), [
-    ("Next.js", "next.js", "next js"),
-    ("The Beatles", "beatles", "the beatles"),
-])
-def test_the_two_name_forms_differ_on_purpose(name: str, entity: str, name_form: str) -> None:
-    assert (normalise_entity(name), normalise_name(name)) == (entity, name_form)
 
 
 @pytest.mark.parametrize(("text", "expected"), [("", 0), ("abcd", 1), ("abcde", 2), ("x" * 400, 100)])
