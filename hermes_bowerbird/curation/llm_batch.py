@@ -45,8 +45,9 @@ def response_schema() -> dict[str, Any]:
                 "content": {"type": "string"},
                 "subject": {"type": ["string", "null"],
                             "description": "key of the changing fact it states (a newer memory with the same key "
-                                           f"supersedes the older one): one of {', '.join(prompt_keys())}; "
-                                           "null when none fits"},
+                                           f"supersedes the older one): one of {', '.join(prompt_keys())}; a "
+                                           "key of the same form only when none of these fits; null for a fact "
+                                           "that does not change"},
                 "importance": {"type": "number", "minimum": 0, "maximum": 1},
                 "target_id": {"type": ["integer", "null"], "description": "existing memory id for update/supersede"},
                 "turn": {"type": ["integer", "null"], "description": "number of the turn it comes from"},
