@@ -195,7 +195,7 @@ class Curator:
     def _record_failure(self, entry: JournalEntry, exc: Exception, retry_base: float) -> CurationResult | None:
         log.error("curating journal row %d failed (attempt %d); it stays pending and is retried later",
                   entry.id, entry.attempts + 1, exc_info=exc)
-        self.store.journal_retry_later(entry.id, f"{type(exc).__name__}: {exc}"[:500], base_seconds=retry_base,
+        self.store.journal.retry_later(entry.id, f"{type(exc).__name__}: {exc}"[:500], base_seconds=retry_base,
                                        max_seconds=RETRY_MAX_SECONDS)
         return None
 
@@ -203,11 +203,11 @@ class Curator:
         with self._lock:
             updates = _IndexUpdates()
             with self.store.transaction():
-                current = self.store.journal_get(entry.id)
+                current = self.store.journal.get(entry.id)
                 if current is None or current.status is not JournalStatus.PENDING:
                     return CurationResult(journal_ids=[entry.id], skipped=True)
                 result = self._write(entry, prepared, updates)
-                self.store.journal_mark(entry.id, JournalStatus.DONE)
+                self.store.journal.mark(entry.id, JournalStatus.DONE)
                 batch_size = self._enqueue_batch(entry) if self.llm is not None else 0
             self._index(updates)
         if batch_size >= max(1, self.config.llm_batch_turns):
@@ -218,7 +218,7 @@ class Curator:
         """Curate pending rows on the calling thread, in order; returns how many were curated."""
         done, after = 0, 0
         while limit is None or done < limit:
-            rows = self.store.journal_pending(limit=min(page, limit - done) if limit else page, after_id=after)
+            rows = self.store.journal.pending(limit=min(page, limit - done) if limit else page, after_id=after)
             if not rows:
                 break
             done += sum(1 for r in self.process_rows(rows) if r is not None)
@@ -241,7 +241,7 @@ class Curator:
                 if supersedes is not None and supersedes not in (outcome.memory_id, *outcome.superseded):
                     self.store.supersede(supersedes, outcome.memory_id, reason="updated", actor=actor)
             self._index(ctx.updates)
-        return self.store.require_memory(outcome.memory_id)
+        return self.store.memories.require(outcome.memory_id)
 
     def store_memories(self, news: Sequence[NewMemory], *, actor: str) -> list[int]:
         """Store several explicit memories of one scope in one model call and one transaction (an import's
@@ -254,7 +254,7 @@ class Curator:
             ctx = _MergeContext(news[0].scope, embedder, _IndexUpdates(), actor)
             ids = []
             with self.store.transaction():
-                ctx.allowed = self.store.live_memory_ids([ctx.scope]) if embedder is not None else None
+                ctx.allowed = self.store.memories.live_ids([ctx.scope]) if embedder is not None else None
                 for new, vector in zip(news, vectors, strict=True):
                     candidate = _explicit(new)
                     outcome = self._merge_one(ctx, _MergeRequest(candidate, _with_origin(new, candidate.origin),
@@ -312,43 +312,44 @@ class Curator:
         result = CurationResult(journal_ids=[entry.id], noise=prepared.noise)
         ctx = _MergeContext(entry.scope, prepared.embedder, updates)
         for chunk, vector in zip(prepared.chunks, prepared.chunk_vectors, strict=True):
-            episode_id = self.store.insert_episode(
+            episode_id = self.store.episodes.insert(
                 scope=entry.scope, session_id=entry.session_id, turn_index=entry.turn_index,
                 chunk_index=chunk.index, role=chunk.role, content=chunk.text, created_at=entry.created_at,
                 journal_id=entry.id)
             result.episode_ids.append(episode_id)
-            self.store.link_episode_entities(episode_id, self._entity_ids(entry.scope, chunk.mentions, ctx.entities))
+            entity_ids = self._entity_ids(entry.scope, chunk.mentions, ctx.entities)
+            self.store.graph.link_episode_entities(episode_id, entity_ids)
             self._stage_vector(ItemKind.EPISODE, episode_id, vector, prepared.embedder, updates)
             if chunk.role in prepared.flags:
-                self.store.quarantine(ItemKind.EPISODE, episode_id, prepared.flags[chunk.role])
+                self.store.quarantine_item(ItemKind.EPISODE, episode_id, prepared.flags[chunk.role])
         self._merge_all(ctx, _requests(entry.scope, entry, prepared.candidates, prepared.candidate_vectors,
                                        prepared.candidate_mentions), result)
-        for memory in self.store.get_memories(result.created).values():  # taken from a quarantined text
+        for memory in self.store.memories.get_many(result.created).values():  # taken from a quarantined text
             role = str(memory.metadata.get("role", ""))
             if role in prepared.flags:
-                self.store.quarantine(ItemKind.MEMORY, memory.id, prepared.flags[role])
+                self.store.quarantine_item(ItemKind.MEMORY, memory.id, prepared.flags[role])
         return result
 
     def _merge_all(self, ctx: _MergeContext, requests: Sequence[_MergeRequest], result: CurationResult) -> None:
         if ctx.embedder is not None and requests:
-            ctx.allowed = self.store.live_memory_ids([ctx.scope])
+            ctx.allowed = self.store.memories.live_ids([ctx.scope])
         for request in requests:
             result.record(self._merge_one(ctx, request))
 
     def _merge_one(self, ctx: _MergeContext, request: _MergeRequest) -> MergeOutcome:
         candidate, new, vector = request.candidate, request.new, request.vector
         if ctx.allowed is None and vector is not None:
-            ctx.allowed = self.store.live_memory_ids([ctx.scope])
+            ctx.allowed = self.store.memories.live_ids([ctx.scope])
         neighbours: list[Neighbour] = self.merger.neighbours(ctx.scope, vector, ctx.allowed, ctx.fresh)
         plan = self.merger.plan(ctx.scope, candidate, neighbours)
         outcome = self.merger.apply(plan, new, candidate, actor=ctx.actor)
         if outcome.action == "created" and (reasons := screen(new.content)):
-            self.store.quarantine(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
+            self.store.quarantine_item(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
         found = request.mentions if request.mentions is not None else _mentions(candidate.content, candidate.entities)
-        self.store.link_memory_entities(outcome.memory_id, self._entity_ids(ctx.scope, found, ctx.entities))
+        self.store.graph.link_memory_entities(outcome.memory_id, self._entity_ids(ctx.scope, found, ctx.entities))
         if outcome.action == "created":
             if vector is not None:
-                memory = self.store.require_memory(outcome.memory_id)
+                memory = self.store.memories.require(outcome.memory_id)
                 ctx.fresh.append((memory, vector))
                 if ctx.allowed is not None:
                     ctx.allowed.add(memory.id)
@@ -362,7 +363,7 @@ class Curator:
             if not norm:
                 continue
             if norm not in cache:
-                cache[norm] = self.store.upsert_entity(scope, name, norm, kind)
+                cache[norm] = self.store.graph.upsert_entity(scope, name, norm, kind)
             ids.append(cache[norm])
         return ids
 
@@ -370,7 +371,7 @@ class Curator:
                       updates: _IndexUpdates) -> None:
         if vector is None or embedder is None:
             return  # left for VectorTier.catch_up
-        self.store.put_vectors(kind, embedder.model_name, [(item_id, vector)])
+        self.store.vectors.put(kind, embedder.model_name, [(item_id, vector)])
         updates.items[kind].append((item_id, vector))
 
     def _index(self, updates: _IndexUpdates) -> None:
@@ -387,7 +388,7 @@ class Curator:
 
     # -- model batches ------------------------------------------------------------------------------------------
     def _batches(self) -> dict[str, list[int]]:
-        raw = self.store.get_meta(BATCH_META_KEY)
+        raw = self.store.meta.get(BATCH_META_KEY)
         try:
             data = json.loads(raw) if raw else {}
         except json.JSONDecodeError:
@@ -396,7 +397,7 @@ class Curator:
         return {str(k): [int(i) for i in v] for k, v in data.items()} if isinstance(data, dict) else {}
 
     def _save_batches(self, batches: dict[str, list[int]]) -> None:
-        self.store.set_meta(BATCH_META_KEY, json.dumps({k: v for k, v in batches.items() if v}))
+        self.store.meta.set(BATCH_META_KEY, json.dumps({k: v for k, v in batches.items() if v}))
 
     def _enqueue_batch(self, entry: JournalEntry) -> int:
         batches = self._batches()
@@ -421,7 +422,7 @@ class Curator:
                 return CurationResult()
             self._running.add(key)
         try:
-            entries = [e for e in (self.store.journal_get(i) for i in ids) if e is not None]
+            entries = [e for e in (self.store.journal.get(i) for i in ids) if e is not None]
             return self._apply_batch(key, scope, entries, self.llm, ids)
         except LLMError as exc:
             log.warning("model extraction for a batch of %d turns failed (%s); heuristic memories stand",
@@ -477,7 +478,7 @@ class Curator:
         hits: dict[int, float] = {}
         embedder = self._embedder()
         if embedder is not None and self.vectors is not None:
-            allowed = self.store.live_memory_ids([scope])
+            allowed = self.store.memories.live_ids([scope])
             queries = self._embed(embedder, [e.user_content or e.assistant_content for e in entries])
             for vector in queries:
                 if vector is not None and allowed:
@@ -485,10 +486,10 @@ class Curator:
                         hits[memory_id] = max(score, hits.get(memory_id, 0.0))
         match = fts_match_expression(text)
         if match:
-            for rank, (memory_id, _score) in enumerate(self.store.search_memories_fts(match, [scope], 10,
+            for rank, (memory_id, _score) in enumerate(self.store.search.memories(match, [scope], 10,
                                                                                       current_only=True)):
                 hits.setdefault(memory_id, 0.5 - rank * 0.01)
-        memories = self.store.get_memories(hits)
+        memories = self.store.memories.get_many(hits)
         now = self.clock()
         ranked = sorted((m for m in memories.values() if m.is_current(now)), key=lambda m: -hits[m.id])
         return ranked[:_EXISTING_FOR_PROMPT]
@@ -665,7 +666,7 @@ class CuratorWorker:
         """Curate every pending row once, in id order, then due session batches; returns rows that failed."""
         failures, after = 0, 0
         while not self._stop:
-            rows = self.store.journal_pending(limit=ROWS_PER_BATCH, after_id=after)
+            rows = self.store.journal.pending(limit=ROWS_PER_BATCH, after_id=after)
             if not rows:
                 break
             failures += sum(1 for r in self.curator.process_rows(rows, self.retry_base) if r is None)
