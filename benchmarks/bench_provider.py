@@ -273,7 +273,7 @@ def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds:
 
 def bench_query_embedding(models_dir: Path, questions: list[str], torch_questions: int
                           ) -> dict[str, tuple[float, ...]]:
-    from hermes_bowerbird.embedding import LocalEmbedder, OnnxEmbedder
+    from hermes_bowerbird.embeddings.service import LocalEmbedder, OnnxEmbedder
 
     embedders = {"onnx-int8": OnnxEmbedder(models_dir), "torch": LocalEmbedder()}
     for embedder in embedders.values():

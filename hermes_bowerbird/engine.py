@@ -18,14 +18,15 @@ from .curation.extract import extract_candidates
 from .curation.injected import strip_injected_context
 from .curation.redact import redact
 from .curation.screen import screen
-from .embedding import EmbeddingService
+from .embeddings.index import REGISTRY as VECTOR_INDEXES
+from .embeddings.service import EmbeddingService
+from .embeddings.tier import VectorTier
 from .errors import DatabaseError, InvalidInputError
-from .llm import select_llm
+from .llm.selection import select_llm
 from .maintenance.bulletin import BulletinBuilder
 from .maintenance.scheduler import Maintenance, RunnerLock, Scheduler, runner_lock_path
 from .retrieval import Hit, RecallRequest, Retriever, format_hits
 from .sanitize import storable
-from .semantic import VectorTier
 from .store import Store
 from .types import (
     LLM,
@@ -45,7 +46,6 @@ from .types import (
     Relation,
     Source,
 )
-from .vectors import REGISTRY as VECTOR_INDEXES
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class EngineFiles:
 
     Hermes builds a provider per agent (gateway users, resumed sessions), so `open_shared` keeps one engine
     per file. Every engine over a file, shared or not, is counted; when the last one shuts down, the file's
-    in-memory vector indexes (process-wide in `vectors.REGISTRY`) are dropped, so a database deleted and
+    in-memory vector indexes (process-wide in `embeddings.index.REGISTRY`) are dropped, so a database deleted and
     recreated at the same path never answers from the old one's vectors.
     """
 

@@ -12,7 +12,8 @@ import pytest
 from gemini_stub import GeminiStub
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import (
+from hermes_bowerbird.embeddings.index import REGISTRY, shared_index
+from hermes_bowerbird.embeddings.service import (
     MINILM_LABEL,
     CachedEmbedder,
     EmbeddingService,
@@ -26,7 +27,6 @@ from hermes_bowerbird.embedding import (
 from hermes_bowerbird.errors import EmbeddingError
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import Embedder, ItemKind, MemoryType, NewMemory, Source
-from hermes_bowerbird.vectors import REGISTRY, shared_index
 
 FAST_RETRY: dict[str, Any] = {"attempts": 3, "backoff_initial": 0.01, "backoff_max": 0.02, "timeout": 5.0}
 

@@ -11,9 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hermes_bowerbird import embedding as embedding_module
 from hermes_bowerbird.config import EMBEDDING_BACKENDS, Config, build_config
-from hermes_bowerbird.embedding import (
+from hermes_bowerbird.embeddings import service as embedding_module
+from hermes_bowerbird.embeddings.index import REGISTRY
+from hermes_bowerbird.embeddings.onnx_runtime import MODEL_FILE, RUNTIME, build_dir, ensure_built
+from hermes_bowerbird.embeddings.service import (
     MINILM_LABEL,
     EmbeddingService,
     LocalEmbedder,
@@ -21,10 +23,8 @@ from hermes_bowerbird.embedding import (
     planned_runtime,
     resolve_local_model,
 )
-from hermes_bowerbird.embedding_onnx import MODEL_FILE, RUNTIME, build_dir, ensure_built
 from hermes_bowerbird.errors import ConfigError, EmbeddingError
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.vectors import REGISTRY
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "demo_conversation.json"
 

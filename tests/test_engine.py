@@ -14,7 +14,7 @@ from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.types import ItemKind
 
 if TYPE_CHECKING:
-    from hermes_bowerbird.embedding import LocalEmbedder
+    from hermes_bowerbird.embeddings.service import LocalEmbedder
 
 SCOPE = "profile:default"
 

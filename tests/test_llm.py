@@ -13,7 +13,7 @@ from openai_stub import OpenAIStub, Reply, write_hermes_config
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.errors import LLMBudgetExceeded, LLMError
-from hermes_bowerbird.llm import BudgetedLLM, GeminiLLM, HostLLM, is_retryable, response_text, select_llm
+from hermes_bowerbird.llm.selection import BudgetedLLM, GeminiLLM, HostLLM, is_retryable, response_text, select_llm
 from hermes_bowerbird.store import Store
 
 GOOD_JSON = '{"decisions": [{"action": "add", "type": "fact", "content": "The user lives in Lisbon."}]}'

@@ -11,8 +11,8 @@ import pytest
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.curation.merge import MergePlan, Merger, Neighbour, distinct_values, plan_merge
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
-from hermes_bowerbird.semantic import VectorTier
+from hermes_bowerbird.embeddings.service import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import (
     AuditAction,

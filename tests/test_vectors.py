@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hermes_bowerbird.embeddings.index import IndexRegistry, VectorIndex, normalize_rows
 from hermes_bowerbird.errors import EmbeddingError
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind
-from hermes_bowerbird.vectors import IndexRegistry, VectorIndex, normalize_rows
 
 DIM = 16
 

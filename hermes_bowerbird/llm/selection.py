@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import tenacity
 
-from .errors import LLMBudgetExceeded, LLMError
-from .types import LLM, Clock
+from ..errors import LLMBudgetExceeded, LLMError
+from ..types import LLM, Clock
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .store import Store
+    from ..config import Config
+    from ..store import Store
 
 log = logging.getLogger(__name__)
 

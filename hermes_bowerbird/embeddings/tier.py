@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .embedding import CachedEmbedder, reindex
-from .types import Embedder, ItemKind
-from .vectors import VectorIndex, shared_index
+from ..types import Embedder, ItemKind
+from .index import VectorIndex, shared_index
+from .service import CachedEmbedder, reindex
 
 if TYPE_CHECKING:
-    from .embedding import EmbeddingService
-    from .store import Store
+    from ..store import Store
+    from .service import EmbeddingService
 
 log = logging.getLogger(__name__)
 

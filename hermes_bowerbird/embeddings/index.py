@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import DatabaseError, EmbeddingError
+from ..errors import DatabaseError, EmbeddingError
 
 if TYPE_CHECKING:
     import numpy.typing as npt

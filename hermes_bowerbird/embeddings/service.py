@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .config import EMBEDDING_BACKENDS
-from .embedding_onnx import RUNTIME, build_dir, is_built, load_onnx_model, onnx_available
-from .errors import DatabaseError, EmbeddingError
-from .types import Clock, Embedder, ItemKind
-from .vectors import DEFAULT_ANN_THRESHOLD, VectorIndex, normalize_rows, shared_index
+from ..config import EMBEDDING_BACKENDS
+from ..errors import DatabaseError, EmbeddingError
+from ..types import Clock, Embedder, ItemKind
+from .index import DEFAULT_ANN_THRESHOLD, VectorIndex, normalize_rows, shared_index
+from .onnx_runtime import RUNTIME, build_dir, is_built, load_onnx_model, onnx_available
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from .config import Config
-    from .store import Store
+    from ..config import Config
+    from ..store import Store
 
     FloatArray = npt.NDArray[np.float32]
 

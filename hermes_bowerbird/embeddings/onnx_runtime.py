@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import EmbeddingError
+from ..errors import EmbeddingError
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -78,7 +78,7 @@ def ensure_built(models_dir: Path, label: str, location: str) -> Path:
 
 def _build_in_subprocess(target: Path, label: str, location: str) -> None:
     """Build in a child process: torch and the exporter never load into the host, nor hold its GIL for ~30 s."""
-    command = [sys.executable, "-m", "hermes_bowerbird.embedding_onnx", str(target), label, location]
+    command = [sys.executable, "-m", "hermes_bowerbird.embeddings.onnx_runtime", str(target), label, location]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
@@ -256,9 +256,9 @@ def load_onnx_model(models_dir: Path, label: str, location: str, *, threads: int
 
 
 def main(argv: Sequence[str]) -> int:
-    """`python -m hermes_bowerbird.embedding_onnx TARGET LABEL LOCATION`: the build, run in a child process."""
+    """`python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION`: the build, run in a child process."""
     if len(argv) != 3:
-        print("usage: python -m hermes_bowerbird.embedding_onnx TARGET LABEL LOCATION", file=sys.stderr)
+        print("usage: python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO)
     try:
