@@ -10,8 +10,9 @@ import pytest
 from store_rows import add_alias
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embeddings.service import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.embeddings.service import EmbeddingService
 from hermes_bowerbird.embeddings.tier import VectorTier
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.retrieval import (
     Hit,
     RecallRequest,

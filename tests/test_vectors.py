@@ -250,6 +250,26 @@ def test_registry_loads_once_and_shares_the_index(tmp_path: Path) -> None:
     assert registry.peek(db, "memory", "m1") is None
 
 
+def test_registry_gives_one_reindex_lock_per_database(tmp_path: Path) -> None:
+    registry = IndexRegistry()
+    assert registry.reindex_lock(tmp_path / "m.db") is registry.reindex_lock(str(tmp_path / "m.db"))
+
+
+def test_registry_gives_each_database_its_own_reindex_lock(tmp_path: Path) -> None:
+    registry = IndexRegistry()
+    assert registry.reindex_lock(tmp_path / "a.db") is not registry.reindex_lock(tmp_path / "b.db")
+
+
+def test_a_dropped_database_gets_a_fresh_reindex_lock(tmp_path: Path) -> None:
+    registry = IndexRegistry()
+    old = registry.reindex_lock(tmp_path / "m.db")
+    with old:  # a reindex of the old file still running when the file is closed
+        registry.drop(tmp_path / "m.db")
+        fresh = registry.reindex_lock(tmp_path / "m.db")
+        assert fresh.acquire(blocking=False)
+        fresh.release()
+
+
 def test_registry_starts_empty_when_stored_dimension_differs(tmp_path: Path) -> None:
     registry = IndexRegistry()
     index = registry.get(tmp_path / "m.db", "memory", "m", 8, lambda: (np.array([1]), np.ones((1, 4))))
