@@ -24,7 +24,9 @@ from hermes_bowerbird.embeddings.service import EmbeddingService
 from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.errors import LLMError
-from hermes_bowerbird.llm.selection import BudgetedLLM, GeminiLLM, HostLLM
+from hermes_bowerbird.llm.budget import BudgetedLLM
+from hermes_bowerbird.llm.gemini import GeminiLLM
+from hermes_bowerbird.llm.host import HostLLM
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import (
     LLM,
