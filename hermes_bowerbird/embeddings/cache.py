@@ -104,7 +104,7 @@ class CachedEmbedder(WrappedEmbedder):
 
     def _lookup(self, keys: list[str]) -> dict[str, np.ndarray]:
         try:
-            cached = self._store.cache_get(list(dict.fromkeys(keys)))
+            cached = self._store.embedding_cache.get(list(dict.fromkeys(keys)))
         except DatabaseError:
             log.warning("embedding cache lookup failed; embedding without it", exc_info=True)
             return {}
@@ -112,6 +112,6 @@ class CachedEmbedder(WrappedEmbedder):
 
     def _remember(self, rows: list[tuple[str, str, np.ndarray]]) -> None:
         try:
-            self._store.cache_put(rows)
+            self._store.embedding_cache.put(rows)
         except DatabaseError:
             log.warning("embedding cache write failed; vectors stay uncached", exc_info=True)

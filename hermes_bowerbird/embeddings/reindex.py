@@ -27,7 +27,7 @@ def shared_index(indexes: IndexRegistry, store: Store, kind: ItemKind, embedder:
                  ann_threshold: int) -> VectorIndex:
     """The index of `kind` for the embedder's model over `store`'s file, loaded from the store on first use."""
     model = embedder.model_name
-    return indexes.get(store.path, str(kind), model, embedder.dimension, lambda: store.load_vectors(kind, model),
+    return indexes.get(store.path, str(kind), model, embedder.dimension, lambda: store.vectors.load(kind, model),
                        ann_threshold=ann_threshold)
 
 
@@ -44,7 +44,7 @@ def reindex_all(store: Store, embedder: Embedder, indexes: IndexRegistry, *, ann
         for kind in KINDS:
             if stop is not None and stop.is_set():
                 break
-            if not store.count_missing_vectors(kind, embedder.model_name, embedder.dimension):
+            if not store.vectors.count_missing(kind, embedder.model_name, embedder.dimension):
                 continue
             index = shared_index(indexes, store, kind, embedder, ann_threshold=ann_threshold)
             report = None if progress is None else _for_kind(progress, kind)
@@ -67,10 +67,10 @@ def reindex(store: Store, embedder: Embedder, kind: ItemKind, progress: Progress
     Returns how many items were embedded.
     """
     model, dim = embedder.model_name, embedder.dimension
-    total = store.count_missing_vectors(kind, model, dim)
+    total = store.vectors.count_missing(kind, model, dim)
     done, after = 0, 0
     while total and (stop is None or not stop.is_set()):
-        batch = store.texts_missing_vectors(kind, model, dim, batch_size, after_id=after)
+        batch = store.vectors.missing_texts(kind, model, dim, batch_size, after_id=after)
         if not batch:
             break
         ids = [item_id for item_id, _ in batch]
@@ -78,7 +78,7 @@ def reindex(store: Store, embedder: Embedder, kind: ItemKind, progress: Progress
         if matrix.shape != (len(batch), dim):
             raise EmbeddingError(f"{model} returned shape {matrix.shape} for {len(batch)} texts, "
                                  f"expected dimension {dim}")
-        store.put_vectors(kind, model, list(zip(ids, matrix, strict=True)))
+        store.vectors.put(kind, model, list(zip(ids, matrix, strict=True)))
         if index is not None:
             index.add(np.asarray(ids, np.int64), matrix)
         done, after = done + len(batch), ids[-1]
