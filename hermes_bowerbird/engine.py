@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import sqlite3
 import threading
 import time
 import weakref
@@ -15,11 +16,13 @@ from typing import Any
 from .config import Config
 from .curation.curator import Curator, CuratorWorker
 from .curation.extract import extract_candidates
+from .curation.follow import IndexFollower
 from .curation.injected import strip_injected_context
 from .curation.redact import redact
 from .curation.screen import screen
+from .curation.worker import CurationProcess, supported, worker_state
 from .embedding import EmbeddingService
-from .errors import DatabaseError, InvalidInputError
+from .errors import DatabaseError, EmbeddingError, InvalidInputError
 from .llm import select_llm
 from .maintenance.bulletin import BulletinBuilder
 from .maintenance.scheduler import Maintenance, RunnerLock, Scheduler, runner_lock_path
@@ -154,6 +157,11 @@ class Bowerbird:
         self.bulletins = BulletinBuilder(self.store, config, clock, self.llm)
         self.maintenance = Maintenance(self.store, self.vectors, config, clock, self.llm,
                                        profile_scope=profile_scope, bulletins=self.bulletins)
+        self.follower = IndexFollower(self.store, self.vectors)
+        # curation in a worker process unless settings, platform or an injected model (tests) say otherwise
+        self._process_wanted = config.curation_mode == "process" and supported() and embedder is None \
+            and llm is None
+        self._curation: CurationProcess | None = None
         self._worker: CuratorWorker | None = None
         self._scheduler: Scheduler | None = None
         self._importer: threading.Thread | None = None
@@ -167,16 +175,33 @@ class Bowerbird:
         """Start loading the model and the background threads (idempotent)."""
         _OPEN.add(self)
         _register_exit_hook()
+        if not self.store.readonly:
+            self._start_curation()
         self.embeddings.start()  # loads the model on its own thread, then embeds whatever has no vector yet
         if self.store.readonly:
             log.warning("memory store %s is read-only: recall works, nothing new is stored", self.config.db_path)
             return
-        if self._worker is None:
-            self._worker = CuratorWorker(self.curator, self.store)
-            self._worker.start()
         if self._scheduler is None and primary and self.config.maintenance_enabled:
             self._scheduler = Scheduler(self.maintenance, self.clock, primary=primary)
             self._scheduler.start()
+
+    def _start_curation(self) -> None:
+        """The memory home's worker process (started here if none runs), else the curator thread."""
+        if self._curation is not None or self._worker is not None:
+            return
+        if self._process_wanted:
+            process = CurationProcess(self.config, self.store, llm_backend=_llm_backend(self.llm))
+            if process.start():
+                self._curation = process
+                self.embeddings.auto_reindex = False  # the worker embeds whatever has no vector yet
+                return
+        self._worker = CuratorWorker(self.curator, self.store)
+        self._worker.start()
+
+    @property
+    def curation_mode(self) -> str | None:
+        """"process" or "thread" while this engine has curation running, else None (the CLI, read-only)."""
+        return "process" if self._curation is not None else "thread" if self._worker is not None else None
 
     # -- shared instances (Hermes makes one provider per agent in a process) --------------------------------
     @classmethod
@@ -205,7 +230,9 @@ class Bowerbird:
 
     def end_session(self, scope: str, session_id: str) -> None:
         """A session ended or is being compressed: curate its pending model batch now (in the background)."""
-        if self._worker is not None:
+        if self._curation is not None:
+            self._curation.end_session(scope, session_id)
+        elif self._worker is not None:
             self._worker.end_session(scope, session_id)
         else:
             self.curator.end_session(scope, session_id)
@@ -331,11 +358,20 @@ class Bowerbird:
                exclude: Collection[tuple[str, int]] = (), include_episodes: bool = True,
                min_relevance: float = 0.0, touch: bool = True) -> list[Hit]:
         """Ranked hits; `touch=False` leaves access counts alone (a person looking is not the agent using them)."""
+        self._follow()
         request = RecallRequest(query=storable(query), scopes=tuple(scopes), limit=limit or self.config.recall_limit,
                                 types=tuple(types), since=since, until=until, budget_tokens=budget_tokens,
                                 explain=explain, exclude_ids=frozenset(exclude),
                                 include_episodes=include_episodes, min_relevance=min_relevance)
         return self.retriever.search(request, touch=touch)
+
+    def _follow(self) -> None:
+        """The vector indexes take in what another process (the curation worker) stored since the last search."""
+        try:
+            self.follower.follow()
+        except (DatabaseError, sqlite3.Error, EmbeddingError):
+            log.warning("could not refresh the vector index from the store; searching what it holds",
+                        exc_info=True)
 
     @staticmethod
     def format_hits(hits: Sequence[Hit], budget_tokens: int | None) -> str:
@@ -369,6 +405,8 @@ class Bowerbird:
             "llm": self.llm.name if self.llm is not None else None,
             "threads": {"curator": self._worker is not None and self._worker.is_alive(),
                         "maintenance": self._scheduler is not None and self._scheduler.is_alive()},
+            "curation_worker": {"mode": self.curation_mode, **worker_state(self.store.path).as_dict(),
+                                "backlog": journal.get("pending", 0)},
         }
 
     # -- the inspector: listings and the owner's edits --------------------------------------------------------
@@ -463,6 +501,8 @@ class Bowerbird:
 
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until every journal row is curated (True) or the timeout passes (False)."""
+        if self._curation is not None:
+            return self._curation.drain(timeout)
         if self._worker is None:
             self.curate_now()
             return True
@@ -484,6 +524,8 @@ class Bowerbird:
         self.embeddings.stop(timeout=0)  # a running reindex stops after its batch; loading cannot be cut short
         if self._worker is not None:
             self._worker.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
+        elif self._curation is not None:
+            self._curation.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
         if self._stop_threads(deadline):
             self.store.close()
         else:
@@ -494,6 +536,8 @@ class Bowerbird:
     def _stop_threads(self, deadline: float) -> bool:
         """Stop and join the engine's threads until `deadline`; True when none is left running."""
         stopped = True
+        if self._curation is not None:
+            stopped = self._curation.stop(timeout=min(1.0, _left(deadline))) and stopped
         if self._worker is not None:
             stopped = self._worker.stop(timeout=_left(deadline)) and stopped
         if self._importer is not None:
@@ -508,6 +552,13 @@ class Bowerbird:
             self.store.close()
         else:
             log.warning("bowerbird threads still running at interpreter exit after %.0fs", seconds)
+
+
+def _llm_backend(llm: LLM | None) -> str:
+    """The backend a worker process uses to reach the same model as this engine ("none" without one)."""
+    if llm is None:
+        return "none"
+    return "host" if llm.name.startswith("host") else "gemini" if llm.name.startswith("gemini") else "none"
 
 
 def _left(deadline: float) -> float:

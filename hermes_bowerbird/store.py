@@ -786,6 +786,31 @@ class Store:
             out.update((int(i), np.frombuffer(v, dtype="<f4").astype(np.float32)) for i, v in rows)
         return out
 
+    def vector_span(self, kind: ItemKind, model: str) -> tuple[int, int]:
+        """(how many, highest item id) of the stored vectors of one kind and model."""
+        count, top = self._query("""
+            SELECT count(*), coalesce(max(item_id), 0) FROM embeddings WHERE model = ? AND kind = ?
+            """, (model, str(kind)))[0]
+        return int(count), int(top)
+
+    def vector_ids(self, kind: ItemKind, model: str) -> np.ndarray:
+        """Item ids (int64) of the stored vectors of one kind and model."""
+        rows = self._query("SELECT item_id FROM embeddings WHERE model = ? AND kind = ?", (model, str(kind)))
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+
+    def vectors_after(self, kind: ItemKind, model: str, after_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """Stored vectors of one kind and model with item ids above `after_id`: (int64 ids, float32 matrix)."""
+        rows = self._query("""
+            SELECT item_id, vector FROM embeddings WHERE model = ? AND kind = ? AND item_id > ? ORDER BY item_id
+            """, (model, str(kind), after_id))
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        flat = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").astype(np.float32)
+        return ids, flat.reshape(len(rows), -1) if rows else flat.reshape(0, 0)
+
+    def data_version(self) -> int:
+        """SQLite's data_version: changes whenever another connection (another process) commits to the file."""
+        return int(self._scalar("PRAGMA data_version"))
+
     def vector_model_counts(self) -> dict[tuple[str, str, int], int]:
         rows = self._query("SELECT kind, model, dim, count(*) FROM embeddings GROUP BY kind, model, dim")
         return {(k, m, d): n for k, m, d, n in rows}
