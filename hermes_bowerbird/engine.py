@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
+from .curation.capture import Capture
 from .curation.curator import Curator, CuratorWorker
 from .curation.extract import extract_candidates
 from .curation.follow import IndexFollower
@@ -162,6 +163,7 @@ class Bowerbird:
         self._process_wanted = config.curation_mode == "process" and supported() and embedder is None \
             and llm is None
         self._curation: CurationProcess | None = None
+        self._capture: Capture | None = None  # with a worker process: capture never waits on its writes
         self._worker: CuratorWorker | None = None
         self._scheduler: Scheduler | None = None
         self._importer: threading.Thread | None = None
@@ -193,6 +195,7 @@ class Bowerbird:
             process = CurationProcess(self.config, self.store, llm_backend=_llm_backend(self.llm))
             if process.start():
                 self._curation = process
+                self._capture = Capture(self.store)
                 self.embeddings.auto_reindex = False  # the worker embeds whatever has no vector yet
                 return
         self._worker = CuratorWorker(self.curator, self.store)
@@ -216,14 +219,20 @@ class Bowerbird:
     # -- write path -----------------------------------------------------------------------------------------
     def capture_turn(self, user: str, assistant: str, *, scope: str, session_id: str, platform: str = "",
                      turn_index: int | None = None, source: Source = Source.TURN,
-                     created_at: float | None = None) -> int:
+                     created_at: float | None = None) -> int | None:
         """Redact and journal one turn (one short transaction); the curator does the rest in the background.
 
         `turn_index` is the caller's guess; the store settles the real index atomically (see journal_append).
+        With a worker process writing the database, a turn that would wait for its write lock is appended by
+        the capture thread instead, right after it (None then: the row id is not known yet).
         """
-        journal_id = self.store.journal_append(
-            scope=scope, session_id=session_id, turn_index=turn_index, platform=platform,
-            user=clean_text(user), assistant=clean_text(assistant), source=source, created_at=created_at)
+        row = {"scope": scope, "session_id": session_id, "turn_index": turn_index, "platform": platform,
+               "user": clean_text(user), "assistant": clean_text(assistant), "source": source,
+               "created_at": created_at}
+        if self._capture is not None:
+            self._capture.append(row)
+            return None
+        journal_id = self.store.journal_append(**row)  # type: ignore[arg-type]
         if self._worker is not None:
             self._worker.notify()
         return journal_id
@@ -236,6 +245,10 @@ class Bowerbird:
             self._worker.end_session(scope, session_id)
         else:
             self.curator.end_session(scope, session_id)
+
+    def wait_captured(self, timeout: float = SHUTDOWN_SECONDS) -> bool:
+        """Wait until every turn captured so far is in the journal (a capture thread may still hold some)."""
+        return self._capture is None or self._capture.drain(timeout)
 
     def curate_now(self, limit: int | None = None) -> int:
         """Curate pending journal rows on this thread (CLI imports, tests, benchmarks without threads)."""
@@ -502,7 +515,8 @@ class Bowerbird:
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until every journal row is curated (True) or the timeout passes (False)."""
         if self._curation is not None:
-            return self._curation.drain(timeout)
+            deadline = time.monotonic() + timeout
+            return self.wait_captured(timeout) and self._curation.drain(_left(deadline))
         if self._worker is None:
             self.curate_now()
             return True
@@ -525,6 +539,7 @@ class Bowerbird:
         if self._worker is not None:
             self._worker.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
         elif self._curation is not None:
+            self.wait_captured(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
             self._curation.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
         if self._stop_threads(deadline):
             self.store.close()
@@ -536,6 +551,8 @@ class Bowerbird:
     def _stop_threads(self, deadline: float) -> bool:
         """Stop and join the engine's threads until `deadline`; True when none is left running."""
         stopped = True
+        if self._capture is not None:
+            stopped = self._capture.stop(timeout=_left(deadline) / 2) and stopped
         if self._curation is not None:
             stopped = self._curation.stop(timeout=min(1.0, _left(deadline))) and stopped
         if self._worker is not None:

@@ -298,6 +298,7 @@ class BowerbirdProvider(_Base):
     def _capture_missing(self, messages: Sequence[Mapping[str, Any]], source: Source) -> int:
         """Journal user/assistant pairs from `messages` that sync_turn never saw (e.g. interrupted turns)."""
         engine = self._require()
+        engine.wait_captured()  # turns still on their way to the journal count as seen
         seen = engine.store.journal_texts(self.session_id)
         captured = 0
         for user, assistant in _pairs(messages):

@@ -877,6 +877,32 @@ class Store:
                                 (scope, session_id, index, platform, str(source), user, assistant, created))
             return int(cur.lastrowid or 0)
 
+    def journal_try_append(self, **row: Any) -> int | None:
+        """`journal_append` without waiting: None at once when another thread or process holds the write lock."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            if self._guarded(lambda: self._conn.in_transaction):
+                return self.journal_append(**row)  # this thread's own transaction: join it
+            self._conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if db.is_busy(exc):
+                    return None
+                raise
+            finally:
+                self._conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
+            try:
+                journal_id = self.journal_append(**row)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            db.retry_busy(lambda: self._conn.execute("COMMIT"))
+            return journal_id
+        finally:
+            self._lock.release()
+
     def _turn_at(self, session_id: str, turn_index: int) -> tuple[Any, ...] | None:
         """(id, user text, assistant text) of the session's row at this index, if any."""
         rows = self._query("SELECT id, user_content, assistant_content FROM journal "

@@ -182,6 +182,31 @@ def test_the_parent_sees_new_vectors_after_the_worker_curates(engine: Bowerbird)
     assert sorted(engine.vectors.vectors(ItemKind.MEMORY, memories)) == sorted(memories)
 
 
+def _blocked_capture(engine: Bowerbird, text: str) -> float:
+    """Capture a turn while another connection holds the write lock for 0.5 s; seconds the capture took."""
+    blocker = sqlite3.connect(engine.store.path, isolation_level=None, timeout=30)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        engine.capture_turn(text, "Noted.", scope=SCOPE, session_id="blocked")
+        took = time.monotonic() - started
+        time.sleep(0.5)
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    return took
+
+
+def test_a_turn_captured_while_another_process_writes_does_not_wait(engine: Bowerbird) -> None:
+    assert _blocked_capture(engine, "I moved to Oslo in March.") < 0.4  # the lock is held for 0.5 s
+
+
+def test_a_turn_captured_while_another_process_writes_reaches_the_journal(engine: Bowerbird) -> None:
+    _blocked_capture(engine, "I moved to Oslo in March.")
+    assert engine.wait_captured(30)
+    assert sum(_journal(engine.store.path).values()) == 1
+
+
 def test_a_killed_worker_is_replaced_and_resumes_its_rows(engine: Bowerbird) -> None:
     count = 300
     for i in range(count):
