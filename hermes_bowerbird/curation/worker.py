@@ -41,6 +41,7 @@ POLL_SECONDS = 0.1  # how often the worker looks for new journal rows, requests 
 CHECK_SECONDS = 1.0  # how often a parent looks for a live worker (and starts one when there is none)
 STOP_SECONDS = 3.0  # how long the worker gives its curator thread to finish the row in hand
 MODEL_WAIT_SECONDS = 600.0  # the worker curates only once its model is ready (or failed), at most this late
+NICE = 10  # the worker's niceness above its parent's: the scheduler favours the agent's threads
 LOG_MAX_BYTES = 1_000_000  # the worker's log beside the database starts over past this size
 WATCH_THREAD_NAME = "bowerbird-curation-watch"
 
@@ -102,11 +103,12 @@ def worker_state(db_path: Path) -> WorkerState:
     path = worker_lock_path(db_path)
     if not supported() or not path.exists():
         return WorkerState(False, None)
-    alive = not _lock_free(path)
     try:
+        alive = not _lock_free(path)
         pid = int(path.read_text(encoding="ascii").strip() or 0) or None
-    except (OSError, ValueError):
-        pid = None
+    except (OSError, ValueError):  # a lock file this user cannot open says nothing about a worker
+        log.debug("cannot read the curation worker's lock file %s", path, exc_info=True)
+        return WorkerState(False, None)
     return WorkerState(alive, pid if alive else None)
 
 
@@ -278,6 +280,7 @@ class Worker:
                 return 0
             os.ftruncate(lock_fd, 0)
             os.write(lock_fd, str(os.getpid()).encode("ascii"))
+            _lower_priority()
             log.info("curation worker %d for %s", os.getpid(), self.config.db_path)
             self._serve()
             return 0
@@ -337,6 +340,14 @@ class Worker:
                 for scope, session_id in _take_requests(store):
                     thread.end_session(scope, session_id)
                 thread.notify()
+
+
+def _lower_priority() -> None:
+    """Background work yields the cores to the agent's own threads whenever both want them."""
+    try:
+        os.nice(NICE)
+    except OSError:
+        log.info("cannot lower the curation worker's priority; it runs at the parent's")
 
 
 def _take_requests(store: Store) -> Sequence[tuple[str, str]]:
