@@ -115,7 +115,7 @@ def build_stores(cache: Path, texts: list[tuple[str, str]], count: int) -> dict[
         assert provider.engine is not None
         provider.engine.flush(timeout=24 * 3600)
         provider.engine.embeddings.wait_idle(3600)
-        counts = provider.engine.store.counts()
+        counts = provider.engine.store.health.counts()
         provider.shutdown()
     fill_s = time.perf_counter() - started
     holo_s = fill_holographic(cache / "holographic.db", [text for _, text in texts[:count]])
@@ -267,7 +267,7 @@ def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds:
         elapsed = time.perf_counter() - started
         busy = ticker.take()
         ticker.stop_event.set()
-        counts = provider.engine.store.counts()
+        counts = provider.engine.store.health.counts()
         provider.shutdown()
     shutil.rmtree(home, ignore_errors=True)
     return {"mode": mode, "turns": len(texts), "curate_s": elapsed, "turns_per_s": len(texts) / elapsed,

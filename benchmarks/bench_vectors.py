@@ -102,10 +102,10 @@ def bench_load(n: int) -> dict[str, str]:
         try:
             for start in range(0, n, 10_000):
                 block = data[start:start + 10_000]
-                store.put_vectors(ItemKind.MEMORY, "bench", list(zip(range(start + 1, start + 1 + len(block)),
+                store.vectors.put(ItemKind.MEMORY, "bench", list(zip(range(start + 1, start + 1 + len(block)),
                                                                        block, strict=True)))
             started = time.perf_counter()
-            ids, matrix = store.load_vectors(ItemKind.MEMORY, "bench")
+            ids, matrix = store.vectors.load(ItemKind.MEMORY, "bench")
             loaded = time.perf_counter() - started
             index = VectorIndex.from_arrays(ids, matrix, ann_threshold=NEVER)
             total = time.perf_counter() - started

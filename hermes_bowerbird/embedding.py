@@ -431,7 +431,7 @@ class CachedEmbedder(WrappedEmbedder):
 
     def _lookup(self, keys: list[str]) -> dict[str, np.ndarray]:
         try:
-            cached = self._store.cache_get(list(dict.fromkeys(keys)))
+            cached = self._store.embedding_cache.get(list(dict.fromkeys(keys)))
         except DatabaseError:
             log.warning("embedding cache lookup failed; embedding without it", exc_info=True)
             return {}
@@ -439,7 +439,7 @@ class CachedEmbedder(WrappedEmbedder):
 
     def _remember(self, rows: list[tuple[str, str, np.ndarray]]) -> None:
         try:
-            self._store.cache_put(rows)
+            self._store.embedding_cache.put(rows)
         except DatabaseError:
             log.warning("embedding cache write failed; vectors stay uncached", exc_info=True)
 
@@ -456,10 +456,10 @@ def reindex(store: Store, embedder: Embedder, kind: ItemKind, progress: Progress
     Returns how many items were embedded.
     """
     model, dim = embedder.model_name, embedder.dimension
-    total = store.count_missing_vectors(kind, model, dim)
+    total = store.vectors.count_missing(kind, model, dim)
     done, after = 0, 0
     while total and (stop is None or not stop.is_set()):
-        batch = store.texts_missing_vectors(kind, model, dim, batch_size, after_id=after)
+        batch = store.vectors.missing_texts(kind, model, dim, batch_size, after_id=after)
         if not batch:
             break
         ids = [item_id for item_id, _ in batch]
@@ -467,7 +467,7 @@ def reindex(store: Store, embedder: Embedder, kind: ItemKind, progress: Progress
         if matrix.shape != (len(batch), dim):
             raise EmbeddingError(f"{model} returned shape {matrix.shape} for {len(batch)} texts, "
                                  f"expected dimension {dim}")
-        store.put_vectors(kind, model, list(zip(ids, matrix, strict=True)))
+        store.vectors.put(kind, model, list(zip(ids, matrix, strict=True)))
         if index is not None:
             index.add(np.asarray(ids, np.int64), matrix)
         done, after = done + len(batch), ids[-1]
@@ -664,7 +664,7 @@ class EmbeddingService:
     def _reindex_kinds(self, store: Store, embedder: Embedder) -> None:
         threshold = self.config.ann_threshold if self.config is not None else DEFAULT_ANN_THRESHOLD
         for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
-            if self._stop.is_set() or not store.count_missing_vectors(kind, embedder.model_name, embedder.dimension):
+            if self._stop.is_set() or not store.vectors.count_missing(kind, embedder.model_name, embedder.dimension):
                 continue
             index = shared_index(store.path, str(kind), embedder.model_name, embedder.dimension,
                                  _loader(store, kind, embedder.model_name), ann_threshold=threshold)
@@ -726,4 +726,4 @@ def _reindex_lock(db_path: Path) -> threading.Lock:
 
 
 def _loader(store: Store, kind: ItemKind, model: str) -> Callable[[], tuple[Any, Any]]:
-    return lambda: store.load_vectors(kind, model)
+    return lambda: store.vectors.load(kind, model)

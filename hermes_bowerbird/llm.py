@@ -192,7 +192,7 @@ class BudgetedLLM:
         return _BUDGET_KEY + day
 
     def calls_today(self) -> int:
-        return int(self.store.get_meta(self._key(), "0") or 0)
+        return int(self.store.meta.get(self._key(), "0") or 0)
 
     def remaining(self) -> int:
         return max(0, self.daily_budget - self.calls_today())
@@ -200,10 +200,10 @@ class BudgetedLLM:
     def _spend(self) -> None:
         with self._lock, self.store.transaction():
             key = self._key()
-            used = int(self.store.get_meta(key, "0") or 0)
+            used = int(self.store.meta.get(key, "0") or 0)
             if used >= self.daily_budget:
                 raise LLMBudgetExceeded(f"the daily budget of {self.daily_budget} model calls is spent")
-            self.store.set_meta(key, str(used + 1))
+            self.store.meta.set(key, str(used + 1))
 
     def complete(self, prompt: str, *, system: str | None = None, max_tokens: int = 1024,
                  json_mode: bool = False, timeout: float = 30.0) -> str:

@@ -140,7 +140,7 @@ class BowerbirdProvider(_Base):
             log.warning("memory store %s is read-only: recall works, new turns are not stored", config.db_path)
         if self.writable:
             self.engine.start(primary=True)
-        self._turn = self.engine.store.next_turn_index(self.session_id) if self.session_id else 0
+        self._turn = self.engine.store.journal.next_turn_index(self.session_id) if self.session_id else 0
         self.recall.hold({self.session_id: 0})  # a resumed session's history is loaded into the context
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="bowerbird-prefetch")
         self._queue_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1,
@@ -168,7 +168,7 @@ class BowerbirdProvider(_Base):
     @_guarded("")
     def system_prompt_block(self) -> str:
         engine = self._require()
-        count = sum(engine.store.count_memories(self.visible).values())
+        count = sum(engine.store.memories.count_by_type(self.visible).values())
         lines = [
             "## Long-term memory (bowerbird)",
             f"Bowerbird keeps {count} memories about this user and their work across sessions. Relevant ones "
@@ -248,7 +248,7 @@ class BowerbirdProvider(_Base):
         engine = self._require()
         with self._lock:
             if session != self.session_id:
-                self.session_id, self._turn = session, engine.store.next_turn_index(session)
+                self.session_id, self._turn = session, engine.store.journal.next_turn_index(session)
                 self.lineage = [session]
                 self.recall.hold({session: 0}, add=True)
             turn, self._turn = self._turn, self._turn + 1
@@ -299,7 +299,7 @@ class BowerbirdProvider(_Base):
         """Journal user/assistant pairs from `messages` that sync_turn never saw (e.g. interrupted turns)."""
         engine = self._require()
         engine.wait_captured()  # turns still on their way to the journal count as seen
-        seen = engine.store.journal_texts(self.session_id)
+        seen = engine.store.journal.texts(self.session_id)
         captured = 0
         for user, assistant in _pairs(messages):
             if _known(user, seen) and _known(assistant, seen):
@@ -322,7 +322,7 @@ class BowerbirdProvider(_Base):
         with self._lock:
             previous = self.session_id
             self.session_id = storable_or_empty(new_session_id) or self.session_id
-            self._turn = engine.store.next_turn_index(self.session_id)
+            self._turn = engine.store.journal.next_turn_index(self.session_id)
             if reset:
                 self.lineage = [self.session_id]
             else:
@@ -349,14 +349,14 @@ class BowerbirdProvider(_Base):
             engine.remember(content, scope=scope, type=_mirror_type(engine, content, target), source=Source.MIRROR,
                             session_id=self.session_id, actor="mirror")
         elif action == "replace" and content.strip():
-            old = engine.store.find_containing(scope, old_text, limit=1) if old_text else []
+            old = engine.store.memories.find_containing(scope, old_text, limit=1) if old_text else []
             if old:
                 engine.update(old[0].id, content, scopes=(scope,), actor="mirror", source=Source.MIRROR)
             else:
                 engine.remember(content, scope=scope, type=_mirror_type(engine, content, target),
                                 source=Source.MIRROR, session_id=self.session_id, actor="mirror")
         elif action == "remove" and old_text:
-            for memory in engine.store.find_containing(scope, old_text, limit=5):
+            for memory in engine.store.memories.find_containing(scope, old_text, limit=5):
                 engine.forget(memory.id, scopes=(scope,), reason="removed from built-in memory", actor="mirror")
 
     # -- status ---------------------------------------------------------------------------------------------
@@ -366,8 +366,8 @@ class BowerbirdProvider(_Base):
         engine = self.engine
         if engine is None:
             return {"label": "bowerbird: not initialised", "memories": 0}
-        count = sum(engine.store.count_memories(self.visible).values())
-        backlog = int(engine.store.journal_counts().get("pending", 0))
+        count = sum(engine.store.memories.count_by_type(self.visible).values())
+        backlog = int(engine.store.journal.counts().get("pending", 0))
         label = f"bowerbird: {count} memories" + (f", {backlog} turns to curate" if backlog else "")
         return {"label": label, "memories": count, "pending_turns": backlog, "turn": self.turn_number,
                 "session_id": self.session_id}
@@ -462,7 +462,7 @@ def _stored_messages(engine: Bowerbird, sessions: Sequence[str], visible: Sequen
     """The stored turns of these sessions (those this conversation went through before the current one)."""
     out: list[dict[str, str]] = []
     for session in sessions:
-        episodes = engine.store.list_episodes(visible, session_id=session)
+        episodes = engine.store.episodes.find(visible, session_id=session)
         for episode in sorted(episodes, key=lambda e: (e.turn_index, e.role != "user", e.chunk_index)):
             out.append({"role": "user" if episode.role == "user" else "assistant", "content": episode.content})
     return out

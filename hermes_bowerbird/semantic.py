@@ -43,7 +43,7 @@ class VectorTier:
             return None
         model = embedder.model_name
         return shared_index(self.store.path, str(kind), model, embedder.dimension,
-                            lambda: self.store.load_vectors(kind, model), ann_threshold=self.ann_threshold)
+                            lambda: self.store.vectors.load(kind, model), ann_threshold=self.ann_threshold)
 
     def embed_query(self, text: str) -> np.ndarray | None:
         """The query's vector, or None (search goes on by keyword and graph) when no model can give one."""
@@ -65,12 +65,12 @@ class VectorTier:
             return 0
         matrix = np.asarray(embedder.embed_batch([text for _, text in items]), dtype=np.float32)
         ids = [item_id for item_id, _ in items]
-        self.store.put_vectors(kind, embedder.model_name, list(zip(ids, matrix, strict=True)))
+        self.store.vectors.put(kind, embedder.model_name, list(zip(ids, matrix, strict=True)))
         index.add(np.asarray(ids, dtype=np.int64), matrix)
         return len(items)
 
     def remove(self, kind: ItemKind, ids: Sequence[int]) -> None:
-        self.store.delete_vectors(kind, ids)
+        self.store.vectors.delete(kind, ids)
         index = self.index(kind)
         if index is not None:
             index.remove(np.asarray(ids, dtype=np.int64))

@@ -129,17 +129,17 @@ class SessionRecall:
         with self._lock:
             spans = dict(self._in_context)
         episodes = [e.id for session, first in spans.items() if session
-                    for e in engine.store.list_episodes(visible, session_id=session) if e.turn_index >= first]
+                    for e in engine.store.episodes.find(visible, session_id=session) if e.turn_index >= first]
         if not episodes:
             return _Seen()
-        memory_ids = {m for ids in engine.store.memories_from_episodes(episodes).values() for m in ids}
+        memory_ids = {m for ids in engine.store.provenance.memories_from_episodes(episodes).values() for m in ids}
         keys = {item_key(ItemKind.EPISODE, e) for e in episodes} | {item_key(ItemKind.MEMORY, m) for m in memory_ids}
-        texts = tuple(normalised(m.content) for m in engine.store.get_memories(memory_ids).values())
+        texts = tuple(normalised(m.content) for m in engine.store.memories.get_many(memory_ids).values())
         return _Seen(frozenset(keys), texts)
 
     def _bulletin_note(self, engine: Bowerbird, write_scope: str) -> tuple[Bulletin | None, str]:
         """A one-time short note when a newer bulletin appeared after the system prompt was frozen."""
-        latest = engine.store.latest_bulletin(write_scope)
+        latest = engine.store.bulletins.latest(write_scope)
         seen = self.bulletin_seen
         if latest is None or seen is None or latest.id == seen.id:
             return None, ""

@@ -135,7 +135,7 @@ def test_a_local_query_is_kept_in_memory_not_in_the_store(minilm: LocalEmbedder,
     again = cached.embed_query("where did I park the car")
     assert counting.calls == 1
     assert np.allclose(first, again)
-    assert store.cache_get([cache_key(minilm.model_name, "where did I park the car")]) == {}
+    assert store.embedding_cache.get([cache_key(minilm.model_name, "where did I park the car")]) == {}
 
 
 def test_a_query_vector_equals_the_document_vector_of_the_same_text(minilm: LocalEmbedder, store: Store) -> None:
@@ -165,40 +165,40 @@ def test_reindex_embeds_missing_items_with_progress(minilm: LocalEmbedder, store
     seen: list[tuple[int, int]] = []
     assert reindex(store, minilm, ItemKind.MEMORY, lambda d, t: seen.append((d, t)), batch_size=3) == 4
     assert seen == [(3, 4), (4, 4)]
-    assert store.vector_model_counts() == {("memory", MINILM_LABEL, 384): 4}
+    assert store.vectors.model_counts() == {("memory", MINILM_LABEL, 384): 4}
     assert reindex(store, minilm, ItemKind.MEMORY) == 0
-    loaded_ids, matrix = store.load_vectors(ItemKind.MEMORY, MINILM_LABEL)
+    loaded_ids, matrix = store.vectors.load(ItemKind.MEMORY, MINILM_LABEL)
     assert list(loaded_ids) == ids and matrix.shape == (4, 384)
 
 
 def test_dimension_mismatch_triggers_background_reindex(minilm: LocalEmbedder, store: Store) -> None:
     ids = add_memories(store, FACTS)
     old = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
-    store.put_vectors(ItemKind.MEMORY, MINILM_LABEL, list(zip(ids, old, strict=True)))  # same name, wrong dim
+    store.vectors.put(ItemKind.MEMORY, MINILM_LABEL, list(zip(ids, old, strict=True)))  # same name, wrong dim
     counting = CountingEmbedder(minilm)
     service = EmbeddingService.from_embedder(counting, store)
     service.start()
     assert service.wait_idle(60)
-    assert store.vector_model_counts() == {("memory", MINILM_LABEL, 384): 4}
+    assert store.vectors.model_counts() == {("memory", MINILM_LABEL, 384): 4}
     assert service.status()["reindex"] == {"kind": "memory", "done": 4, "total": 4}
     embedder = service.current()
     assert embedder is not None
     index = shared_index(store.path, "memory", MINILM_LABEL, 384,
-                         lambda: store.load_vectors(ItemKind.MEMORY, MINILM_LABEL))
+                         lambda: store.vectors.load(ItemKind.MEMORY, MINILM_LABEL))
     hits = index.search(embedder.embed("what instrument is the user practising?"), 1)
     assert hits[0][0] == ids[2]
 
 
 def test_model_change_reindexes_everything(minilm: LocalEmbedder, store: Store) -> None:
     ids = add_memories(store, FACTS[:2])
-    store.put_vectors(ItemKind.MEMORY, "old-model", [(i, np.ones(384, np.float32)) for i in ids])
-    episode = store.insert_episode(scope="u", session_id="s", turn_index=0, chunk_index=0, role="user",
+    store.vectors.put(ItemKind.MEMORY, "old-model", [(i, np.ones(384, np.float32)) for i in ids])
+    episode = store.episodes.insert(scope="u", session_id="s", turn_index=0, chunk_index=0, role="user",
                                    content="I just got back from Lisbon.")
     assert reindex(store, minilm, ItemKind.MEMORY) == 2
     assert reindex(store, minilm, ItemKind.EPISODE) == 1
-    counts = store.vector_model_counts()
+    counts = store.vectors.model_counts()
     assert counts == {("memory", MINILM_LABEL, 384): 2, ("episode", MINILM_LABEL, 384): 1}
-    assert episode in store.get_vectors(ItemKind.EPISODE, [episode])
+    assert episode in store.vectors.get_many(ItemKind.EPISODE, [episode])
 
 
 # ----- Gemini against the stub --------------------------------------------------------------------------------

@@ -92,7 +92,7 @@ def _live_ids(engine: Bowerbird) -> list[int]:
 def test_an_update_supersedes_the_old_version(engine: Bowerbird) -> None:
     old = engine.remember("The team deploys on Fridays.", scope=SCOPE)
     new = engine.update(old.id, "The team deploys on Thursdays.", scopes=[SCOPE])
-    assert engine.store.require_memory(old.id).superseded_by == new.id
+    assert engine.store.memories.require(old.id).superseded_by == new.id
     assert _live_ids(engine) == [new.id]
 
 
@@ -108,7 +108,7 @@ def test_an_update_to_what_another_memory_says_reinforces_that_memory(engine: Bo
     old = engine.remember("The office is in Braga.", scope=SCOPE)
     merged = engine.update(old.id, "The office is in Porto.", scopes=[SCOPE])
     assert merged.id == kept.id
-    assert engine.store.require_memory(old.id).superseded_by == kept.id
+    assert engine.store.memories.require(old.id).superseded_by == kept.id
     assert _live_ids(engine) == [kept.id]
 
 
@@ -121,7 +121,7 @@ def test_an_update_to_the_same_content_keeps_the_memory(engine: Bowerbird) -> No
 
 def test_an_update_whose_supersede_fails_stores_no_new_version(engine: Bowerbird) -> None:
     old = engine.remember("The team deploys on Fridays.", scope=SCOPE)
-    engine.store._execute("""
+    engine.store.db.execute("""
         CREATE TEMP TRIGGER refuse_supersede BEFORE UPDATE OF superseded_by ON memories
         BEGIN SELECT RAISE(ABORT, 'supersede refused'); END
     """)

@@ -284,9 +284,9 @@ def test_index_loaded_from_store_round_trips(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "v.db")
     try:
         mat = unit(rng, 50)
-        store.put_vectors(ItemKind.EPISODE, "m", list(zip(range(1, 51), mat, strict=True)))
+        store.vectors.put(ItemKind.EPISODE, "m", list(zip(range(1, 51), mat, strict=True)))
         index = IndexRegistry().get(store.path, "episode", "m", DIM,
-                                    lambda: store.load_vectors(ItemKind.EPISODE, "m"))
+                                    lambda: store.vectors.load(ItemKind.EPISODE, "m"))
         assert len(index) == 50
         assert index.search(mat[9], 1)[0][0] == 10
     finally:

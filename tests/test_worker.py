@@ -229,7 +229,7 @@ def test_a_turn_captured_while_another_process_writes_reaches_the_journal(shared
     engine = shared
     _blocked_capture(engine, "I moved to Oslo in March.", "blocked-2")
     assert engine.wait_captured(30)
-    assert engine.store.next_turn_index("blocked-2") == 1  # its one row is in the journal
+    assert engine.store.journal.next_turn_index("blocked-2") == 1  # its one row is in the journal
 
 
 def test_a_killed_worker_is_replaced_and_resumes_its_rows(engine: Bowerbird) -> None:

@@ -39,7 +39,7 @@ class Capture:
     def append(self, row: dict[str, Any]) -> None:
         """Journal `row` (the keyword arguments of `Store.journal_append`) now, or right after the current writer."""
         with self._lock:
-            if not self._waiting and self.store.journal_try_append(**row) is not None:
+            if not self._waiting and self.store.journal.try_append(**row) is not None:
                 self.on_appended()
                 return
             self._waiting += 1
@@ -75,7 +75,7 @@ class Capture:
                 return
             assert isinstance(row, dict)
             try:
-                self.store.journal_append(**row)
+                self.store.journal.append(**row)
                 self.on_appended()
             except Exception:  # the store's busy policy gave up (or it closed): say so, keep the thread
                 log.exception("a captured turn could not be journaled; it is lost")

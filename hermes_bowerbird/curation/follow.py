@@ -45,7 +45,7 @@ class IndexFollower:
         if not self.vectors.ready():
             return
         with self._lock:
-            version = self.store.data_version()
+            version = self.store.db.data_version()
             if version == self._version:
                 return
             for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
@@ -58,12 +58,12 @@ class IndexFollower:
         if index is None or embedder is None:
             return
         model = embedder.model_name
-        count, top = self.store.vector_span(kind, model)
+        count, top = self.store.vectors.span(kind, model)
         seen = self._seen.get(kind)
         if seen is not None and seen.model == model and (seen.count, seen.top) == (count, top):
             return
         if seen is not None and seen.model == model and top >= seen.top:
-            ids, matrix = self.store.vectors_after(kind, model, seen.top)
+            ids, matrix = self.store.vectors.after(kind, model, seen.top)
             if seen.count + len(ids) == count:  # only new items since the last look
                 if len(ids):
                     index.add(ids, matrix)
@@ -73,13 +73,13 @@ class IndexFollower:
         self._seen[kind] = _Seen(model, count, top)
 
     def _reconcile(self, kind: ItemKind, model: str, index: VectorIndex) -> None:
-        stored = np.unique(self.store.vector_ids(kind, model))
+        stored = np.unique(self.store.vectors.ids(kind, model))
         rows = np.unique(index.row_ids())
         held = rows[np.fromiter((int(i) in index for i in rows), dtype=bool, count=len(rows))]
         missing = np.setdiff1d(stored, held, assume_unique=True)
         extra = np.setdiff1d(held, stored, assume_unique=True)
         if len(missing):
-            found = self.store.get_vectors(kind, [int(i) for i in missing])
+            found = self.store.vectors.get_many(kind, [int(i) for i in missing])
             if found:
                 index.add(np.fromiter(found, dtype=np.int64, count=len(found)), np.stack(list(found.values())))
         if len(extra):

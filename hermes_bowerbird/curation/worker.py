@@ -192,15 +192,15 @@ class CurationProcess:
     def end_session(self, scope: str, session_id: str) -> None:
         """Ask the worker to run this session's model batch (a request row it picks up within a poll)."""
         with self.store.transaction():
-            requests = _requests(self.store.get_meta(END_SESSIONS_KEY))
+            requests = _requests(self.store.meta.get(END_SESSIONS_KEY))
             if [scope, session_id] not in requests:
-                self.store.set_meta(END_SESSIONS_KEY, json.dumps([*requests, [scope, session_id]]))
+                self.store.meta.set(END_SESSIONS_KEY, json.dumps([*requests, [scope, session_id]]))
 
     def drain(self, timeout: float) -> bool:
         """Wait until no journal row is due and no request waits (True), or `timeout` passes (False)."""
         deadline = time.monotonic() + timeout
         while True:
-            if not self.store.journal_pending(limit=1) and not _requests(self.store.get_meta(END_SESSIONS_KEY)):
+            if not self.store.journal.pending(limit=1) and not _requests(self.store.meta.get(END_SESSIONS_KEY)):
                 return True
             left = deadline - time.monotonic()
             if left <= 0:
@@ -334,7 +334,7 @@ class Worker:
             if not thread.is_alive():
                 log.error("the curator thread ended; the worker exits and a parent starts another")
                 return
-            seen = store.data_version()
+            seen = store.db.data_version()
             if seen != version:
                 version = seen
                 for scope, session_id in _take_requests(store):
@@ -352,9 +352,9 @@ def _lower_priority() -> None:
 
 def _take_requests(store: Store) -> Sequence[tuple[str, str]]:
     with store.transaction():
-        requests = _requests(store.get_meta(END_SESSIONS_KEY))
+        requests = _requests(store.meta.get(END_SESSIONS_KEY))
         if requests:
-            store.set_meta(END_SESSIONS_KEY, "[]")
+            store.meta.set(END_SESSIONS_KEY, "[]")
     return [(scope, session) for scope, session in requests]
 
 

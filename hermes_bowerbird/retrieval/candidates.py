@@ -42,10 +42,10 @@ def fts_signals(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], *,
     out = []
     if memories:
         out.append(Signal("fts_memory", ItemKind.MEMORY,
-                          tuple(store.search_memories_fts(match, scopes, FTS_LIMIT))))
+                          tuple(store.search.memories(match, scopes, FTS_LIMIT))))
     if episodes:
         out.append(Signal("fts_episode", ItemKind.EPISODE,
-                          tuple(store.search_episodes_fts(match, scopes, FTS_LIMIT))))
+                          tuple(store.search.episodes(match, scopes, FTS_LIMIT))))
     return out
 
 
@@ -66,10 +66,10 @@ def entity_signals(store: Store, analysis: QueryAnalysis, scopes: Sequence[str],
         return []
     ids = list(analysis.entity_ids)
     out = [Signal("graph_entity", ItemKind.MEMORY,
-                  _count_links(store.memories_for_entities(ids, scopes, GRAPH_LIMIT * 4)))]
+                  _count_links(store.graph.memories_for_entities(ids, scopes, GRAPH_LIMIT * 4)))]
     if episodes:
         out.append(Signal("graph_entity_episode", ItemKind.EPISODE,
-                          _count_links(store.episodes_for_entities(ids, scopes, GRAPH_LIMIT * 4))))
+                          _count_links(store.graph.episodes_for_entities(ids, scopes, GRAPH_LIMIT * 4))))
     return out
 
 
@@ -77,7 +77,7 @@ def subject_signal(store: Store, analysis: QueryAnalysis, scopes: Sequence[str])
     """Memories filling the profile slots a question about the user names: current ones first, then history."""
     if not analysis.subjects:
         return []
-    ids = store.memories_by_subject(scopes, analysis.subjects, GRAPH_LIMIT)
+    ids = store.memories.by_subject(scopes, analysis.subjects, GRAPH_LIMIT)
     return [Signal("subject", ItemKind.MEMORY, tuple((i, 1.0 / rank) for rank, i in enumerate(ids, start=1)))]
 
 
@@ -101,7 +101,7 @@ def edge_signal(store: Store, seeds: Mapping[int, float], hops: int = 2) -> Sign
         if not frontier:
             break
         nxt: dict[int, float] = {}
-        for edge in store.edges_of(list(frontier)):
+        for edge in store.graph.edges_of(list(frontier)):
             for src, dst in ((edge.src_id, edge.dst_id), (edge.dst_id, edge.src_id)):
                 if src in frontier and dst not in seeds:
                     value = frontier[src] * EDGE_MULTIPLIER[edge.relation] * edge.weight * damping
@@ -131,7 +131,7 @@ class ScopeIdCache:
         key = (kind, tuple(sorted(scopes)))
         with self._lock:
             last, ids = self._cache.get(key, (0, frozenset()))
-            new = self._store.scoped_ids_after(kind, key[1], last)
+            new = self._store.search.ids_after(kind, key[1], last)
             if new or key not in self._cache:
                 ids = ids.union(new)
                 self._cache[key] = (new[-1] if new else last, ids)
@@ -139,7 +139,7 @@ class ScopeIdCache:
 
 
 class EntityNormCache:
-    """`store.entity_norms(scopes)`, reloaded only when an entity or alias was added since."""
+    """`store.graph.entity_norms(scopes)`, reloaded only when an entity or alias was added since."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -148,12 +148,12 @@ class EntityNormCache:
 
     def norms(self, scopes: Sequence[str]) -> dict[str, int]:
         key = tuple(sorted(scopes))
-        stamp = self._store.entity_stamp()
+        stamp = self._store.graph.entity_stamp()
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None and cached[0] == stamp:
                 return cached[1]
-        norms = self._store.entity_norms(key)
+        norms = self._store.graph.entity_norms(key)
         with self._lock:
             self._cache[key] = (stamp, norms)
         return norms
