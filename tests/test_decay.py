@@ -8,10 +8,10 @@ import pytest
 from fakes import FakeClock
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import EmbeddingService
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.maintenance import Maintenance, effective_importance
 from hermes_bowerbird.maintenance.decay import refresh_low_marks
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
 

@@ -24,7 +24,7 @@ from hermes_bowerbird.provider import BowerbirdProvider
 from hermes_bowerbird.types import ItemKind
 
 if TYPE_CHECKING:
-    from hermes_bowerbird.embedding import LocalEmbedder
+    from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
 SCOPE = "profile:default"

@@ -12,9 +12,9 @@ import numpy as np
 from ..types import ItemKind
 
 if TYPE_CHECKING:
-    from ..semantic import VectorTier
+    from ..embeddings.index import VectorIndex
+    from ..embeddings.tier import VectorTier
     from ..store import Store
-    from ..vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 

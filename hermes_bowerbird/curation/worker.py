@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..config import Config, RetrievalWeights, build_config
 
 if TYPE_CHECKING:
-    from ..embedding import EmbeddingService
+    from ..embeddings.service import EmbeddingService
     from ..store import Store
 
 try:
@@ -288,9 +288,9 @@ class Worker:
             os.close(lock_fd)
 
     def _serve(self) -> None:
-        from ..embedding import EmbeddingService
-        from ..llm import select_llm
-        from ..semantic import VectorTier
+        from ..embeddings.service import EmbeddingService
+        from ..embeddings.tier import VectorTier
+        from ..llm.selection import select_llm
         from ..store import Store
         from .curator import Curator, CuratorWorker
 
