@@ -1,7 +1,7 @@
 """Through the provider, on LongMemEval chat texts: prefetch at 10K beside Hermes' holographic, curation, stalls.
 
     python benchmarks/bench_provider.py [--data ../shared/data/longmemeval/lme_s_proxy_dev.jsonl]
-        [--memories 10000] [--cache /tmp/bb_provider_store] [--rebuild] [--no-write]
+        [--memories 10000] [--cache /tmp/bb_provider_store] [--rebuild] [--no-write] [--curation-only]
 
 1. Store: `--memories` haystack texts (`user_text_prefix`, ~450 chars) captured through `sync_turn` of a
    BowerbirdProvider and curated by its own curator (int8 ONNX embeddings, heuristic extraction, no LLM).
@@ -12,7 +12,9 @@
    questions in the same process. Peak RSS is read after this phase (before torch is loaded for step 4).
 3. Curation: a fresh store; the last `--curate` texts of the file captured by `sync_turn` one every 5 ms while
    the curator works; turns/s, sync_turn p50/p99 during curation, and the scheduling delay of a thread asking
-   to wake every 1 ms (p99 and max), idle first and then while curation runs.
+   to wake every 1 ms (p99 and max), idle first and then while curation runs. Run once per curation mode, one
+   after the other: `process` (the default: the memory home's worker process curates) and `thread` (in this
+   process). `--curation-only` runs just this step and prints the rows.
 4. Query embedding: the same questions through the int8 ONNX and the torch runtimes, uncached, side by side
    (torch on the first `--torch-questions` of them, interleaved with ONNX on the same ones, so that the ratio
    holds under the same load; ONNX's p50/p95 are over every question).
