@@ -1,7 +1,7 @@
 """Through the provider, on LongMemEval chat texts: prefetch at 10K beside Hermes' holographic, curation, stalls.
 
     python benchmarks/bench_provider.py [--data ../shared/data/longmemeval/lme_s_proxy_dev.jsonl]
-        [--memories 10000] [--cache /tmp/bb_provider_store] [--rebuild] [--no-write]
+        [--memories 10000] [--cache /tmp/bb_provider_store] [--rebuild] [--no-write] [--curation-only]
 
 1. Store: `--memories` haystack texts (`user_text_prefix`, ~450 chars) captured through `sync_turn` of a
    BowerbirdProvider and curated by its own curator (int8 ONNX embeddings, heuristic extraction, no LLM).
@@ -12,7 +12,9 @@
    questions in the same process. Peak RSS is read after this phase (before torch is loaded for step 4).
 3. Curation: a fresh store; the last `--curate` texts of the file captured by `sync_turn` one every 5 ms while
    the curator works; turns/s, sync_turn p50/p99 during curation, and the scheduling delay of a thread asking
-   to wake every 1 ms (p99 and max), idle first and then while curation runs.
+   to wake every 1 ms (p99 and max), idle first and then while curation runs. Run once per curation mode, one
+   after the other: `process` (the default: the memory home's worker process curates) and `thread` (in this
+   process). `--curation-only` runs just this step and prints the rows.
 4. Query embedding: the same questions through the int8 ONNX and the torch runtimes, uncached, side by side
    (torch on the first `--torch-questions` of them, interleaved with ONNX on the same ones, so that the ratio
    holds under the same load; ONNX's p50/p95 are over every question).
@@ -73,10 +75,12 @@ def load_corpus(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 @contextmanager
-def hermes_home(path: Path, models_dir: Path) -> Iterator[Path]:
+def hermes_home(path: Path, models_dir: Path, curation_mode: str = "thread") -> Iterator[Path]:
     """HERMES_HOME and the benchmark's settings in the environment for the providers made inside."""
-    saved = {k: os.environ.get(k) for k in [*SETTINGS, "HERMES_HOME", "BOWERBIRD_EMBEDDING_MODELS_DIR"]}
-    os.environ.update(SETTINGS, HERMES_HOME=str(path), BOWERBIRD_EMBEDDING_MODELS_DIR=str(models_dir))
+    saved = {k: os.environ.get(k) for k in [*SETTINGS, "HERMES_HOME", "BOWERBIRD_EMBEDDING_MODELS_DIR",
+                                            "BOWERBIRD_CURATION_MODE"]}
+    os.environ.update(SETTINGS, HERMES_HOME=str(path), BOWERBIRD_EMBEDDING_MODELS_DIR=str(models_dir),
+                      BOWERBIRD_CURATION_MODE=curation_mode)
     try:
         yield path
     finally:
@@ -239,13 +243,18 @@ class Ticker(threading.Thread):
         return samples
 
 
-def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds: float) -> dict[str, Any]:
+def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds: float, mode: str
+                   ) -> dict[str, Any]:
+    """Capture `texts` one every PACE_S while curation runs in `mode` (thread: in this process; process: in the
+    memory home's worker process, started and warmed up with one turn before the measurement)."""
     home = Path(tempfile.mkdtemp(prefix="bench-curate-"))
     ticker = Ticker()
-    with hermes_home(home, models_dir):
+    with hermes_home(home, models_dir, mode):
         provider = open_provider(home)
         assert provider.engine is not None
         provider.prefetch("warm the model")
+        provider.sync_turn("Warm-up turn: I like tea.", "Noted.", session_id="warm-up")
+        provider.engine.flush(timeout=600)  # the worker is up and its model loaded
         ticker.start()
         time.sleep(idle_seconds)
         idle = ticker.take()
@@ -263,10 +272,19 @@ def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds:
         counts = provider.engine.store.health.counts()
         provider.shutdown()
     shutil.rmtree(home, ignore_errors=True)
-    return {"turns": len(texts), "curate_s": elapsed, "turns_per_s": len(texts) / elapsed,
+    return {"mode": mode, "turns": len(texts), "curate_s": elapsed, "turns_per_s": len(texts) / elapsed,
             "sync_turn_ms": percentiles(sync_ms, 50, 99), "tick_idle_ms": percentiles(idle, 50, 99, 100),
             "tick_busy_ms": percentiles(busy, 50, 99, 100), "memories": counts["memories"],
             "episodes": counts["episodes"]}
+
+
+def curation_runs(models_dir: Path, texts: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """The curation measurement in process mode (the default) and in thread mode, one after the other."""
+    runs = {}
+    for mode in ("process", "thread"):
+        runs[mode] = bench_curation(models_dir, texts, idle_seconds=3.0, mode=mode)
+        print(json.dumps({"curation": runs[mode]}), flush=True)
+    return runs
 
 
 # ----- 4. query embedding ------------------------------------------------------------------------------------
@@ -295,8 +313,30 @@ def bench_query_embedding(models_dir: Path, questions: list[str], torch_question
 
 # ----- report ------------------------------------------------------------------------------------------------
 
-def render(store: dict[str, Any], pre: dict[str, Any], cur: dict[str, Any], emb: dict[str, tuple[float, ...]],
-           command: str) -> str:
+def curation_rows(runs: dict[str, dict[str, Any]]) -> list[tuple[str, str, str, str]]:
+    """Throughput, ticker and sync_turn rows for each curation mode, the product default (process) first."""
+    def met(ok: bool) -> str:
+        return "met" if ok else "**not met**"
+
+    rows: list[tuple[str, str, str, str]] = []
+    for mode, cur in runs.items():
+        rows += [
+            (f"curator throughput ({mode} mode)",
+             f"{cur['turns_per_s']:.1f} turns/s ({cur['turns']} turns in {cur['curate_s']:.1f} s)",
+             ">= 50 turns/s", met(cur["turns_per_s"] >= 50)),
+            (f"1 ms ticker: scheduling delay p50 / p99 / max, curator idle ({mode} mode)",
+             "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_idle_ms"]), "", ""),
+            (f"1 ms ticker: scheduling delay p50 / p99 / max, during curation ({mode} mode)",
+             "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_busy_ms"]), "p99 <= 2 ms",
+             met(cur["tick_busy_ms"][1] <= 2)),
+            (f"sync_turn p50 / p99 during curation ({mode} mode)", "{:.2f} / {:.2f} ms".format(*cur["sync_turn_ms"]),
+             "p99 <= 2 ms", met(cur["sync_turn_ms"][1] <= 2)),
+        ]
+    return rows
+
+
+def render(store: dict[str, Any], pre: dict[str, Any], runs: dict[str, dict[str, Any]],
+           emb: dict[str, tuple[float, ...]], command: str) -> str:
     ratio = pre["prefetch_ms"][0] / pre["holographic_ms"][0]
     counts = store["counts"]
     onnx, torch, paired = emb["onnx-int8"], emb["torch"], emb["onnx-int8 (torch's questions)"]
@@ -315,14 +355,7 @@ def render(store: dict[str, Any], pre: dict[str, Any], cur: dict[str, Any], emb:
         ("holographic prefetch p50 / p95 (same store texts and questions)",
          f"{pre['holographic_ms'][0]:.1f} / {pre['holographic_ms'][1]:.1f} ms", "", ""),
         ("bowerbird / holographic p50", f"{ratio:.2f}x", "<= 0.6x", met(ratio <= 0.6)),
-        ("curator throughput", f"{cur['turns_per_s']:.1f} turns/s ({cur['turns']} turns in {cur['curate_s']:.1f} s)",
-         ">= 50 turns/s", met(cur["turns_per_s"] >= 50)),
-        ("1 ms ticker: scheduling delay p50 / p99 / max, curator idle",
-         "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_idle_ms"]), "", ""),
-        ("1 ms ticker: scheduling delay p50 / p99 / max, during curation",
-         "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_busy_ms"]), "p99 <= 2 ms", met(cur["tick_busy_ms"][1] <= 2)),
-        ("sync_turn p50 / p99 during curation", "{:.2f} / {:.2f} ms".format(*cur["sync_turn_ms"]), "p99 <= 2 ms",
-         met(cur["sync_turn_ms"][1] <= 2)),
+        *curation_rows(runs),
         ("peak RSS of the prefetch phase (bowerbird + holographic)", f"{pre['peak_rss_mb']:.0f} MB", "", ""),
     ]
     lines = [f"## Through the provider at {store['texts']:,} texts (benchmarks/bench_provider.py)", "",
@@ -336,9 +369,13 @@ def render(store: dict[str, Any], pre: dict[str, Any], cur: dict[str, Any], emb:
              f"mean chars {pre['chars']:.0f} vs {pre['holographic_chars']:.0f}.", "",
              "| measure | value | target | |", "|---|---|---|---|"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
-    lines += ["", f"Curation run: the file's last {cur['turns']} texts into a fresh store, one `sync_turn` every "
+    cur = runs["process"]
+    lines += ["", f"Curation runs: the file's last {cur['turns']} texts into a fresh store, one `sync_turn` every "
               f"{PACE_S * 1000:.0f} ms while the curator works ({cur['memories']} memories, {cur['episodes']} "
-              "episodes). The machine is shared: compare the idle and busy ticker rows, and the ratios."]
+              "episodes), once per curation mode, one after the other in this run: `process` (the default: the "
+              "memory home's worker process curates) and `thread` (curation inside the Hermes process). The ticker "
+              "and `sync_turn` are measured in the Hermes process. The machine is shared: compare the idle and busy "
+              "ticker rows, and the modes."]
     return "\n".join(lines)
 
 
@@ -351,6 +388,8 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where the built stores are kept")
     parser.add_argument("--rebuild", action="store_true", help="build the stores again even when cached")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    parser.add_argument("--curation-only", action="store_true",
+                        help="only the curation runs (process and thread mode side by side); print, write nothing")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -362,13 +401,16 @@ def main() -> int:
     if len(texts) < max(args.memories, args.curate):
         print(f"only {len(texts)} distinct texts for {args.memories} and {args.curate}", file=sys.stderr)
         return 2
+    if args.curation_only:
+        runs = curation_runs(args.cache / "models", texts[-args.curate:])
+        print("\n".join(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in curation_rows(runs)))
+        return 0
     store = cached_stores(args.cache, texts, args.memories, args.rebuild)
     print(json.dumps({"store": store}), flush=True)
     warmup = ["What did we talk about last time?", "Remind me of my plans."]
     pre = bench_prefetch(args.cache, questions, warmup)
     print(json.dumps({"prefetch": pre}), flush=True)
-    cur = bench_curation(args.cache / "models", texts[-args.curate:], idle_seconds=3.0)
-    print(json.dumps({"curation": cur}), flush=True)
+    cur = curation_runs(args.cache / "models", texts[-args.curate:])
     emb = bench_query_embedding(args.cache / "models", questions, args.torch_questions)
     print(json.dumps({"query_embedding": emb}), flush=True)
     raw = {"store": store, "prefetch": pre, "curation": cur, "query_embedding": emb}

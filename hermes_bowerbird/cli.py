@@ -361,6 +361,11 @@ def _retrying_text(retrying: Mapping[str, Any]) -> str:
             f"next in {retrying.get('next_retry_seconds')} s)")
 
 
+def _worker_text(worker: Mapping[str, Any]) -> str:
+    alive = f"pid {worker.get('pid')}, alive" if worker.get("alive") else "not running"
+    return f"{alive}, backlog {worker.get('backlog', 0)}"
+
+
 def _runtime_note(embedding: Mapping[str, Any]) -> str:
     """Which runtime embeds right now (e.g. "onnx-int8" or "torch"), or the state while there is none."""
     runtime = embedding.get("runtime") or embedding.get("planned")
@@ -380,6 +385,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
         "edges": counts.get("edges", 0),
         "journal backlog": data.get("journal_backlog", 0),
         "journal retrying": _retrying_text(data.get("journal_retrying") or {}),
+        "curation worker": _worker_text(data.get("curation_worker") or {}),
         "embeddings": f"{counts.get('embeddings', 0)} stored ({_vector_models(data)}) · "
                       f"backend {embedding.get('configured', '-')}{_runtime_note(embedding)}",
         "llm": data.get("llm") or "none (heuristics)",

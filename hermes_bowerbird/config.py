@@ -26,8 +26,11 @@ _FALSE = {"0", "false", "no", "off", "n", "f", ""}
 EMBEDDING_BACKENDS = ("auto", "local", "onnx", "torch", "gemini", "none")
 # auto: the host's model inside Hermes, else Gemini when a key is set; host / gemini: only that one; none: no model
 LLM_BACKENDS = ("auto", "host", "gemini", "none")
+# process: one curation worker process per memory home (the agent's threads never wait on curation's work);
+# thread: curation on a thread of the process that captured the turn (embedded use, tests; the fallback)
+CURATION_MODES = ("process", "thread")
 # settings that name one of a fixed set of choices, written exactly as listed
-CHOICES = {"embedding_backend": EMBEDDING_BACKENDS, "llm_backend": LLM_BACKENDS}
+CHOICES = {"embedding_backend": EMBEDDING_BACKENDS, "llm_backend": LLM_BACKENDS, "curation_mode": CURATION_MODES}
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ class Config:
     llm_daily_budget: int = 200
     llm_batch_turns: int = 8
     # write path
+    curation_mode: str = "process"  # one of CURATION_MODES; thread where a worker process cannot start
     dedup_threshold: float = 0.92
     related_threshold: float = 0.75
     shutdown_drain_seconds: float = 10.0
@@ -159,7 +163,7 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
     kwargs["weights"] = _build_weights(weight_values)
     _check_types("decay_exempt_types", kwargs.get("decay_exempt_types", ""))
     for key, choices in CHOICES.items():
-        _check_choice(key, kwargs.get(key, "auto"), choices)
+        _check_choice(key, kwargs.get(key, choices[0]), choices)
     db = kwargs.get("db_path")
     kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
     return Config(**kwargs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import sqlite3
 import threading
 import time
 import weakref
@@ -13,15 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
+from .curation.capture import Capture
 from .curation.curator import Curator, CuratorWorker
 from .curation.extract import extract_candidates
+from .curation.follow import IndexFollower
 from .curation.injected import strip_injected_context
 from .curation.redact import redact
 from .curation.screen import screen
+from .curation.worker import CurationProcess, supported, worker_state
 from .embeddings.index import IndexRegistry
 from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
-from .errors import DatabaseError, InvalidInputError
+from .errors import DatabaseError, EmbeddingError, InvalidInputError
 from .llm.selection import select_llm
 from .maintenance.bulletin import BulletinBuilder
 from .maintenance.scheduler import Maintenance, RunnerLock, Scheduler, runner_lock_path
@@ -157,6 +161,12 @@ class Bowerbird:
         self.bulletins = BulletinBuilder(self.store, config, clock, self.llm)
         self.maintenance = Maintenance(self.store, self.vectors, config, clock, self.llm,
                                        profile_scope=profile_scope, bulletins=self.bulletins)
+        self.follower = IndexFollower(self.store, self.vectors)
+        # curation in a worker process unless settings, platform or an injected model (tests) say otherwise
+        self._process_wanted = config.curation_mode == "process" and supported() and embedder is None \
+            and llm is None
+        self._curation: CurationProcess | None = None
+        self._capture: Capture | None = None  # with a worker process: capture never waits on its writes
         self._worker: CuratorWorker | None = None
         self._scheduler: Scheduler | None = None
         self._importer: threading.Thread | None = None
@@ -170,16 +180,34 @@ class Bowerbird:
         """Start loading the model and the background threads (idempotent)."""
         _OPEN.add(self)
         _register_exit_hook()
+        if not self.store.readonly:
+            self._start_curation()
         self.embeddings.start()  # loads the model on its own thread, then embeds whatever has no vector yet
         if self.store.readonly:
             log.warning("memory store %s is read-only: recall works, nothing new is stored", self.config.db_path)
             return
-        if self._worker is None:
-            self._worker = CuratorWorker(self.curator, self.store)
-            self._worker.start()
         if self._scheduler is None and primary and self.config.maintenance_enabled:
             self._scheduler = Scheduler(self.maintenance, self.clock, primary=primary)
             self._scheduler.start()
+
+    def _start_curation(self) -> None:
+        """The memory home's worker process (started here if none runs), else the curator thread."""
+        if self._curation is not None or self._worker is not None:
+            return
+        if self._process_wanted:
+            process = CurationProcess(self.config, self.store, llm_backend=_llm_backend(self.llm))
+            if process.start():
+                self._curation = process
+                self._capture = Capture(self.store)
+                self.embeddings.auto_reindex = False  # the worker embeds whatever has no vector yet
+                return
+        self._worker = CuratorWorker(self.curator, self.store)
+        self._worker.start()
+
+    @property
+    def curation_mode(self) -> str | None:
+        """"process" or "thread" while this engine has curation running, else None (the CLI, read-only)."""
+        return "process" if self._curation is not None else "thread" if self._worker is not None else None
 
     # -- shared instances (Hermes makes one provider per agent in a process) --------------------------------
     @classmethod
@@ -194,24 +222,36 @@ class Bowerbird:
     # -- write path -----------------------------------------------------------------------------------------
     def capture_turn(self, user: str, assistant: str, *, scope: str, session_id: str, platform: str = "",
                      turn_index: int | None = None, source: Source = Source.TURN,
-                     created_at: float | None = None) -> int:
+                     created_at: float | None = None) -> int | None:
         """Redact and journal one turn (one short transaction); the curator does the rest in the background.
 
         `turn_index` is the caller's guess; the store settles the real index atomically (see journal_append).
+        With a worker process writing the database, a turn that would wait for its write lock is appended by
+        the capture thread instead, right after it (None then: the row id is not known yet).
         """
-        journal_id = self.store.journal.append(
-            scope=scope, session_id=session_id, turn_index=turn_index, platform=platform,
-            user=clean_text(user), assistant=clean_text(assistant), source=source, created_at=created_at)
+        row = {"scope": scope, "session_id": session_id, "turn_index": turn_index, "platform": platform,
+               "user": clean_text(user), "assistant": clean_text(assistant), "source": source,
+               "created_at": created_at}
+        if self._capture is not None:
+            self._capture.append(row)
+            return None
+        journal_id = self.store.journal.append(**row)  # type: ignore[arg-type]
         if self._worker is not None:
             self._worker.notify()
         return journal_id
 
     def end_session(self, scope: str, session_id: str) -> None:
         """A session ended or is being compressed: curate its pending model batch now (in the background)."""
-        if self._worker is not None:
+        if self._curation is not None:
+            self._curation.end_session(scope, session_id)
+        elif self._worker is not None:
             self._worker.end_session(scope, session_id)
         else:
             self.curator.end_session(scope, session_id)
+
+    def wait_captured(self, timeout: float = SHUTDOWN_SECONDS) -> bool:
+        """Wait until every turn captured so far is in the journal (a capture thread may still hold some)."""
+        return self._capture is None or self._capture.drain(timeout)
 
     def curate_now(self, limit: int | None = None) -> int:
         """Curate pending journal rows on this thread (CLI imports, tests, benchmarks without threads)."""
@@ -334,11 +374,20 @@ class Bowerbird:
                exclude: Collection[tuple[str, int]] = (), include_episodes: bool = True,
                min_relevance: float = 0.0, touch: bool = True) -> list[Hit]:
         """Ranked hits; `touch=False` leaves access counts alone (a person looking is not the agent using them)."""
+        self._follow()
         request = RecallRequest(query=storable(query), scopes=tuple(scopes), limit=limit or self.config.recall_limit,
                                 types=tuple(types), since=since, until=until, budget_tokens=budget_tokens,
                                 explain=explain, exclude_ids=frozenset(exclude),
                                 include_episodes=include_episodes, min_relevance=min_relevance)
         return self.retriever.search(request, touch=touch)
+
+    def _follow(self) -> None:
+        """The vector indexes take in what another process (the curation worker) stored since the last search."""
+        try:
+            self.follower.follow()
+        except (DatabaseError, sqlite3.Error, EmbeddingError):
+            log.warning("could not refresh the vector index from the store; searching what it holds",
+                        exc_info=True)
 
     @staticmethod
     def format_hits(hits: Sequence[Hit], budget_tokens: int | None) -> str:
@@ -372,6 +421,8 @@ class Bowerbird:
             "llm": self.llm.name if self.llm is not None else None,
             "threads": {"curator": self._worker is not None and self._worker.is_alive(),
                         "maintenance": self._scheduler is not None and self._scheduler.is_alive()},
+            "curation_worker": {"mode": self.curation_mode, **worker_state(self.store.path).as_dict(),
+                                "backlog": journal.get("pending", 0)},
         }
 
     # -- the inspector: listings and the owner's edits --------------------------------------------------------
@@ -466,6 +517,9 @@ class Bowerbird:
 
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until every journal row is curated (True) or the timeout passes (False)."""
+        if self._curation is not None:
+            deadline = time.monotonic() + timeout
+            return self.wait_captured(timeout) and self._curation.drain(_left(deadline))
         if self._worker is None:
             self.curate_now()
             return True
@@ -487,6 +541,9 @@ class Bowerbird:
         self.embeddings.stop(timeout=0)  # a running reindex stops after its batch; loading cannot be cut short
         if self._worker is not None:
             self._worker.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
+        elif self._curation is not None:
+            self.wait_captured(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
+            self._curation.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
         if self._stop_threads(deadline):
             self.store.close()
         else:
@@ -497,6 +554,10 @@ class Bowerbird:
     def _stop_threads(self, deadline: float) -> bool:
         """Stop and join the engine's threads until `deadline`; True when none is left running."""
         stopped = True
+        if self._capture is not None:
+            stopped = self._capture.stop(timeout=_left(deadline) / 2) and stopped
+        if self._curation is not None:
+            stopped = self._curation.stop(timeout=min(1.0, _left(deadline))) and stopped
         if self._worker is not None:
             stopped = self._worker.stop(timeout=_left(deadline)) and stopped
         if self._importer is not None:
@@ -511,6 +572,13 @@ class Bowerbird:
             self.store.close()
         else:
             log.warning("bowerbird threads still running at interpreter exit after %.0fs", seconds)
+
+
+def _llm_backend(llm: LLM | None) -> str:
+    """The backend a worker process uses to reach the same model as this engine ("none" without one)."""
+    if llm is None:
+        return "none"
+    return "host" if llm.name.startswith("host") else "gemini" if llm.name.startswith("gemini") else "none"
 
 
 def _left(deadline: float) -> float:

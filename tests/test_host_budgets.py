@@ -94,6 +94,40 @@ def test_pending_turns_resume_at_the_next_start(queued: tuple[Config, float]) ->
     assert _journal(config) == {"done": TURNS}
 
 
+@pytest.fixture(scope="module")
+def queued_in_process_mode(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, float]:
+    """1,000 turns synced while the memory home's worker process loads its model, then shut down."""
+    config = _config(tmp_path_factory.mktemp("queued-process"), import_markdown=False, curation_mode="process")
+    provider = BowerbirdProvider(config)
+    provider.initialize("busy", hermes_home=str(config.hermes_home), platform="cli")
+    for i in range(TURNS):
+        provider.sync_turn(f"Turn {i}: the nightly export of shard {i} finished at {i % 24:02d}:15.", "Noted.")
+    started = time.monotonic()
+    provider.shutdown()
+    return config, time.monotonic() - started
+
+
+def test_shutdown_in_process_mode_does_not_wait_for_the_worker(queued_in_process_mode: tuple[Config, float]
+                                                               ) -> None:
+    _, seconds = queued_in_process_mode
+    assert seconds < GENEROUS_SECONDS
+
+
+def test_the_worker_leaves_with_its_last_provider(queued_in_process_mode: tuple[Config, float]) -> None:
+    from hermes_bowerbird.curation.worker import worker_state
+
+    config, _ = queued_in_process_mode
+    deadline = time.monotonic() + 30
+    while worker_state(config.db_path).alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not worker_state(config.db_path).alive
+
+
+def test_turns_the_worker_did_not_curate_stay_in_the_journal(queued_in_process_mode: tuple[Config, float]) -> None:
+    config, _ = queued_in_process_mode
+    assert sum(_journal(config).values()) == TURNS
+
+
 @pytest.fixture
 def big_memory_md(tmp_path: Path) -> Path:
     folder = tmp_path / "memories"

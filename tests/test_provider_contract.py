@@ -140,8 +140,9 @@ def teacher(opened: Callable[..., BowerbirdProvider]) -> BowerbirdProvider:
 
 def _queue_and_wait(provider: BowerbirdProvider, query: str) -> None:
     provider.queue_prefetch(query)
-    assert provider._queued is not None
-    provider._queued[2].result(timeout=30)
+    queued = provider.recall.queued()
+    assert queued is not None
+    queued.result(timeout=30)
 
 
 def test_prefetch_collects_the_queued_recall_for_the_same_query(teacher: BowerbirdProvider) -> None:
@@ -160,7 +161,7 @@ def test_prefetch_computes_afresh_when_the_query_differs(teacher: BowerbirdProvi
 def test_a_queued_recall_is_used_once(teacher: BowerbirdProvider) -> None:
     _queue_and_wait(teacher, "Who is my violin teacher?")
     teacher.prefetch("Who is my violin teacher?")
-    assert teacher._queued is None
+    assert teacher.recall.queued() is None
 
 
 def test_a_queued_recall_never_repeats_what_the_session_was_given(teacher: BowerbirdProvider) -> None:
@@ -172,7 +173,7 @@ def test_a_queued_recall_never_repeats_what_the_session_was_given(teacher: Bower
 
 def test_trivial_prompts_queue_nothing(teacher: BowerbirdProvider) -> None:
     teacher.queue_prefetch("thanks!")
-    assert teacher._queued is None
+    assert teacher.recall.queued() is None
 
 
 # -- turn_author on a shared chat ------------------------------------------------------------------------------

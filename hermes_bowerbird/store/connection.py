@@ -70,6 +70,46 @@ class Connection:
                 raise
             db.retry_busy(lambda: self._conn.execute("COMMIT"))
 
+    @contextmanager
+    def try_transaction(self) -> Iterator[bool]:
+        """A transaction when the write lock is free right now (yields True), else none (False): never waits for
+        another thread or process. Inside this thread's own transaction it joins that one."""
+        if not self._lock.acquire(blocking=False):
+            yield False
+            return
+        try:
+            if self._guarded(lambda: self._conn.in_transaction):
+                yield True
+                return
+            if not self._begin_now():
+                yield False
+                return
+            try:
+                yield True
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            db.retry_busy(lambda: self._conn.execute("COMMIT"))
+        finally:
+            self._lock.release()
+
+    def _begin_now(self) -> bool:
+        """BEGIN IMMEDIATE without SQLite's busy wait; False when another connection holds the write lock."""
+        self._conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            return True
+        except sqlite3.OperationalError as exc:
+            if db.is_busy(exc):
+                return False
+            raise
+        finally:
+            self._conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
+
+    def data_version(self) -> int:
+        """SQLite's data_version: changes whenever another connection (another process) commits to the file."""
+        return int(self.scalar("PRAGMA data_version"))
+
     def _guarded(self, action: Callable[[], T]) -> T:
         try:
             return action()

@@ -52,6 +52,11 @@ class Journal:
             """, (scope, session_id, index, platform, str(source), user, assistant, created))
             return int(cursor.lastrowid or 0)
 
+    def try_append(self, **row: Any) -> int | None:
+        """`append` without waiting: None at once when another thread or process holds the write lock."""
+        with self._db.try_transaction() as began:
+            return self.append(**row) if began else None
+
     def _turn_at(self, session_id: str, turn_index: int) -> sqlite3.Row | None:
         """id, user_content and assistant_content of the session's row at this index, if any."""
         rows = self._db.query("""

@@ -56,6 +56,36 @@ class Vectors:
         flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4")
         return ids, flat.reshape(len(rows), dims.pop()).astype(np.float32, copy=False)
 
+    def span(self, kind: ItemKind, model: str) -> tuple[int, int]:
+        """(how many, highest item id) of the stored vectors of one kind and model."""
+        row = self._db.query("""
+            SELECT count(*) AS n, coalesce(max(item_id), 0) AS top
+            FROM embeddings
+            WHERE model = ? AND kind = ?
+        """, (model, str(kind)))[0]
+        return int(row["n"]), int(row["top"])
+
+    def ids(self, kind: ItemKind, model: str) -> np.ndarray:
+        """Item ids (int64) of the stored vectors of one kind and model."""
+        rows = self._db.query("""
+            SELECT item_id
+            FROM embeddings
+            WHERE model = ? AND kind = ?
+        """, (model, str(kind)))
+        return np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
+
+    def after(self, kind: ItemKind, model: str, after_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """Stored vectors of one kind and model with item ids above `after_id`: (int64 ids, float32 matrix)."""
+        rows = self._db.query("""
+            SELECT item_id, vector
+            FROM embeddings
+            WHERE model = ? AND kind = ? AND item_id > ?
+            ORDER BY item_id
+        """, (model, str(kind), after_id))
+        ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
+        flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4").astype(np.float32)
+        return ids, flat.reshape(len(rows), -1) if rows else flat.reshape(0, 0)
+
     def get_many(self, kind: ItemKind, ids: Sequence[int]) -> dict[int, np.ndarray]:
         out: dict[int, np.ndarray] = {}
         for chunk in chunks(list(ids), SQL_VARS - 1):

@@ -1,0 +1,85 @@
+"""Capture: journal a turn at once when the database is free, else on the capture thread as soon as it is.
+
+With curation in a worker process, that process holds the database's write lock for a whole curated row. A turn
+captured meanwhile is not made to wait for it: the row goes to the capture thread, which appends it the moment the
+lock frees (rows keep their order: while any row waits there, later ones queue behind it). Flush and shutdown drain
+the thread first, so what was captured is in the journal before anything reads it back.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+log = logging.getLogger(__name__)
+
+THREAD_NAME = "bowerbird-capture"
+_STOP = object()
+
+
+class Capture:
+    """Appends journal rows without waiting on another writer; a named thread takes the rows that would wait."""
+
+    def __init__(self, store: Store, on_appended: Callable[[], None] = lambda: None) -> None:
+        self.store = store
+        self.on_appended = on_appended
+        self._queue: queue.Queue[object] = queue.Queue()
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._waiting = 0
+        self._thread: threading.Thread | None = None
+
+    def append(self, row: dict[str, Any]) -> None:
+        """Journal `row` (the keyword arguments of `Store.journal_append`) now, or right after the current writer."""
+        with self._lock:
+            if not self._waiting and self.store.journal.try_append(**row) is not None:
+                self.on_appended()
+                return
+            self._waiting += 1
+            self._queue.put(row)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
+                self._thread.start()
+
+    def drain(self, timeout: float) -> bool:
+        """Wait until every row handed to the thread is in the journal (True) or `timeout` passes (False)."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._waiting:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(left)
+        return True
+
+    def stop(self, timeout: float) -> bool:
+        """Append what waits (within `timeout`), then end the thread; True when it ended."""
+        thread = self._thread
+        if thread is None:
+            return True
+        self._queue.put(_STOP)
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    def _run(self) -> None:
+        while True:
+            row = self._queue.get()
+            if row is _STOP:
+                return
+            assert isinstance(row, dict)
+            try:
+                self.store.journal.append(**row)
+                self.on_appended()
+            except Exception:  # the store's busy policy gave up (or it closed): say so, keep the thread
+                log.exception("a captured turn could not be journaled; it is lost")
+            finally:
+                with self._idle:
+                    self._waiting -= 1
+                    self._idle.notify_all()
