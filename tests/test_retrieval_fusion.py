@@ -16,7 +16,6 @@ from hermes_bowerbird.retrieval.fusion import (
     current_head,
     demote_stale_episodes,
     demote_superseded,
-    jaccard,
     make_similarity,
     mmr,
     rescore,
@@ -129,11 +128,6 @@ def test_similarity_prefers_vectors_when_both_have_one() -> None:
     similarity = make_similarity(vectors, {(M, 1): "same", (M, 2): "same", (M, 3): "same"})
     assert similarity((M, 1), (M, 2)) == pytest.approx(0.0)
     assert similarity((M, 1), (M, 3)) == pytest.approx(1.0)  # falls back to words
-
-
-def test_jaccard() -> None:
-    assert jaccard("a b c", "b c d") == pytest.approx(0.5)
-    assert jaccard("", "x") == 0.0
 
 
 EXEMPT = frozenset({MemoryType.IDENTITY, MemoryType.DECISION, MemoryType.PROCEDURE})

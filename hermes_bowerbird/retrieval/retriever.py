@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import overload
 
 import numpy as np
@@ -17,6 +17,7 @@ from ..types import Clock, Episode, ItemKind, Memory, Provenance
 from . import candidates as cand
 from . import gate
 from .budget import fit_to_budget
+from .candidates import Signal
 from .fusion import (
     Fused,
     Key,
@@ -27,24 +28,26 @@ from .fusion import (
     mmr,
     rescore,
     session_prior,
-    signal_weight,
     spread_to_neighbours,
     weighted_rrf,
 )
 from .query import QueryAnalysis, analyze_query
-from .rerank import COVERAGE_WORDS, TermStats, rerank
+from .rerank import TermStats, rerank
 from .results import Hit, RecallRequest, item_key
 from .scoring import effective_importance
+from .signals import SIGNALS, SignalInput, SignalSpec, Stage, fusion_weights, run_stage
+from .tuning import (
+    COVERAGE_WORDS,
+    EDGE_SEEDS,
+    MAX_LIMIT,
+    MIN_MMR_POOL,
+    MMR_POOL_FACTOR,
+    RELEVANCE_POOL,
+    RERANK_POOL,
+    SUCCESSOR_HOPS,
+)
 
 log = logging.getLogger(__name__)
-
-MAX_LIMIT = 100
-EDGE_SEEDS = 5  # best memories whose typed edges are followed
-MMR_POOL_FACTOR = 3  # MMR chooses among this many x limit best candidates
-MIN_MMR_POOL = 20
-RERANK_POOL = 60  # the best candidates the second stage re-weighs (at least; MMR's pool when larger)
-RELEVANCE_POOL = 100  # candidates whose relevance is checked against a floor
-SUCCESSOR_HOPS = 3
 
 
 @dataclass
@@ -62,8 +65,8 @@ class _Items:
 
 
 class Retriever:
-    """Query analysis -> full-text, vector and graph candidates -> weighted RRF -> rescoring -> rerank of the best
-    by the items themselves -> MMR -> budget.
+    """Query analysis -> candidates from every signal of the registry (retrieval/signals.py) -> weighted RRF ->
+    rescoring -> rerank of the best by the items themselves -> MMR -> budget.
 
     With `parallel=True` the query embedding and vector search run on a small owned thread pool while
     full-text and graph queries run on the caller's thread. The default is sequential: on 2 cores with
@@ -71,8 +74,9 @@ class Retriever:
     """
 
     def __init__(self, store: Store, vectors: VectorTier, config: Config, clock: Clock, *,
-                 parallel: bool = False) -> None:
+                 parallel: bool = False, signals: Sequence[SignalSpec] = SIGNALS) -> None:
         self.store = store
+        self.signals = tuple(signals)
         self.vectors = vectors
         self.config = config
         self.clock = clock
@@ -127,17 +131,20 @@ class Retriever:
             return []
         now = self.clock()
         analysis = self.analyze(request.query, scopes)
-        episodes_on = request.include_episodes and not request.types
-        signals, vector_note, query_vector = self._collect(analysis, scopes, episodes_on)
-        weights = {s.name: signal_weight(s.name, self.config.weights) for s in signals}
+        kinds = kinds_of(episodes_on(request))
+        given = SignalInput(self.store, self.vectors, analysis, scopes,
+                            allowed=lambda kind: self._scope_ids.allowed(kind, scopes))
+        signals, vector_note, given = self._collect(given, kinds)
+        query_vector = given.query_vector
+        weights = fusion_weights(self.signals, self.config.weights)
         fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         items = self._hydrate(fused, request, scopes)
-        fused = self._expand(fused, items, signals, weights, request, scopes, analysis)
+        fused = self._expand(fused, items, signals, weights, request, given)
         limit = min(request.limit, MAX_LIMIT)
         pool = max(RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR)
         ranked = self._rank(fused, items, analysis, query_vector, now, pool)
         if request.min_relevance > 0:
-            ranked = self._relevant(ranked, self._baseline(scopes, kinds_of(episodes_on), query_vector),
+            ranked = self._relevant(ranked, self._baseline(scopes, kinds, query_vector),
                                     request.min_relevance)
         chosen = self._diversify(ranked, items, limit)
         missing = [e.key[1] for e in chosen if e.key[0] is ItemKind.MEMORY and e.key[1] not in items.provenance]
@@ -149,27 +156,21 @@ class Retriever:
             self.store.touch([h.id for h in hits if h.kind is ItemKind.MEMORY])
         return hits
 
-    def _collect(self, analysis: QueryAnalysis, scopes: tuple[str, ...],
-                 episodes_on: bool) -> tuple[list[cand.Signal], str, np.ndarray | None]:
-        kinds = kinds_of(episodes_on)
-        future: Future[tuple[list[cand.Signal], np.ndarray | None]] | None = None
+    def _collect(self, given: SignalInput, kinds: list[ItemKind]) -> tuple[list[Signal], str, SignalInput]:
+        """The query and vector stages' signals, a note when vectors were unavailable, and the input with the
+        query vector (None without a model)."""
+        future: Future[tuple[list[Signal], SignalInput]] | None = None
         if self._pool is not None:
-            future = self._pool.submit(self._vector_signals, analysis.semantic_text or analysis.text, scopes, kinds)
-        signals = cand.fts_signals(self.store, analysis, scopes, episodes=episodes_on)
-        signals += cand.entity_signals(self.store, analysis, scopes, episodes=episodes_on)
-        signals += cand.subject_signal(self.store, analysis, scopes)
-        vector, query_vector = (future.result() if future is not None
-                                else self._vector_signals(analysis.semantic_text or analysis.text, scopes, kinds))
+            future = self._pool.submit(self._vector_signals, given, kinds)
+        signals = run_stage(self.signals, Stage.QUERY, given, kinds)
+        vector, given = future.result() if future is not None else self._vector_signals(given, kinds)
         notes = {s.note for s in vector if s.note}
-        return signals + vector, "; ".join(sorted(notes)), query_vector
+        return signals + vector, "; ".join(sorted(notes)), given
 
-    def _vector_signals(self, text: str, scopes: tuple[str, ...],
-                        kinds: list[ItemKind]) -> tuple[list[cand.Signal], np.ndarray | None]:
-        query_vector = self.vectors.embed_query(text) if self.vectors.ready() else None
-        if query_vector is None:
-            return cand.vector_signals(self.vectors, None, {}, kinds), None
-        allowed = {k: self._scope_ids.allowed(k, scopes) for k in kinds}
-        return cand.vector_signals(self.vectors, query_vector, allowed, kinds), query_vector
+    def _vector_signals(self, given: SignalInput, kinds: list[ItemKind]) -> tuple[list[Signal], SignalInput]:
+        text = given.analysis.semantic_text or given.analysis.text
+        given = replace(given, query_vector=self.vectors.embed_query(text) if self.vectors.ready() else None)
+        return run_stage(self.signals, Stage.VECTOR, given, kinds), given
 
     def _relevant(self, ranked: list[Fused], base: gate.Baseline | None, floor: float) -> list[Fused]:
         """The candidates whose gate relevance (see `gate.relevance`) reaches `floor`; recorded as a signal.
@@ -222,22 +223,24 @@ class Retriever:
                 items.episodes[episode.id] = episode
         return items
 
-    def _expand(self, fused: dict[Key, Fused], items: _Items, signals: list[cand.Signal],
-                weights: dict[str, float], request: RecallRequest, scopes: tuple[str, ...],
-                analysis: QueryAnalysis) -> dict[Key, Fused]:
-        """Add memories reached along typed edges of the best hits, and successors of superseded ones.
+    def _expand(self, fused: dict[Key, Fused], items: _Items, signals: list[Signal], weights: dict[str, float],
+                request: RecallRequest, given: SignalInput) -> dict[Key, Fused]:
+        """Add what the expansion signals reach from the best memories (typed edges), and successors of superseded
+        ones.
 
         For questions about the user or about the present ("where do I live now"), episodes that stated only
         superseded facts bring those facts (and so their successors) along and are demoted with them.
         """
+        scopes, analysis = given.scopes, given.analysis
         best = sorted((e for e in fused.values() if e.key[0] is ItemKind.MEMORY and items.get(e.key)),
                       key=lambda e: -e.score)[:EDGE_SEEDS]
         if best:
             top = best[0].score or 1.0
-            edge = cand.edge_signal(self.store, {e.key[1]: e.score / top for e in best})
-            if edge.ranked:
-                weights = {**weights, edge.name: signal_weight(edge.name, self.config.weights)}
-                fused = weighted_rrf([*signals, edge], weights, self.config.weights.rrf_k)
+            seeds = replace(given, seeds={e.key[1]: e.score / top for e in best})
+            reached = [s for s in run_stage(self.signals, Stage.EXPANSION, seeds, kinds_of(episodes_on(request)))
+                       if s.ranked]
+            if reached:
+                fused = weighted_rrf([*signals, *reached], weights, self.config.weights.rrf_k)
         if analysis.about_user or analysis.recency > 0:
             self._add_stated(fused, items, request, scopes)
         self._add_successors(fused, items, request, scopes)
@@ -373,8 +376,13 @@ class _ScopeKeys(Sequence[Key]):
         return self._keys[index]
 
 
-def kinds_of(episodes_on: bool) -> list[ItemKind]:
-    return [ItemKind.MEMORY, ItemKind.EPISODE] if episodes_on else [ItemKind.MEMORY]
+def episodes_on(request: RecallRequest) -> bool:
+    """Whether a request searches episodes too (not when it asks for memories of given types)."""
+    return request.include_episodes and not request.types
+
+
+def kinds_of(with_episodes: bool) -> list[ItemKind]:
+    return [ItemKind.MEMORY, ItemKind.EPISODE] if with_episodes else [ItemKind.MEMORY]
 
 
 def _order(entry: Fused) -> tuple[float, bool, int]:

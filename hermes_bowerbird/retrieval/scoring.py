@@ -14,10 +14,9 @@ import math
 from collections.abc import Collection, Mapping
 
 from ..config import Config
+from ..timestamps import DAY
 from ..types import Memory, MemoryType
-
-DAY_SECONDS = 86_400.0
-MAX_ACCESS_BOOST = 2.0
+from .tuning import MAX_ACCESS_BOOST
 
 # Half-life multiplier per type (x config.weights.decay_half_life_days) for types not exempt from decay.
 TYPE_HALF_LIFE_FACTOR: Mapping[MemoryType, float] = {
@@ -51,7 +50,7 @@ def decay_factor(memory: Memory, now: float, half_life_days: float,
     if half_life_days <= 0 or memory.type in exempt:
         return 1.0
     last = max(memory.created_at, memory.accessed_at or 0.0)
-    elapsed_days = max(0.0, now - last) / DAY_SECONDS
+    elapsed_days = max(0.0, now - last) / DAY
     return float(0.5 ** (elapsed_days / (half_life_days * factor)))
 
 
