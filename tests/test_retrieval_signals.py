@@ -8,11 +8,19 @@ from pathlib import Path
 import pytest
 
 from hermes_bowerbird.config import RetrievalWeights, build_config
-from hermes_bowerbird.embedding import EmbeddingService
+from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
 from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever
 from hermes_bowerbird.retrieval.candidates import Ranked
 from hermes_bowerbird.retrieval.query import analyze_query
-from hermes_bowerbird.retrieval.signals import SIGNALS, SignalInput, SignalSpec, Stage, fusion_weights
+from hermes_bowerbird.retrieval.signals import (
+    SIGNALS,
+    Match,
+    SignalInput,
+    SignalSpec,
+    Stage,
+    fusion_weights,
+    lean_on_meaning,
+)
 from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
@@ -125,3 +133,65 @@ def test_a_vector_signal_without_a_query_vector_says_so(home: Home) -> None:
     given = SignalInput(home.store, home.vectors, analyze_query("anything", NOW), SCOPES)
     vector = next(spec for spec in SIGNALS if spec.stage is Stage.VECTOR)
     assert vector.run(given).note == "vector index not ready"
+
+
+BASE = {"fts_memory": 0.7, "vector_memory": 0.5, "vector_episode": 0.8}
+
+
+@pytest.mark.parametrize(("evidence", "expected"), [
+    (0.0, 1.5),  # no keyword of the question found: the vector signal counts 1 + 2 times
+    (0.25, 1.0),  # half of `enough`: 1 + 2 x 0.5
+    (0.5, 0.5),  # enough keyword evidence: unchanged
+    (1.0, 0.5),
+])
+def test_a_question_the_keywords_miss_leans_on_meaning(evidence: float, expected: float) -> None:
+    assert lean_on_meaning(SIGNALS, BASE, evidence, lean=2.0, enough=0.5)["vector_memory"] == pytest.approx(expected)
+
+
+def test_the_lean_leaves_keyword_signals_alone() -> None:
+    assert lean_on_meaning(SIGNALS, BASE, 0.0, lean=2.0, enough=0.5)["fts_memory"] == 0.7
+
+
+def test_no_lean_leaves_every_weight() -> None:
+    assert lean_on_meaning(SIGNALS, BASE, 0.0, lean=0.0) == BASE
+
+
+@pytest.mark.parametrize(("name", "matches"), [
+    ("fts_memory", Match.WORDS),
+    ("fts_episode", Match.WORDS),
+    ("vector_memory", Match.MEANING),
+    ("vector_episode", Match.MEANING),
+    ("graph_entity", Match.OTHER),
+    ("subject", Match.OTHER),
+    ("graph_edge", Match.OTHER),
+])
+def test_each_signal_says_what_it_matches(name: str, matches: Match) -> None:
+    assert next(spec for spec in SIGNALS if spec.name == name).matches is matches
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+def fact_position(tmp_path: Path, embedder: LocalEmbedder, lean: str) -> int:
+    """Where a fact told in other words than the question ranks among turns that share the question's words."""
+    store = Store.open(tmp_path / f"lean{lean}.db", clock=lambda: NOW)
+    vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
+    said = ["Dinner with the Harrisons is on Saturday at eight.", "The team dinner budget is forty pounds a head.",
+            "Never go into the server room without a badge.", "I can't stand coriander, it tastes like soap to me."]
+    ids = []
+    for n, text in enumerate(said):
+        ids.append(store.insert_episode(scope="user:a", session_id=f"s{n}", turn_index=0, chunk_index=0,
+                                        role="user", content=text))
+        vectors.add(ItemKind.EPISODE, [(ids[-1], text)])
+    retriever = Retriever(store, vectors, build_config(tmp_path, {"weights.meaning_lean": lean}), lambda: NOW)
+    hits = retriever.search(RecallRequest("Which herb must never go into my dinners?", SCOPES, limit=4), touch=False)
+    retriever.close()
+    store.close()
+    return [h.id for h in hits].index(ids[-1])
+
+
+def test_a_question_in_other_words_ranks_its_fact_higher_with_the_lean(tmp_path: Path,
+                                                                       embedder: LocalEmbedder) -> None:
+    assert fact_position(tmp_path, embedder, "2.0") < fact_position(tmp_path, embedder, "0")

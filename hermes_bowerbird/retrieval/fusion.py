@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -197,6 +197,19 @@ class KeywordCoverage:
             return 0.0
         found = {match[:STEM_CHARS].lower() for match in self._pattern.findall(text)}
         return sum(self.weights.get(stem, 0.0) for stem in found) / self.total
+
+
+def keyword_evidence(signals: Iterable[Signal], names: Collection[str], text_of: Callable[[Key], str | None],
+                     coverage: KeywordCoverage, top: int) -> float:
+    """The best keyword coverage among the first `top` visible items of the named (keyword) signals; 0 when none."""
+    best = 0.0
+    for signal in signals:
+        if signal.name not in names:
+            continue
+        texts = (text_of((signal.kind, item_id)) for item_id, _ in signal.ranked)
+        for text in [t for t in texts if t is not None][:top]:
+            best = max(best, coverage(text))
+    return best
 
 
 Similarity = Callable[[Key, Key], float]

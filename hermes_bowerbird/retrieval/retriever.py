@@ -24,6 +24,7 @@ from .fusion import (
     KeywordCoverage,
     demote_stale_episodes,
     demote_superseded,
+    keyword_evidence,
     make_similarity,
     mmr,
     rescore,
@@ -35,10 +36,11 @@ from .query import QueryAnalysis, analyze_query
 from .rerank import TermStats, rerank
 from .results import Hit, RecallRequest, item_key
 from .scoring import effective_importance
-from .signals import SIGNALS, SignalInput, SignalSpec, Stage, fusion_weights, run_stage
+from .signals import SIGNALS, Match, SignalInput, SignalSpec, Stage, fusion_weights, lean_on_meaning, run_stage
 from .tuning import (
     COVERAGE_WORDS,
     EDGE_SEEDS,
+    EVIDENCE_TOP,
     MAX_LIMIT,
     MIN_MMR_POOL,
     MMR_POOL_FACTOR,
@@ -139,10 +141,14 @@ class Retriever:
         weights = fusion_weights(self.signals, self.config.weights)
         fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         items = self._hydrate(fused, request, scopes)
+        coverage = self._coverage(analysis)
+        if self.config.weights.meaning_lean > 0:
+            weights = self._lean(signals, weights, items, coverage)
+            fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         fused = self._expand(fused, items, signals, weights, request, given)
         limit = min(request.limit, MAX_LIMIT)
         pool = max(RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR)
-        ranked = self._rank(fused, items, analysis, query_vector, now, pool)
+        ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
         if request.min_relevance > 0:
             ranked = self._relevant(ranked, self._baseline(scopes, kinds, query_vector),
                                     request.min_relevance)
@@ -280,7 +286,7 @@ class Retriever:
                 fused[key] = Fused(key, source.score if source else 0.0, {"successor_of": float(memory.id)})
 
     def _rank(self, fused: dict[Key, Fused], items: _Items, analysis: QueryAnalysis,
-              query_vector: np.ndarray | None, now: float, pool_size: int) -> list[Fused]:
+              query: tuple[np.ndarray | None, KeywordCoverage], now: float, pool_size: int) -> list[Fused]:
         """Fused scores -> session and neighbour lifts -> importance, type and time -> the `pool_size` best are
         reranked by the items themselves -> superseded items demoted below their successors."""
         weights = self.config.weights
@@ -293,14 +299,26 @@ class Retriever:
                           else weights.episode_importance)
             rescore(entry, item, analysis, now, weights, importance)
         pool = sorted(fused.values(), key=_order)[:pool_size]
-        self._rerank(pool, items, analysis, query_vector)
+        self._rerank(pool, items, *query)
         kept = {e.key: e for e in pool}
         demote_superseded(kept, items.memories, now, weights.superseded_penalty)
         demote_stale_episodes(kept, items.stale_episodes, items.memories, weights.superseded_penalty)
         return sorted(pool, key=_order)
 
-    def _rerank(self, pool: list[Fused], items: _Items, analysis: QueryAnalysis,
-                query_vector: np.ndarray | None) -> None:
+    def _coverage(self, analysis: QueryAnalysis) -> KeywordCoverage:
+        words = analysis.keywords[:COVERAGE_WORDS]
+        return KeywordCoverage(words, self._terms.idf(set(words)))
+
+    def _lean(self, signals: list[Signal], weights: dict[str, float], items: _Items,
+              coverage: KeywordCoverage) -> dict[str, float]:
+        """Weights leaning on meaning as far as the best keyword matches fail to hold the query's keywords."""
+        words = {spec.name for spec in self.signals if spec.matches is Match.WORDS}
+        evidence = keyword_evidence(signals, words, lambda key: _text(items.get(key)), coverage, EVIDENCE_TOP)
+        return lean_on_meaning(self.signals, weights, evidence, self.config.weights.meaning_lean,
+                               self.config.weights.meaning_enough)
+
+    def _rerank(self, pool: list[Fused], items: _Items, query_vector: np.ndarray | None,
+                coverage: KeywordCoverage) -> None:
         for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
             ids = [e.key[1] for e in pool if e.key[0] is kind]
             if ids and self.vectors.ready():
@@ -308,8 +326,6 @@ class Retriever:
         cosines = ({} if query_vector is None else
                    {key: float(np.dot(vector, query_vector)) for key, vector in items.vectors.items()})
         texts = {e.key: _content(items.get(e.key)) for e in pool}
-        words = analysis.keywords[:COVERAGE_WORDS]
-        coverage = KeywordCoverage(words, self._terms.idf(set(words)))
         rerank(pool, coverage_of=coverage, texts=texts, cosines=cosines, weights=self.config.weights)
 
     def _diversify(self, ranked: list[Fused], items: _Items, limit: int) -> list[Fused]:
@@ -392,6 +408,10 @@ def _order(entry: Fused) -> tuple[float, bool, int]:
 
 def _content(item: Memory | Episode | None) -> str:
     return item.content if item is not None else ""
+
+
+def _text(item: Memory | Episode | None) -> str | None:
+    return item.content if item is not None else None
 
 
 def _visible_memory(memory: Memory, request: RecallRequest, scopes: tuple[str, ...]) -> bool:

@@ -31,6 +31,14 @@ class Stage(enum.Enum):
     EXPANSION = "expansion"  # the best memories the other signals found (their ids and shares of the best score)
 
 
+class Match(enum.Enum):
+    """What a signal's candidates share with the query: its words, its meaning, or something else (links)."""
+
+    WORDS = "words"
+    MEANING = "meaning"
+    OTHER = "other"
+
+
 @dataclass(frozen=True)
 class SignalInput:
     """Everything a signal may search with; `allowed` gives the ids of a kind the request's scopes hold."""
@@ -54,6 +62,7 @@ class SignalSpec:
     stage: Stage
     find: Callable[[SignalInput], Ranked]
     weight: Callable[[RetrievalWeights], float]
+    matches: Match = Match.OTHER
 
     def run(self, given: SignalInput) -> Signal:
         if self.stage is Stage.VECTOR and given.query_vector is None:
@@ -80,14 +89,15 @@ MEMORY, EPISODE = ItemKind.MEMORY, ItemKind.EPISODE
 
 # The order is the order signals are fused in (it decides nothing but floating-point summation order).
 SIGNALS: tuple[SignalSpec, ...] = (
-    SignalSpec("fts_memory", MEMORY, Stage.QUERY, _full_text(MEMORY), lambda w: w.fts_memory),
-    SignalSpec("fts_episode", EPISODE, Stage.QUERY, _full_text(EPISODE), lambda w: w.fts_episode),
+    SignalSpec("fts_memory", MEMORY, Stage.QUERY, _full_text(MEMORY), lambda w: w.fts_memory, Match.WORDS),
+    SignalSpec("fts_episode", EPISODE, Stage.QUERY, _full_text(EPISODE), lambda w: w.fts_episode, Match.WORDS),
     SignalSpec("graph_entity", MEMORY, Stage.QUERY, _entity_links(MEMORY), lambda w: w.graph),
     SignalSpec("graph_entity_episode", EPISODE, Stage.QUERY, _entity_links(EPISODE), lambda w: w.graph),
     SignalSpec("subject", MEMORY, Stage.QUERY,
                lambda given: cand.subject_slots(given.store, given.analysis, given.scopes), lambda w: w.subject),
-    SignalSpec("vector_memory", MEMORY, Stage.VECTOR, _nearest(MEMORY), lambda w: w.vector_memory),
-    SignalSpec("vector_episode", EPISODE, Stage.VECTOR, _nearest(EPISODE), lambda w: w.vector_episode),
+    SignalSpec("vector_memory", MEMORY, Stage.VECTOR, _nearest(MEMORY), lambda w: w.vector_memory, Match.MEANING),
+    SignalSpec("vector_episode", EPISODE, Stage.VECTOR, _nearest(EPISODE), lambda w: w.vector_episode,
+               Match.MEANING),
     SignalSpec("graph_edge", MEMORY, Stage.EXPANSION,
                lambda given: cand.typed_edges(given.store, given.seeds), lambda w: w.graph),
 )
@@ -96,6 +106,16 @@ SIGNALS: tuple[SignalSpec, ...] = (
 def fusion_weights(specs: Iterable[SignalSpec], weights: RetrievalWeights) -> dict[str, float]:
     """Each signal's fusion weight by name."""
     return {spec.name: spec.weight(weights) for spec in specs}
+
+
+def lean_on_meaning(specs: Iterable[SignalSpec], weights: Mapping[str, float], evidence: float,
+                    lean: float, enough: float = 1.0) -> dict[str, float]:
+    """The weights with every meaning signal's multiplied by 1 + lean x max(0, 1 - evidence / enough), where evidence
+    (0..1) is how much of the query the best keyword matches hold: a question in other words than the store's
+    leans on meaning, one whose keywords are found (`enough` of them) does not."""
+    factor = 1.0 + lean * max(0.0, 1.0 - max(0.0, evidence) / enough)
+    meaning = {spec.name for spec in specs if spec.matches is Match.MEANING}
+    return {name: weight * factor if name in meaning else weight for name, weight in weights.items()}
 
 
 def run_stage(specs: Iterable[SignalSpec], stage: Stage, given: SignalInput,

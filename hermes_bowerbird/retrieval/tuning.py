@@ -26,6 +26,7 @@ SUCCESSOR_HOPS = 3  # a matched stale memory brings successors this many version
 SUCCESSOR_MARGIN = 0.99  # a superseded memory scores at most this share of its successor: always just below it
 RECENCY_HALF_LIFE_DAYS = 30.0  # "recently" favours items of the last month; each 30 days halves the bonus
 SESSION_TOP = 2  # a session's strength is the sum of its best two episode scores (one lucky turn is not a session)
+EVIDENCE_TOP = 3  # keyword evidence is the best coverage among each full-text signal's first three visible items
 DUPLICATE_OFF = 1.01  # MMR's duplicate threshold when none is given: above any similarity, so nothing is dropped
 
 # -- keyword coverage (retrieval/fusion.py, retrieval/rerank.py) ----------------------------------------------------
