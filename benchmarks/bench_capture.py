@@ -38,8 +38,9 @@ from report import write_section  # noqa: E402
 from hermes_bowerbird.config import build_config  # noqa: E402
 from hermes_bowerbird.curation.curator import Curator, CuratorWorker  # noqa: E402
 from hermes_bowerbird.curation.redact import redact  # noqa: E402
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder  # noqa: E402
-from hermes_bowerbird.semantic import VectorTier  # noqa: E402
+from hermes_bowerbird.embeddings.service import EmbeddingService  # noqa: E402
+from hermes_bowerbird.embeddings.tier import VectorTier  # noqa: E402
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder  # noqa: E402
 from hermes_bowerbird.store import Store  # noqa: E402
 from hermes_bowerbird.types import Memory  # noqa: E402
 
@@ -100,7 +101,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def capture(store: Store, turn: Turn, i: int, worker: CuratorWorker | None = None) -> int:
     """What the engine does on the host's thread: redact both texts, one INSERT, wake the worker."""
-    journal_id = store.journal_append(scope=SCOPE, session_id=f"bench-{turn.session_id}", turn_index=i,
+    journal_id = store.journal.append(scope=SCOPE, session_id=f"bench-{turn.session_id}", turn_index=i,
                                       platform="cli", user=redact(turn.user), assistant=redact(turn.assistant))
     if worker is not None:
         worker.notify()
@@ -123,7 +124,7 @@ def bench_capture(turns: list[Turn], n: int, vectors_embedder: LocalEmbedder | N
                 started = time.perf_counter_ns()
                 capture(store, turn, i, worker)
                 samples.append((time.perf_counter_ns() - started) / 1e6)
-            backlog = store.journal_counts().get("pending", 0)
+            backlog = store.journal.counts().get("pending", 0)
             if worker is not None:
                 worker.stop(30)
             store.close()
@@ -148,7 +149,7 @@ def bench_throughput(turns: list[Turn], n: int, embedder: LocalEmbedder) -> dict
         drained = worker.drain(1800)
         elapsed = time.perf_counter() - started
         worker.stop(30)
-        counts = store.counts()
+        counts = store.health.counts()
         store.close()
     chars = sum(len(t.user) + len(t.assistant) for t in turns[:n]) / max(1, n)
     return {"turns": n, "seconds": round(elapsed, 2), "turns_per_s": round(n / elapsed, 1), "drained": drained,
@@ -186,18 +187,18 @@ def replay(turns: list[Turn], embedder: LocalEmbedder | None, truth: dict[str, A
         started = time.perf_counter()
         for i, turn in enumerate(turns):
             now[0] = turn.timestamp
-            store.journal_append(scope=SCOPE, session_id=turn.session_id, turn_index=turn.turn_index,
+            store.journal.append(scope=SCOPE, session_id=turn.session_id, turn_index=turn.turn_index,
                                  platform="cli", user=redact(turn.user), assistant=redact(turn.assistant),
                                  created_at=turn.timestamp)
             if i + 1 == len(turns) or turns[i + 1].session_id != turn.session_id:
                 curator.run_pending()  # at the session's end, with the clock at its last message
         elapsed = time.perf_counter() - started
         now[0] = turns[-1].timestamp + 1
-        everything = store.list_memories([SCOPE], order="oldest")
+        everything = store.memories.find([SCOPE], order="oldest")
         current = [m for m in everything if m.is_current(now[0])]
         facts = _facts(truth["final_profile"], current)
         changes = [_change(c, everything, current) for c in truth["changes"]]
-        counts = store.counts()
+        counts = store.health.counts()
         store.close()
     return {
         "turns": len(turns), "seconds": round(elapsed, 1), "memories": len(everything), "current": len(current),

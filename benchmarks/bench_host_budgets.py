@@ -51,7 +51,7 @@ def _provider(home: Path, session: str, **settings: Any) -> BowerbirdProvider:
 def _pending(home: Path) -> int:
     store = Store.open(home / "bowerbird" / "memory.db")
     try:
-        return int(store.journal_counts().get("pending", 0))
+        return int(store.journal.counts().get("pending", 0))
     finally:
         store.close()
 
@@ -81,7 +81,7 @@ def bench_initialize(entries: int) -> dict[str, float]:
         assert engine is not None
         engine.wait_import(None)
         import_s = time.perf_counter() - started
-        held = sum(engine.store.count_memories(provider.visible).values())
+        held = sum(engine.store.memories.count_by_type(provider.visible).values())
         provider.shutdown()
     return {"initialize_ms": round(init_ms, 1), "import_s": round(import_s, 1), "memories": held}
 

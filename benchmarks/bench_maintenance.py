@@ -28,14 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report import machine_line, rss_mb, write_section
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import EmbeddingService
+from hermes_bowerbird.embeddings.index import normalize_rows
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.maintenance import Maintenance
 from hermes_bowerbird.maintenance.associate import CURSOR_KEY as ASSOCIATE_CURSOR
 from hermes_bowerbird.maintenance.consolidate import CURSOR_KEY as CONSOLIDATE_CURSOR
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
-from hermes_bowerbird.vectors import normalize_rows
 
 DIM = 384
 DAY = 86_400.0
@@ -119,7 +119,7 @@ def build(path: Path, n: int, config: Config, seed: int = 7) -> tuple[Store, Vec
     matrix = vectors_for(n, rng)
     for start in range(0, n, 10_000):
         chunk = range(start + 1, min(n, start + 10_000) + 1)
-        store.put_vectors(ItemKind.MEMORY, RandomEmbedder.model_name,
+        store.vectors.put(ItemKind.MEMORY, RandomEmbedder.model_name,
                           [(i, matrix[i - 1]) for i in chunk])
     vectors = VectorTier(store, EmbeddingService.from_embedder(RandomEmbedder(), store, cache=False))
     return store, vectors, clock
@@ -147,8 +147,8 @@ def bench_size(n: int, new: int, workdir: Path) -> list[str]:
     load_s, load_mb, _ = timed(lambda: {"rows": len(vectors.index(ItemKind.MEMORY) or [])})
     maintenance = Maintenance(store, vectors, config, clock)
     first_new = n - new
-    store.set_meta(ASSOCIATE_CURSOR, str(first_new))
-    store.set_meta(CONSOLIDATE_CURSOR, str(first_new))
+    store.meta.set(ASSOCIATE_CURSOR, str(first_new))
+    store.meta.set(CONSOLIDATE_CURSOR, str(first_new))
     rows = [f"| {n:,} | index load | {load_s:.2f} | {load_mb:.0f} | {n:,} vectors |"]
     clock.now = T_END - (config.prune_grace_days + 1) * DAY
     plan = [("decay", "decay", T_END - (config.prune_grace_days + 1) * DAY),

@@ -113,7 +113,7 @@ def build_stores(cache: Path, texts: list[tuple[str, str]], count: int) -> dict[
         assert provider.engine is not None
         provider.engine.flush(timeout=24 * 3600)
         provider.engine.embeddings.wait_idle(3600)
-        counts = provider.engine.store.counts()
+        counts = provider.engine.store.health.counts()
         provider.shutdown()
     fill_s = time.perf_counter() - started
     holo_s = fill_holographic(cache / "holographic.db", [text for _, text in texts[:count]])
@@ -260,7 +260,7 @@ def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds:
         elapsed = time.perf_counter() - started
         busy = ticker.take()
         ticker.stop_event.set()
-        counts = provider.engine.store.counts()
+        counts = provider.engine.store.health.counts()
         provider.shutdown()
     shutil.rmtree(home, ignore_errors=True)
     return {"turns": len(texts), "curate_s": elapsed, "turns_per_s": len(texts) / elapsed,
@@ -273,7 +273,8 @@ def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds:
 
 def bench_query_embedding(models_dir: Path, questions: list[str], torch_questions: int
                           ) -> dict[str, tuple[float, ...]]:
-    from hermes_bowerbird.embedding import LocalEmbedder, OnnxEmbedder
+    from hermes_bowerbird.embeddings.onnx_runtime import OnnxEmbedder
+    from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
     embedders = {"onnx-int8": OnnxEmbedder(models_dir), "torch": LocalEmbedder()}
     for embedder in embedders.values():

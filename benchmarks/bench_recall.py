@@ -41,10 +41,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from report import machine_line, write_section  # noqa: E402
 
 from hermes_bowerbird.config import Config, build_config, load_config  # noqa: E402
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder, OnnxEmbedder, WrappedEmbedder  # noqa: E402
+from hermes_bowerbird.embeddings.cache import WrappedEmbedder  # noqa: E402
+from hermes_bowerbird.embeddings.onnx_runtime import OnnxEmbedder  # noqa: E402
+from hermes_bowerbird.embeddings.service import EmbeddingService  # noqa: E402
+from hermes_bowerbird.embeddings.tier import VectorTier  # noqa: E402
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder  # noqa: E402
 from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
 from hermes_bowerbird.retrieval.query import STOP_WORDS, extract_keywords, tokens  # noqa: E402
-from hermes_bowerbird.semantic import VectorTier  # noqa: E402
 from hermes_bowerbird.store import Store, fts_match_expression  # noqa: E402
 from hermes_bowerbird.types import ItemKind, Provenance  # noqa: E402
 
@@ -173,7 +176,7 @@ def _ingest_direct(turns: Sequence[Turn], embedder: FileCachedEmbedder, config: 
     vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
     batch: list[tuple[int, str]] = []
     for scope, session_id, turn_index, role, text, created_at in turns:
-        episode_id = store.insert_episode(scope=scope, session_id=session_id, turn_index=turn_index,
+        episode_id = store.episodes.insert(scope=scope, session_id=session_id, turn_index=turn_index,
                                           chunk_index=0, role=role, content=text, created_at=created_at)
         batch.append((episode_id, text))
     for start in range(0, len(batch), 512):
@@ -278,7 +281,7 @@ def turn_metrics(ranked: Sequence[Sequence[str]], evidence: frozenset[str]) -> d
 
 def run_locomo(system: System, questions: Sequence[Question], embedder: FileCachedEmbedder) -> dict[str, Scores]:
     out = {"engine": Scores(), "fts5": Scores(), "vector": Scores()}
-    episode_ids = {scope: system.store.scoped_ids_after(ItemKind.EPISODE, [scope]) for scope in
+    episode_ids = {scope: system.store.search.ids_after(ItemKind.EPISODE, [scope]) for scope in
                    {q.scope for q in questions}}
     for q in questions:
         started = time.perf_counter()
@@ -296,12 +299,12 @@ def run_locomo(system: System, questions: Sequence[Question], embedder: FileCach
 def _baseline_fts(system: System, q: Question, k: int = 10) -> list[list[str]]:
     """bm25 over turns for the question's keywords as the engine extracts them (stop words only add noise)."""
     match = fts_match_expression(" ".join(extract_keywords(q.text)))
-    ids = [i for i, _ in system.store.search_episodes_fts(match, [q.scope], k)] if match else []
+    ids = [i for i, _ in system.store.search.episodes(match, [q.scope], k)] if match else []
     return _episode_slots(system, ids)
 
 
 def _episode_slots(system: System, ids: Sequence[int]) -> list[list[str]]:
-    episodes = system.store.get_episodes(ids)
+    episodes = system.store.episodes.get_many(ids)
     return [[f"{episodes[i].session_id}#{episodes[i].turn_index}"] for i in ids if i in episodes]
 
 
@@ -336,7 +339,7 @@ def latency_at_scale(embedder: FileCachedEmbedder, texts: Sequence[str], questio
                                                    source=Source.IMPORT, provenance=(Provenance("scale", i),)))
             memories.append((memory.id, text))
         else:
-            episodes.append((store.insert_episode(scope="user:scale", session_id=f"scale:{i // 40}",
+            episodes.append((store.episodes.insert(scope="user:scale", session_id=f"scale:{i // 40}",
                                                   turn_index=i % 40, chunk_index=0, role="user", content=text), text))
     vectors.add(ItemKind.EPISODE, episodes)
     vectors.add(ItemKind.MEMORY, memories)
@@ -413,7 +416,7 @@ def run_persona(system: System, truth: dict[str, Any]) -> dict[str, Any]:
         intruders = sum(any(mentions(t, f) for t in texts) for f in pair["expected_irrelevant_facts"])
         pairs.append({"id": pair["query_id"], "expected": len(pair["expected_relevant_facts"]), "found": found,
                       "irrelevant": len(pair["expected_irrelevant_facts"]), "intruding": intruders})
-    return {"changes": changes, "pairs": pairs, "kinds": system.store.counts()}
+    return {"changes": changes, "pairs": pairs, "kinds": system.store.health.counts()}
 
 
 def _first_rank(hits: Sequence[Any], value: str, unless: str | None = None) -> int | None:
@@ -562,7 +565,7 @@ def run_lme(questions: Sequence[LmeQuestion], embedder: FileCachedEmbedder, work
 
 def _baseline_vector(system: System, embedder: FileCachedEmbedder, text: str, scope: str,
                      k: int) -> list[list[str]]:
-    ids = set(system.store.scoped_ids_after(ItemKind.EPISODE, [scope]))
+    ids = set(system.store.search.ids_after(ItemKind.EPISODE, [scope]))
     ranked = system.vectors.search(ItemKind.EPISODE, embedder.embed(text), k, ids)
     return _episode_slots(system, [i for i, _ in ranked])
 
@@ -635,7 +638,7 @@ def run_everyday(data: Everyday, embedder: FileCachedEmbedder, workdir: Path,
                                 lambda hit, terms=terms: holds(hit.content, terms)))
     gate += [gate_record(holder.retriever, q, provider.visible, False, lambda hit: False)
              for q in data.unanswerable]
-    counts = {k: v for k, v in holder.store.counts().items() if k in ("memories", "episodes")}
+    counts = {k: v for k, v in holder.store.health.counts().items() if k in ("memories", "episodes")}
     provider.shutdown()
     holder.release()
     return {"facts": len(data.facts), "asks": len(data.asks), "unanswerable": len(data.unanswerable),
@@ -866,7 +869,7 @@ def _locomo_part(args: argparse.Namespace, embedder: FileCachedEmbedder, workdir
     meta["gates"]["LoCoMo"] = gate_curve(meta["locomo_gate"])
     meta |= {"mode": f"{system.mode} ({ingest_seconds:.0f} s)", "questions": len(questions),
              "data": args.data.name, "locomo_questions": questions,
-             "counts": {k: v for k, v in system.store.counts().items()
+             "counts": {k: v for k, v in system.store.health.counts().items()
                         if k in ("memories", "episodes", "entities", "edges")}}
     system.retriever.close()
     system.close()

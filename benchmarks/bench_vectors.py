@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from report import machine_line, percentiles, rss_mb, write_section
 
+from hermes_bowerbird.embeddings.index import VectorIndex, normalize_rows
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind
-from hermes_bowerbird.vectors import VectorIndex, normalize_rows
 
 DIM = 384
 NEVER = 2**62  # an ANN threshold that is never reached
@@ -102,10 +102,10 @@ def bench_load(n: int) -> dict[str, str]:
         try:
             for start in range(0, n, 10_000):
                 block = data[start:start + 10_000]
-                store.put_vectors(ItemKind.MEMORY, "bench", list(zip(range(start + 1, start + 1 + len(block)),
+                store.vectors.put(ItemKind.MEMORY, "bench", list(zip(range(start + 1, start + 1 + len(block)),
                                                                        block, strict=True)))
             started = time.perf_counter()
-            ids, matrix = store.load_vectors(ItemKind.MEMORY, "bench")
+            ids, matrix = store.vectors.load(ItemKind.MEMORY, "bench")
             loaded = time.perf_counter() - started
             index = VectorIndex.from_arrays(ids, matrix, ann_threshold=NEVER)
             total = time.perf_counter() - started

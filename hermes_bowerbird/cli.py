@@ -318,13 +318,13 @@ def status(state: State) -> None:
     """Counts by type, journal backlog, embedding state, database path and bulletin age."""
     engine = state.engine()
     info = engine.status()
-    by_type = engine.store.count_memories(state.visible)
-    bulletin = engine.store.latest_bulletin(state.write_scope)
+    by_type = engine.store.memories.count_by_type(state.visible)
+    bulletin = engine.store.bulletins.latest(state.write_scope)
     vector_models = {f"{kind}/{model}/{dim}": n for (kind, model, dim), n in
-                     engine.store.vector_model_counts().items()}
+                     engine.store.vectors.model_counts().items()}
     embedding = dict(info.get("embedding") or {})  # type: ignore[call-overload]
     if not embedding.get("runtime"):
-        from .embedding import planned_runtime
+        from .embeddings.service import planned_runtime
 
         embedding["planned"] = planned_runtime(engine.config)
     data = {**info, "embedding": embedding, "scopes": list(state.visible), "visible_memories": by_type,
@@ -493,7 +493,7 @@ def list_command(state: State, types: Sequence[str], include_old: bool, quaranti
         emit(state, {"count": len(held), "memories": [{**memory_json(m), "quarantine": r} for m, r in held]},
              lambda: render.quarantine_table(held) or "No quarantined memories.")
         return
-    memories = engine.store.list_memories(state.visible, types=[MemoryType(t) for t in types],
+    memories = engine.store.memories.find(state.visible, types=[MemoryType(t) for t in types],
                                           current_only=not include_old, limit=limit)
     emit(state, {"count": len(memories), "memories": [memory_json(m) for m in memories]},
          lambda: render.memories_table(memories) or "No memories.")
@@ -537,7 +537,7 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
     curated = 0 if no_curate else _curate(state, engine)
     data = {"format": kind, "path": str(path), "turns": applied.journaled, "skipped": applied.skipped,
             "sessions": plan.sessions, "curated": curated,
-            "memories": sum(engine.store.count_memories(state.visible).values())}
+            "memories": sum(engine.store.memories.count_by_type(state.visible).values())}
     skipped = f" ({applied.skipped} already imported)" if applied.skipped else ""
     emit(state, data, f"Imported {applied.journaled} turns{skipped} in {plan.sessions} sessions from "
                       f"{path.name}; curated {curated} journal rows ({data['memories']} memories now).")
@@ -545,7 +545,7 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
 
 def _curate(state: State, engine: Bowerbird) -> int:
     """Run the curator on this thread over every pending journal row, with a progress bar on a terminal."""
-    total = engine.store.journal_counts().get("pending", 0)
+    total = engine.store.journal.counts().get("pending", 0)
     done = 0
     with progress_bar(state, "curating", total) as update_bar:
         while True:

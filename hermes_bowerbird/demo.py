@@ -157,7 +157,7 @@ def _report(engine: Bowerbird, scope: str, visible: tuple[str, ...], script: Dem
 
 
 def _captured(engine: Bowerbird, visible: Sequence[str], say: Echo) -> dict[str, list[str]]:
-    memories = engine.store.list_memories(visible, current_only=False, order="oldest")
+    memories = engine.store.memories.find(visible, current_only=False, order="oldest")
     by_type: dict[str, list[str]] = {}
     say(f"\n{_RULE}\nCaptured memories by type ({len(memories)})\n{_RULE}")
     for kind in MemoryType:
@@ -187,7 +187,7 @@ def _recall(engine: Bowerbird, visible: Sequence[str], questions: Sequence[str],
 
 
 def _superseded(engine: Bowerbird, visible: Sequence[str], say: Echo) -> list[Mapping[str, Any]]:
-    memories = engine.store.list_memories(visible, current_only=False, order="oldest")
+    memories = engine.store.memories.find(visible, current_only=False, order="oldest")
     by_id = {m.id: m for m in memories}
     stale = [m for m in memories if m.superseded_by is not None]
     say(f"{_RULE}\nSuperseded facts (kept as history, demoted in recall)\n{_RULE}")

@@ -18,14 +18,15 @@ from .curation.extract import extract_candidates
 from .curation.injected import strip_injected_context
 from .curation.redact import redact
 from .curation.screen import screen
-from .embedding import EmbeddingService
+from .embeddings.index import IndexRegistry
+from .embeddings.service import EmbeddingService
+from .embeddings.tier import VectorTier
 from .errors import DatabaseError, InvalidInputError
-from .llm import select_llm
+from .llm.selection import select_llm
 from .maintenance.bulletin import BulletinBuilder
 from .maintenance.scheduler import Maintenance, RunnerLock, Scheduler, runner_lock_path
 from .retrieval import Hit, RecallRequest, Retriever, format_hits
 from .sanitize import storable
-from .semantic import VectorTier
 from .store import Store
 from .types import (
     LLM,
@@ -45,7 +46,6 @@ from .types import (
     Relation,
     Source,
 )
-from .vectors import REGISTRY as VECTOR_INDEXES
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +72,12 @@ class EngineFiles:
 
     Hermes builds a provider per agent (gateway users, resumed sessions), so `open_shared` keeps one engine
     per file. Every engine over a file, shared or not, is counted; when the last one shuts down, the file's
-    in-memory vector indexes (process-wide in `vectors.REGISTRY`) are dropped, so a database deleted and
-    recreated at the same path never answers from the old one's vectors.
+    in-memory vector indexes and its reindex lock (in `indexes`, which every engine's embedding service is given)
+    are dropped, so a database deleted and recreated at the same path never answers from the old one's vectors.
     """
 
     def __init__(self) -> None:
+        self.indexes = IndexRegistry()
         self._shared: dict[str, Bowerbird] = {}
         self._shared_lock = threading.Lock()  # held while a shared engine starts
         self._open: dict[str, int] = {}
@@ -116,7 +117,7 @@ class EngineFiles:
                 self._open[key] = left
                 return
             self._open.pop(key, None)
-            VECTOR_INDEXES.drop(path)
+            self.indexes.drop(path)
 
 
 FILES = EngineFiles()
@@ -145,8 +146,10 @@ class Bowerbird:
         self.store = Store.open(config.db_path, clock=clock)
         FILES.opened(self.store.path)
         reindex = not self.store.readonly  # a read-only store embeds queries only, and stores nothing
-        self.embeddings = (EmbeddingService.from_embedder(embedder, self.store, auto_reindex=reindex)
-                           if embedder is not None else EmbeddingService(config, self.store, auto_reindex=reindex))
+        self.embeddings = (
+            EmbeddingService.from_embedder(embedder, self.store, auto_reindex=reindex, indexes=FILES.indexes)
+            if embedder is not None
+            else EmbeddingService(config, self.store, auto_reindex=reindex, indexes=FILES.indexes))
         self.vectors = VectorTier(self.store, self.embeddings, ann_threshold=config.ann_threshold)
         self.llm = llm if llm is not None else select_llm(config, self.store, clock)
         self.curator = Curator(self.store, self.vectors, config, clock, self.llm)
@@ -196,7 +199,7 @@ class Bowerbird:
 
         `turn_index` is the caller's guess; the store settles the real index atomically (see journal_append).
         """
-        journal_id = self.store.journal_append(
+        journal_id = self.store.journal.append(
             scope=scope, session_id=session_id, turn_index=turn_index, platform=platform,
             user=clean_text(user), assistant=clean_text(assistant), source=source, created_at=created_at)
         if self._worker is not None:
@@ -278,7 +281,7 @@ class Bowerbird:
         The new version goes through the curator like any stored memory (dedup, entity links, same-subject
         supersession), in one transaction with superseding the old: content another current memory already
         holds reinforces that one, which then supersedes the old; the old's own content only reinforces it."""
-        old = self.store.require_memory(memory_id, scopes)
+        old = self.store.memories.require(memory_id, scopes)
         text = clean_text(content).strip()
         if not text:
             raise InvalidInputError("the new content is empty")
@@ -292,36 +295,36 @@ class Bowerbird:
         """Quarantine a memory whose text could steer a model (host files get the host's strict screen)."""
         reasons = screen(text, strict=strict)
         if reasons:
-            self.store.quarantine(ItemKind.MEMORY, memory_id, ", ".join(reasons))
+            self.store.quarantine_item(ItemKind.MEMORY, memory_id, ", ".join(reasons))
 
     def release_quarantined(self, memory_id: int, *, scopes: Sequence[str], actor: str = "user") -> bool:
         """Let a quarantined memory be recalled again (and the episodes of its turns); False if it was not held."""
-        memory = self.store.require_memory(memory_id, scopes)
+        memory = self.store.memories.require(memory_id, scopes)
         released = self.store.release(ItemKind.MEMORY, memory.id, actor=actor)
         if released and memory.session_id:
-            turns = {(p.session_id, p.turn_index) for p in self.store.provenance([memory.id])[memory.id]}
-            for episode in self.store.list_episodes([memory.scope], session_id=memory.session_id):
+            turns = {(p.session_id, p.turn_index) for p in self.store.provenance.of([memory.id])[memory.id]}
+            for episode in self.store.episodes.find([memory.scope], session_id=memory.session_id):
                 if (episode.session_id, episode.turn_index) in turns:
                     self.store.release(ItemKind.EPISODE, episode.id, actor=actor)
         return released
 
     def quarantined(self, scopes: Sequence[str]) -> list[tuple[Memory, str]]:
         """Held-back memories of these scopes with the reason, newest first."""
-        held = self.store.quarantined(ItemKind.MEMORY)
-        memories = self.store.get_memories(held)
+        held = self.store.quarantine.reasons(ItemKind.MEMORY)
+        memories = self.store.memories.get_many(held)
         return sorted(((m, held[m.id]) for m in memories.values() if m.scope in scopes),
                       key=lambda pair: -pair[0].created_at)
 
     def forget(self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool") -> Memory:
-        memory = self.store.require_memory(memory_id, scopes)
+        memory = self.store.memories.require(memory_id, scopes)
         self.store.forget(memory.id, reason=reason or "forgotten on request", actor=actor)
         self.vectors.remove(ItemKind.MEMORY, [memory.id])
-        return self.store.require_memory(memory.id)
+        return self.store.memories.require(memory.id)
 
     def relate(self, src: int, dst: int, relation: Relation, *, scopes: Sequence[str],
                actor: str = "tool") -> Edge:
-        self.store.require_memory(src, scopes)
-        self.store.require_memory(dst, scopes)
+        self.store.memories.require(src, scopes)
+        self.store.memories.require(dst, scopes)
         return self.store.add_edge(src, dst, relation, 1.0, actor=actor, reason="related on request")
 
     # -- read path ------------------------------------------------------------------------------------------
@@ -342,29 +345,29 @@ class Bowerbird:
         return format_hits(hits, budget_tokens)
 
     def show(self, memory_id: int, *, scopes: Sequence[str]) -> MemoryDetail:
-        memory = self.store.require_memory(memory_id, scopes)
-        entity_ids = self.store.entities_of_memories([memory.id]).get(memory.id, [])
+        memory = self.store.memories.require(memory_id, scopes)
+        entity_ids = self.store.graph.entities_of_memories([memory.id]).get(memory.id, [])
         return MemoryDetail(
-            memory=memory, edges=tuple(self.store.edges_of([memory.id])),
-            provenance=tuple(self.store.provenance([memory.id])[memory.id]),
-            audit=tuple(self.store.audit_for(memory.id)),
-            entities=tuple(self.store.get_entities(entity_ids).values()),
-            quarantine=self.store.quarantined(ItemKind.MEMORY, [memory.id]).get(memory.id))
+            memory=memory, edges=tuple(self.store.graph.edges_of([memory.id])),
+            provenance=tuple(self.store.provenance.of([memory.id])[memory.id]),
+            audit=tuple(self.store.audit.of_memory(memory.id)),
+            entities=tuple(self.store.graph.get_entities(entity_ids).values()),
+            quarantine=self.store.quarantine.reasons(ItemKind.MEMORY, [memory.id]).get(memory.id))
 
     def bulletin(self, scope: str, *, visible: Sequence[str] | None = None, force: bool = False,
                  synthesise: bool = True) -> Bulletin | None:
         return self.bulletins.current(scope, tuple(visible or (scope,)), force=force, synthesise=synthesise)
 
     def status(self) -> dict[str, object]:
-        journal = self.store.journal_counts()
+        journal = self.store.journal.counts()
         return {
             "db_path": str(self.config.db_path),
             "read_only": self.store.readonly,
-            "memories": self.store.count_memories(),
-            "counts": self.store.counts(),
+            "memories": self.store.memories.count_by_type(),
+            "counts": self.store.health.counts(),
             "journal_backlog": journal.get("pending", 0),
             "journal": journal,
-            "journal_retrying": self.store.journal_retrying(),
+            "journal_retrying": self.store.journal.retrying(),
             "embedding": self.embeddings.status(),
             "llm": self.llm.name if self.llm is not None else None,
             "threads": {"curator": self._worker is not None and self._worker.is_alive(),
@@ -374,26 +377,26 @@ class Bowerbird:
     # -- the inspector: listings and the owner's edits --------------------------------------------------------
     def scopes(self) -> dict[str, int]:
         """Every scope in this file with its count of live memories."""
-        return self.store.memory_scopes()
+        return self.store.memories.scopes()
 
     def list_memories(self, scopes: Sequence[str], *, types: Sequence[MemoryType] = (), current_only: bool = True,
                       include_forgotten: bool = False, limit: int = 200) -> list[Memory]:
         """Newest first; `current_only` hides superseded and expired ones."""
-        return self.store.list_memories(scopes, types=types, current_only=current_only,
+        return self.store.memories.find(scopes, types=types, current_only=current_only,
                                         include_forgotten=include_forgotten, limit=limit)
 
     def versions(self, memory_id: int, *, scopes: Sequence[str], limit: int = 50) -> list[Memory]:
         """The supersession chain through `memory_id`, oldest version first."""
-        chain = [self.store.require_memory(memory_id, scopes)]
+        chain = [self.store.memories.require(memory_id, scopes)]
         while len(chain) < limit:
-            older = [e.dst_id for e in self.store.edges_of([chain[0].id])
+            older = [e.dst_id for e in self.store.graph.edges_of([chain[0].id])
                      if e.relation is Relation.UPDATES and e.src_id == chain[0].id]
-            found = self.store.get_memory(older[0]) if older else None
+            found = self.store.memories.get(older[0]) if older else None
             if found is None or found.id in {m.id for m in chain}:
                 break
             chain.insert(0, found)
         while chain[-1].superseded_by is not None and len(chain) < limit:
-            newer = self.store.get_memory(chain[-1].superseded_by)
+            newer = self.store.memories.get(chain[-1].superseded_by)
             if newer is None or newer.id in {m.id for m in chain}:
                 break
             chain.append(newer)
@@ -401,29 +404,29 @@ class Bowerbird:
 
     def source_turns(self, memory_id: int, *, scopes: Sequence[str], limit: int = 20) -> list[Episode]:
         """The verbatim turns a memory came from, as far as they are still kept."""
-        memory = self.store.require_memory(memory_id, scopes)
-        wanted = self.store.provenance([memory.id])[memory.id][:limit]
+        memory = self.store.memories.require(memory_id, scopes)
+        wanted = self.store.provenance.of([memory.id])[memory.id][:limit]
         turns: list[Episode] = []
         for session_id in dict.fromkeys(p.session_id for p in wanted):
             indexes = {p.turn_index for p in wanted if p.session_id == session_id}
-            turns += [e for e in self.store.list_episodes([memory.scope], session_id=session_id)
+            turns += [e for e in self.store.episodes.find([memory.scope], session_id=session_id)
                       if e.turn_index in indexes]
         return turns
 
     def restore(self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool") -> Memory:
         """Undo a forget: the memory is searchable again."""
-        memory = self.store.require_memory(memory_id, scopes)
+        memory = self.store.memories.require(memory_id, scopes)
         self.store.restore(memory.id, reason=reason or "restored on request", actor=actor)
         self.vectors.add(ItemKind.MEMORY, [(memory.id, memory.content)])
-        return self.store.require_memory(memory.id)
+        return self.store.memories.require(memory.id)
 
     def set_importance(self, memory_id: int, importance: float, *, scopes: Sequence[str],
                        actor: str = "tool") -> Memory:
         if not 0.0 <= importance <= 1.0:
             raise InvalidInputError("importance must be between 0 and 1")
-        memory = self.store.require_memory(memory_id, scopes)
+        memory = self.store.memories.require(memory_id, scopes)
         self.store.set_importance(memory.id, importance, reason="importance set on request", actor=actor)
-        return self.store.require_memory(memory.id)
+        return self.store.memories.require(memory.id)
 
     def last_maintenance(self) -> dict[str, dict[str, object]]:
         """When each maintenance job last ran on this file, and what it did."""
@@ -446,20 +449,20 @@ class Bowerbird:
     def doctor(self, *, repair: bool = False) -> dict[str, object]:
         """Integrity, FTS and vector consistency, orphans; `repair` rebuilds and cleans what it can."""
         report: dict[str, object] = {
-            "integrity": self.store.integrity_check(),
-            "fts": self.store.fts_integrity(),
-            "orphans": self.store.orphan_counts(),
-            "vectors": {f"{k}/{m}/{d}": n for (k, m, d), n in self.store.vector_model_counts().items()},
+            "integrity": self.store.health.integrity_check(),
+            "fts": self.store.search.integrity(),
+            "orphans": self.store.health.orphan_counts(),
+            "vectors": {f"{k}/{m}/{d}": n for (k, m, d), n in self.store.vectors.model_counts().items()},
         }
         if repair:
-            self.store.rebuild_fts()
-            removed = self.store.delete_orphans()
+            self.store.search.rebuild()
+            removed = self.store.health.delete_orphans()
             embedded = self.vectors.catch_up() if self.embeddings.wait_ready(60) else 0
             report["repaired"] = {"fts_rebuilt": True, "orphans_removed": removed, "embedded": embedded}
         return report
 
     def backup(self, dest: Path) -> None:
-        self.store.backup_to(dest)
+        self.store.health.backup_to(dest)
 
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until every journal row is curated (True) or the timeout passes (False)."""

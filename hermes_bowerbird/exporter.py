@@ -13,19 +13,19 @@ from .types import Edge, Episode, Memory, Provenance
 
 def export_records(store: Store, scopes: Sequence[str]) -> Iterator[dict[str, Any]]:
     """Memories (forgotten and superseded ones too, flagged), then edges among them, then verbatim episodes."""
-    memories = store.list_memories(scopes, include_forgotten=True, order="oldest")
+    memories = store.memories.find(scopes, include_forgotten=True, order="oldest")
     ids = [m.id for m in memories]
-    provenance = store.provenance(ids)
-    entity_ids = store.entities_of_memories(ids)
-    entities = store.get_entities({e for values in entity_ids.values() for e in values})
+    provenance = store.provenance.of(ids)
+    entity_ids = store.graph.entities_of_memories(ids)
+    entities = store.graph.get_entities({e for values in entity_ids.values() for e in values})
     for memory in memories:
         names = [entities[e].name for e in entity_ids.get(memory.id, []) if e in entities]
         yield memory_record(memory, provenance.get(memory.id, []), names)
     inside = set(ids)
-    for edge in sorted(store.edges_of(ids), key=lambda e: e.id):
+    for edge in sorted(store.graph.edges_of(ids), key=lambda e: e.id):
         if edge.src_id in inside and edge.dst_id in inside:
             yield edge_record(edge)
-    for episode in store.list_episodes(scopes):
+    for episode in store.episodes.find(scopes):
         yield episode_record(episode)
 
 

@@ -306,8 +306,8 @@ def apply_plan(engine: Bowerbird, plan: ImportPlan, *, scope: str, platform: str
     with engine.store.transaction():
         for turn in plan.turns:
             if turn.session_id not in known:
-                known[turn.session_id] = engine.store.journal_texts(turn.session_id)
-                next_index[turn.session_id] = engine.store.next_turn_index(turn.session_id)
+                known[turn.session_id] = engine.store.journal.texts(turn.session_id)
+                next_index[turn.session_id] = engine.store.journal.next_turn_index(turn.session_id)
             if progress is not None:
                 progress(1)
             if _already_captured(turn, known[turn.session_id]):
@@ -316,7 +316,7 @@ def apply_plan(engine: Bowerbird, plan: ImportPlan, *, scope: str, platform: str
                          "platform": platform, "source": Source.IMPORT, "user_content": clean_text(turn.user),
                          "assistant_content": clean_text(turn.assistant), "created_at": turn.created_at})
             next_index[turn.session_id] += 1
-        engine.store.journal_append_many(rows)
+        engine.store.journal.append_many(rows)
     log.info("journaled %d imported turns from %s", len(rows), plan.path.name)
     return ApplyReport(len(rows), len(plan.turns) - len(rows))
 

@@ -75,7 +75,8 @@ def import_file(engine: Bowerbird, path: Path, *, scope: str, target: str | None
     """
     target = target or target_for(path)
     entries = read_entries(path)
-    fresh = [e for e in dict.fromkeys(entries) if engine.store.find_by_hash(scope, e, include_forgotten=True) is None]
+    known = engine.store.memories.find_by_hash
+    fresh = [e for e in dict.fromkeys(entries) if known(scope, e, include_forgotten=True) is None]
     imported = 0
     for start in range(0, len(fresh), IMPORT_BATCH):
         if stop is not None and stop.is_set():
@@ -118,8 +119,8 @@ def export_markdown(store: Store, folder: Path, *, scopes: Sequence[str],
     With `within_limits`, each file is cut to the host's character limit (whole entries only).
     Quarantined memories are left out (the host injects these files). Returns the number of entries per file.
     """
-    held = store.quarantined(ItemKind.MEMORY)  # the host puts these files in its prompt
-    memories = [m for m in store.list_memories(scopes, current_only=True, order="importance") if m.id not in held]
+    held = store.quarantine.reasons(ItemKind.MEMORY)  # the host puts these files in its prompt
+    memories = [m for m in store.memories.find(scopes, current_only=True, order="importance") if m.id not in held]
     grouped: dict[str, list[Memory]] = {"user": [], "memory": []}
     for kind in _EXPORT_ORDER:
         for memory in (m for m in memories if m.type == kind):

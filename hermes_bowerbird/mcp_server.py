@@ -97,7 +97,7 @@ def build_server(engine: Bowerbird, *, user: str | None = None, profile: str | N
 def status_view(engine: Bowerbird, visible: tuple[str, ...]) -> dict[str, Any]:
     info = engine.status()
     return {"db_path": info.get("db_path"), "scopes": list(visible),
-            "memories": engine.store.count_memories(visible), "journal_backlog": info.get("journal_backlog"),
+            "memories": engine.store.memories.count_by_type(visible), "journal_backlog": info.get("journal_backlog"),
             "embedding": info.get("embedding"), "llm": info.get("llm")}
 
 

@@ -163,7 +163,7 @@ class BowerbirdProvider(_Base):
             log.warning("memory store %s is read-only: recall works, new turns are not stored", config.db_path)
         if self.writable:
             self.engine.start(primary=True)
-        self._turn = self.engine.store.next_turn_index(self.session_id) if self.session_id else 0
+        self._turn = self.engine.store.journal.next_turn_index(self.session_id) if self.session_id else 0
         self._in_context = {self.session_id: 0}  # a resumed session's history is loaded into the context
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="bowerbird-prefetch")
         self._queue_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1,
@@ -197,7 +197,7 @@ class BowerbirdProvider(_Base):
     @_guarded("")
     def system_prompt_block(self) -> str:
         engine = self._require()
-        count = sum(engine.store.count_memories(self.visible).values())
+        count = sum(engine.store.memories.count_by_type(self.visible).values())
         lines = [
             "## Long-term memory (bowerbird)",
             f"Bowerbird keeps {count} memories about this user and their work across sessions. Relevant ones "
@@ -291,12 +291,12 @@ class BowerbirdProvider(_Base):
         with self._lock:
             spans = dict(self._in_context)
         episodes = [e.id for session, first in spans.items() if session
-                    for e in engine.store.list_episodes(self.visible, session_id=session) if e.turn_index >= first]
+                    for e in engine.store.episodes.find(self.visible, session_id=session) if e.turn_index >= first]
         if not episodes:
             return _Seen()
-        memory_ids = {m for ids in engine.store.memories_from_episodes(episodes).values() for m in ids}
+        memory_ids = {m for ids in engine.store.provenance.memories_from_episodes(episodes).values() for m in ids}
         keys = {item_key(ItemKind.EPISODE, e) for e in episodes} | {item_key(ItemKind.MEMORY, m) for m in memory_ids}
-        texts = tuple(_normalised(m.content) for m in engine.store.get_memories(memory_ids).values())
+        texts = tuple(_normalised(m.content) for m in engine.store.memories.get_many(memory_ids).values())
         return _Seen(frozenset(keys), texts)
 
     def _mark_given(self, block: _Block) -> None:
@@ -310,7 +310,7 @@ class BowerbirdProvider(_Base):
     def _bulletin_note(self) -> tuple[Bulletin | None, str]:
         """A one-time short note when a newer bulletin appeared after the system prompt was frozen."""
         engine = self._require()
-        latest = engine.store.latest_bulletin(self.write_scope)
+        latest = engine.store.bulletins.latest(self.write_scope)
         seen = self._bulletin_seen
         if latest is None or seen is None or latest.id == seen.id:
             return None, ""
@@ -344,7 +344,7 @@ class BowerbirdProvider(_Base):
         engine = self._require()
         with self._lock:
             if session != self.session_id:
-                self.session_id, self._turn = session, engine.store.next_turn_index(session)
+                self.session_id, self._turn = session, engine.store.journal.next_turn_index(session)
                 self.lineage = [session]
                 self._in_context[session] = 0
             turn, self._turn = self._turn, self._turn + 1
@@ -395,7 +395,7 @@ class BowerbirdProvider(_Base):
         earlier = [s for s in self.lineage if s != self.session_id]
         out: list[dict[str, str]] = []
         for session in earlier:
-            episodes = engine.store.list_episodes(self.visible, session_id=session)
+            episodes = engine.store.episodes.find(self.visible, session_id=session)
             for episode in sorted(episodes, key=lambda e: (e.turn_index, e.role != "user", e.chunk_index)):
                 out.append({"role": "user" if episode.role == "user" else "assistant", "content": episode.content})
         return out
@@ -403,7 +403,7 @@ class BowerbirdProvider(_Base):
     def _capture_missing(self, messages: Sequence[Mapping[str, Any]], source: Source) -> int:
         """Journal user/assistant pairs from `messages` that sync_turn never saw (e.g. interrupted turns)."""
         engine = self._require()
-        seen = engine.store.journal_texts(self.session_id)
+        seen = engine.store.journal.texts(self.session_id)
         captured = 0
         for user, assistant in _pairs(messages):
             if _known(user, seen) and _known(assistant, seen):
@@ -426,7 +426,7 @@ class BowerbirdProvider(_Base):
         with self._lock:
             previous = self.session_id
             self.session_id = storable_or_empty(new_session_id) or self.session_id
-            self._turn = engine.store.next_turn_index(self.session_id)
+            self._turn = engine.store.journal.next_turn_index(self.session_id)
             self._injected.clear()
             self._injected_texts.clear()
             self._queued = None
@@ -456,14 +456,14 @@ class BowerbirdProvider(_Base):
             engine.remember(content, scope=scope, type=self._mirror_type(content, target), source=Source.MIRROR,
                             session_id=self.session_id, actor="mirror")
         elif action == "replace" and content.strip():
-            old = engine.store.find_containing(scope, old_text, limit=1) if old_text else []
+            old = engine.store.memories.find_containing(scope, old_text, limit=1) if old_text else []
             if old:
                 engine.update(old[0].id, content, scopes=(scope,), actor="mirror", source=Source.MIRROR)
             else:
                 engine.remember(content, scope=scope, type=self._mirror_type(content, target),
                                 source=Source.MIRROR, session_id=self.session_id, actor="mirror")
         elif action == "remove" and old_text:
-            for memory in engine.store.find_containing(scope, old_text, limit=5):
+            for memory in engine.store.memories.find_containing(scope, old_text, limit=5):
                 engine.forget(memory.id, scopes=(scope,), reason="removed from built-in memory", actor="mirror")
 
     def _mirror_type(self, content: str, target: str) -> MemoryType:
@@ -476,8 +476,8 @@ class BowerbirdProvider(_Base):
         engine = self.engine
         if engine is None:
             return {"label": "bowerbird: not initialised", "memories": 0}
-        count = sum(engine.store.count_memories(self.visible).values())
-        backlog = int(engine.store.journal_counts().get("pending", 0))
+        count = sum(engine.store.memories.count_by_type(self.visible).values())
+        backlog = int(engine.store.journal.counts().get("pending", 0))
         label = f"bowerbird: {count} memories" + (f", {backlog} turns to curate" if backlog else "")
         return {"label": label, "memories": count, "pending_turns": backlog, "turn": self.turn_number,
                 "session_id": self.session_id}
@@ -525,7 +525,7 @@ class BowerbirdProvider(_Base):
 
     def get_status_config(self, cfg: Mapping[str, Any]) -> dict[str, Any]:
         """What `hermes memory status` shows: cheap facts from the settings, without opening the database."""
-        from .embedding import resolve_local_model
+        from .embeddings.local import resolve_local_model
         from .errors import BowerbirdError
 
         home = cfg.get("hermes_home") if isinstance(cfg, Mapping) else None

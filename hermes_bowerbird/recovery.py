@@ -76,7 +76,7 @@ def check_file(path: Path) -> FileCheck:
         return FileCheck(path, True, True, (), describe(exc))
     try:
         rows = conn.execute("PRAGMA integrity_check(50)").fetchall()
-        return FileCheck(path, True, True, tuple(str(r[0]) for r in rows), None)
+        return FileCheck(path, True, True, tuple(str(message) for (message,) in rows), None)
     except sqlite3.Error as exc:
         return FileCheck(path, True, True, (), describe(exc))
     finally:
@@ -239,7 +239,8 @@ def _plain_tables(conn: sqlite3.Connection) -> list[str]:
 def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, int]]:
     """(name, primary-key position) of each column; empty when the table is missing or unreadable."""
     try:
-        return [(str(r[1]), int(r[5])) for r in conn.execute(f'PRAGMA table_info("{table}")')]
+        info = conn.execute(f'PRAGMA table_info("{table}")')
+        return [(str(name), int(pk)) for _cid, name, _type, _notnull, _default, pk in info]
     except sqlite3.Error:
         return []
 
@@ -299,9 +300,9 @@ def _rows_by_rowid(src: sqlite3.Connection, table: str, names: str) -> Iterator[
             continue
         if not batch:
             return
-        for row in batch:
-            yield tuple(row[1:])
-        after = int(batch[-1][0])
+        for rowid, *values in batch:
+            yield tuple(values)
+            after = int(rowid)
 
 
 def _step_near_damage(src: sqlite3.Connection, table: str, names: str, after: int
@@ -318,7 +319,8 @@ def _step_near_damage(src: sqlite3.Connection, table: str, names: str, after: in
         return [None, _row_at(src, table, names, resume)], resume
     if found is None:
         return None
-    rowid = int(found[0])
+    (found_id,) = found
+    rowid = int(found_id)
     return [_row_at(src, table, names, rowid)], rowid
 
 
@@ -338,7 +340,10 @@ def _next_readable(src: sqlite3.Connection, table: str, after: int) -> int | Non
                               (start,)).fetchone()
         except sqlite3.DatabaseError:
             return False
-        return None if row is None else int(row[0])
+        if row is None:
+            return None
+        (rowid,) = row
+        return int(rowid)
 
     step, failed = 1, after
     while after + step <= _MAX_ROWID:

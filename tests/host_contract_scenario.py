@@ -34,7 +34,7 @@ def main(home: Path) -> dict[str, Any]:
     engine.flush(60)
     engine.embeddings.wait_ready(60)
     engine.vectors.catch_up()
-    out["episodes"] = [(e.session_id, e.role, e.content) for e in engine.store.list_episodes()]
+    out["episodes"] = [(e.session_id, e.role, e.content) for e in engine.store.episodes.find()]
     question = "Which port does the staging database listen on?"
     out["prefetch_in_context"] = manager.prefetch_all(question)  # the tool result is still in the context
     tool = manager.handle_tool_call("bowerbird_recall", {"query": "staging database port"})

@@ -51,7 +51,7 @@ def _tool_texts(request: dict[str, Any]) -> list[str]:
 def _mirrored(agent: Any) -> dict[str, list[str]]:
     """Bowerbird's view of what the built-in memory tool wrote: current and superseded/forgotten entries."""
     store = agent._memory_manager.get_provider("bowerbird").engine.store
-    mirrored = [m for m in store.list_memories(include_forgotten=True) if str(m.source) == "mirror"]
+    mirrored = [m for m in store.memories.find(include_forgotten=True) if str(m.source) == "mirror"]
     return {"current": [m.content for m in mirrored if m.is_current(time.time())],
             "past": [m.content for m in mirrored if not m.is_current(time.time())]}
 

@@ -6,9 +6,9 @@ import pytest
 from store_rows import count_edges
 
 from hermes_bowerbird.config import Config
-from hermes_bowerbird.embedding import EmbeddingService
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.maintenance import Associator
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Relation, Source
 
@@ -27,7 +27,7 @@ def add(store: Store, vectors: VectorTier, content: str, *, scope: str = "user:a
 
 
 def relations(store: Store, memory_id: int) -> set[tuple[int, int, Relation]]:
-    return {(e.src_id, e.dst_id, e.relation) for e in store.edges_of([memory_id])}
+    return {(e.src_id, e.dst_id, e.relation) for e in store.graph.edges_of([memory_id])}
 
 
 def test_only_new_memories_are_processed_and_linked_to_older_neighbours(store: Store, vectors: VectorTier,
@@ -41,7 +41,7 @@ def test_only_new_memories_are_processed_and_linked_to_older_neighbours(store: S
     again = add(store, vectors, RUN_AGAIN)
     result = associator.run()
     assert (result.processed, result.related, result.cursor) == (1, 1, again)
-    edge = next(e for e in store.edges_of([again]) if e.relation is Relation.RELATED_TO)
+    edge = next(e for e in store.graph.edges_of([again]) if e.relation is Relation.RELATED_TO)
     assert (edge.src_id, edge.dst_id) == (again, first)
     assert edge.weight >= config.association_threshold
     assert associator.run().processed == 0  # nothing new: no work
@@ -66,7 +66,7 @@ def test_near_identical_same_subject_memories_supersede(store: Store, vectors: V
     old = add(store, vectors, "The user lives in Berlin now.", subject=old_subject)
     new = add(store, vectors, "The user now lives in Berlin.", subject=new_subject)
     result = Associator(store, vectors, config).run()
-    assert (store.require_memory(old).superseded_by == new) is superseded
+    assert (store.memories.require(old).superseded_by == new) is superseded
     expected = Relation.UPDATES if superseded else Relation.RELATED_TO
     assert relations(store, old) == {(new, old, expected)}
     assert (result.superseded, result.related) == ((1, 0) if superseded else (0, 1))

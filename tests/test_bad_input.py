@@ -50,7 +50,7 @@ def test_a_turn_with_a_lone_surrogate_is_journaled_not_dropped(home: Path) -> No
     provider.initialize("s1", hermes_home=str(home), platform="cli")
     provider.sync_turn("My badge number is 4471 \udcff and my desk is C\x00-12.", "Noted \ud800.")
     assert provider.engine is not None
-    texts = [(e.user_content, e.assistant_content) for e in provider.engine.store.journal_pending(10)]
+    texts = [(e.user_content, e.assistant_content) for e in provider.engine.store.journal.pending(10)]
     provider.shutdown()
     assert texts == [("My badge number is 4471 \ufffd and my desk is C-12.", "Noted \ufffd.")]
 
@@ -60,7 +60,7 @@ def test_multimodal_turn_content_is_journaled_as_its_text(home: Path) -> None:
     provider.initialize("s1", hermes_home=str(home), platform="cli")
     provider.sync_turn([{"type": "text", "text": "I use Helix."}], None)
     assert provider.engine is not None
-    texts = [e.user_content for e in provider.engine.store.journal_pending(10)]
+    texts = [e.user_content for e in provider.engine.store.journal.pending(10)]
     provider.shutdown()
     assert texts == ["I use Helix."]
 

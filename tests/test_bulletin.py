@@ -12,7 +12,7 @@ from fakes import FakeClock
 from gemini_stub import GeminiStub
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.llm import GeminiLLM
+from hermes_bowerbird.llm.gemini import GeminiLLM
 from hermes_bowerbird.maintenance import BulletinBuilder, changes_since
 from hermes_bowerbird.maintenance.bulletin import SECTIONS
 from hermes_bowerbird.store import Store
@@ -108,10 +108,10 @@ def test_rebuilt_at_once_when_memory_changed_and_never_while_idle(store: Store, 
     clock.now += 60
     second = builder.current(ALICE, VISIBLE)  # a minute later: a new session sees the new memory
     assert second is not None and second.id != first.id and "Portuguese" in second.text
-    assert store.latest_bulletin(ALICE) == second and second.state_hash == store.memory_state_hash(VISIBLE)
+    assert store.bulletins.latest(ALICE) == second and second.state_hash == store.memories.state_hash(VISIBLE)
     clock.now += 5 * config.bulletin_interval_seconds
     assert builder.current(ALICE, VISIBLE) == second  # idle: nothing changed, nothing rebuilt
-    store.touch([1])  # a recall is not a change of memory
+    store.memories.touch([1])  # a recall is not a change of memory
     assert builder.current(ALICE, VISIBLE) == second
     forced = builder.current(ALICE, VISIBLE, force=True)
     assert forced is not None and forced.id != second.id
@@ -159,7 +159,7 @@ def test_a_change_in_another_users_scope_does_not_rebuild(store: Store, config: 
 def test_nothing_remembered_means_no_bulletin(tmp_path: Path, config: Config, clock: FakeClock) -> None:
     empty = Store.open(tmp_path / "empty.db", clock=clock)
     assert BulletinBuilder(empty, config, clock).current(ALICE, VISIBLE) is None
-    assert empty.latest_bulletin(ALICE) is None
+    assert empty.bulletins.latest(ALICE) is None
 
 
 def test_llm_bulletin_from_the_gemini_stub(store: Store, config: Config, clock: FakeClock,
@@ -200,7 +200,7 @@ def test_a_failed_upgrade_adds_no_copy(store: Store, config: Config, clock: Fake
     quick = builder.current(ALICE, VISIBLE, synthesise=False)
     stub.fail_always(500)
     assert builder.current(ALICE, VISIBLE) == quick
-    assert store.latest_bulletin(ALICE) == quick
+    assert store.bulletins.latest(ALICE) == quick
 
 
 @pytest.mark.parametrize("words,generator,max_len", [
@@ -219,7 +219,7 @@ def test_changes_since_notes_what_was_added_and_dropped(store: Store, config: Co
     builder = BulletinBuilder(store, config, clock)
     first = builder.current(ALICE, VISIBLE)
     store.insert_memory(NewMemory(ALICE, MemoryType.GOAL, "Alice wants to learn Portuguese.", Source.TURN))
-    todo = store.list_memories([ALICE], types=[MemoryType.TODO])[0]
+    todo = store.memories.find([ALICE], types=[MemoryType.TODO])[0]
     store.forget(todo.id, reason="done", actor="test")
     second = builder.current(ALICE, VISIBLE, force=True)
     assert first is not None and second is not None

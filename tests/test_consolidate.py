@@ -8,10 +8,10 @@ import threading
 import pytest
 
 from hermes_bowerbird.config import Config
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.errors import LLMError
 from hermes_bowerbird.maintenance import Consolidator
 from hermes_bowerbird.maintenance.consolidate import CURSOR_KEY
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Relation, Source
 
@@ -58,17 +58,17 @@ def test_a_cluster_becomes_a_pattern_with_part_of_edges_and_examples_kept(store:
     other = add(store, vectors, UNRELATED, subject="work:report")
     result = Consolidator(store, vectors, config).run()
     assert result.clusters == 1 and len(result.patterns) == 1
-    pattern = store.require_memory(result.patterns[0])
+    pattern = store.memories.require(result.patterns[0])
     assert pattern.type is MemoryType.PATTERN and pattern.scope == "user:alice"
     assert "seen 3 times since" in pattern.content
-    part_of = {e.src_id for e in store.edges_of([pattern.id]) if e.relation is Relation.PART_OF}
+    part_of = {e.src_id for e in store.graph.edges_of([pattern.id]) if e.relation is Relation.PART_OF}
     assert part_of == set(examples)
     for memory_id in examples:
-        memory = store.require_memory(memory_id)
+        memory = store.memories.require(memory_id)
         assert memory.importance == pytest.approx(0.4) and not memory.forgotten
-        assert any("pattern" in a.reason for a in store.audit_for(memory_id))
-    assert store.require_memory(other).importance == pytest.approx(0.4)
-    assert store.audit_for(pattern.id)[-1].action == "consolidate"
+        assert any("pattern" in a.reason for a in store.audit.of_memory(memory_id))
+    assert store.memories.require(other).importance == pytest.approx(0.4)
+    assert store.audit.of_memory(pattern.id)[-1].action == "consolidate"
     assert vectors.vectors(ItemKind.MEMORY, [pattern.id])  # the pattern is searchable by meaning
 
 
@@ -77,10 +77,10 @@ def test_the_same_cluster_is_never_consolidated_twice(store: Store, vectors: Vec
         add(store, vectors, text)
     consolidator = Consolidator(store, vectors, config)
     assert len(consolidator.run().patterns) == 1
-    store.set_meta(CURSOR_KEY, "0")  # even when every memory is looked at again
+    store.meta.set(CURSOR_KEY, "0")  # even when every memory is looked at again
     add(store, vectors, RUNS[3])
     assert consolidator.run().patterns == []
-    assert store.count_memories().get("pattern") == 1
+    assert store.memories.count_by_type().get("pattern") == 1
 
 
 def test_small_or_cross_scope_groups_stay_as_they_are(store: Store, vectors: VectorTier, config: Config) -> None:
@@ -88,16 +88,16 @@ def test_small_or_cross_scope_groups_stay_as_they_are(store: Store, vectors: Vec
     add(store, vectors, RUNS[1], scope="user:alice")
     add(store, vectors, RUNS[2], scope="user:bob")
     result = Consolidator(store, vectors, config).run()
-    assert result.clusters == 0 and "pattern" not in store.count_memories()
+    assert result.clusters == 0 and "pattern" not in store.memories.count_by_type()
 
 
 def test_dry_run_finds_the_cluster_and_changes_nothing(store: Store, vectors: VectorTier, config: Config) -> None:
     for text in RUNS[:3]:
         add(store, vectors, text)
-    before = store.counts()
+    before = store.health.counts()
     result = Consolidator(store, vectors, config).run(dry_run=True)
     assert (result.clusters, result.linked, result.patterns) == (1, 3, [])
-    assert store.counts() == before and store.get_meta(CURSOR_KEY) is None
+    assert store.health.counts() == before and store.meta.get(CURSOR_KEY) is None
 
 
 @pytest.mark.parametrize("reply,expected", [
@@ -111,7 +111,7 @@ def test_pattern_text_from_the_llm_with_fallback(store: Store, vectors: VectorTi
         add(store, vectors, text)
     llm = ScriptedLLM(reply)
     result = Consolidator(store, vectors, config, llm).run()
-    assert expected in store.require_memory(result.patterns[0]).content
+    assert expected in store.memories.require(result.patterns[0]).content
     assert len(llm.prompts) == 1 and RUNS[0] in llm.prompts[0]
 
 
@@ -131,7 +131,7 @@ def test_similar_memories_about_different_subjects_are_no_pattern(store: Store, 
 
 def test_quarantined_memories_are_never_examples(store: Store, vectors: VectorTier, config: Config) -> None:
     ids = [add(store, vectors, text) for text in RUNS[:3]]
-    store.quarantine(ItemKind.MEMORY, ids[0], "instruction_override")
+    store.quarantine_item(ItemKind.MEMORY, ids[0], "instruction_override")
     assert Consolidator(store, vectors, config).run().patterns == []
 
 
@@ -143,4 +143,4 @@ def test_two_runs_at_once_write_one_pattern(store: Store, vectors: VectorTier, c
         run.start()
     for run in runs:
         run.join(30)
-    assert store.count_memories().get("pattern") == 1
+    assert store.memories.count_by_type().get("pattern") == 1

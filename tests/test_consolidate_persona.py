@@ -41,7 +41,7 @@ def consolidated(tmp_path_factory: pytest.TempPathFactory
     engine.curate_now()
     engine.embeddings.start()  # the real small model embeds what was curated
     engine.reindex()
-    before = {m.id: m.importance for m in engine.store.list_memories(None, include_forgotten=True)}
+    before = {m.id: m.importance for m in engine.store.memories.find(None, include_forgotten=True)}
     consolidator = Consolidator(engine.store, engine.vectors, engine.config)
     patterns = consolidator.run().patterns + consolidator.run().patterns
     yield engine, before, patterns
@@ -50,16 +50,16 @@ def consolidated(tmp_path_factory: pytest.TempPathFactory
 
 def test_no_fact_loses_importance(consolidated: tuple[Bowerbird, dict[int, float], list[int]]) -> None:
     engine, before, _ = consolidated
-    after = engine.store.get_memories(before)
+    after = engine.store.memories.get_many(before)
     assert [i for i, old in before.items() if after[i].importance < old] == []
 
 
 def test_every_pattern_repeats_across_sessions(consolidated: tuple[Bowerbird, dict[int, float], list[int]]) -> None:
     engine, _, patterns = consolidated
     for pattern_id in patterns:
-        examples = [e.src_id for e in engine.store.edges_of([pattern_id])
+        examples = [e.src_id for e in engine.store.graph.edges_of([pattern_id])
                     if e.relation is Relation.PART_OF and e.dst_id == pattern_id]
-        members = engine.store.get_memories(examples).values()
+        members = engine.store.memories.get_many(examples).values()
         assert len({m.session_id for m in members}) >= 2
         assert len({m.subject for m in members}) == 1 or all(m.subject is None for m in members)
 
@@ -68,12 +68,12 @@ def test_every_pattern_is_about_what_the_ground_truth_says(
         consolidated: tuple[Bowerbird, dict[int, float], list[int]]) -> None:
     engine, _, patterns = consolidated
     truth = _truth_words(json.loads((PERSONA / "ground_truth.json").read_text()))
-    unsupported = [engine.store.require_memory(p).content for p in patterns
-                   if not {w[:5] for w in _WORD.findall(engine.store.require_memory(p).content.lower())} & truth]
+    unsupported = [engine.store.memories.require(p).content for p in patterns
+                   if not {w[:5] for w in _WORD.findall(engine.store.memories.require(p).content.lower())} & truth]
     assert unsupported == []
 
 
 def test_patterns_are_written_once(consolidated: tuple[Bowerbird, dict[int, float], list[int]]) -> None:
     engine, _, _ = consolidated
-    contents = [m.content for m in engine.store.list_memories(None, types=[MemoryType.PATTERN])]
+    contents = [m.content for m in engine.store.memories.find(None, types=[MemoryType.PATTERN])]
     assert len(contents) == len(set(contents))

@@ -38,7 +38,7 @@ CHILD = textwrap.dedent('''
     if mode == "capture":
         for i in range(int(sys.argv[3])):
             user, assistant = turn(i)
-            store.journal_append(scope="user:u", session_id="s", turn_index=i, platform="cli",
+            store.journal.append(scope="user:u", session_id="s", turn_index=i, platform="cli",
                                  user=redact(user), assistant=redact(assistant), created_at=1.7e9 + i)
         print("captured", flush=True)
         worker = CuratorWorker(curator, store)
@@ -94,7 +94,7 @@ def _reference(tmp_path: Path) -> dict[str, object]:
     store = Store.open(db)
     for i in range(TURNS):
         user, assistant = turn(i)
-        store.journal_append(scope="user:u", session_id="s", turn_index=i, platform="cli", user=redact(user),
+        store.journal.append(scope="user:u", session_id="s", turn_index=i, platform="cli", user=redact(user),
                              assistant=redact(assistant), created_at=1.7e9 + i)
     Curator(store, None, build_config(db.parent, {}), store.clock, None).run_pending()
     store.close()

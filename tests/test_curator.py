@@ -20,10 +20,13 @@ from openai_stub import OpenAIStub, Reply, write_hermes_config
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.curation.curator import Curator, CuratorWorker
 from hermes_bowerbird.curation.llm_batch import BatchTurn, build_prompt, parse_decisions
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.errors import LLMError
-from hermes_bowerbird.llm import BudgetedLLM, GeminiLLM, HostLLM
-from hermes_bowerbird.semantic import VectorTier
+from hermes_bowerbird.llm.budget import BudgetedLLM
+from hermes_bowerbird.llm.gemini import GeminiLLM
+from hermes_bowerbird.llm.host import HostLLM
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import (
     LLM,
@@ -60,12 +63,12 @@ class Env:
 
     def capture(self, user: str, assistant: str = "", *, session: str = "s1", turn: int | None = None,
                 scope: str = SCOPE) -> int:
-        index = self.store.next_turn_index(session) if turn is None else turn
-        return self.store.journal_append(scope=scope, session_id=session, turn_index=index, platform="cli",
+        index = self.store.journal.next_turn_index(session) if turn is None else turn
+        return self.store.journal.append(scope=scope, session_id=session, turn_index=index, platform="cli",
                                          user=user, assistant=assistant, created_at=NOW + index)
 
     def entry(self, journal_id: int):  # type: ignore[no-untyped-def]
-        entry = self.store.journal_get(journal_id)
+        entry = self.store.journal.get(journal_id)
         assert entry is not None
         return entry
 
@@ -95,27 +98,27 @@ def test_a_turn_becomes_episodes_memories_entities_and_vectors(env: Env) -> None
     jid = env.capture("My name is Alice and I work at Acme Corp as a data engineer.",
                       "Great to meet you, Alice. Data engineering at Acme Corp sounds like interesting work.")
     result = env.curator().process(env.entry(jid))
-    assert env.store.journal_get(jid).status is JournalStatus.DONE  # type: ignore[union-attr]
-    episodes = env.store.get_episodes(result.episode_ids)
+    assert env.store.journal.get(jid).status is JournalStatus.DONE  # type: ignore[union-attr]
+    episodes = env.store.episodes.get_many(result.episode_ids)
     assert sorted((e.role, e.turn_index, e.chunk_index, e.journal_id, e.session_id) for e in episodes.values()) == \
         [("assistant", 0, 0, jid, "s1"), ("user", 0, 0, jid, "s1")]
-    memories = [env.store.require_memory(i) for i in result.created]
+    memories = [env.store.memories.require(i) for i in result.created]
     assert [(m.content, m.subject) for m in memories] == [("My name is Alice.", "user:name"),
                                                          ("I work at Acme Corp as a data engineer.", "user:employer")]
     memory = memories[0]
     assert (memory.type, memory.valid_from) == (MemoryType.IDENTITY, NOW)
-    assert env.store.provenance([memory.id])[memory.id] == [Provenance("s1", 0)]
-    linked = env.store.entities_of_memories(result.created)
-    names = [{e.name for e in env.store.get_entities(linked[m.id]).values()} for m in memories]
+    assert env.store.provenance.of([memory.id])[memory.id] == [Provenance("s1", 0)]
+    linked = env.store.graph.entities_of_memories(result.created)
+    names = [{e.name for e in env.store.graph.get_entities(linked[m.id]).values()} for m in memories]
     assert "Alice" in names[0] and "Acme Corp" in names[1]
-    counts = env.store.vector_model_counts()
+    counts = env.store.vectors.model_counts()
     assert counts[("memory", "all-MiniLM-L6-v2", 384)] == 2 and counts[("episode", "all-MiniLM-L6-v2", 384)] == 2
     assert env.vectors is not None
     query = env.vectors.embed_query("Where does Alice work?")
     assert query is not None
     hits = env.vectors.search(ItemKind.MEMORY, query, 1)
     assert hits[0][0] == memory.id  # searchable at once, without a reload
-    assert [a.action for a in env.store.audit_for(memory.id)] == [AuditAction.CREATE]
+    assert [a.action for a in env.store.audit.of_memory(memory.id)] == [AuditAction.CREATE]
 
 
 @pytest.mark.parametrize(("user", "assistant"), [
@@ -126,8 +129,8 @@ def test_a_turn_becomes_episodes_memories_entities_and_vectors(env: Env) -> None
 def test_noise_makes_no_memories(env: Env, user: str, assistant: str) -> None:
     result = env.curator().process(env.entry(env.capture(user, assistant)))
     assert result.created == [] and result.merged == []
-    assert env.store.counts()["memories"] == 0
-    assert env.store.journal_counts() == {"done": 1}
+    assert env.store.health.counts()["memories"] == 0
+    assert env.store.journal.counts() == {"done": 1}
 
 
 def test_a_row_is_never_curated_twice(env: Env) -> None:
@@ -136,8 +139,8 @@ def test_a_row_is_never_curated_twice(env: Env) -> None:
     first = curator.process(env.entry(jid))
     again = curator.process(env.entry(jid))
     assert not first.skipped and again.skipped
-    assert env.store.counts()["memories"] == 1
-    assert len(env.store.list_episodes([SCOPE])) == 2
+    assert env.store.health.counts()["memories"] == 1
+    assert len(env.store.episodes.find([SCOPE])) == 2
 
 
 def test_repeats_reinforce_and_changes_supersede(env: Env) -> None:
@@ -149,10 +152,11 @@ def test_repeats_reinforce_and_changes_supersede(env: Env) -> None:
     moved = curator.process(env.entry(env.capture("I moved to Lisbon last month.", "Enjoy Lisbon!")))
     lisbon = moved.created[0]
     assert moved.superseded == [(porto, lisbon)]
-    assert env.store.require_memory(porto).superseded_by == lisbon
-    assert [m.id for m in env.store.current_by_subject(SCOPE, "user:residence")] == [lisbon]
-    assert (lisbon, porto, Relation.UPDATES) in [(e.src_id, e.dst_id, e.relation) for e in env.store.edges_of([lisbon])]
-    assert env.store.provenance([tea])[tea] == [Provenance("s1", 1), Provenance("s1", 2)]
+    assert env.store.memories.require(porto).superseded_by == lisbon
+    assert [m.id for m in env.store.memories.current_by_subject(SCOPE, "user:residence")] == [lisbon]
+    edges = env.store.graph.edges_of([lisbon])
+    assert (lisbon, porto, Relation.UPDATES) in [(e.src_id, e.dst_id, e.relation) for e in edges]
+    assert env.store.provenance.of([tea])[tea] == [Provenance("s1", 1), Provenance("s1", 2)]
 
 
 def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:
@@ -160,9 +164,9 @@ def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:
     porto = curator.process(bare.entry(bare.capture("I live in Porto."))).created[0]
     assert curator.process(bare.entry(bare.capture("I live in Porto."))).merged == [porto]
     lisbon = curator.process(bare.entry(bare.capture("I moved to Lisbon last month."))).created[0]
-    assert bare.store.require_memory(porto).superseded_by == lisbon
-    assert bare.store.vector_model_counts() == {}  # left for catch-up once a model is ready
-    assert len(bare.store.texts_missing_vectors(ItemKind.EPISODE, "all-MiniLM-L6-v2", 384, 100)) == 3
+    assert bare.store.memories.require(porto).superseded_by == lisbon
+    assert bare.store.vectors.model_counts() == {}  # left for catch-up once a model is ready
+    assert len(bare.store.vectors.missing_texts(ItemKind.EPISODE, "all-MiniLM-L6-v2", 384, 100)) == 3
 
 
 def test_scopes_never_mix(env: Env) -> None:
@@ -170,7 +174,7 @@ def test_scopes_never_mix(env: Env) -> None:
     mine = curator.process(env.entry(env.capture("I live in Porto.", scope="user:alice"))).created
     theirs = curator.process(env.entry(env.capture("I live in Porto.", session="s2", scope="user:bob"))).created
     assert len(mine) == 1 and len(theirs) == 1 and mine != theirs
-    assert env.store.require_memory(mine[0]).access_count == 0
+    assert env.store.memories.require(mine[0]).access_count == 0
 
 
 def test_store_memory_dedups_explicit_writes(env: Env) -> None:
@@ -180,7 +184,7 @@ def test_store_memory_dedups_explicit_writes(env: Env) -> None:
     first = curator.store_memory(new, actor="tool")
     second = curator.store_memory(new, actor="tool")
     assert first.id == second.id and second.access_count == 1
-    assert [a.actor for a in env.store.audit_for(first.id)] == ["tool", "tool"]
+    assert [a.actor for a in env.store.audit.of_memory(first.id)] == ["tool", "tool"]
 
 
 # -- the model batch path, for both backends -----------------------------------------------------------------
@@ -278,12 +282,12 @@ def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
     prompt = backend.prompts()[-1]
     assert "## Turn 1" in prompt and "I live in Porto." in prompt and "I moved to Lisbon" in prompt
     assert re.search(r"- \[\d+\] identity user:residence:", prompt)  # the model saw the nearest memories
-    rust = [m for m in env.store.list_memories([SCOPE], current_only=True) if m.subject == "user:learning"]
+    rust = [m for m in env.store.memories.find([SCOPE], current_only=True) if m.subject == "user:learning"]
     assert len(rust) == 1 and rust[0].metadata == {"role": "model", "origin": "user"} and rust[0].confidence == 0.85
-    assert env.store.provenance([rust[0].id])[rust[0].id] == [Provenance("s1", 1)]
-    residence = env.store.current_by_subject(SCOPE, "user:residence")
+    assert env.store.provenance.of([rust[0].id])[rust[0].id] == [Provenance("s1", 1)]
+    residence = env.store.memories.current_by_subject(SCOPE, "user:residence")
     assert [m.content for m in residence] == ["The user lives in Lisbon."]
-    assert env.store.journal_counts() == {"done": 2}
+    assert env.store.journal.counts() == {"done": 2}
     assert curator.pending_batches() == []
 
 
@@ -297,18 +301,19 @@ def test_model_failure_falls_back_to_heuristics(env: Env, backend: Backend, fail
     curator = env.curator(llm, llm_timeout=0.5)
     _, second = _run_batch(env, curator)
     assert second.llm == "fallback"
-    current = {m.content for m in env.store.list_memories([SCOPE], current_only=True)}
+    current = {m.content for m in env.store.memories.find([SCOPE], current_only=True)}
     assert any("Lisbon" in c for c in current)  # the heuristic result stands; nothing was lost
-    assert env.store.journal_counts() == {"done": 2}
+    assert env.store.journal.counts() == {"done": 2}
     assert curator.pending_batches() == []
-    assert [e.turn_index for e in env.store.list_episodes([SCOPE]) if e.role == "user"] == [0, 1]
+    assert [e.turn_index for e in env.store.episodes.find([SCOPE]) if e.role == "user"] == [0, 1]
 
 
 def test_model_rate_limit_then_success(env: Env, backend: Backend) -> None:
     backend.rate_limited_then_good()
     _, second = _run_batch(env, env.curator(backend.llm, llm_timeout=10))
     assert second.llm == "applied"
-    assert [m.content for m in env.store.current_by_subject(SCOPE, "user:residence")] == ["The user lives in Lisbon."]
+    current = env.store.memories.current_by_subject(SCOPE, "user:residence")
+    assert [m.content for m in current] == ["The user lives in Lisbon."]
 
 
 def test_a_short_batch_waits_for_the_session_end(env: Env, gemini_backend: Backend) -> None:
@@ -329,13 +334,13 @@ def test_worker_resumes_pending_rows_on_start_and_follows_notifications(env: Env
     worker.start()
     try:
         assert worker.drain(60)
-        assert env.store.journal_counts() == {"done": 5}
+        assert env.store.journal.counts() == {"done": 5}
         thread = worker._thread
         assert thread is not None and thread.name == "bowerbird-curator" and thread in threading.enumerate()
         env.capture("I live in Porto.")
         worker.notify()
         assert worker.drain(30)
-        assert env.store.journal_counts() == {"done": 6}
+        assert env.store.journal.counts() == {"done": 6}
     finally:
         assert worker.stop(10)
     assert not worker.is_alive()
@@ -343,7 +348,7 @@ def test_worker_resumes_pending_rows_on_start_and_follows_notifications(env: Env
 
 
 def _attempts(store: Store, journal_id: int) -> int:
-    entry = store.journal_get(journal_id)
+    entry = store.journal.get(journal_id)
     return entry.attempts if entry is not None else 0
 
 
@@ -362,16 +367,16 @@ def test_a_failing_row_is_retried_later_and_does_not_block_the_queue(env: Env,
         deadline = time.monotonic() + 60
         while _attempts(store, bad) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert store.journal_counts() == {"done": 2, "pending": 1}
-        assert store.journal_retrying()["rows"] == 1
+        assert store.journal.counts() == {"done": 2, "pending": 1}
+        assert store.journal.retrying()["rows"] == 1
         with sqlite3.connect(env.path) as conn:  # the cause goes away: the next retry curates the row
             conn.execute("DROP TRIGGER poison")
-        while store.journal_counts() != {"done": 3} and time.monotonic() < deadline:
+        while store.journal.counts() != {"done": 3} and time.monotonic() < deadline:
             time.sleep(0.05)
     finally:
         worker.stop(10)
-    assert store.journal_counts() == {"done": 3}
-    assert store.counts()["memories"] == 2
+    assert store.journal.counts() == {"done": 3}
+    assert store.health.counts()["memories"] == 2
     store.close()
     assert any(r.exc_info for r in caplog.records if "journal row" in r.getMessage())
 
@@ -386,14 +391,14 @@ def test_worker_runs_session_end_batches_in_order(env: Env, gemini_backend: Back
     finally:
         worker.stop(10)
     assert len(gemini_backend.prompts()) == 1
-    assert env.store.journal_counts() == {"done": 1}
+    assert env.store.journal.counts() == {"done": 1}
 
 
 def test_drain_times_out_while_rows_remain(env: Env) -> None:
     worker = CuratorWorker(env.curator(), env.store)  # never started
     env.capture("I live in Porto.")
     assert worker.drain(0.2) is False
-    assert env.store.journal_counts() == {"pending": 1}
+    assert env.store.journal.counts() == {"pending": 1}
 
 
 # -- parsing the model's decisions ---------------------------------------------------------------------------

@@ -220,7 +220,7 @@ def test_bowerbird_and_sqlite_utils_agree_on_an_upgraded_store(old_store: Path) 
 def test_upgraded_store_is_searchable(old_store: Path) -> None:
     store = Store.open(old_store)
     try:
-        hits = store.search_memories_fts('"Lisbon"', ["profile:default"])
+        hits = store.search.memories('"Lisbon"', ["profile:default"])
     finally:
         store.close()
     assert len(hits) == 2

@@ -8,10 +8,10 @@ import pytest
 from fakes import FakeClock
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import EmbeddingService
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.maintenance import Maintenance, effective_importance
 from hermes_bowerbird.maintenance.decay import refresh_low_marks
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
 
@@ -50,18 +50,18 @@ def test_same_value_whether_maintenance_ran_zero_or_a_hundred_times(tmp_path: Pa
         clocks[1].now += 1.2 * DAY
         maintenance.run()
     clocks[0].now = clocks[1].now
-    idle_value = effective_importance(idle.require_memory(idle_id), clocks[0].now, config)
-    busy_value = effective_importance(busy.require_memory(busy_id), clocks[1].now, config)
+    idle_value = effective_importance(idle.memories.require(idle_id), clocks[0].now, config)
+    busy_value = effective_importance(busy.memories.require(busy_id), clocks[1].now, config)
     assert busy_value == idle_value
-    assert busy.require_memory(busy_id).importance == importance  # decay never rewrites importance
+    assert busy.memories.require(busy_id).importance == importance  # decay never rewrites importance
     assert 0.0 < busy_value < importance  # and it did decay over those 120 days
 
 
 def test_value_falls_with_elapsed_time_and_identity_never_decays(tmp_path: Path) -> None:
     config = config_for(tmp_path)
     store = make_store(tmp_path / "m.db", FakeClock(T0))
-    fact = store.require_memory(add(store, MemoryType.FACT, 0.6))
-    identity = store.require_memory(add(store, MemoryType.IDENTITY, 1.0))
+    fact = store.memories.require(add(store, MemoryType.FACT, 0.6))
+    identity = store.memories.require(add(store, MemoryType.IDENTITY, 1.0))
     values = [effective_importance(fact, T0 + d * DAY, config) for d in (0, 30, 365, 2000)]
     assert values == sorted(values, reverse=True) and values[0] > values[-1]
     assert effective_importance(identity, T0 + 5000 * DAY, config) == 1.0
@@ -76,15 +76,15 @@ def test_decay_job_marks_memories_that_fell_low_and_clears_recovered_ones(tmp_pa
     clock.now += 400 * DAY
     watch = refresh_low_marks(store, config, clock.now)
     assert watch.newly_low == [low]
-    assert store.low_since([low, kept]) == {low: clock.now, kept: None}
+    assert store.retention.low_since([low, kept]) == {low: clock.now, kept: None}
     marked_at = clock.now
     clock.now += DAY
     assert refresh_low_marks(store, config, clock.now).newly_low == []  # the mark keeps its first time
-    assert store.low_since([low])[low] == marked_at
-    store.touch([low])  # recalled again: recency restarts, importance recovers
+    assert store.retention.low_since([low])[low] == marked_at
+    store.memories.touch([low])  # recalled again: recency restarts, importance recovers
     watch = refresh_low_marks(store, config, clock.now)
     assert watch.recovered == [low]
-    assert store.low_since([low])[low] is None
+    assert store.retention.low_since([low])[low] is None
 
 
 def test_dry_run_decay_writes_no_marks(tmp_path: Path) -> None:
@@ -94,4 +94,4 @@ def test_dry_run_decay_writes_no_marks(tmp_path: Path) -> None:
     low = add(store, MemoryType.OBSERVATION, 0.3)
     clock.now += 400 * DAY
     assert refresh_low_marks(store, config, clock.now, dry_run=True).newly_low == [low]
-    assert store.low_since([low])[low] is None
+    assert store.retention.low_since([low])[low] is None

@@ -23,7 +23,7 @@ def broken(tmp_path: Path) -> Path:
     store = Store.open(path)
     memory = store.insert_memory(NewMemory(scope="profile:default", type=MemoryType.FACT,
                                            content="The cat is named Miso", source=Source.TOOL))
-    store._execute("INSERT INTO memories_fts (memories_fts, rowid, content, summary, tags) "
+    store.db.execute("INSERT INTO memories_fts (memories_fts, rowid, content, summary, tags) "
                    "SELECT 'delete', id, content, summary, tags FROM memories WHERE id = ?", (memory.id,))
     store.close()
     return path
@@ -47,6 +47,6 @@ def test_repaired_index_finds_the_memory_again(broken: Path) -> None:
     _doctor(broken, "--repair")
     store = Store.open(broken)
     try:
-        assert [i for i, _ in store.search_memories_fts('"miso"', ["profile:default"])] == [1]
+        assert [i for i, _ in store.search.memories('"miso"', ["profile:default"])] == [1]
     finally:
         store.close()

@@ -89,7 +89,7 @@ def _clean_exit(result: Result) -> bool:
 
 def _journal_rows(provider: BowerbirdProvider) -> int:
     assert provider.engine is not None
-    return sum(provider.engine.store.journal_counts().values())
+    return sum(provider.engine.store.journal.counts().values())
 
 
 # -- the CLI --------------------------------------------------------------------------------------------------

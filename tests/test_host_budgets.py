@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import LocalEmbedder
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.provider import BowerbirdProvider
 from hermes_bowerbird.store import Store
@@ -57,7 +57,7 @@ def _provider_on(config: Config, model: SlowModel, session: str) -> BowerbirdPro
 def _journal(config: Config) -> dict[str, int]:
     store = Store.open(config.db_path)
     try:
-        return store.journal_counts()
+        return store.journal.counts()
     finally:
         store.close()
 
@@ -106,7 +106,7 @@ def big_memory_md(tmp_path: Path) -> Path:
 
 def _held(provider: BowerbirdProvider) -> int:
     assert provider.engine is not None
-    return sum(provider.engine.store.count_memories(provider.visible).values())
+    return sum(provider.engine.store.memories.count_by_type(provider.visible).values())
 
 
 def test_initialize_returns_before_a_large_memory_md_is_imported(big_memory_md: Path, minilm: LocalEmbedder

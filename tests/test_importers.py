@@ -137,11 +137,11 @@ def test_apply_plan_journals_every_turn_with_import_source(tmp_path: Path) -> No
             msg("user", "I'm Marcus."), msg("assistant", "Hi."), msg("user", "Bye.", session="s2")])
         plan = importers.parse_chat_jsonl(path)
         assert importers.apply_plan(engine, plan, scope="profile:default") == importers.ApplyReport(2, 0)
-        rows = engine.store.journal_pending(limit=10)
+        rows = engine.store.journal.pending(limit=10)
         assert [(r.session_id, r.turn_index, r.source) for r in rows] == [
             ("s1", 0, Source.IMPORT), ("s2", 0, Source.IMPORT)]
         assert rows[0].created_at == pytest.approx(1747300320.0)
         assert importers.apply_plan(engine, plan, scope="profile:default") == importers.ApplyReport(0, 2)
-        assert len(engine.store.journal_pending(limit=10)) == 2
+        assert len(engine.store.journal.pending(limit=10)) == 2
     finally:
         engine.shutdown()

@@ -15,12 +15,12 @@ from hermes_bowerbird.types import JournalStatus
 
 
 def _append(store: Store, user: str, *, turn: int | None, session: str = "s", assistant: str = "ok") -> int:
-    return store.journal_append(scope="p", session_id=session, turn_index=turn, platform="cli", user=user,
+    return store.journal.append(scope="p", session_id=session, turn_index=turn, platform="cli", user=user,
                                 assistant=assistant)
 
 
 def _turns(store: Store, session: str = "s") -> list[tuple[int, str]]:
-    entries = [store.journal_get(e.id) for e in store.journal_pending(limit=10_000)]
+    entries = [store.journal.get(e.id) for e in store.journal.pending(limit=10_000)]
     return sorted((e.turn_index, e.user_content) for e in entries if e is not None and e.session_id == session)
 
 
@@ -51,7 +51,7 @@ def test_the_same_text_at_a_new_index_is_a_new_turn(store: Store) -> None:
 def test_no_requested_index_takes_the_next_one(store: Store) -> None:
     _append(store, "a", turn=7)
     _append(store, "b", turn=None)
-    assert store.next_turn_index("s") == 9
+    assert store.journal.next_turn_index("s") == 9
 
 
 def test_two_writers_on_one_session_keep_every_turn(tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ def test_a_write_waits_out_a_lock_held_longer_than_the_busy_timeout(tmp_path: Pa
     waited = time.monotonic() - started
     releaser.join()
     other.close()
-    assert store.journal_get(journal_id) is not None
+    assert store.journal.get(journal_id) is not None
     assert waited >= 0.5
     store.close()
 
@@ -144,7 +144,7 @@ def test_upgrade_moves_clashing_turns_to_the_end_of_their_session(tmp_path: Path
     clash = _old_row(conn, 0, "clashed with first")
     conn.close()
     store = Store.open(tmp_path / "m.db")
-    moved = store.journal_get(clash)
+    moved = store.journal.get(clash)
     assert moved is not None and (moved.turn_index, moved.status) == (2, JournalStatus.PENDING)
     store.close()
 
@@ -157,7 +157,7 @@ def test_upgrade_drops_a_moved_turns_partial_episodes_so_it_is_curated_again(tmp
                  "journal_id) VALUES ('p', 's', 0, 1, 'user', 'the clashing turn''s extra chunk', 1.0, ?)", (clash,))
     conn.close()
     store = Store.open(tmp_path / "m.db")
-    assert store.list_episodes(["p"]) == []
+    assert store.episodes.find(["p"]) == []
     store.close()
 
 
@@ -166,7 +166,7 @@ def test_upgrade_gives_failed_rows_another_chance(tmp_path: Path) -> None:
     failed = _old_row(conn, 0, "failed three times", status="failed")
     conn.close()
     store = Store.open(tmp_path / "m.db")
-    assert [e.id for e in store.journal_pending()] == [failed]
+    assert [e.id for e in store.journal.pending()] == [failed]
     store.close()
 
 

@@ -44,7 +44,7 @@ def test_bad_files_are_refused_and_nothing_is_written(engine: Bowerbird, tmp_pat
     path.write_bytes(content)
     with pytest.raises(InvalidInputError, match=message):
         markdown.import_file(engine, path, scope="profile:default")
-    assert engine.store.counts()["memories"] == 0
+    assert engine.store.health.counts()["memories"] == 0
 
 
 def test_import_is_idempotent_and_typed_by_file(engine: Bowerbird, tmp_path: Path) -> None:
@@ -52,9 +52,9 @@ def test_import_is_idempotent_and_typed_by_file(engine: Bowerbird, tmp_path: Pat
     for expected in (2, 0):
         report = markdown.import_file(engine, tmp_path / "USER.md", scope="profile:default")
         assert report.imported == expected
-    types = {m.type for m in engine.store.list_memories()}
+    types = {m.type for m in engine.store.memories.find()}
     assert types <= {MemoryType.IDENTITY, MemoryType.PREFERENCE, MemoryType.GOAL}
-    assert {m.source for m in engine.store.list_memories()} == {Source.IMPORT}
+    assert {m.source for m in engine.store.memories.find()} == {Source.IMPORT}
 
 
 def test_export_round_trips_and_respects_the_host_limits(engine: Bowerbird, tmp_path: Path) -> None:

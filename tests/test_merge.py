@@ -11,8 +11,9 @@ import pytest
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.curation.merge import MergePlan, Merger, Neighbour, distinct_values, plan_merge
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
-from hermes_bowerbird.semantic import VectorTier
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import (
     AuditAction,
@@ -111,7 +112,7 @@ def env(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[tuple[Store, Vector
 def _store(store: Store, vectors: VectorTier, merger: Merger, candidate: Candidate,
            turn: int = 0) -> tuple[str, int]:
     vector = vectors.embed_query(candidate.content)
-    neighbours = merger.neighbours(SCOPE, vector, store.live_memory_ids([SCOPE]))
+    neighbours = merger.neighbours(SCOPE, vector, store.memories.live_ids([SCOPE]))
     plan = merger.plan(SCOPE, candidate, neighbours)
     new = NewMemory(scope=SCOPE, type=candidate.type, content=candidate.content, source=Source.TURN,
                     importance=candidate.importance, subject=candidate.subject,
@@ -128,11 +129,11 @@ def test_near_duplicate_reinforces_with_provenance_and_audit(env: tuple[Store, V
     _, first = _store(store, vectors, merger, _candidate("I prefer green tea in the morning"), turn=0)
     action, second = _store(store, vectors, merger, _candidate("I prefer green tea in the mornings."), turn=3)
     assert (action, second) == ("merged", first)
-    memory = store.require_memory(first)
+    memory = store.memories.require(first)
     assert memory.access_count == 1
-    assert store.provenance([first])[first] == [Provenance("s1", 0), Provenance("s1", 3)]
-    assert [a.action for a in store.audit_for(first)] == [AuditAction.CREATE, AuditAction.MERGE]
-    assert store.counts()["memories"] == 1
+    assert store.provenance.of([first])[first] == [Provenance("s1", 0), Provenance("s1", 3)]
+    assert [a.action for a in store.audit.of_memory(first)] == [AuditAction.CREATE, AuditAction.MERGE]
+    assert store.health.counts()["memories"] == 1
 
 
 def test_exact_repeat_reinforces_even_without_vectors(tmp_path: Path) -> None:
@@ -147,7 +148,7 @@ def test_exact_repeat_reinforces_even_without_vectors(tmp_path: Path) -> None:
         with store.transaction():
             results.append(merger.apply(plan, new, candidate).action)
     assert results == ["created", "merged", "merged"]
-    assert store.counts()["memories"] == 1
+    assert store.health.counts()["memories"] == 1
 
 
 def test_changed_value_supersedes_with_updates_edge(env: tuple[Store, VectorTier, Merger]) -> None:
@@ -155,13 +156,13 @@ def test_changed_value_supersedes_with_updates_edge(env: tuple[Store, VectorTier
     _, old = _store(store, vectors, merger, _candidate("I live in Porto", "user:city"))
     action, new = _store(store, vectors, merger, _candidate("I moved to Lisbon", "user:city"), turn=1)
     assert action == "created"
-    stale = store.require_memory(old)
+    stale = store.memories.require(old)
     assert stale.superseded_by == new and stale.valid_until == NOW and not stale.is_current(NOW + 1)
-    assert store.require_memory(new).is_current(NOW + 1)
-    edges = store.edges_of([new])
+    assert store.memories.require(new).is_current(NOW + 1)
+    edges = store.graph.edges_of([new])
     assert [(e.src_id, e.dst_id, e.relation) for e in edges] == [(new, old, Relation.UPDATES)]
-    assert AuditAction.SUPERSEDE in [a.action for a in store.audit_for(old)]
-    assert [m.id for m in store.current_by_subject(SCOPE, "user:city")] == [new]
+    assert AuditAction.SUPERSEDE in [a.action for a in store.audit.of_memory(old)]
+    assert [m.id for m in store.memories.current_by_subject(SCOPE, "user:city")] == [new]
 
 
 def test_related_memory_gets_a_weighted_edge(env: tuple[Store, VectorTier, Merger]) -> None:
@@ -174,7 +175,7 @@ def test_related_memory_gets_a_weighted_edge(env: tuple[Store, VectorTier, Merge
     assert a is not None and b is not None
     similarity = float(np.dot(a, b))
     assert 0.75 <= similarity < 0.92  # the model agrees these are related, not duplicates
-    edges = store.edges_of([seeds])
+    edges = store.graph.edges_of([seeds])
     assert [(e.src_id, e.dst_id, e.relation) for e in edges] == [(seeds, garden, Relation.RELATED_TO)]
     assert edges[0].weight == pytest.approx(similarity, abs=1e-3)
 
@@ -183,8 +184,8 @@ def test_unrelated_memories_stay_apart(env: tuple[Store, VectorTier, Merger]) ->
     store, vectors, merger = env
     _store(store, vectors, merger, _candidate("My sister is called Ana"))
     _, other = _store(store, vectors, merger, _candidate("The deploy script lives in tools/release.sh"))
-    assert store.edges_of([other]) == []
-    assert store.counts()["memories"] == 2
+    assert store.graph.edges_of([other]) == []
+    assert store.health.counts()["memories"] == 2
 
 
 def test_neighbours_never_cross_scopes(env: tuple[Store, VectorTier, Merger]) -> None:
@@ -194,4 +195,4 @@ def test_neighbours_never_cross_scopes(env: tuple[Store, VectorTier, Merger]) ->
     vectors.add(ItemKind.MEMORY, [(other.id, other.content)])
     action, mine = _store(store, vectors, merger, _candidate("I prefer green tea in the morning"))
     assert action == "created" and mine != other.id
-    assert store.require_memory(other.id).access_count == 0
+    assert store.memories.require(other.id).access_count == 0

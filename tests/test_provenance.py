@@ -13,7 +13,7 @@ from hermes_bowerbird import scopes
 from hermes_bowerbird.cli import cli
 from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.provenance import column_origin, model_origin, origin_of, weigh
-from hermes_bowerbird.embedding import LocalEmbedder
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.types import LLM, Candidate, Memory, MemoryType
 
@@ -57,7 +57,7 @@ def engine(tmp_path: Path, minilm: LocalEmbedder) -> Iterator[Bowerbird]:
 
 
 def _memories(engine: Bowerbird, scope: str) -> list[Memory]:
-    return engine.store.list_memories([scope], current_only=True)
+    return engine.store.memories.find([scope], current_only=True)
 
 
 def _say(engine: Bowerbird, user: str, assistant: str, *, scope: str = ALICE, session: str = "s1",
@@ -174,7 +174,7 @@ def test_a_web_page_claim_never_replaces_what_the_user_said(tmp_path: Path, mini
     engine = _engine(tmp_path, minilm, ModelReply([claim], when="Munich"))
     _say(engine, "I live in Berlin.", "Nice city.")
     _say(engine, "Where do people think I live?", "A profile page I found says the user lives in Munich.")
-    residence = sorted(m.content for m in engine.store.current_by_subject(ALICE, "user:residence"))
+    residence = sorted(m.content for m in engine.store.memories.current_by_subject(ALICE, "user:residence"))
     engine.shutdown()
     assert residence == ["I live in Berlin.", "The user lives in Munich."]
 

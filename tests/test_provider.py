@@ -79,8 +79,8 @@ def test_non_primary_agents_are_read_only(home: Path, context: str) -> None:
     provider.on_memory_write("add", "user", "Prefers tea.", {})
     result = json.loads(provider.handle_tool_call("bowerbird_remember", {"content": "x y z"}))
     assert "error" in result
-    assert provider.engine is not None and provider.engine.store.counts()["journal"] == 0
-    assert provider.engine.store.counts()["memories"] == 0
+    assert provider.engine is not None and provider.engine.store.health.counts()["journal"] == 0
+    assert provider.engine.store.health.counts()["memories"] == 0
     provider.shutdown()
 
 
@@ -92,18 +92,18 @@ def test_host_memory_files_are_imported_once(home: Path) -> None:
     for _ in range(2):
         provider = _provider(home, platform="cli")
         assert provider.engine is not None and provider.engine.wait_import(60)
-        contents = sorted(m.content for m in provider.engine.store.list_memories())
+        contents = sorted(m.content for m in provider.engine.store.memories.find())
         provider.shutdown()
     assert contents == sorted(["Project uses SQLite.", "Deploys on Fridays are banned.\nAlways tag releases.",
                                "Name is Ada.", "Prefers dark mode."])
     provider = _provider(home, platform="cli")
     assert provider.engine is not None and provider.engine.wait_import(60)
-    dark = next(m for m in provider.engine.store.list_memories() if m.content == "Prefers dark mode.")
+    dark = next(m for m in provider.engine.store.memories.find() if m.content == "Prefers dark mode.")
     provider.engine.forget(dark.id, scopes=provider.visible)
     provider.shutdown()
     provider = _provider(home, platform="cli")  # the next start must not bring a forgotten entry back
     assert provider.engine is not None and provider.engine.wait_import(60)
-    assert "Prefers dark mode." not in [m.content for m in provider.engine.store.list_memories()]
+    assert "Prefers dark mode." not in [m.content for m in provider.engine.store.memories.find()]
     provider.shutdown()
 
 
@@ -114,12 +114,12 @@ def test_built_in_memory_writes_are_mirrored(home: Path) -> None:
     provider.on_memory_write("add", "user", "Prefers green tea in the afternoon.", {"write_origin": "tool"})
     provider.on_memory_write("replace", "user", "Prefers black coffee in the afternoon.",
                              {"old_text": "green tea"})
-    current = [m.content for m in engine.store.list_memories(current_only=True)]
+    current = [m.content for m in engine.store.memories.find(current_only=True)]
     assert current == ["Prefers black coffee in the afternoon."]
-    old = next(m for m in engine.store.list_memories() if "green tea" in m.content)
+    old = next(m for m in engine.store.memories.find() if "green tea" in m.content)
     assert old.superseded_by is not None
     provider.on_memory_write("remove", "user", "", {"old_text": "black coffee"})
-    assert engine.store.list_memories(current_only=True) == []
+    assert engine.store.memories.find(current_only=True) == []
     provider.shutdown()
 
 
@@ -200,7 +200,7 @@ def test_a_failing_model_never_breaks_a_turn(home: Path, caplog: pytest.LogCaptu
     provider = _provider(home, platform="cli")
     assert provider.engine is holder
     provider.sync_turn("We decided to deploy with Ansible from now on.", "Good choice.")
-    assert holder.flush(30) and holder.store.journal_counts() == {"done": 1}  # curated without vectors
+    assert holder.flush(30) and holder.store.journal.counts() == {"done": 1}  # curated without vectors
     provider.on_session_switch("s2", reset=True)
     assert "Ansible" in provider.prefetch("how do we deploy with Ansible?")  # keyword recall still works
     result = json.loads(provider.handle_tool_call("bowerbird_remember", {"content": "Prefers tabs."}))
@@ -224,9 +224,9 @@ def test_a_bulletin_only_rewritten_from_the_same_memory_sends_no_note(home: Path
     assert engine is not None
     engine.remember("My name is Ada and I live in Porto.", scope=provider.write_scope)
     provider.system_prompt_block()
-    seen = engine.store.latest_bulletin(provider.write_scope)
+    seen = engine.store.bulletins.latest(provider.write_scope)
     assert seen is not None and seen.generator == "deterministic"
-    engine.store.add_bulletin(provider.write_scope, "Ada lives in Porto.", seen.state_hash, "llm:test")
+    engine.store.bulletins.add(provider.write_scope, "Ada lives in Porto.", seen.state_hash, "llm:test")
     assert "Memory changed" not in provider.prefetch("where does Ada live these days?")
     provider.shutdown()
 

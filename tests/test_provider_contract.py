@@ -57,16 +57,16 @@ def delegated(opened: Callable[..., BowerbirdProvider]) -> BowerbirdProvider:
 # -- on_delegation ---------------------------------------------------------------------------------------------
 def test_delegation_is_an_episode_of_the_parent_session(delegated: BowerbirdProvider) -> None:
     assert delegated.engine is not None
-    episodes = delegated.engine.store.list_episodes(session_id="parent-1")
+    episodes = delegated.engine.store.episodes.find(session_id="parent-1")
     assert any("6543" in e.content for e in episodes)
 
 
 def test_delegation_provenance_names_the_source_and_the_child_session(delegated: BowerbirdProvider) -> None:
     assert delegated.engine is not None
     store = delegated.engine.store
-    episode = next(e for e in store.list_episodes(session_id="parent-1") if "6543" in e.content)
+    episode = next(e for e in store.episodes.find(session_id="parent-1") if "6543" in e.content)
     assert episode.journal_id is not None
-    journal = store.journal_get(episode.journal_id)
+    journal = store.journal.get(episode.journal_id)
     assert journal is not None and journal.platform == "delegation:child-7"
 
 
@@ -85,13 +85,13 @@ def test_delegation_result_is_found_by_the_recall_tool(delegated: BowerbirdProvi
 def test_a_subagent_provider_records_no_delegation(opened: Callable[..., BowerbirdProvider]) -> None:
     child = opened("child-7", agent_context="subagent")
     child.on_delegation(TASK, RESULT, child_session_id="child-8")
-    assert child.engine is not None and child.engine.store.counts()["journal"] == 0
+    assert child.engine is not None and child.engine.store.health.counts()["journal"] == 0
 
 
 def test_an_empty_delegation_records_nothing(opened: Callable[..., BowerbirdProvider]) -> None:
     parent = opened("parent-2")
     parent.on_delegation("  ", "")
-    assert parent.engine is not None and parent.engine.store.counts()["journal"] == 0
+    assert parent.engine is not None and parent.engine.store.health.counts()["journal"] == 0
 
 
 def test_delegation_takes_the_next_turn_index_of_the_parent(opened: Callable[..., BowerbirdProvider]) -> None:
@@ -100,7 +100,7 @@ def test_delegation_takes_the_next_turn_index_of_the_parent(opened: Callable[...
     parent.on_delegation(TASK, RESULT, child_session_id="c")
     _settle(parent)
     assert parent.engine is not None
-    turns = {e.turn_index for e in parent.engine.store.list_episodes(session_id="parent-3") if "6543" in e.content}
+    turns = {e.turn_index for e in parent.engine.store.episodes.find(session_id="parent-3") if "6543" in e.content}
     assert turns == {1}
 
 
@@ -186,12 +186,12 @@ def shared_chat(opened: Callable[..., BowerbirdProvider]) -> BowerbirdProvider:
 
 def test_a_turn_with_an_author_is_stored(shared_chat: BowerbirdProvider) -> None:
     assert shared_chat.engine is not None
-    assert any("red wallet" in e.content for e in shared_chat.engine.store.list_episodes(session_id="g1"))
+    assert any("red wallet" in e.content for e in shared_chat.engine.store.episodes.find(session_id="g1"))
 
 
 def test_a_turn_with_an_author_goes_to_the_authors_scope(shared_chat: BowerbirdProvider) -> None:
     assert shared_chat.engine is not None
-    scopes = {e.scope for e in shared_chat.engine.store.list_episodes(session_id="g1") if "red wallet" in e.content}
+    scopes = {e.scope for e in shared_chat.engine.store.episodes.find(session_id="g1") if "red wallet" in e.content}
     assert scopes == {scopes_of.user_scope("dave", "telegram")}
 
 
@@ -212,7 +212,7 @@ def test_an_author_given_as_text_or_mapping_scopes_the_turn(opened: Callable[...
     group.sync_turn("Erin's locker is number 41.", "Noted.", session_id="g2", turn_author=author)
     _settle(group)
     assert group.engine is not None
-    stored = {e.scope for e in group.engine.store.list_episodes(session_id="g2")}
+    stored = {e.scope for e in group.engine.store.episodes.find(session_id="g2")}
     assert stored == {scopes_of.user_scope("erin", "telegram")}
 
 
@@ -221,7 +221,7 @@ def test_without_an_author_the_turn_stays_in_the_agents_scope(opened: Callable[.
     group.sync_turn("Carol's locker is number 12.", "Noted.", session_id="g3", turn_author=None)
     _settle(group)
     assert group.engine is not None
-    stored = {e.scope for e in group.engine.store.list_episodes(session_id="g3")}
+    stored = {e.scope for e in group.engine.store.episodes.find(session_id="g3")}
     assert stored == {scopes_of.user_scope("carol", "telegram")}
 
 

@@ -89,13 +89,13 @@ def test_prune_table(store: Store, clock: FakeClock, config: Config, name: str, 
     memory_id = build(store)
     clock.now += 400 * DAY
     prune(store, config, clock.now)  # first sighting below the threshold starts the grace period
-    assert not store.require_memory(memory_id).forgotten
+    assert not store.memories.require(memory_id).forgotten
     clock.now += (config.prune_grace_days + 1) * DAY
     result = prune(store, config, clock.now)
-    assert store.require_memory(memory_id).forgotten is forgotten
+    assert store.memories.require(memory_id).forgotten is forgotten
     assert (memory_id in result.candidates) is forgotten
     if forgotten:
-        audit = store.audit_for(memory_id)[-1]
+        audit = store.audit.of_memory(memory_id)[-1]
         assert audit.action == "forget" and audit.actor == "maintenance"
 
 
@@ -105,7 +105,7 @@ def test_nothing_is_forgotten_inside_the_grace_period(store: Store, clock: FakeC
     prune(store, config, clock.now)
     clock.now += (config.prune_grace_days - 1) * DAY
     assert prune(store, config, clock.now).forgotten == 0
-    assert not store.require_memory(memory_id).forgotten
+    assert not store.memories.require(memory_id).forgotten
 
 
 def test_a_recall_during_the_grace_period_saves_the_memory(store: Store, clock: FakeClock,
@@ -114,15 +114,15 @@ def test_a_recall_during_the_grace_period_saves_the_memory(store: Store, clock: 
     clock.now += 400 * DAY
     prune(store, config, clock.now)
     clock.now += 10 * DAY
-    store.touch([memory_id])
+    store.memories.touch([memory_id])
     clock.now += config.prune_grace_days * DAY
     prune(store, config, clock.now)
-    assert not store.require_memory(memory_id).forgotten
+    assert not store.memories.require(memory_id).forgotten
 
 
 def snapshot(store: Store, ids: list[int]) -> tuple[object, ...]:
-    memories = store.get_memories(ids)
-    return (memories, store.low_since(ids), [store.audit_for(i) for i in ids], store.counts())
+    memories = store.memories.get_many(ids)
+    return (memories, store.retention.low_since(ids), [store.audit.of_memory(i) for i in ids], store.health.counts())
 
 
 def test_dry_run_lists_candidates_and_changes_nothing(store: Store, clock: FakeClock, config: Config) -> None:
@@ -155,12 +155,12 @@ def test_purge_deletes_only_long_forgotten_memories(store: Store, clock: FakeClo
     live = add(store, MemoryType.FACT, 0.6, "still remembered")
     clock.now += 11 * DAY
     assert purge(store, config, clock.now, dry_run=True).candidates == [old]
-    assert store.get_memory(old) is not None
+    assert store.memories.get(old) is not None
     result = purge(store, config, clock.now)
     assert result.purged == 1
-    assert store.get_memory(old) is None
-    assert store.get_memory(recent) is not None and store.get_memory(live) is not None
-    assert store.audit_for(old)[-1].action == "purge"
+    assert store.memories.get(old) is None
+    assert store.memories.get(recent) is not None and store.memories.get(live) is not None
+    assert store.audit.of_memory(old)[-1].action == "purge"
 
 
 @pytest.mark.parametrize("retention_days,kept", [(0.0, 2), (30.0, 1)])
@@ -168,10 +168,10 @@ def test_episodes_are_kept_unless_a_retention_is_configured(tmp_path: Path, stor
                                                             retention_days: float, kept: int) -> None:
     config = build_config(tmp_path, {"db_path": str(tmp_path / "unused.db"),
                                      "episode_retention_days": retention_days})
-    first = store.insert_episode(scope=SCOPE, session_id="s", turn_index=0, chunk_index=0, role="user",
+    first = store.episodes.insert(scope=SCOPE, session_id="s", turn_index=0, chunk_index=0, role="user",
                                  content="old turn")
     clock.now += 60 * DAY
-    store.insert_episode(scope=SCOPE, session_id="s", turn_index=1, chunk_index=0, role="user", content="new turn")
+    store.episodes.insert(scope=SCOPE, session_id="s", turn_index=1, chunk_index=0, role="user", content="new turn")
     removed: list[tuple[ItemKind, list[int]]] = []
 
     class Vectors:
@@ -179,5 +179,5 @@ def test_episodes_are_kept_unless_a_retention_is_configured(tmp_path: Path, stor
             removed.append((kind, list(ids)))
 
     purge(store, config, clock.now, vectors=Vectors())
-    assert len(store.list_episodes([SCOPE])) == kept
+    assert len(store.episodes.find([SCOPE])) == kept
     assert removed == ([] if kept == 2 else [(ItemKind.EPISODE, [first])])

@@ -93,9 +93,9 @@ def test_store_opens_read_only_and_recall_finds_the_fact(read_only_home: Path) -
 def test_recall_leaves_access_counts_alone_on_a_read_only_store(read_only_home: Path) -> None:
     store = Store.open(read_only_home / "bowerbird" / "memory.db")
     try:
-        before = [m.access_count for m in store.list_memories()]
-        store.touch([m.id for m in store.list_memories()])
-        assert [m.access_count for m in store.list_memories()] == before
+        before = [m.access_count for m in store.memories.find()]
+        store.memories.touch([m.id for m in store.memories.find()])
+        assert [m.access_count for m in store.memories.find()] == before
     finally:
         store.close()
 
@@ -148,7 +148,7 @@ def test_provider_prefetches_from_a_read_only_store_and_skips_capture(read_only_
         assert "heron" in provider.prefetch("which database runs on heron?")
         provider.sync_turn("I moved the staging database to kestrel.", "Noted.")
         assert provider.engine is not None
-        assert provider.engine.store.journal_counts() == {}
+        assert provider.engine.store.journal.counts() == {}
     finally:
         provider.shutdown()
 

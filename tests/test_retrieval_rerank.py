@@ -19,7 +19,7 @@ WEIGHTS = RetrievalWeights()
 
 
 def _episode(store: Store, turn: int, text: str) -> int:
-    return store.insert_episode(scope="user:a", session_id="s", turn_index=turn, chunk_index=0, role="user",
+    return store.episodes.insert(scope="user:a", session_id="s", turn_index=turn, chunk_index=0, role="user",
                                 content=text)
 
 
@@ -29,12 +29,12 @@ def test_term_counts_cover_episodes_and_memories_and_stem_like_search(tmp_path: 
     _episode(store, 1, "Painting is relaxing")
     store.insert_memory(NewMemory(scope="user:b", type=MemoryType.FACT, content="Paints every Sunday",
                                   source=Source.TOOL))
-    counts = store.term_document_counts(["paint", "fence", "zebra", '"; DROP'])
+    counts = store.search.term_document_counts(["paint", "fence", "zebra", '"; DROP'])
     assert counts["paint"] == 3  # porter stemming: painted, painting, paints
     assert counts["fence"] == 1
     assert counts["zebra"] == 0
-    assert store.term_document_counts(["paint"], cap=1) == {"paint": 2}  # one per table at most
-    assert store.corpus_size() == 3
+    assert store.search.term_document_counts(["paint"], cap=1) == {"paint": 2}  # one per table at most
+    assert store.search.corpus_size() == 3
     store.close()
 
 

@@ -10,7 +10,9 @@ import pytest
 from store_rows import add_alias
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.retrieval import (
     Hit,
     RecallRequest,
@@ -19,7 +21,6 @@ from hermes_bowerbird.retrieval import (
     format_hits,
     item_key,
 )
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Provenance, Relation, Source
 
@@ -57,7 +58,7 @@ class World:
         return memory.id
 
     def episode(self, content: str, session: str = "s1", turn: int = 0, scope: str = "user:a") -> int:
-        episode_id = self.store.insert_episode(scope=scope, session_id=session, turn_index=turn, chunk_index=0,
+        episode_id = self.store.episodes.insert(scope=scope, session_id=session, turn_index=turn, chunk_index=0,
                                                role="user", content=content)
         self.vectors.add(ItemKind.EPISODE, [(episode_id, content)])
         return episode_id
@@ -156,9 +157,9 @@ def test_graph_edges_bring_in_linked_memories(keyword_world: World) -> None:
 def test_entities_named_in_the_query_seed_the_graph(keyword_world: World) -> None:
     linked = keyword_world.remember("The deadline moved to June")
     keyword_world.remember("The falconry club meets on Sundays")  # 'falcon' only as a substring
-    entity = keyword_world.store.upsert_entity("user:a", "Project Falcon", "project falcon", "project")
+    entity = keyword_world.store.graph.upsert_entity("user:a", "Project Falcon", "project falcon", "project")
     add_alias(keyword_world.store, entity, "Falcon", "falcon")
-    keyword_world.store.link_memory_entities(linked, [entity])
+    keyword_world.store.graph.link_memory_entities(linked, [entity])
     hits = keyword_world.search("status of falcon", explain=True)
     assert hits[0].id == linked and hits[0].signals["graph_entity"] == 1.0
     assert len(hits) == 1
@@ -217,10 +218,10 @@ def test_budget_and_touch(keyword_world: World) -> None:
     ids = [keyword_world.remember(f"Release note {i}: the exporter gained a new option. " * 6) for i in range(6)]
     hits = keyword_world.search("exporter release note", budget_tokens=120)
     assert hits and estimate_tokens(format_hits(hits, 120)) <= 120
-    touched = keyword_world.store.get_memories(ids)
+    touched = keyword_world.store.memories.get_many(ids)
     assert {m.id for m in touched.values() if m.access_count == 1} == {h.id for h in hits}
     keyword_world.retriever.search(RecallRequest("exporter", MINE), touch=False)
-    assert keyword_world.store.get_memories(ids) == keyword_world.store.get_memories(ids)
+    assert keyword_world.store.memories.get_many(ids) == keyword_world.store.memories.get_many(ids)
 
 
 def test_forgotten_memories_are_never_returned(world: World) -> None:
@@ -235,7 +236,7 @@ def test_hostile_queries_never_raise(keyword_world: World, query: str) -> None:
     keyword_world.remember("content: foo bar")
     hits = keyword_world.search(query)
     assert isinstance(hits, list)
-    assert keyword_world.store.counts()["memories"] == 1
+    assert keyword_world.store.health.counts()["memories"] == 1
 
 
 def test_empty_scopes_return_nothing(keyword_world: World) -> None:
@@ -265,8 +266,8 @@ def test_old_turns_that_stated_a_superseded_fact_rank_below_the_current_one(keyw
 def test_the_users_own_name_reads_as_first_person(keyword_world: World) -> None:
     w = keyword_world
     name = w.remember("I'm Marcus, by the way.", MemoryType.IDENTITY, subject="user:name")
-    marcus = w.store.upsert_entity("user:a", "Marcus", "marcus", "person")
-    w.store.link_memory_entities(name, [marcus])
+    marcus = w.store.graph.upsert_entity("user:a", "Marcus", "marcus", "person")
+    w.store.graph.link_memory_entities(name, [marcus])
     for turn in range(4):
         w.episode(f"Have a good day, Marcus. See you at {turn}.", turn=turn)
     diet = w.remember("I eat mostly plants now, with local eggs", MemoryType.PREFERENCE, subject="user:diet")

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from hermes_bowerbird.config import RetrievalWeights, build_config
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever
 from hermes_bowerbird.retrieval.candidates import Ranked
 from hermes_bowerbird.retrieval.query import analyze_query
@@ -21,7 +23,6 @@ from hermes_bowerbird.retrieval.signals import (
     fusion_weights,
     lean_on_meaning,
 )
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
 
@@ -43,7 +44,7 @@ class Home:
         return memory.id
 
     def episode(self, content: str) -> int:
-        return self.store.insert_episode(scope="user:a", session_id="s1", turn_index=0, chunk_index=0,
+        return self.store.episodes.insert(scope="user:a", session_id="s1", turn_index=0, chunk_index=0,
                                          role="user", content=content)
 
     def search(self, query: str, signals: tuple[SignalSpec, ...], **kwargs: object) -> list[Hit]:
@@ -182,7 +183,7 @@ def fact_position(tmp_path: Path, embedder: LocalEmbedder, lean: str) -> int:
             "Never go into the server room without a badge.", "I can't stand coriander, it tastes like soap to me."]
     ids = []
     for n, text in enumerate(said):
-        ids.append(store.insert_episode(scope="user:a", session_id=f"s{n}", turn_index=0, chunk_index=0,
+        ids.append(store.episodes.insert(scope="user:a", session_id=f"s{n}", turn_index=0, chunk_index=0,
                                         role="user", content=text))
         vectors.add(ItemKind.EPISODE, [(ids[-1], text)])
     retriever = Retriever(store, vectors, build_config(tmp_path, {"weights.meaning_lean": lean}), lambda: NOW)

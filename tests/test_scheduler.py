@@ -12,11 +12,11 @@ import pytest
 from fakes import FakeClock
 
 from hermes_bowerbird.config import build_config
-from hermes_bowerbird.embedding import EmbeddingService
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.errors import InvalidInputError
 from hermes_bowerbird.maintenance import JOB_NAMES, Budget, Job, Maintenance, Scheduler
 from hermes_bowerbird.maintenance.scheduler import THREAD_NAME
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
 
@@ -114,13 +114,13 @@ def test_maintenance_runs_every_job_and_reports_progress(maintenance: Maintenanc
     assert list(report) == list(JOB_NAMES)
     assert seen == [(n, len(JOB_NAMES)) for n in range(1, len(JOB_NAMES) + 1)]
     assert report["bulletin"] == {"dry_run": False, "scopes": 1, "stale": 1, "rebuilt": 1}
-    assert maintenance.store.latest_bulletin("profile:default") is not None
+    assert maintenance.store.bulletins.latest("profile:default") is not None
 
 
 def test_maintenance_dry_run_and_unknown_jobs(maintenance: Maintenance) -> None:
     assert maintenance.run("bulletin", dry_run=True)["bulletin"] == {"dry_run": True, "scopes": 1, "stale": 1,
                                                                      "rebuilt": 0}
-    assert maintenance.store.latest_bulletin("profile:default") is None
+    assert maintenance.store.bulletins.latest("profile:default") is None
     with pytest.raises(InvalidInputError, match="unknown maintenance job"):
         maintenance.run("defragment")
 

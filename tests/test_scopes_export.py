@@ -107,7 +107,7 @@ def test_a_user_can_forget_an_old_key_memory(home: Path) -> None:
     alice = _provider(home, "alice")
     try:
         assert alice.engine is not None
-        old = alice.engine.store.list_memories(["user:alice"])[0]
+        old = alice.engine.store.memories.find(["user:alice"])[0]
         answer = json.loads(alice.handle_tool_call("bowerbird_forget", {"id": old.id}))
     finally:
         alice.shutdown()

@@ -117,8 +117,8 @@ def test_payload_is_listed_as_quarantined(poisoned: BowerbirdProvider, payload: 
 def test_episodes_of_payload_turns_are_quarantined(poisoned: BowerbirdProvider) -> None:
     assert poisoned.engine is not None
     store = poisoned.engine.store
-    held = store.quarantined(ItemKind.EPISODE)
-    contents = [e.content for e in store.get_episodes(held).values()]
+    held = store.quarantine.reasons(ItemKind.EPISODE)
+    contents = [e.content for e in store.episodes.get_many(held).values()]
     assert all(any(p["marker"] in c for c in contents) for p in PAYLOADS)
 
 

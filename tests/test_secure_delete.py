@@ -69,4 +69,4 @@ def test_superseded_then_purged_text_leaves_no_bytes(engine: Bowerbird) -> None:
 def test_kept_memories_stay_searchable_after_a_purge(engine: Bowerbird) -> None:
     _forget(engine, engine.remember("my parrot answers only to quokkazanzibar", scope=SCOPE))
     _purge_all(engine)
-    assert len(engine.store.search_memories_fts('"tomatoes"', [SCOPE], 100, current_only=True)) == 40
+    assert len(engine.store.search.memories('"tomatoes"', [SCOPE], 100, current_only=True)) == 40

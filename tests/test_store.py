@@ -40,18 +40,18 @@ def _add(store: Store, content: str, scope: str = "profile:default", kind: Memor
 
 def _fts(store: Store, text: str, scopes: tuple[str, ...] = ("profile:default",)) -> list[int]:
     match = fts_match_expression(text)
-    return [i for i, _ in store.search_memories_fts(match, scopes)] if match else []
+    return [i for i, _ in store.search.memories(match, scopes)] if match else []
 
 
 def test_insert_and_read_back_with_defaults(store: Store) -> None:
     memory_id = _add(store, "Ada deploys with Ansible", kind=MemoryType.PROCEDURE, tags=("ops",),
                      provenance=(Provenance("s1", 0), Provenance("s1", 2)))
-    memory = store.require_memory(memory_id)
+    memory = store.memories.require(memory_id)
     assert memory.importance == 0.75
     assert memory.tags == ("ops",)
     assert memory.is_current(store.clock())
-    assert store.provenance([memory_id])[memory_id] == [Provenance("s1", 0), Provenance("s1", 2)]
-    assert [a.action for a in store.audit_for(memory_id)] == [AuditAction.CREATE]
+    assert store.provenance.of([memory_id])[memory_id] == [Provenance("s1", 0), Provenance("s1", 2)]
+    assert [a.action for a in store.audit.of_memory(memory_id)] == [AuditAction.CREATE]
 
 
 def test_empty_content_is_refused(store: Store) -> None:
@@ -62,14 +62,14 @@ def test_empty_content_is_refused(store: Store) -> None:
 def test_fts_follows_insert_update_and_delete(store: Store) -> None:
     memory_id = _add(store, "The cat is named Miso")
     assert _fts(store, "miso") == [memory_id]
-    store._execute("UPDATE memories SET content = 'The cat is named Tofu' WHERE id = ?", (memory_id,))
+    store.db.execute("UPDATE memories SET content = 'The cat is named Tofu' WHERE id = ?", (memory_id,))
     assert _fts(store, "miso") == []
     assert _fts(store, "tofu") == [memory_id]
     store.forget(memory_id, reason="test", actor="test")
     assert _fts(store, "tofu") == []  # forgotten memories are not searchable
     store.purge(memory_id, reason="test", actor="test")
-    assert store.get_memory(memory_id) is None
-    assert store.fts_integrity() == {"memories_fts": True, "episodes_fts": True}
+    assert store.memories.get(memory_id) is None
+    assert store.search.integrity() == {"memories_fts": True, "episodes_fts": True}
 
 
 def test_porter_stemming_matches_word_forms(store: Store) -> None:
@@ -93,7 +93,7 @@ HOSTILE_FTS = [  # (input, whether its words include "ansible": then both rows a
 def ansible_rows(store: Store) -> tuple[int, int]:
     memory_id = _add(store, ANSIBLE_MEMORY)
     _add(store, "episode text", kind=MemoryType.EVENT)
-    episode_id = store.insert_episode(scope="profile:default", session_id="s", turn_index=0, chunk_index=0,
+    episode_id = store.episodes.insert(scope="profile:default", session_id="s", turn_index=0, chunk_index=0,
                                       role="user", content=ANSIBLE_EPISODE)
     return memory_id, episode_id
 
@@ -102,7 +102,7 @@ def ansible_rows(store: Store) -> tuple[int, int]:
 def test_hostile_fts_input_finds_memories_by_its_words(store: Store, ansible_rows: tuple[int, int], hostile: str,
                                                       finds: bool) -> None:
     match = fts_match_expression(hostile)
-    found = [i for i, _ in store.search_memories_fts(match, ["profile:default"])] if match else []
+    found = [i for i, _ in store.search.memories(match, ["profile:default"])] if match else []
     assert found == ([ansible_rows[0]] if finds else [])
 
 
@@ -110,7 +110,7 @@ def test_hostile_fts_input_finds_memories_by_its_words(store: Store, ansible_row
 def test_hostile_fts_input_finds_episodes_by_its_words(store: Store, ansible_rows: tuple[int, int], hostile: str,
                                                       finds: bool) -> None:
     match = fts_match_expression(hostile)
-    found = [i for i, _ in store.search_episodes_fts(match, ["profile:default"])] if match else []
+    found = [i for i, _ in store.search.episodes(match, ["profile:default"])] if match else []
     assert found == ([ansible_rows[1]] if finds else [])
 
 
@@ -125,7 +125,7 @@ def test_hostile_fts_input_becomes_quoted_words_only(hostile: str) -> None:
 def test_a_raw_expression_fts5_cannot_parse_is_refused(store: Store, ansible_rows: tuple[int, int],
                                                        raw: str) -> None:
     with pytest.raises(InvalidInputError, match="fts_match_expression"):
-        store.search_memories_fts(raw, ["profile:default"])
+        store.search.memories(raw, ["profile:default"])
 
 
 def test_scopes_never_leak(store: Store) -> None:
@@ -133,20 +133,20 @@ def test_scopes_never_leak(store: Store) -> None:
     _add(store, "alpha secret plan", scope="user:b")
     assert _fts(store, "alpha", ("user:a", "profile:default")) == [mine]
     with pytest.raises(NotFoundError):
-        store.require_memory(mine, ["user:b"])
+        store.memories.require(mine, ["user:b"])
 
 
 def test_supersede_marks_old_and_links_new(store: Store) -> None:
     old = _add(store, "Lives in Porto", kind=MemoryType.IDENTITY, subject="user:residence")
     new = _add(store, "Moved to Lisbon", kind=MemoryType.IDENTITY, subject="user:residence")
     store.supersede(old, new, reason="moved", actor="test")
-    old_memory = store.require_memory(old)
+    old_memory = store.memories.require(old)
     assert old_memory.superseded_by == new
     assert not old_memory.is_current(store.clock() + 1)
-    assert [m.id for m in store.current_by_subject("profile:default", "user:residence")] == [new]
-    edges = store.edges_of([old])
+    assert [m.id for m in store.memories.current_by_subject("profile:default", "user:residence")] == [new]
+    edges = store.graph.edges_of([old])
     assert [(e.src_id, e.dst_id, e.relation) for e in edges] == [(new, old, Relation.UPDATES)]
-    assert AuditAction.SUPERSEDE in [a.action for a in store.audit_for(old)]
+    assert AuditAction.SUPERSEDE in [a.action for a in store.audit.of_memory(old)]
 
 
 def test_edges_strengthen_and_refuse_self_loops(store: Store) -> None:
@@ -160,65 +160,65 @@ def test_edges_strengthen_and_refuse_self_loops(store: Store) -> None:
 
 
 def test_episodes_are_idempotent_and_searchable(store: Store) -> None:
-    first = store.insert_episode(scope="p", session_id="s", turn_index=0, chunk_index=0, role="user",
+    first = store.episodes.insert(scope="p", session_id="s", turn_index=0, chunk_index=0, role="user",
                                  content="We talked about the Kyoto trip")
-    again = store.insert_episode(scope="p", session_id="s", turn_index=0, chunk_index=0, role="user",
+    again = store.episodes.insert(scope="p", session_id="s", turn_index=0, chunk_index=0, role="user",
                                  content="We talked about the Kyoto trip")
     assert first == again
     match = fts_match_expression("kyoto")
     assert match
-    assert store.search_episodes_fts(match, ["p"])[0][0] == first
+    assert store.search.episodes(match, ["p"])[0][0] == first
 
 
 def test_journal_lifecycle(store: Store) -> None:
-    ids = [store.journal_append(scope="p", session_id="s", turn_index=i, platform="cli", user=f"u{i}",
+    ids = [store.journal.append(scope="p", session_id="s", turn_index=i, platform="cli", user=f"u{i}",
                                 assistant=f"a{i}") for i in range(3)]
-    assert [e.id for e in store.journal_pending()] == ids
-    store.journal_mark(ids[0], JournalStatus.DONE)
-    store.journal_mark(ids[1], JournalStatus.FAILED, "boom")
-    assert store.journal_counts() == {"done": 1, "failed": 1, "pending": 1}
-    assert store.next_turn_index("s") == 3
-    assert store.next_turn_index("other") == 0
+    assert [e.id for e in store.journal.pending()] == ids
+    store.journal.mark(ids[0], JournalStatus.DONE)
+    store.journal.mark(ids[1], JournalStatus.FAILED, "boom")
+    assert store.journal.counts() == {"done": 1, "failed": 1, "pending": 1}
+    assert store.journal.next_turn_index("s") == 3
+    assert store.journal.next_turn_index("other") == 0
 
 
 def test_vectors_round_trip_little_endian(store: Store) -> None:
     vectors = np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32)
-    store.put_vectors(ItemKind.MEMORY, "m", [(i + 1, v) for i, v in enumerate(vectors)])
-    ids, matrix = store.load_vectors(ItemKind.MEMORY, "m")
+    store.vectors.put(ItemKind.MEMORY, "m", [(i + 1, v) for i, v in enumerate(vectors)])
+    ids, matrix = store.vectors.load(ItemKind.MEMORY, "m")
     assert ids.tolist() == [1, 2, 3, 4, 5]
     assert np.array_equal(matrix, vectors)
-    store.cache_put([("h", "m", vectors[0])])
-    assert np.array_equal(store.cache_get(["h", "missing"])["h"], vectors[0])
+    store.embedding_cache.put([("h", "m", vectors[0])])
+    assert np.array_equal(store.embedding_cache.get(["h", "missing"])["h"], vectors[0])
 
 
 def test_closed_store_raises_a_database_error(tmp_path: Path) -> None:
     s = Store.open(tmp_path / "x.db")
     s.close()
     with pytest.raises(DatabaseError):
-        s.get_memory(1)
+        s.memories.get(1)
 
 
 def test_backup_is_a_readable_copy(store: Store, tmp_path: Path) -> None:
     _add(store, "kept in the backup")
-    store.backup_to(tmp_path / "b" / "copy.db")
+    store.health.backup_to(tmp_path / "b" / "copy.db")
     copy = Store.open(tmp_path / "b" / "copy.db")
-    assert copy.counts()["memories"] == 1
+    assert copy.health.counts()["memories"] == 1
 
 
 def _break_fts(store: Store, memory_id: int) -> None:
     """Drop a row from the index behind the triggers' back (what a crash mid-write to an old file can leave)."""
-    store._execute("INSERT INTO memories_fts (memories_fts, rowid, content, summary, tags) "
+    store.db.execute("INSERT INTO memories_fts (memories_fts, rowid, content, summary, tags) "
                    "SELECT 'delete', id, content, summary, tags FROM memories WHERE id = ?", (memory_id,))
 
 
 def test_rebuild_fts_repairs_an_index_out_of_step(store: Store) -> None:
     memory_id = _add(store, "The cat is named Miso")
     _break_fts(store, memory_id)
-    store.rebuild_fts()
+    store.search.rebuild()
     assert _fts(store, "miso") == [memory_id]
 
 
 def test_rebuild_fts_leaves_both_indexes_consistent(store: Store) -> None:
     _break_fts(store, _add(store, "The cat is named Miso"))
-    store.rebuild_fts()
-    assert store.fts_integrity() == {"memories_fts": True, "episodes_fts": True}
+    store.search.rebuild()
+    assert store.search.integrity() == {"memories_fts": True, "episodes_fts": True}

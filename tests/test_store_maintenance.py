@@ -17,11 +17,11 @@ def add(store: Store, scope: str, text: str) -> int:
 def test_low_marked_lists_live_marked_memories_only(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "m.db", clock=FakeClock(100.0))
     a, b, c = (add(store, "user:a", t) for t in ("one", "two", "three"))
-    store.set_low_since([(a, 10.0), (b, 20.0)])
+    store.retention.set_low_since([(a, 10.0), (b, 20.0)])
     store.forget(b, reason="test", actor="test")
-    assert store.low_marked() == {a: 10.0}
-    store.set_low_since([(a, None)])
-    assert store.low_marked() == {} and store.low_since([c]) == {c: None}
+    assert store.retention.low_marked() == {a: 10.0}
+    store.retention.set_low_since([(a, None)])
+    assert store.retention.low_marked() == {} and store.retention.low_since([c]) == {c: None}
 
 
 def test_forgotten_before_orders_by_forget_time(tmp_path: Path) -> None:
@@ -32,18 +32,18 @@ def test_forgotten_before_orders_by_forget_time(tmp_path: Path) -> None:
     store.forget(second, reason="test", actor="test")
     clock.now = 300.0
     store.forget(first, reason="test", actor="test")
-    assert store.forgotten_before(250.0) == [second]
-    assert store.forgotten_before(1_000.0) == [second, first]
-    assert store.forgotten_before(1_000.0, limit=1) == [second]
-    assert live not in store.forgotten_before(1_000.0)
+    assert store.retention.forgotten_before(250.0) == [second]
+    assert store.retention.forgotten_before(1_000.0) == [second, first]
+    assert store.retention.forgotten_before(1_000.0, limit=1) == [second]
+    assert live not in store.retention.forgotten_before(1_000.0)
 
 
 def test_bulletin_scopes(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "m.db")
-    assert store.bulletin_scopes() == []
-    store.add_bulletin("user:b", "text", "hash", "deterministic")
-    store.add_bulletin("user:b", "text 2", "hash2", "deterministic")
-    assert store.bulletin_scopes() == ["user:b"]
+    assert store.bulletins.scopes() == []
+    store.bulletins.add("user:b", "text", "hash", "deterministic")
+    store.bulletins.add("user:b", "text 2", "hash2", "deterministic")
+    assert store.bulletins.scopes() == ["user:b"]
 
 
 def test_memory_heads_are_live_memories_of_the_types_without_content(tmp_path: Path) -> None:
@@ -53,12 +53,12 @@ def test_memory_heads_are_live_memories_of_the_types_without_content(tmp_path: P
                                           tags=("x",))).id
     gone = add(store, "user:a", "a forgotten fact")
     store.forget(gone, reason="test", actor="test")
-    store.touch([event])
-    heads = store.memory_heads([MemoryType.FACT, MemoryType.EVENT])
+    store.memories.touch([event])
+    heads = store.memories.heads([MemoryType.FACT, MemoryType.EVENT])
     assert [h.id for h in heads] == [fact, event]
-    full = store.require_memory(event)
+    full = store.memories.require(event)
     assert heads[1].content == "" and heads[1].tags == ()
     assert (heads[1].scope, heads[1].subject, heads[1].access_count, heads[1].accessed_at, heads[1].source) == (
         full.scope, full.subject, full.access_count, full.accessed_at, full.source)
-    assert [h.id for h in store.memory_heads([MemoryType.FACT, MemoryType.EVENT], after_id=fact)] == [event]
-    assert store.memory_heads([MemoryType.FACT], limit=1)[0].id == fact
+    assert [h.id for h in store.memories.heads([MemoryType.FACT, MemoryType.EVENT], after_id=fact)] == [event]
+    assert store.memories.heads([MemoryType.FACT], limit=1)[0].id == fact

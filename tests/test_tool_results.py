@@ -102,9 +102,9 @@ def test_quoted_tool_payloads_were_stored_and_quarantined(
     provider, _, _ = session
     assert provider.engine is not None
     store = provider.engine.store
-    episodes = [e for e in store.list_episodes(provider.visible) if any(p["marker"] in e.content
+    episodes = [e for e in store.episodes.find(provider.visible) if any(p["marker"] in e.content
                                                                          for p in CHOSEN_PAYLOADS)]
-    held = set(store.quarantined(ItemKind.EPISODE))
+    held = set(store.quarantine.reasons(ItemKind.EPISODE))
     assert episodes and [e.id for e in episodes if e.id not in held] == []
 
 

@@ -38,7 +38,7 @@ from .screen import screen
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..semantic import VectorTier
+    from ..embeddings.tier import VectorTier
     from ..store import Store
 
 log = logging.getLogger(__name__)
@@ -169,7 +169,7 @@ class Curator:
     def _record_failure(self, entry: JournalEntry, exc: Exception, retry_base: float) -> CurationResult | None:
         log.error("curating journal row %d failed (attempt %d); it stays pending and is retried later",
                   entry.id, entry.attempts + 1, exc_info=exc)
-        self.store.journal_retry_later(entry.id, f"{type(exc).__name__}: {exc}"[:500], base_seconds=retry_base,
+        self.store.journal.retry_later(entry.id, f"{type(exc).__name__}: {exc}"[:500], base_seconds=retry_base,
                                        max_seconds=RETRY_MAX_SECONDS)
         return None
 
@@ -177,11 +177,11 @@ class Curator:
         with self._lock:
             updates = _IndexUpdates()
             with self.store.transaction():
-                current = self.store.journal_get(entry.id)
+                current = self.store.journal.get(entry.id)
                 if current is None or current.status is not JournalStatus.PENDING:
                     return CurationResult(journal_ids=[entry.id], skipped=True)
                 result = self._write(entry, prepared, updates)
-                self.store.journal_mark(entry.id, JournalStatus.DONE)
+                self.store.journal.mark(entry.id, JournalStatus.DONE)
                 batch_size = self._enqueue_batch(entry) if self.llm is not None else 0
             self._index(updates)
         if batch_size >= max(1, self.config.llm_batch_turns):
@@ -192,7 +192,7 @@ class Curator:
         """Curate pending rows on the calling thread, in order; returns how many were curated."""
         done, after = 0, 0
         while limit is None or done < limit:
-            rows = self.store.journal_pending(limit=min(page, limit - done) if limit else page, after_id=after)
+            rows = self.store.journal.pending(limit=min(page, limit - done) if limit else page, after_id=after)
             if not rows:
                 break
             done += sum(1 for r in self.process_rows(rows) if r is not None)
@@ -216,7 +216,7 @@ class Curator:
                 if supersedes is not None and supersedes not in (outcome.memory_id, *outcome.superseded):
                     self.store.supersede(supersedes, outcome.memory_id, reason="updated", actor=actor)
             self._index(updates)
-        return self.store.require_memory(outcome.memory_id)
+        return self.store.memories.require(outcome.memory_id)
 
     def store_memories(self, news: Sequence[NewMemory], *, actor: str) -> list[int]:
         """Store several explicit memories of one scope in one model call and one transaction (an import's
@@ -230,7 +230,7 @@ class Curator:
             fresh: list[tuple[Memory, np.ndarray]] = []
             ids = []
             with self.store.transaction():
-                allowed = self.store.live_memory_ids([news[0].scope]) if embedder is not None else None
+                allowed = self.store.memories.live_ids([news[0].scope]) if embedder is not None else None
                 for new, vector in zip(news, vectors, strict=True):
                     candidate = _explicit(new)
                     new = _with_origin(new, candidate.origin)
@@ -289,21 +289,22 @@ class Curator:
         result = CurationResult(journal_ids=[entry.id], noise=prepared.noise)
         entity_cache: dict[str, int] = {}
         for chunk, vector in zip(prepared.chunks, prepared.chunk_vectors, strict=True):
-            episode_id = self.store.insert_episode(
+            episode_id = self.store.episodes.insert(
                 scope=entry.scope, session_id=entry.session_id, turn_index=entry.turn_index,
                 chunk_index=chunk.index, role=chunk.role, content=chunk.text, created_at=entry.created_at,
                 journal_id=entry.id)
             result.episode_ids.append(episode_id)
-            self.store.link_episode_entities(episode_id, self._entity_ids(entry.scope, chunk.mentions, entity_cache))
+            entity_ids = self._entity_ids(entry.scope, chunk.mentions, entity_cache)
+            self.store.graph.link_episode_entities(episode_id, entity_ids)
             self._stage_vector(ItemKind.EPISODE, episode_id, vector, prepared.embedder, updates)
             if chunk.role in prepared.flags:
-                self.store.quarantine(ItemKind.EPISODE, episode_id, prepared.flags[chunk.role])
+                self.store.quarantine_item(ItemKind.EPISODE, episode_id, prepared.flags[chunk.role])
         self._merge_all(entry.scope, entry, prepared.candidates, prepared.candidate_vectors, prepared.embedder,
                         result, updates, entity_cache, prepared.candidate_mentions)
-        for memory in self.store.get_memories(result.created).values():  # taken from a quarantined text
+        for memory in self.store.memories.get_many(result.created).values():  # taken from a quarantined text
             role = str(memory.metadata.get("role", ""))
             if role in prepared.flags:
-                self.store.quarantine(ItemKind.MEMORY, memory.id, prepared.flags[role])
+                self.store.quarantine_item(ItemKind.MEMORY, memory.id, prepared.flags[role])
         return result
 
     def _merge_all(self, scope: str, entry: JournalEntry | None,
@@ -311,7 +312,7 @@ class Curator:
                    vectors: Sequence[np.ndarray | None], embedder: Embedder | None, result: CurationResult,
                    updates: _IndexUpdates, entity_cache: dict[str, int],
                    mentions: Sequence[Mapping[str, str]] | None = None) -> None:
-        allowed = self.store.live_memory_ids([scope]) if embedder is not None and candidates else None
+        allowed = self.store.memories.live_ids([scope]) if embedder is not None and candidates else None
         fresh: list[tuple[Memory, np.ndarray]] = []
         for i, ((candidate, provenance), vector) in enumerate(zip(candidates, vectors, strict=True)):
             new = _new_memory(scope, candidate, entry, provenance)
@@ -324,18 +325,18 @@ class Curator:
                    updates: _IndexUpdates, *, actor: str = ACTOR, entity_cache: dict[str, int] | None = None,
                    mentions: Mapping[str, str] | None = None) -> MergeOutcome:
         if allowed is None and vector is not None:
-            allowed = self.store.live_memory_ids([scope])
+            allowed = self.store.memories.live_ids([scope])
         neighbours: list[Neighbour] = self.merger.neighbours(scope, vector, allowed, fresh)
         plan = self.merger.plan(scope, candidate, neighbours)
         outcome = self.merger.apply(plan, new, candidate, actor=actor)
         if outcome.action == "created" and (reasons := screen(new.content)):
-            self.store.quarantine(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
+            self.store.quarantine_item(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
         found = mentions if mentions is not None else _mentions(candidate.content, candidate.entities)
         entity_ids = self._entity_ids(scope, found, entity_cache if entity_cache is not None else {})
-        self.store.link_memory_entities(outcome.memory_id, entity_ids)
+        self.store.graph.link_memory_entities(outcome.memory_id, entity_ids)
         if outcome.action == "created":
             if vector is not None:
-                memory = self.store.require_memory(outcome.memory_id)
+                memory = self.store.memories.require(outcome.memory_id)
                 fresh.append((memory, vector))
                 if allowed is not None:
                     allowed.add(memory.id)
@@ -349,7 +350,7 @@ class Curator:
             if not norm:
                 continue
             if norm not in cache:
-                cache[norm] = self.store.upsert_entity(scope, name, norm, kind)
+                cache[norm] = self.store.graph.upsert_entity(scope, name, norm, kind)
             ids.append(cache[norm])
         return ids
 
@@ -357,7 +358,7 @@ class Curator:
                       updates: _IndexUpdates) -> None:
         if vector is None or embedder is None:
             return  # left for VectorTier.catch_up
-        self.store.put_vectors(kind, embedder.model_name, [(item_id, vector)])
+        self.store.vectors.put(kind, embedder.model_name, [(item_id, vector)])
         updates.items[kind].append((item_id, vector))
 
     def _index(self, updates: _IndexUpdates) -> None:
@@ -374,7 +375,7 @@ class Curator:
 
     # -- model batches ------------------------------------------------------------------------------------------
     def _batches(self) -> dict[str, list[int]]:
-        raw = self.store.get_meta(BATCH_META_KEY)
+        raw = self.store.meta.get(BATCH_META_KEY)
         try:
             data = json.loads(raw) if raw else {}
         except json.JSONDecodeError:
@@ -383,7 +384,7 @@ class Curator:
         return {str(k): [int(i) for i in v] for k, v in data.items()} if isinstance(data, dict) else {}
 
     def _save_batches(self, batches: dict[str, list[int]]) -> None:
-        self.store.set_meta(BATCH_META_KEY, json.dumps({k: v for k, v in batches.items() if v}))
+        self.store.meta.set(BATCH_META_KEY, json.dumps({k: v for k, v in batches.items() if v}))
 
     def _enqueue_batch(self, entry: JournalEntry) -> int:
         batches = self._batches()
@@ -408,7 +409,7 @@ class Curator:
                 return CurationResult()
             self._running.add(key)
         try:
-            entries = [e for e in (self.store.journal_get(i) for i in ids) if e is not None]
+            entries = [e for e in (self.store.journal.get(i) for i in ids) if e is not None]
             return self._apply_batch(key, scope, entries, self.llm, ids)
         except LLMError as exc:
             log.warning("model extraction for a batch of %d turns failed (%s); heuristic memories stand",
@@ -465,7 +466,7 @@ class Curator:
         hits: dict[int, float] = {}
         embedder = self._embedder()
         if embedder is not None and self.vectors is not None:
-            allowed = self.store.live_memory_ids([scope])
+            allowed = self.store.memories.live_ids([scope])
             queries = self._embed(embedder, [e.user_content or e.assistant_content for e in entries])
             for vector in queries:
                 if vector is not None and allowed:
@@ -473,10 +474,10 @@ class Curator:
                         hits[memory_id] = max(score, hits.get(memory_id, 0.0))
         match = fts_match_expression(text)
         if match:
-            for rank, (memory_id, _score) in enumerate(self.store.search_memories_fts(match, [scope], 10,
+            for rank, (memory_id, _score) in enumerate(self.store.search.memories(match, [scope], 10,
                                                                                       current_only=True)):
                 hits.setdefault(memory_id, 0.5 - rank * 0.01)
-        memories = self.store.get_memories(hits)
+        memories = self.store.memories.get_many(hits)
         now = self.clock()
         ranked = sorted((m for m in memories.values() if m.is_current(now)), key=lambda m: -hits[m.id])
         return ranked[:_EXISTING_FOR_PROMPT]
@@ -645,7 +646,7 @@ class CuratorWorker:
         """Curate every pending row once, in id order, then due session batches; returns rows that failed."""
         failures, after = 0, 0
         while not self._stop:
-            rows = self.store.journal_pending(limit=ROWS_PER_BATCH, after_id=after)
+            rows = self.store.journal.pending(limit=ROWS_PER_BATCH, after_id=after)
             if not rows:
                 break
             failures += sum(1 for r in self.curator.process_rows(rows, self.retry_base) if r is None)

@@ -16,7 +16,7 @@ from .provenance import origin_of, promoted_confidence, weaker
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..semantic import VectorTier
+    from ..embeddings.tier import VectorTier
     from ..store import Store
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ class Merger:
             hits.update(self.vectors.search(ItemKind.MEMORY, vector, k * 2, allowed))
         for memory, other in fresh:
             hits[memory.id] = float(np.dot(vector, other))
-        memories = self.store.get_memories(hits)
+        memories = self.store.memories.get_many(hits)
         now = self.store.clock()
         out = [Neighbour(memories[i], s) for i, s in hits.items()
                if i in memories and memories[i].scope == scope and memories[i].is_current(now)]
@@ -127,11 +127,11 @@ class Merger:
         return out[:k]
 
     def plan(self, scope: str, candidate: Candidate, neighbours: Sequence[Neighbour]) -> MergePlan:
-        exact = self.store.find_by_hash(scope, candidate.content)
-        same = self.store.current_by_subject(scope, candidate.subject) if candidate.subject else []
+        exact = self.store.memories.find_by_hash(scope, candidate.content)
+        same = self.store.memories.current_by_subject(scope, candidate.subject) if candidate.subject else []
         same = [m for m in same if not _outweighs(m, candidate)]  # assistant text never replaces the user's
         if candidate.supersedes is not None:
-            target = self.store.get_memory(candidate.supersedes)
+            target = self.store.memories.get(candidate.supersedes)
             if target is None or target.scope != scope or not target.is_current(self.store.clock()) or \
                     _outweighs(target, candidate):
                 candidate = _without_supersedes(candidate)
@@ -154,14 +154,14 @@ class Merger:
         for other, similarity in plan.related:
             self.store.add_edge(memory.id, other, Relation.RELATED_TO, similarity)
         for relation, other in candidate.relations:
-            if other != memory.id and self.store.get_memory(other) is not None:
+            if other != memory.id and self.store.memories.get(other) is not None:
                 self.store.add_edge(memory.id, other, relation, 1.0, actor=actor, reason="stated by the model")
         return MergeOutcome("created", memory.id, plan.supersede, plan.related)
 
 
     def _promote(self, memory_id: int, candidate: Candidate, actor: str) -> None:
         """A memory first taken from assistant or tool text, now stated by a stronger source, takes its origin."""
-        target = self.store.get_memory(memory_id)
+        target = self.store.memories.get(memory_id)
         if target is None or not candidate.origin or not weaker(origin_of(target.metadata), candidate.origin):
             return
         self.store.set_origin(memory_id, candidate.origin, confidence=promoted_confidence(target.confidence, candidate),

@@ -10,7 +10,7 @@ from itertools import takewhile
 import numpy as np
 
 from ..config import Config
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import Memory, Relation
 from .budget import Budget
@@ -53,13 +53,13 @@ class Associator:
         self.batch = batch
 
     def cursor(self) -> int:
-        return int(self.store.get_meta(CURSOR_KEY, "0") or 0)
+        return int(self.store.meta.get(CURSOR_KEY, "0") or 0)
 
     def run(self, *, dry_run: bool = False, budget: Budget | None = None) -> AssociateResult:
         cursor = self.cursor()
         if not self.vectors.ready():
             return AssociateResult(0, 0, 0, cursor, False)
-        new = self.store.list_memories(None, order="oldest", after_id=cursor, limit=self.batch)
+        new = self.store.memories.find(None, order="oldest", after_id=cursor, limit=self.batch)
         vecs = vectors_for(self.vectors, new, embed_missing=not dry_run)
         ready = list(takewhile(lambda m: m.id in vecs, new))  # later ones wait until the model has embedded them
         finder = ScopeNeighbours(self.store, self.vectors)
@@ -76,7 +76,7 @@ class Associator:
             processed += len(step)
             cursor = step[-1].id
             if not dry_run:
-                self.store.set_meta(CURSOR_KEY, str(cursor))
+                self.store.meta.set(CURSOR_KEY, str(cursor))
         return AssociateResult(processed, related, superseded, cursor,
                                processed < len(new) or len(new) == self.batch)
 
@@ -88,7 +88,7 @@ class Associator:
         for scope, group in by_scope(current).items():
             hits.update(finder.search(scope, {m.id: vecs[m.id] for m in group}, k=SEARCH_K,
                                       threshold=self.config.association_threshold))
-        known = self.store.get_memories(i for found in hits.values() for i, _ in found)
+        known = self.store.memories.get_many(i for found in hits.values() for i, _ in found)
         plans = []
         for memory in current:
             older = [(i, s) for i, s in hits.get(memory.id, []) if i < memory.id]

@@ -96,8 +96,8 @@ class BulletinBuilder:
         """
         visible = list(dict.fromkeys(visible_scopes))
         with self._lock:
-            latest = self.store.latest_bulletin(scope)
-            state = self.store.memory_state_hash(visible)
+            latest = self.store.bulletins.latest(scope)
+            state = self.store.memories.state_hash(visible)
             now = self.clock()
             if force or (synthesise and self._briefing_due(scope, latest, state, now)):
                 return self._build(scope, visible, latest, state, now, synthesise=synthesise)
@@ -108,8 +108,8 @@ class BulletinBuilder:
     def stale(self, scope: str, visible_scopes: Sequence[str]) -> bool:
         """Whether `current` would build a new bulletin now."""
         visible = list(dict.fromkeys(visible_scopes))
-        latest = self.store.latest_bulletin(scope)
-        state = self.store.memory_state_hash(visible)
+        latest = self.store.bulletins.latest(scope)
+        state = self.store.memories.state_hash(visible)
         return latest is None or latest.state_hash != state or self._briefing_due(scope, latest, state, self.clock())
 
     def _briefing_due(self, scope: str, latest: Bulletin | None, state: str, now: float) -> bool:
@@ -117,7 +117,7 @@ class BulletinBuilder:
             return False
         if latest is not None and latest.generator != DETERMINISTIC and latest.state_hash == state:
             return False  # the briefing already tells the current memory
-        briefed = self.store.latest_bulletin(scope, generator_like=f"{MODEL_PREFIX}%")
+        briefed = self.store.bulletins.latest(scope, generator_like=f"{MODEL_PREFIX}%")
         return briefed is None or (briefed.state_hash != state
                                    and now - briefed.created_at >= self.config.bulletin_interval_seconds)
 
@@ -128,7 +128,7 @@ class BulletinBuilder:
             return None
         if latest is not None and latest.text == text and latest.state_hash == state:
             return latest  # e.g. a failed briefing fell back to the same deterministic text
-        bulletin = self.store.add_bulletin(scope, text, state, generator)
+        bulletin = self.store.bulletins.add(scope, text, state, generator)
         log.info("bulletin for %s rebuilt (%s, %d words)", scope, generator, word_count(text))
         return bulletin
 
@@ -151,10 +151,10 @@ class BulletinBuilder:
     def collect(self, visible_scopes: Sequence[str], now: float) -> list[tuple[Section, list[Memory]]]:
         """Each section's current memories of the visible scopes, best first."""
         out = []
-        held = self.store.quarantined(ItemKind.MEMORY)  # never in a prompt until released
+        held = self.store.quarantine.reasons(ItemKind.MEMORY)  # never in a prompt until released
         for section in SECTIONS:
             since = now - section.max_age_days * DAY if section.max_age_days is not None else None
-            found = [m for m in self.store.list_memories(visible_scopes, types=section.types, current_only=True,
+            found = [m for m in self.store.memories.find(visible_scopes, types=section.types, current_only=True,
                                                          since=since, order="recent", limit=200)
                      if m.scope in visible_scopes and m.id not in held]
             if not section.by_recency:

@@ -12,7 +12,7 @@ from itertools import takewhile
 import numpy as np
 
 from ..config import Config
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import DEFAULT_IMPORTANCE, LLM, AuditAction, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .budget import Budget
@@ -101,10 +101,10 @@ class Consolidator:
         self.batch = batch
 
     def run(self, *, dry_run: bool = False, budget: Budget | None = None) -> ConsolidateResult:
-        cursor = int(self.store.get_meta(CURSOR_KEY, "0") or 0)
+        cursor = int(self.store.meta.get(CURSOR_KEY, "0") or 0)
         if not self.vectors.ready():
             return ConsolidateResult(0, 0, [], 0)
-        seeds = self.store.list_memories(None, types=sorted(CONSOLIDATABLE), current_only=True, order="oldest",
+        seeds = self.store.memories.find(None, types=sorted(CONSOLIDATABLE), current_only=True, order="oldest",
                                          after_id=cursor, limit=self.batch)
         vecs = vectors_for(self.vectors, seeds, embed_missing=not dry_run)
         ready = list(takewhile(lambda m: m.id in vecs, seeds))
@@ -120,7 +120,7 @@ class Consolidator:
             if not dry_run:
                 for cluster in found:
                     self.consolidate(cluster)
-                self.store.set_meta(CURSOR_KEY, str(step[-1].id))
+                self.store.meta.set(CURSOR_KEY, str(step[-1].id))
             clusters += found
             done += len(step)
         patterns = [] if dry_run else [c.pattern_id for c in clusters if c.pattern_id]
@@ -133,10 +133,10 @@ class Consolidator:
         for scope, group in by_scope(seeds).items():
             hits.update(finder.search(scope, {m.id: vecs[m.id] for m in group}, k=SEARCH_K,
                                       threshold=self.config.consolidation_threshold))
-        known = self.store.get_memories(i for found in hits.values() for i, _ in found)
+        known = self.store.memories.get_many(i for found in hits.values() for i, _ in found)
         taken = self._consolidated({m.id for m in seeds} | set(known))
-        taken |= set(self.store.quarantined(ItemKind.MEMORY, {m.id for m in seeds} | set(known)))
-        entities = self.store.entities_of_memories(sorted({m.id for m in seeds} | set(known)))
+        taken |= set(self.store.quarantine.reasons(ItemKind.MEMORY, {m.id for m in seeds} | set(known)))
+        entities = self.store.graph.entities_of_memories(sorted({m.id for m in seeds} | set(known)))
         clusters = []
         for seed in seeds:
             if seed.id in used or seed.id in taken:
@@ -157,7 +157,7 @@ class Consolidator:
         """Those of `ids` already part of a pattern."""
         if not ids:
             return set()
-        return {e.src_id for e in self.store.edges_of(sorted(ids))
+        return {e.src_id for e in self.store.graph.edges_of(sorted(ids))
                 if e.relation is Relation.PART_OF and e.src_id in ids}
 
     def consolidate(self, cluster: Cluster) -> int:
@@ -168,21 +168,21 @@ class Consolidator:
         synthesised = llm_text(self.llm, members) if self.llm is not None else None
         text = synthesised or heuristic_text(central, members)
         importance = max([DEFAULT_IMPORTANCE[MemoryType.PATTERN]] + [m.importance for m in members])
-        provenance = self.store.provenance([m.id for m in members])
+        provenance = self.store.provenance.of([m.id for m in members])
         new = NewMemory(scope=cluster.scope, type=MemoryType.PATTERN, content=text, source=central.source,
                         importance=importance, provenance=tuple(p for m in members for p in provenance[m.id]),
                         metadata={"examples": [m.id for m in members],
                                   "generator": f"llm:{self.llm.name}" if synthesised and self.llm else "heuristic"})
         with self.store.transaction():  # an immediate transaction: a concurrent run waits, then sees our edges
-            if self._consolidated({m.id for m in members}) or self.store.find_by_hash(cluster.scope, text):
+            if self._consolidated({m.id for m in members}) or self.store.memories.find_by_hash(cluster.scope, text):
                 log.info("a cluster of %d memories was consolidated meanwhile; skipped", len(members))
                 return 0
             pattern = self.store.insert_memory(new, actor=ACTOR, reason=f"consolidated from {len(members)} memories")
-            self.store.add_audit(pattern.id, AuditAction.CONSOLIDATE, "pattern of similar memories", ACTOR,
+            self.store.audit.add(pattern.id, AuditAction.CONSOLIDATE, "pattern of similar memories", ACTOR,
                                  {"examples": [m.id for m in members]})
             for member in members:
                 self.store.add_edge(member.id, pattern.id, Relation.PART_OF, cluster.similarity.get(member.id, 1.0))
-                self.store.add_audit(member.id, AuditAction.CONSOLIDATE, f"example of pattern {pattern.id}", ACTOR)
+                self.store.audit.add(member.id, AuditAction.CONSOLIDATE, f"example of pattern {pattern.id}", ACTOR)
         self.vectors.add(ItemKind.MEMORY, [(pattern.id, pattern.content)])
         cluster.pattern_id = pattern.id
         return pattern.id

@@ -44,7 +44,7 @@ def decayable_memories(store: Store, config: Config, budget: Budget | None = Non
     out: list[Memory] = []
     after = 0
     while True:
-        page = store.memory_heads(types, after_id=after, limit=_PAGE)
+        page = store.memories.heads(types, after_id=after, limit=_PAGE)
         out.extend(page)
         if len(page) < _PAGE or (budget is not None and budget.exhausted()):
             return out
@@ -70,9 +70,9 @@ def watch_low(memories: Sequence[Memory], marked: dict[int, float], now: float, 
 def refresh_low_marks(store: Store, config: Config, now: float, *, dry_run: bool = False,
                       budget: Budget | None = None) -> LowWatch:
     """The decay job: nothing about importance is rewritten, only the `low_since` marks pruning relies on."""
-    watch = watch_low(decayable_memories(store, config, budget), store.low_marked(), now, config)
+    watch = watch_low(decayable_memories(store, config, budget), store.retention.low_marked(), now, config)
     if not dry_run and (watch.newly_low or watch.recovered):
-        store.set_low_since([(i, now) for i in watch.newly_low] + [(i, None) for i in watch.recovered])
+        store.retention.set_low_since([(i, now) for i in watch.newly_low] + [(i, None) for i in watch.recovered])
     return watch
 
 

@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..config import Config
+from ..embeddings.tier import VectorTier
 from ..errors import InvalidInputError
 from ..scopes import profile_scope as default_profile_scope
-from ..semantic import VectorTier
 from ..store import Store
 from ..types import LLM, Clock
 from .associate import Associator
@@ -92,14 +92,14 @@ class Maintenance:
         with self._lock:
             result = runner(dry_run, budget or Budget(self.config.maintenance_job_seconds))
             if not dry_run:
-                self.store.set_meta(LAST_RUN_KEY + name, json.dumps({"at": self.clock(), "summary": summarise(result)}))
+                self.store.meta.set(LAST_RUN_KEY + name, json.dumps({"at": self.clock(), "summary": summarise(result)}))
         return {"dry_run": dry_run, **result}
 
     def last_runs(self) -> dict[str, dict[str, object]]:
         """When each job last ran (in any process on this file) and what it did; jobs never run are left out."""
         out: dict[str, dict[str, object]] = {}
         for name in JOB_NAMES:
-            raw = self.store.get_meta(LAST_RUN_KEY + name)
+            raw = self.store.meta.get(LAST_RUN_KEY + name)
             if raw:
                 out[name] = dict(json.loads(raw))
         return out
@@ -143,14 +143,14 @@ class Maintenance:
             for scope, visible in targets:
                 if budget.exhausted():
                     break
-                before = self.store.latest_bulletin(scope)
+                before = self.store.bulletins.latest(scope)
                 after = self.bulletins.current(scope, visible)
                 rebuilt += int(after is not None and (before is None or after.id != before.id))
         return {"scopes": len(targets), "stale": len(stale), "rebuilt": rebuilt}
 
     def bulletin_targets(self) -> list[tuple[str, Sequence[str]]]:
         """(scope, visible scopes) for the profile and every scope that has had a bulletin."""
-        scopes = dict.fromkeys([self.profile_scope, *self.store.bulletin_scopes()])
+        scopes = dict.fromkeys([self.profile_scope, *self.store.bulletins.scopes()])
         return [(s, (s, self.profile_scope) if s.startswith("user:") else (s,)) for s in scopes]
 
     def _bulletin_stale(self, scope: str, visible: Sequence[str]) -> bool:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import ItemKind, Memory
 
@@ -30,7 +30,7 @@ class ScopeNeighbours:
             return found
         query_ids = list(queries)
         matrix = np.stack([queries[q] for q in query_ids]).astype(np.float32, copy=False)
-        scope_ids = sorted(self._store.live_memory_ids([scope]))
+        scope_ids = sorted(self._store.memories.live_ids([scope]))
         for start in range(0, len(scope_ids), _BLOCK):
             block = self._vectors.vectors(ItemKind.MEMORY, scope_ids[start:start + _BLOCK])
             if not block:

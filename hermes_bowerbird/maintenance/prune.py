@@ -48,10 +48,10 @@ def current_fact_ids(store: Store, memories: Sequence[Memory]) -> set[int]:
     if not live:
         return set()
     ids = {m.id for m in live}
-    keep = {e.src_id for e in store.edges_of(sorted(ids)) if e.relation is Relation.UPDATES and e.src_id in ids}
+    keep = {e.src_id for e in store.graph.edges_of(sorted(ids)) if e.relation is Relation.UPDATES and e.src_id in ids}
     for memory in live:
         if memory.subject and memory.id not in keep:
-            current = store.current_by_subject(memory.scope, memory.subject)
+            current = store.memories.current_by_subject(memory.scope, memory.subject)
             if current and current[0].id == memory.id:
                 keep.add(memory.id)
     return keep
@@ -63,7 +63,7 @@ def prune(store: Store, config: Config, now: float, *, dry_run: bool = False,
     watch = refresh_low_marks(store, config, now, dry_run=dry_run, budget=budget)
     cutoff = now - config.prune_grace_days * DAY
     due = [i for i, since in watch.low_since.items() if since <= cutoff]
-    memories = store.get_memories(due)
+    memories = store.memories.get_many(due)
     exempt = decay_exempt(config)
     due = sorted(i for i in due if i in memories and memories[i].type not in exempt)
     protected = current_fact_ids(store, [memories[i] for i in due])
@@ -80,7 +80,7 @@ def prune(store: Store, config: Config, now: float, *, dry_run: bool = False,
 def purge(store: Store, config: Config, now: float, *, dry_run: bool = False,
           vectors: VectorRemover | None = None, budget: Budget | None = None) -> PurgeResult:
     """Hard-delete memories forgotten more than `purge_after_days` ago; old episodes only under a retention."""
-    candidates = store.forgotten_before(now - config.purge_after_days * DAY)
+    candidates = store.retention.forgotten_before(now - config.purge_after_days * DAY)
     if dry_run:
         return PurgeResult(candidates, 0, 0)
     purged: list[int] = []
@@ -101,6 +101,6 @@ def purge(store: Store, config: Config, now: float, *, dry_run: bool = False,
         if vectors is not None and episodes:
             vectors.remove(ItemKind.EPISODE, episodes)  # a running process's index would still return them
     if purged or episodes:
-        store.scrub_deleted()  # no deleted text left in free pages, the full-text index or the WAL
+        store.health.scrub_deleted()  # no deleted text left in free pages, the full-text index or the WAL
     return PurgeResult(candidates, len(purged), len(episodes))
 

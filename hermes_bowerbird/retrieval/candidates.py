@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store, fts_match_expression
 from ..types import EDGE_MULTIPLIER, ItemKind
 from .query import QueryAnalysis
@@ -44,8 +44,8 @@ def full_text(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind
     if match is None:
         return ()
     if kind is ItemKind.MEMORY:
-        return tuple(store.search_memories_fts(match, scopes, FTS_LIMIT))
-    return tuple(store.search_episodes_fts(match, scopes, FTS_LIMIT))
+        return tuple(store.search.memories(match, scopes, FTS_LIMIT))
+    return tuple(store.search.episodes(match, scopes, FTS_LIMIT))
 
 
 def nearest(vectors: VectorTier, query_vector: np.ndarray, kind: ItemKind, allowed: Collection[int]) -> Ranked:
@@ -59,15 +59,15 @@ def entity_links(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], k
         return ()
     ids = list(analysis.entity_ids)
     if kind is ItemKind.MEMORY:
-        return _count_links(store.memories_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS))
-    return _count_links(store.episodes_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS))
+        return _count_links(store.graph.memories_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS))
+    return _count_links(store.graph.episodes_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS))
 
 
 def subject_slots(store: Store, analysis: QueryAnalysis, scopes: Sequence[str]) -> Ranked:
     """Memories filling the profile slots a question about the user names: current ones first, then history."""
     if not analysis.subjects:
         return ()
-    ids = store.memories_by_subject(scopes, analysis.subjects, GRAPH_LIMIT)
+    ids = store.memories.by_subject(scopes, analysis.subjects, GRAPH_LIMIT)
     return tuple((i, 1.0 / rank) for rank, i in enumerate(ids, start=1))
 
 
@@ -91,7 +91,7 @@ def typed_edges(store: Store, seeds: Mapping[int, float], hops: int = EDGE_HOPS)
         if not frontier:
             break
         nxt: dict[int, float] = {}
-        for edge in store.edges_of(list(frontier)):
+        for edge in store.graph.edges_of(list(frontier)):
             for src, dst in ((edge.src_id, edge.dst_id), (edge.dst_id, edge.src_id)):
                 if src in frontier and dst not in seeds:
                     value = frontier[src] * EDGE_MULTIPLIER[edge.relation] * edge.weight * damping
@@ -120,7 +120,7 @@ class ScopeIdCache:
         key = (kind, tuple(sorted(scopes)))
         with self._lock:
             last, ids = self._cache.get(key, (0, frozenset()))
-            new = self._store.scoped_ids_after(kind, key[1], last)
+            new = self._store.search.ids_after(kind, key[1], last)
             if new or key not in self._cache:
                 ids = ids.union(new)
                 self._cache[key] = (new[-1] if new else last, ids)
@@ -128,7 +128,7 @@ class ScopeIdCache:
 
 
 class EntityNormCache:
-    """`store.entity_norms(scopes)`, reloaded only when an entity or alias was added since."""
+    """`store.graph.entity_norms(scopes)`, reloaded only when an entity or alias was added since."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -137,12 +137,12 @@ class EntityNormCache:
 
     def norms(self, scopes: Sequence[str]) -> dict[str, int]:
         key = tuple(sorted(scopes))
-        stamp = self._store.entity_stamp()
+        stamp = self._store.graph.entity_stamp()
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None and cached[0] == stamp:
                 return cached[1]
-        norms = self._store.entity_norms(key)
+        norms = self._store.graph.entity_norms(key)
         with self._lock:
             self._cache[key] = (stamp, norms)
         return norms

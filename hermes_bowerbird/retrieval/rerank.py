@@ -28,12 +28,12 @@ class TermStats:
 
     def idf(self, words: Collection[str]) -> dict[str, float]:
         """BM25's idf, log(1 + (N - n + 0.5) / (n + 0.5)), for each word (n = documents holding it)."""
-        size = self._store.corpus_size()
+        size = self._store.search.corpus_size()
         with self._lock:
             if size < self._size or size > self._size * (1 + IDF_REFRESH_GROWTH):
                 self._counts, self._size = {}, size
             missing = [w for w in words if w not in self._counts]
-        counts = self._store.term_document_counts(missing) if missing else {}
+        counts = self._store.search.term_document_counts(missing) if missing else {}
         with self._lock:
             self._counts.update(counts)
             known = {w: self._counts.get(w, 0) for w in words}

@@ -11,7 +11,7 @@ from typing import overload
 import numpy as np
 
 from ..config import Config
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import Clock, Episode, ItemKind, Memory, Provenance
 from . import candidates as cand
@@ -99,7 +99,7 @@ class Retriever:
         norms = self._entities.norms(scopes)
         names = self.self_names(scopes, norms)
         return analyze_query(query, self.clock(), self._without(norms, names), self_names=names,
-                             known_subjects=self.store.subject_keys(scopes))
+                             known_subjects=self.store.memories.subject_keys(scopes))
 
     def _without(self, norms: Mapping[str, int], names: set[str]) -> Mapping[str, int]:
         """The entity names other than the user's own, copied once per (names, entities) state, not per query."""
@@ -114,10 +114,10 @@ class Retriever:
 
     def self_names(self, scopes: Sequence[str], norms: Mapping[str, int]) -> set[str]:
         """Normalised names (and aliases) of the entities the user's own name memories (subject user:name) link."""
-        ids = self.store.memories_by_subject(scopes, ("user:name",), 5)
+        ids = self.store.memories.by_subject(scopes, ("user:name",), 5)
         if not ids:
             return set()
-        linked = frozenset(e for entity_ids in self.store.entities_of_memories(ids).values() for e in entity_ids)
+        linked = frozenset(e for entity_ids in self.store.graph.entities_of_memories(ids).values() for e in entity_ids)
         cached = self._self_names
         if cached is not None and cached[0] is norms and cached[1] == linked:
             return set(cached[2])
@@ -155,11 +155,11 @@ class Retriever:
         chosen = self._diversify(ranked, items, limit)
         missing = [e.key[1] for e in chosen if e.key[0] is ItemKind.MEMORY and e.key[1] not in items.provenance]
         if missing:  # a pool of one skips MMR and so never loaded provenance
-            items.provenance.update(self.store.provenance(missing))
+            items.provenance.update(self.store.provenance.of(missing))
         hits = self._to_hits(chosen, items, request.explain, vector_note)
         hits = fit_to_budget(hits, request.budget_tokens)
         if touch:
-            self.store.touch([h.id for h in hits if h.kind is ItemKind.MEMORY])
+            self.store.memories.touch([h.id for h in hits if h.kind is ItemKind.MEMORY])
         return hits
 
     def _collect(self, given: SignalInput, kinds: list[ItemKind]) -> tuple[list[Signal], str, SignalInput]:
@@ -219,12 +219,12 @@ class Retriever:
         items = items or _Items()
         memory_ids = [i for k, i in fused if k is ItemKind.MEMORY and i not in items.memories]
         episode_ids = [i for k, i in fused if k is ItemKind.EPISODE and i not in items.episodes]
-        held = self.store.quarantined(ItemKind.MEMORY, memory_ids)  # never recalled until released
-        for memory in self.store.get_memories(memory_ids).values():
+        held = self.store.quarantine.reasons(ItemKind.MEMORY, memory_ids)  # never recalled until released
+        for memory in self.store.memories.get_many(memory_ids).values():
             if _visible_memory(memory, request, scopes) and memory.id not in held:
                 items.memories[memory.id] = memory
-        held = self.store.quarantined(ItemKind.EPISODE, episode_ids)
-        for episode in self.store.get_episodes(episode_ids).values():
+        held = self.store.quarantine.reasons(ItemKind.EPISODE, episode_ids)
+        for episode in self.store.episodes.get_many(episode_ids).values():
             if _visible_episode(episode, request, scopes) and episode.id not in held:
                 items.episodes[episode.id] = episode
         return items
@@ -257,10 +257,10 @@ class Retriever:
                     scopes: tuple[str, ...]) -> None:
         """Episodes whose turn only yielded superseded memories are stale: those memories join at the episode's
         score (so their current successors follow), and the episodes are remembered for demotion."""
-        sources = self.store.memories_from_episodes([i for k, i in fused if k is ItemKind.EPISODE])
+        sources = self.store.provenance.memories_from_episodes([i for k, i in fused if k is ItemKind.EPISODE])
         if not sources:
             return
-        stale = self.store.stale_memory_ids({m for ids in sources.values() for m in ids}, self.clock())
+        stale = self.store.memories.stale_ids({m for ids in sources.values() for m in ids}, self.clock())
         for episode_id, stated in sources.items():
             if not stated or not stale.issuperset(stated):
                 continue
@@ -341,7 +341,7 @@ class Retriever:
         """The captured turns behind each pooled item (a memory's provenance, an episode's own turn)."""
         memory_ids = [e.key[1] for e in pool if e.key[0] is ItemKind.MEMORY]
         provenance = items.provenance
-        provenance.update(self.store.provenance(memory_ids) if memory_ids else {})
+        provenance.update(self.store.provenance.of(memory_ids) if memory_ids else {})
         out: dict[Key, frozenset[tuple[str, int]]] = {}
         for entry in pool:
             item = items.get(entry.key)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..config import RetrievalWeights
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import ItemKind
 from . import candidates as cand

@@ -89,6 +89,6 @@ def test_two_providers_on_one_session_keep_all_200_turns(tmp_path: Path) -> None
             provider.sync_turn(f"{name} says turn {i}", "ok", session_id="shared")
     engine = providers[0].engine
     assert engine is not None
-    assert engine.store.counts()["journal"] == 200
+    assert engine.store.health.counts()["journal"] == 200
     for provider in providers:
         provider.shutdown()

@@ -1,0 +1,156 @@
+"""The store's one SQLite connection: opening it, the lock, transactions, and statements under the busy policy."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlite_utils import Database
+
+from .. import db
+from ..errors import DatabaseError
+from ..explain import is_read_only, sqlite_cause
+from ..types import Clock
+
+log = logging.getLogger(__name__)
+
+SQL_VARS = 900  # stay under SQLite's bound-parameter limit
+Params = Sequence[Any] | Mapping[str, Any]
+T = TypeVar("T")
+
+
+def chunks(items: Sequence[T], size: int = SQL_VARS) -> Iterator[Sequence[T]]:
+    """`items` in slices small enough to bind as parameters of one statement."""
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def marks(n: int) -> str:
+    """`?, ?, ...` for an IN list of n parameters."""
+    return ",".join("?" * n)
+
+
+class Connection:
+    """One migrated SQLite connection, thread-safe through a re-entrant lock; rows come back as sqlite3.Row."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock = time.time,
+                 *, readonly: bool = False) -> None:
+        self._conn = conn
+        self._lock = threading.RLock()
+        self.path = path
+        self.clock = clock
+        self.readonly = readonly  # opened read-only: reads work, the read path skips its bookkeeping writes
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group several writes atomically; nested use joins the outer transaction.
+
+        The write lock is taken at BEGIN (IMMEDIATE), so every read inside sees what the transaction will
+        change; a busy database is waited for under the one busy policy (db.busy_retry).
+        """
+        with self._lock:
+            if self._guarded(lambda: self._conn.in_transaction):
+                yield
+                return
+            self._guarded(lambda: db.retry_busy(lambda: self._conn.execute("BEGIN IMMEDIATE")))
+            try:
+                yield
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            db.retry_busy(lambda: self._conn.execute("COMMIT"))
+
+    def _guarded(self, action: Callable[[], T]) -> T:
+        try:
+            return action()
+        except sqlite3.ProgrammingError as exc:
+            raise DatabaseError(f"database is closed or misused: {exc}") from exc
+
+    def execute(self, sql: str, params: Params = ()) -> sqlite3.Cursor:
+        """One statement under the lock; outside a transaction a busy database is retried (it failed whole)."""
+        with self._lock:
+            cursor = self._guarded(self._conn.cursor)
+            cursor.row_factory = sqlite3.Row
+            if self._guarded(lambda: self._conn.in_transaction):
+                return self._guarded(lambda: cursor.execute(sql, params))
+            return self._guarded(lambda: db.retry_busy(lambda: cursor.execute(sql, params)))
+
+    def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        """One statement for many parameter rows, in one transaction."""
+        with self.transaction():
+            self._conn.executemany(sql, rows)
+
+    def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        """All rows, fetched while the lock is held (a cursor read later could see another thread's work)."""
+        with self._lock:
+            rows: list[sqlite3.Row] = self.execute(sql, params).fetchall()
+            return rows
+
+    def scalar(self, sql: str, params: Params = ()) -> Any:
+        """The one value of a one-column query (None when it returned no row)."""
+        rows = self.query(sql, params)
+        if not rows:
+            return None
+        (value,) = rows[0]
+        return value
+
+    def sqlite_utils(self) -> Database:
+        """sqlite-utils on this connection (for its bulk inserts and FTS upkeep); call it inside a transaction."""
+        return db.wrap(self._conn)
+
+    def backup_to(self, target: sqlite3.Connection) -> None:
+        """SQLite's online backup of the whole database into `target`."""
+        with self._lock:
+            self._conn.backup(target)
+
+
+def open_connection(path: Path | str, *, clock: Clock = time.time, readonly: bool = False) -> Connection:
+    """Open or create the database at `path` and apply pending migrations.
+
+    An existing store whose file or folder cannot be written opens read-only instead of failing.
+    """
+    path = Path(path)
+    if readonly or (str(path) != ":memory:" and not db.file_writable(path)):
+        return _open_read_only(path, clock)
+    try:
+        conn = db.connect(path)
+    except (DatabaseError, OSError) as exc:
+        if not (path.is_file() and _cannot_write(exc)):
+            raise
+        log.info("cannot write %s (%s): opening it read-only", path, exc)
+        return _open_read_only(path, clock)
+    try:
+        db.migrate(conn)
+    except Exception:
+        conn.close()
+        raise
+    return Connection(conn, path, clock)
+
+
+def _open_read_only(path: Path, clock: Clock) -> Connection:
+    conn = db.connect_read_only(path)
+    try:
+        pending = db.pending_migrations(conn)
+    except Exception:
+        conn.close()
+        raise
+    if pending:
+        conn.close()
+        raise DatabaseError(f"the database {path} is read-only and needs an upgrade ({', '.join(pending)}); "
+                            "open it once with write access")
+    return Connection(conn, path, clock, readonly=True)
+
+
+def _cannot_write(exc: BaseException) -> bool:
+    """An open failed because the file or its folder is not writable (not because the file is damaged)."""
+    return is_read_only(exc) or sqlite_cause(exc) == "SQLITE_CANTOPEN"

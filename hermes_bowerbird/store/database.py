@@ -1,0 +1,168 @@
+"""The Store: opens the database, composes one object per table, and writes each change that spans tables."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import InvalidInputError
+from ..types import AuditAction, Clock, Edge, ItemKind, Memory, NewMemory, Provenance, Relation
+from .audit import Audit, Quarantine
+from .bulletins import Bulletins
+from .connection import Connection, open_connection
+from .graph import Graph
+from .health import Health
+from .journal import Episodes, Journal
+from .memories import Memories, Retention
+from .meta import Meta
+from .provenance import Provenances
+from .search import Search
+from .vectors import EmbeddingCache, Vectors
+
+
+class Store:
+    """A migrated SQLite database, thread-safe through one connection guarded by a re-entrant lock.
+
+    Reads and single-table writes go through the parts (`store.memories.get(...)`, `store.journal.append(...)`);
+    a change that spans tables (a new memory with its provenance and audit row, a supersession with its
+    `updates` edge) is a method here, one transaction each.
+    """
+
+    def __init__(self, db: Connection) -> None:
+        self.db = db  # the connection itself: statements, transactions (what sqlite-utils calls `conn`)
+        self._db = db
+        self.memories = Memories(db)
+        self.retention = Retention(db)
+        self.provenance = Provenances(db)
+        self.journal = Journal(db)
+        self.episodes = Episodes(db)
+        self.graph = Graph(db)
+        self.search = Search(db)
+        self.vectors = Vectors(db)
+        self.embedding_cache = EmbeddingCache(db)
+        self.bulletins = Bulletins(db)
+        self.audit = Audit(db)
+        self.quarantine = Quarantine(db)
+        self.meta = Meta(db)
+        self.health = Health(db, self.search)
+
+    @classmethod
+    def open(cls, path: Path | str, *, clock: Clock = time.time, readonly: bool = False) -> Store:
+        """Open or create the database at `path` and apply pending migrations.
+
+        An existing store whose file or folder cannot be written opens read-only instead of failing.
+        """
+        return cls(open_connection(path, clock=clock, readonly=readonly))
+
+    @property
+    def path(self) -> Path:
+        return self._db.path
+
+    @property
+    def clock(self) -> Clock:
+        return self._db.clock
+
+    @property
+    def readonly(self) -> bool:
+        """Opened read-only: reads work, the read path skips its bookkeeping writes."""
+        return self._db.readonly
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group several writes atomically; nested use joins the outer transaction."""
+        with self._db.transaction():
+            yield
+
+    # -- changes that span tables ---------------------------------------------------------------------------
+    def insert_memory(self, new: NewMemory, *, actor: str = "", reason: str = "created") -> Memory:
+        """Store a new memory with its provenance and an audit row, atomically."""
+        if not new.content.strip():
+            raise InvalidInputError("memory content is empty")
+        with self._db.transaction():
+            memory_id = self.memories.insert(new)
+            self.provenance.add(memory_id, new.provenance)
+            self.audit.add(memory_id, AuditAction.CREATE, reason, actor or str(new.source), {"type": str(new.type)})
+        return self.memories.require(memory_id)
+
+    def reinforce(self, memory_id: int, provenance: Sequence[Provenance], *, reason: str, actor: str,
+                  importance: float | None = None) -> None:
+        """A near-duplicate arrived: boost access, extend provenance, optionally raise importance."""
+        with self._db.transaction():
+            self.memories.boost(memory_id, importance)
+            self.provenance.add(memory_id, provenance)
+            self.audit.add(memory_id, AuditAction.MERGE, reason, actor)
+
+    def set_origin(self, memory_id: int, origin: str, *, confidence: float, reason: str, actor: str) -> None:
+        """A stronger source stated a memory again: record that origin and raise its confidence."""
+        with self._db.transaction():
+            self.memories.set_origin(memory_id, origin, confidence)
+            self.audit.add(memory_id, AuditAction.UPDATE, reason, actor, {"origin": origin})
+
+    def supersede(self, old_id: int, new_id: int, *, reason: str, actor: str) -> None:
+        """Mark `old_id` as no longer current: valid_until now, superseded_by new, an `updates` edge new->old."""
+        with self._db.transaction():
+            self.memories.mark_superseded(old_id, new_id)
+            self.graph.add_edge(new_id, old_id, Relation.UPDATES, 1.0)
+            self.audit.add(old_id, AuditAction.SUPERSEDE, reason, actor, {"superseded_by": new_id})
+
+    def forget(self, memory_id: int, *, reason: str, actor: str) -> None:
+        """Soft-delete: the row stays (audit, provenance) but search and listings skip it."""
+        with self._db.transaction():
+            self.memories.mark_forgotten(memory_id)
+            self.audit.add(memory_id, AuditAction.FORGET, reason, actor)
+
+    def restore(self, memory_id: int, *, reason: str, actor: str) -> None:
+        with self._db.transaction():
+            self.memories.mark_restored(memory_id)
+            self.audit.add(memory_id, AuditAction.RESTORE, reason, actor)
+
+    def set_importance(self, memory_id: int, importance: float, *, reason: str, actor: str) -> None:
+        with self._db.transaction():
+            self.memories.set_importance(memory_id, importance)
+            self.audit.add(memory_id, AuditAction.UPDATE, reason, actor, {"importance": importance})
+
+    def purge(self, memory_id: int, *, reason: str, actor: str) -> None:
+        """Hard-delete a forgotten memory and its vectors; its audit trail stays."""
+        with self._db.transaction():
+            self.vectors.delete(ItemKind.MEMORY, [memory_id])
+            self.memories.delete_forgotten(memory_id)
+            self.audit.add(memory_id, AuditAction.PURGE, reason, actor)
+
+    def add_edge(self, src_id: int, dst_id: int, relation: Relation, weight: float = 1.0,
+                 *, actor: str = "", reason: str = "") -> Edge:
+        """Create or strengthen a typed edge (the stronger weight wins); with an `actor`, audited."""
+        with self._db.transaction():
+            edge = self.graph.add_edge(src_id, dst_id, relation, weight)
+            if actor:
+                self.audit.add(src_id, AuditAction.RELATE, reason or str(relation), actor,
+                               {"relation": str(relation), "target": dst_id})
+        return edge
+
+    def quarantine_item(self, kind: ItemKind, item_id: int, reason: str) -> None:
+        """Hold a memory or episode back from recall and prompts until the user releases it."""
+        with self._db.transaction():
+            if self.quarantine.add(kind, item_id, reason) and kind is ItemKind.MEMORY:
+                self.audit.add(item_id, AuditAction.QUARANTINE, reason, "screen")
+
+    def release(self, kind: ItemKind, item_id: int, *, actor: str) -> bool:
+        """Let a quarantined item be recalled again; False when it was not quarantined."""
+        with self._db.transaction():
+            released = self.quarantine.remove(kind, item_id)
+            if released and kind is ItemKind.MEMORY:  # a changed memory state rebuilds the bulletin
+                self.memories.mark_changed(item_id)
+                self.audit.add(item_id, AuditAction.RELEASE, "released from quarantine", actor)
+        return released
+
+    def delete_episodes_before(self, cutoff: float) -> list[int]:
+        """Delete episodes (and their stored vectors) created before `cutoff`; returns their ids."""
+        with self._db.transaction():
+            ids = self.episodes.ids_before(cutoff)
+            self.vectors.delete(ItemKind.EPISODE, ids)
+            self.episodes.delete_before(cutoff)
+        return ids
+

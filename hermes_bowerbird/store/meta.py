@@ -1,0 +1,23 @@
+"""The meta table: small named values the engine keeps between runs (cursors, settings in force)."""
+
+from __future__ import annotations
+
+from .connection import Connection
+
+
+class Meta:
+    """Key-value rows."""
+
+    def __init__(self, db: Connection) -> None:
+        self._db = db
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        value = self._db.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        return default if value is None else str(value)
+
+    def set(self, key: str, value: str) -> None:
+        self._db.execute("""
+            INSERT INTO meta (key, value)
+            VALUES (?, ?)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+        """, (key, value))

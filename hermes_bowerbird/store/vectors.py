@@ -1,0 +1,127 @@
+"""Stored embedding vectors of memories and episodes, and the embedding cache keyed by content hash."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import DatabaseError
+from ..types import ItemKind
+from .connection import SQL_VARS, Connection, chunks, marks
+from .values import blob_vector, vector_blob
+
+
+def _table(kind: ItemKind) -> tuple[str, str]:
+    """The table holding items of `kind`, and the condition that keeps only live ones."""
+    if kind is ItemKind.MEMORY:
+        return "memories", "AND t.forgotten = 0"
+    return "episodes", ""
+
+
+class Vectors:
+    """The embeddings table: one vector per (kind, item, model)."""
+
+    def __init__(self, db: Connection) -> None:
+        self._db = db
+
+    def put(self, kind: ItemKind, model: str, items: Sequence[tuple[int, np.ndarray]]) -> None:
+        self._db.executemany("""
+            INSERT OR REPLACE INTO embeddings (kind, item_id, model, dim, vector)
+            VALUES (?, ?, ?, ?, ?)
+        """, [(str(kind), int(i), model, int(v.shape[-1]), vector_blob(v)) for i, v in items])
+
+    def delete(self, kind: ItemKind, ids: Sequence[int]) -> None:
+        with self._db.transaction():
+            for chunk in chunks(list(ids)):
+                self._db.execute(f"""
+                    DELETE FROM embeddings
+                    WHERE kind = ? AND item_id IN ({marks(len(chunk))})
+                """, (str(kind), *chunk))
+
+    def load(self, kind: ItemKind, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """All stored vectors of one kind and model: (int64 ids, float32 matrix of shape n x dim)."""
+        rows = self._db.query("""
+            SELECT item_id, dim, vector
+            FROM embeddings
+            WHERE kind = ? AND model = ?
+            ORDER BY item_id
+        """, (str(kind), model))
+        if not rows:
+            return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32)
+        dims = {row["dim"] for row in rows}
+        if len(dims) != 1:
+            raise DatabaseError(f"stored {kind} vectors for {model} have mixed dimensions {sorted(dims)}")
+        ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
+        flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4")
+        return ids, flat.reshape(len(rows), dims.pop()).astype(np.float32, copy=False)
+
+    def get_many(self, kind: ItemKind, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        out: dict[int, np.ndarray] = {}
+        for chunk in chunks(list(ids), SQL_VARS - 1):
+            rows = self._db.query(f"""
+                SELECT item_id, vector
+                FROM embeddings
+                WHERE kind = ? AND item_id IN ({marks(len(chunk))})
+            """, (str(kind), *chunk))
+            out.update((int(row["item_id"]), blob_vector(row["vector"])) for row in rows)
+        return out
+
+    def model_counts(self) -> dict[tuple[str, str, int], int]:
+        rows = self._db.query("""
+            SELECT kind, model, dim, count(*) AS n
+            FROM embeddings
+            GROUP BY kind, model, dim
+        """)
+        return {(row["kind"], row["model"], row["dim"]): row["n"] for row in rows}
+
+    def missing_texts(self, kind: ItemKind, model: str, dim: int, limit: int,
+                      after_id: int = 0) -> list[tuple[int, str]]:
+        """Items with no vector from this model and dimension (new, or embedded by another model), by id."""
+        table, live = _table(kind)
+        rows = self._db.query(f"""
+            SELECT t.id, t.content
+            FROM {table} t
+            LEFT JOIN embeddings e ON e.kind = ? AND e.item_id = t.id AND e.model = ? AND e.dim = ?
+            WHERE e.item_id IS NULL AND t.id > ? {live}
+            ORDER BY t.id
+            LIMIT ?
+        """, (str(kind), model, dim, after_id, limit))
+        return [(int(row["id"]), str(row["content"])) for row in rows]
+
+    def count_missing(self, kind: ItemKind, model: str, dim: int) -> int:
+        """How many items `missing_texts` would return without a limit."""
+        table, live = _table(kind)
+        return int(self._db.scalar(f"""
+            SELECT count(*)
+            FROM {table} t
+            LEFT JOIN embeddings e ON e.kind = ? AND e.item_id = t.id AND e.model = ? AND e.dim = ?
+            WHERE e.item_id IS NULL {live}
+        """, (str(kind), model, dim)))
+
+
+class EmbeddingCache:
+    """Vectors by content hash, so the same text is never embedded twice."""
+
+    def __init__(self, db: Connection) -> None:
+        self._db = db
+
+    def get(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for chunk in chunks(list(hashes)):
+            rows = self._db.query(f"""
+                SELECT hash, vector
+                FROM embedding_cache
+                WHERE hash IN ({marks(len(chunk))})
+            """, chunk)
+            out.update((row["hash"], blob_vector(row["vector"])) for row in rows)
+        return out
+
+    def put(self, rows: Sequence[tuple[str, str, np.ndarray]]) -> None:
+        if self._db.readonly:
+            return
+        now = self._db.clock()
+        self._db.executemany("""
+            INSERT OR REPLACE INTO embedding_cache (hash, model, dim, vector, created_at)
+            VALUES (?, ?, ?, ?, ?)
+        """, [(h, m, int(v.shape[-1]), vector_blob(v), now) for h, m, v in rows])
