@@ -13,10 +13,11 @@ from hermes_bowerbird.errors import ConfigError
 from hermes_bowerbird.retrieval.candidates import Signal
 from hermes_bowerbird.retrieval.fusion import (
     Fused,
+    KeywordCoverage,
     current_head,
     demote_stale_episodes,
     demote_superseded,
-    jaccard,
+    keyword_evidence,
     make_similarity,
     mmr,
     rescore,
@@ -131,11 +132,6 @@ def test_similarity_prefers_vectors_when_both_have_one() -> None:
     assert similarity((M, 1), (M, 3)) == pytest.approx(1.0)  # falls back to words
 
 
-def test_jaccard() -> None:
-    assert jaccard("a b c", "b c d") == pytest.approx(0.5)
-    assert jaccard("", "x") == 0.0
-
-
 EXEMPT = frozenset({MemoryType.IDENTITY, MemoryType.DECISION, MemoryType.PROCEDURE})
 
 
@@ -203,3 +199,22 @@ def test_episodes_that_stated_a_superseded_fact_rank_below_its_successor() -> No
     lone = {(E, 10): Fused((E, 10), 1.0)}
     demote_stale_episodes(lone, {10: [1]}, memories, penalty=0.5)
     assert lone[(E, 10)].score == pytest.approx(0.5)  # successor not among the candidates: the penalty alone
+
+
+EVIDENCE_TEXTS = {(M, 1): "lunch at noon", (M, 2): "the deploy script", (M, 3): None, (M, 4): "we deploy with ansible",
+                  (M, 5): "ansible deploy notes"}
+
+
+@pytest.mark.parametrize(("ranked", "names", "top", "expected"), [
+    ((1, 2), ("fts",), 3, 0.5),  # "deploy" of "ansible deploy"
+    ((1, 2, 4), ("fts",), 3, 1.0),
+    ((1, 2, 5, 4), ("fts",), 2, 0.5),  # the full match is past the first two
+    ((3, 1, 4), ("fts",), 2, 1.0),  # an item the request may not see takes no place
+    ((1, 4), ("other",), 3, 0.0),  # only the named signals count
+    ((), ("fts",), 3, 0.0),
+])
+def test_keyword_evidence_is_the_best_coverage_among_the_first_items(
+        ranked: tuple[int, ...], names: tuple[str, ...], top: int, expected: float) -> None:
+    signal = Signal("fts", M, tuple((i, 1.0) for i in ranked))
+    coverage = KeywordCoverage(["ansible", "deploy"])
+    assert keyword_evidence([signal], names, EVIDENCE_TEXTS.get, coverage, top) == pytest.approx(expected)

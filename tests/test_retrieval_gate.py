@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hermes_bowerbird.config import RetrievalWeights
-from hermes_bowerbird.retrieval import gate
+from hermes_bowerbird.retrieval import gate, tuning
 
 WEIGHTS = RetrievalWeights()
 
@@ -26,7 +26,7 @@ def test_a_big_sample_outweighs_the_prior() -> None:
 
 def test_a_tiny_sample_stays_near_the_prior() -> None:
     base = gate.baseline(np.array([[1.0, 0.0]], np.float32), np.array([1.0, 0.0], np.float32), 1)
-    assert base is not None and base.mean == pytest.approx((1.0 + 16 * gate.PRIOR_MEAN) / 17)
+    assert base is not None and base.mean == pytest.approx((1.0 + 16 * tuning.PRIOR_MEAN) / 17)
 
 
 def test_no_baseline_from_an_empty_sample() -> None:
@@ -34,7 +34,7 @@ def test_no_baseline_from_an_empty_sample() -> None:
 
 
 def test_z_score_has_a_floor_under_the_spread() -> None:
-    assert gate.Baseline(0.1, 0.0, 50).z(0.4) == pytest.approx(0.3 / gate.MIN_STD)
+    assert gate.Baseline(0.1, 0.0, 50).z(0.4) == pytest.approx(0.3 / tuning.MIN_STD)
 
 
 @pytest.mark.parametrize(("small", "large"), [(10, 100), (100, 10_000), (1, 2)])
@@ -43,7 +43,7 @@ def test_chance_maximum_grows_with_the_store(small: int, large: int) -> None:
 
 
 def test_chance_maximum_has_a_floor_for_tiny_stores() -> None:
-    assert gate.Baseline(0, 1, 2).chance_max == gate.Baseline(0, 1, gate.MIN_CHANCE_SIZE).chance_max
+    assert gate.Baseline(0, 1, 2).chance_max == gate.Baseline(0, 1, tuning.MIN_CHANCE_SIZE).chance_max
 
 
 def test_chance_maximum_is_the_gaussian_extreme() -> None:
@@ -95,7 +95,7 @@ class Fetcher:
 def test_sample_is_bounded_and_spread_over_the_store() -> None:
     fetch = Fetcher()
     picked = gate.StoreSample(fetch).get(("user:a",), list(range(1000)))
-    assert picked.shape[0] == gate.SAMPLE_SIZE and fetch.calls[0][0] == 0 and fetch.calls[0][-1] == 999
+    assert picked.shape[0] == tuning.SAMPLE_SIZE and fetch.calls[0][0] == 0 and fetch.calls[0][-1] == 999
 
 
 def test_sample_is_reused_while_the_store_grows_a_little() -> None:

@@ -1,4 +1,4 @@
-"""Candidate generators: full-text, vector and graph signals, each a ranked list of item ids."""
+"""Candidate generators: full-text, vector and graph searches, each a ranked list of (item id, raw score)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,19 @@ from ..embeddings.tier import VectorTier
 from ..store import Store, fts_match_expression
 from ..types import EDGE_MULTIPLIER, ItemKind
 from .query import QueryAnalysis
+from .tuning import (
+    EDGE_HOPS,
+    FTS_LIMIT,
+    FTS_PREFIX_MIN,
+    GRAPH_LIMIT,
+    GRAPH_LINK_ROWS,
+    SECOND_HOP_DAMPING,
+    VECTOR_LIMIT,
+)
 
 log = logging.getLogger(__name__)
 
-FTS_LIMIT = 30  # candidates per full-text signal (LoCoMo dev: 30 and 50 rank alike; 30 hydrates less)
-VECTOR_LIMIT = 50  # candidates per vector signal
-GRAPH_LIMIT = 50  # candidates from entity links
-FTS_PREFIX_MIN = 0  # 0 = whole words only; porter stemming already folds most inflections (measured)
-SECOND_HOP_DAMPING = 0.5
+Ranked = tuple[tuple[int, float], ...]
 
 
 @dataclass(frozen=True)
@@ -29,59 +34,44 @@ class Signal:
 
     name: str
     kind: ItemKind
-    ranked: tuple[tuple[int, float], ...]
+    ranked: Ranked
     note: str = ""
 
 
-def fts_signals(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], *,
-                memories: bool = True, episodes: bool = True) -> list[Signal]:
-    """bm25 over memories and episodes for the query's keywords (any keyword may match)."""
+def full_text(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind: ItemKind) -> Ranked:
+    """bm25 over memories or episodes for the query's keywords (any keyword may match)."""
     match = fts_match_expression(analysis.search_text, prefix_min=FTS_PREFIX_MIN, operator="OR")
     if match is None:
-        return []
-    out = []
-    if memories:
-        out.append(Signal("fts_memory", ItemKind.MEMORY,
-                          tuple(store.search.memories(match, scopes, FTS_LIMIT))))
-    if episodes:
-        out.append(Signal("fts_episode", ItemKind.EPISODE,
-                          tuple(store.search.episodes(match, scopes, FTS_LIMIT))))
-    return out
+        return ()
+    if kind is ItemKind.MEMORY:
+        return tuple(store.search.memories(match, scopes, FTS_LIMIT))
+    return tuple(store.search.episodes(match, scopes, FTS_LIMIT))
 
 
-def vector_signals(vectors: VectorTier, query_vector: np.ndarray | None,
-                   allowed: Mapping[ItemKind, Collection[int]], kinds: Sequence[ItemKind]) -> list[Signal]:
-    """Cosine top-k per kind; an empty signal with a note when no model is ready."""
-    names = {ItemKind.MEMORY: "vector_memory", ItemKind.EPISODE: "vector_episode"}
-    if query_vector is None:
-        return [Signal(names[k], k, (), note="vector index not ready") for k in kinds]
-    return [Signal(names[k], k, tuple(vectors.search(k, query_vector, VECTOR_LIMIT, allowed.get(k))))
-            for k in kinds]
+def nearest(vectors: VectorTier, query_vector: np.ndarray, kind: ItemKind, allowed: Collection[int]) -> Ranked:
+    """Cosine top-k of one kind among the allowed ids."""
+    return tuple(vectors.search(kind, query_vector, VECTOR_LIMIT, allowed))
 
 
-def entity_signals(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], *,
-                   episodes: bool = True) -> list[Signal]:
+def entity_links(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind: ItemKind) -> Ranked:
     """Items linked to entities the query names, ranked by how many of those entities they mention."""
     if not analysis.entity_ids:
-        return []
+        return ()
     ids = list(analysis.entity_ids)
-    out = [Signal("graph_entity", ItemKind.MEMORY,
-                  _count_links(store.graph.memories_for_entities(ids, scopes, GRAPH_LIMIT * 4)))]
-    if episodes:
-        out.append(Signal("graph_entity_episode", ItemKind.EPISODE,
-                          _count_links(store.graph.episodes_for_entities(ids, scopes, GRAPH_LIMIT * 4))))
-    return out
+    if kind is ItemKind.MEMORY:
+        return _count_links(store.graph.memories_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS))
+    return _count_links(store.graph.episodes_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS))
 
 
-def subject_signal(store: Store, analysis: QueryAnalysis, scopes: Sequence[str]) -> list[Signal]:
+def subject_slots(store: Store, analysis: QueryAnalysis, scopes: Sequence[str]) -> Ranked:
     """Memories filling the profile slots a question about the user names: current ones first, then history."""
     if not analysis.subjects:
-        return []
+        return ()
     ids = store.memories.by_subject(scopes, analysis.subjects, GRAPH_LIMIT)
-    return [Signal("subject", ItemKind.MEMORY, tuple((i, 1.0 / rank) for rank, i in enumerate(ids, start=1)))]
+    return tuple((i, 1.0 / rank) for rank, i in enumerate(ids, start=1))
 
 
-def _count_links(pairs: Sequence[tuple[int, int]]) -> tuple[tuple[int, float], ...]:
+def _count_links(pairs: Sequence[tuple[int, int]]) -> Ranked:
     counts: dict[int, float] = {}
     for item_id, _ in pairs:  # pairs arrive newest first, so ties keep the newest first
         counts[item_id] = counts.get(item_id, 0.0) + 1.0
@@ -89,7 +79,7 @@ def _count_links(pairs: Sequence[tuple[int, int]]) -> tuple[tuple[int, float], .
     return tuple(ranked[:GRAPH_LIMIT])
 
 
-def edge_signal(store: Store, seeds: Mapping[int, float], hops: int = 2) -> Signal:
+def typed_edges(store: Store, seeds: Mapping[int, float], hops: int = EDGE_HOPS) -> Ranked:
     """Memories reached from seed memories along typed edges: seed score x edge multiplier x edge weight.
 
     A second hop is damped by SECOND_HOP_DAMPING. Seeds themselves are not re-proposed.
@@ -111,8 +101,7 @@ def edge_signal(store: Store, seeds: Mapping[int, float], hops: int = 2) -> Sign
         for item_id, value in nxt.items():
             reached[item_id] = max(reached.get(item_id, 0.0), value)
         damping = SECOND_HOP_DAMPING
-    ranked = sorted(reached.items(), key=lambda kv: -kv[1])[:GRAPH_LIMIT]
-    return Signal("graph_edge", ItemKind.MEMORY, tuple(ranked))
+    return tuple(sorted(reached.items(), key=lambda kv: -kv[1])[:GRAPH_LIMIT])
 
 
 class ScopeIdCache:

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..config import RetrievalWeights
+from ..timestamps import DAY
 from ..types import Episode, ItemKind, Memory
 from .candidates import Signal
 from .query import QueryAnalysis, tokens
+from .tuning import DUPLICATE_OFF, RECENCY_HALF_LIFE_DAYS, SESSION_TOP, STEM_CHARS, SUCCESSOR_MARGIN
 
 Key = tuple[ItemKind, int]
-DAY_SECONDS = 86_400.0
-RECENCY_HALF_LIFE_DAYS = 30.0
-SUCCESSOR_MARGIN = 0.99  # a superseded memory scores at most this share of its successor
 
 
 @dataclass
@@ -28,15 +27,11 @@ class Fused:
     signals: dict[str, float] = field(default_factory=dict)
 
 
-def signal_weight(name: str, weights: RetrievalWeights) -> float:
-    """The fusion weight of a signal by name (graph_* signals share the graph weight)."""
-    if name.startswith("graph"):
-        return weights.graph
-    return float(getattr(weights, name))
-
-
 def weighted_rrf(signals: Iterable[Signal], weights: Mapping[str, float], k: float) -> dict[Key, Fused]:
-    """sum over signals of weight / (k + rank), rank 1-based; records each signal's raw score."""
+    """sum over signals of weight / (k + rank), rank 1-based; records each signal's raw score.
+
+    `weights` maps signal names to weights (retrieval/signals.py: `fusion_weights`); an unweighted signal adds 0.
+    """
     fused: dict[Key, Fused] = {}
     for signal in signals:
         weight = weights.get(signal.name, 0.0)
@@ -86,7 +81,7 @@ def spread_to_neighbours(fused: Mapping[Key, Fused], episodes: Mapping[int, Epis
 
 
 def session_prior(fused: Mapping[Key, Fused], episodes: Mapping[int, Episode], weight: float,
-                  top: int = 2) -> None:
+                  top: int = SESSION_TOP) -> None:
     """Episodes of the sessions that match best are lifted: x (1 + weight x session strength).
 
     A session's strength is the sum of its `top` best episode scores over the best session's.
@@ -130,7 +125,7 @@ def rescore(entry: Fused, item: Memory | Episode, analysis: QueryAnalysis, now: 
         factor *= 1.0 + weights.time_boost
         entry.signals["time_window"] = 1.0
     if analysis.recency > 0:
-        age_days = max(0.0, now - when) / DAY_SECONDS
+        age_days = max(0.0, now - when) / DAY
         fresh = 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
         factor *= 1.0 + weights.recency * analysis.recency * fresh
         entry.signals["recency"] = fresh
@@ -181,9 +176,6 @@ def demote_stale_episodes(fused: Mapping[Key, Fused], stale: Mapping[int, Sequen
                 entry.score = min(entry.score, successor.score * SUCCESSOR_MARGIN)
 
 
-STEM_CHARS = 5  # words sharing their first five letters count as one in keyword coverage (painted/painting)
-
-
 class KeywordCoverage:
     """Share of a query's keywords that occur in a text, each weighted by its idf when given (a rare word the item
     contains counts for more than a common one), else all alike. Words compare by their first STEM_CHARS letters
@@ -207,21 +199,17 @@ class KeywordCoverage:
         return sum(self.weights.get(stem, 0.0) for stem in found) / self.total
 
 
-def relevance(coverage: float, cosine: float | None) -> float:
-    """How plainly an item itself answers the query, whatever lifted it in the ranking: the mean of its cosine
-    similarity to the query and the share of the query's keywords it contains (the share alone without a vector).
-
-    On LoCoMo dev the mean separates answers from unrelated items better than either part or their maximum.
-    """
-    return coverage if cosine is None else (cosine + coverage) / 2
-
-
-def jaccard(a: str, b: str) -> float:
-    """Word-set overlap of two texts (0..1)."""
-    sa, sb = set(tokens(a)), set(tokens(b))
-    if not sa or not sb:
-        return 0.0
-    return len(sa & sb) / len(sa | sb)
+def keyword_evidence(signals: Iterable[Signal], names: Collection[str], text_of: Callable[[Key], str | None],
+                     coverage: KeywordCoverage, top: int) -> float:
+    """The best keyword coverage among the first `top` visible items of the named (keyword) signals; 0 when none."""
+    best = 0.0
+    for signal in signals:
+        if signal.name not in names:
+            continue
+        texts = (text_of((signal.kind, item_id)) for item_id, _ in signal.ranked)
+        for text in [t for t in texts if t is not None][:top]:
+            best = max(best, coverage(text))
+    return best
 
 
 Similarity = Callable[[Key, Key], float]
@@ -259,7 +247,7 @@ def make_similarity(vectors: Mapping[Key, np.ndarray], texts: Mapping[Key, str],
 
 
 def mmr(ranked: Sequence[Fused], similarity: Similarity, lam: float, limit: int,
-        duplicate: float = 1.01) -> list[Fused]:
+        duplicate: float = DUPLICATE_OFF) -> list[Fused]:
     """Maximal marginal relevance: greedily pick lam x relevance - (1 - lam) x max similarity to the picked.
 
     Relevance is the score divided by the best score, so lam keeps one meaning whatever the score scale.

@@ -19,16 +19,7 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from ..config import RetrievalWeights
-
-SAMPLE_SIZE = 256  # stored vectors the query is compared with to learn its typical similarity to this store
-REFRESH_GROWTH = 0.1  # a cached sample is redrawn once its scopes grew by this share
-MIN_STD = 0.03  # a floor for the spread, so a near-constant sample cannot inflate z-scores
-# A small store says little about a query's typical similarity: its sample is pooled with this many pseudo-items
-# of a typical MiniLM similarity between unrelated texts (mean and spread), which a big sample outweighs.
-PRIOR_WEIGHT = 16.0
-PRIOR_MEAN = 0.1
-PRIOR_STD = 0.08
-MIN_CHANCE_SIZE = 50  # below this many items the bar stays where 50 would put it: a tiny sample proves little
+from .tuning import MIN_CHANCE_SIZE, MIN_STD, PRIOR_MEAN, PRIOR_STD, PRIOR_WEIGHT, SAMPLE_REFRESH_GROWTH, SAMPLE_SIZE
 
 
 @dataclass(frozen=True)
@@ -94,7 +85,7 @@ class StoreSample(Generic[ItemId]):
         size = len(ids)
         with self._lock:
             cached = self._cache.get(key)
-        if cached is not None and cached[0] <= size <= cached[0] * (1 + REFRESH_GROWTH):
+        if cached is not None and cached[0] <= size <= cached[0] * (1 + SAMPLE_REFRESH_GROWTH):
             return cached[1]
         picks = [ids[int(i)] for i in np.linspace(0, size - 1, min(size, SAMPLE_SIZE))] if size else []
         matrix = self._fetch(picks)

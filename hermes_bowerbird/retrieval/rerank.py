@@ -10,16 +10,14 @@ from ..config import RetrievalWeights
 from ..store import Store
 from ..types import ItemKind
 from .fusion import Fused, Key, KeywordCoverage
-
-REFRESH_GROWTH = 0.1  # cached document frequencies are dropped once the corpus grew by this share
-COVERAGE_WORDS = 32  # a long query's first keywords count for coverage, as many as full-text search uses
+from .tuning import IDF_REFRESH_GROWTH
 
 
 class TermStats:
     """Inverse document frequencies of query words over episodes and memories, cached per word.
 
     Counting a word's documents costs one full-text lookup, so counts are kept until the corpus has grown by
-    REFRESH_GROWTH (or shrunk), when frequencies may have moved enough to matter.
+    IDF_REFRESH_GROWTH (or shrunk), when frequencies may have moved enough to matter.
     """
 
     def __init__(self, store: Store) -> None:
@@ -32,7 +30,7 @@ class TermStats:
         """BM25's idf, log(1 + (N - n + 0.5) / (n + 0.5)), for each word (n = documents holding it)."""
         size = self._store.search.corpus_size()
         with self._lock:
-            if size < self._size or size > self._size * (1 + REFRESH_GROWTH):
+            if size < self._size or size > self._size * (1 + IDF_REFRESH_GROWTH):
                 self._counts, self._size = {}, size
             missing = [w for w in words if w not in self._counts]
         counts = self._store.search.term_document_counts(missing) if missing else {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import overload
 
 import numpy as np
@@ -17,34 +17,39 @@ from ..types import Clock, Episode, ItemKind, Memory, Provenance
 from . import candidates as cand
 from . import gate
 from .budget import fit_to_budget
+from .candidates import Signal
 from .fusion import (
     Fused,
     Key,
     KeywordCoverage,
     demote_stale_episodes,
     demote_superseded,
+    keyword_evidence,
     make_similarity,
     mmr,
     rescore,
     session_prior,
-    signal_weight,
     spread_to_neighbours,
     weighted_rrf,
 )
 from .query import QueryAnalysis, analyze_query
-from .rerank import COVERAGE_WORDS, TermStats, rerank
+from .rerank import TermStats, rerank
 from .results import Hit, RecallRequest, item_key
 from .scoring import effective_importance
+from .signals import SIGNALS, Match, SignalInput, SignalSpec, Stage, fusion_weights, lean_on_meaning, run_stage
+from .tuning import (
+    COVERAGE_WORDS,
+    EDGE_SEEDS,
+    EVIDENCE_TOP,
+    MAX_LIMIT,
+    MIN_MMR_POOL,
+    MMR_POOL_FACTOR,
+    RELEVANCE_POOL,
+    RERANK_POOL,
+    SUCCESSOR_HOPS,
+)
 
 log = logging.getLogger(__name__)
-
-MAX_LIMIT = 100
-EDGE_SEEDS = 5  # best memories whose typed edges are followed
-MMR_POOL_FACTOR = 3  # MMR chooses among this many x limit best candidates
-MIN_MMR_POOL = 20
-RERANK_POOL = 60  # the best candidates the second stage re-weighs (at least; MMR's pool when larger)
-RELEVANCE_POOL = 100  # candidates whose relevance is checked against a floor
-SUCCESSOR_HOPS = 3
 
 
 @dataclass
@@ -62,8 +67,8 @@ class _Items:
 
 
 class Retriever:
-    """Query analysis -> full-text, vector and graph candidates -> weighted RRF -> rescoring -> rerank of the best
-    by the items themselves -> MMR -> budget.
+    """Query analysis -> candidates from every signal of the registry (retrieval/signals.py) -> weighted RRF ->
+    rescoring -> rerank of the best by the items themselves -> MMR -> budget.
 
     With `parallel=True` the query embedding and vector search run on a small owned thread pool while
     full-text and graph queries run on the caller's thread. The default is sequential: on 2 cores with
@@ -71,8 +76,9 @@ class Retriever:
     """
 
     def __init__(self, store: Store, vectors: VectorTier, config: Config, clock: Clock, *,
-                 parallel: bool = False) -> None:
+                 parallel: bool = False, signals: Sequence[SignalSpec] = SIGNALS) -> None:
         self.store = store
+        self.signals = tuple(signals)
         self.vectors = vectors
         self.config = config
         self.clock = clock
@@ -127,17 +133,24 @@ class Retriever:
             return []
         now = self.clock()
         analysis = self.analyze(request.query, scopes)
-        episodes_on = request.include_episodes and not request.types
-        signals, vector_note, query_vector = self._collect(analysis, scopes, episodes_on)
-        weights = {s.name: signal_weight(s.name, self.config.weights) for s in signals}
+        kinds = kinds_of(episodes_on(request))
+        given = SignalInput(self.store, self.vectors, analysis, scopes,
+                            allowed=lambda kind: self._scope_ids.allowed(kind, scopes))
+        signals, vector_note, given = self._collect(given, kinds)
+        query_vector = given.query_vector
+        weights = fusion_weights(self.signals, self.config.weights)
         fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         items = self._hydrate(fused, request, scopes)
-        fused = self._expand(fused, items, signals, weights, request, scopes, analysis)
+        coverage = self._coverage(analysis)
+        if self.config.weights.meaning_lean > 0:
+            weights = self._lean(signals, weights, items, coverage)
+            fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
+        fused = self._expand(fused, items, signals, weights, request, given)
         limit = min(request.limit, MAX_LIMIT)
         pool = max(RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR)
-        ranked = self._rank(fused, items, analysis, query_vector, now, pool)
+        ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
         if request.min_relevance > 0:
-            ranked = self._relevant(ranked, self._baseline(scopes, kinds_of(episodes_on), query_vector),
+            ranked = self._relevant(ranked, self._baseline(scopes, kinds, query_vector),
                                     request.min_relevance)
         chosen = self._diversify(ranked, items, limit)
         missing = [e.key[1] for e in chosen if e.key[0] is ItemKind.MEMORY and e.key[1] not in items.provenance]
@@ -149,27 +162,21 @@ class Retriever:
             self.store.memories.touch([h.id for h in hits if h.kind is ItemKind.MEMORY])
         return hits
 
-    def _collect(self, analysis: QueryAnalysis, scopes: tuple[str, ...],
-                 episodes_on: bool) -> tuple[list[cand.Signal], str, np.ndarray | None]:
-        kinds = kinds_of(episodes_on)
-        future: Future[tuple[list[cand.Signal], np.ndarray | None]] | None = None
+    def _collect(self, given: SignalInput, kinds: list[ItemKind]) -> tuple[list[Signal], str, SignalInput]:
+        """The query and vector stages' signals, a note when vectors were unavailable, and the input with the
+        query vector (None without a model)."""
+        future: Future[tuple[list[Signal], SignalInput]] | None = None
         if self._pool is not None:
-            future = self._pool.submit(self._vector_signals, analysis.semantic_text or analysis.text, scopes, kinds)
-        signals = cand.fts_signals(self.store, analysis, scopes, episodes=episodes_on)
-        signals += cand.entity_signals(self.store, analysis, scopes, episodes=episodes_on)
-        signals += cand.subject_signal(self.store, analysis, scopes)
-        vector, query_vector = (future.result() if future is not None
-                                else self._vector_signals(analysis.semantic_text or analysis.text, scopes, kinds))
+            future = self._pool.submit(self._vector_signals, given, kinds)
+        signals = run_stage(self.signals, Stage.QUERY, given, kinds)
+        vector, given = future.result() if future is not None else self._vector_signals(given, kinds)
         notes = {s.note for s in vector if s.note}
-        return signals + vector, "; ".join(sorted(notes)), query_vector
+        return signals + vector, "; ".join(sorted(notes)), given
 
-    def _vector_signals(self, text: str, scopes: tuple[str, ...],
-                        kinds: list[ItemKind]) -> tuple[list[cand.Signal], np.ndarray | None]:
-        query_vector = self.vectors.embed_query(text) if self.vectors.ready() else None
-        if query_vector is None:
-            return cand.vector_signals(self.vectors, None, {}, kinds), None
-        allowed = {k: self._scope_ids.allowed(k, scopes) for k in kinds}
-        return cand.vector_signals(self.vectors, query_vector, allowed, kinds), query_vector
+    def _vector_signals(self, given: SignalInput, kinds: list[ItemKind]) -> tuple[list[Signal], SignalInput]:
+        text = given.analysis.semantic_text or given.analysis.text
+        given = replace(given, query_vector=self.vectors.embed_query(text) if self.vectors.ready() else None)
+        return run_stage(self.signals, Stage.VECTOR, given, kinds), given
 
     def _relevant(self, ranked: list[Fused], base: gate.Baseline | None, floor: float) -> list[Fused]:
         """The candidates whose gate relevance (see `gate.relevance`) reaches `floor`; recorded as a signal.
@@ -222,22 +229,24 @@ class Retriever:
                 items.episodes[episode.id] = episode
         return items
 
-    def _expand(self, fused: dict[Key, Fused], items: _Items, signals: list[cand.Signal],
-                weights: dict[str, float], request: RecallRequest, scopes: tuple[str, ...],
-                analysis: QueryAnalysis) -> dict[Key, Fused]:
-        """Add memories reached along typed edges of the best hits, and successors of superseded ones.
+    def _expand(self, fused: dict[Key, Fused], items: _Items, signals: list[Signal], weights: dict[str, float],
+                request: RecallRequest, given: SignalInput) -> dict[Key, Fused]:
+        """Add what the expansion signals reach from the best memories (typed edges), and successors of superseded
+        ones.
 
         For questions about the user or about the present ("where do I live now"), episodes that stated only
         superseded facts bring those facts (and so their successors) along and are demoted with them.
         """
+        scopes, analysis = given.scopes, given.analysis
         best = sorted((e for e in fused.values() if e.key[0] is ItemKind.MEMORY and items.get(e.key)),
                       key=lambda e: -e.score)[:EDGE_SEEDS]
         if best:
             top = best[0].score or 1.0
-            edge = cand.edge_signal(self.store, {e.key[1]: e.score / top for e in best})
-            if edge.ranked:
-                weights = {**weights, edge.name: signal_weight(edge.name, self.config.weights)}
-                fused = weighted_rrf([*signals, edge], weights, self.config.weights.rrf_k)
+            seeds = replace(given, seeds={e.key[1]: e.score / top for e in best})
+            reached = [s for s in run_stage(self.signals, Stage.EXPANSION, seeds, kinds_of(episodes_on(request)))
+                       if s.ranked]
+            if reached:
+                fused = weighted_rrf([*signals, *reached], weights, self.config.weights.rrf_k)
         if analysis.about_user or analysis.recency > 0:
             self._add_stated(fused, items, request, scopes)
         self._add_successors(fused, items, request, scopes)
@@ -277,7 +286,7 @@ class Retriever:
                 fused[key] = Fused(key, source.score if source else 0.0, {"successor_of": float(memory.id)})
 
     def _rank(self, fused: dict[Key, Fused], items: _Items, analysis: QueryAnalysis,
-              query_vector: np.ndarray | None, now: float, pool_size: int) -> list[Fused]:
+              query: tuple[np.ndarray | None, KeywordCoverage], now: float, pool_size: int) -> list[Fused]:
         """Fused scores -> session and neighbour lifts -> importance, type and time -> the `pool_size` best are
         reranked by the items themselves -> superseded items demoted below their successors."""
         weights = self.config.weights
@@ -290,14 +299,26 @@ class Retriever:
                           else weights.episode_importance)
             rescore(entry, item, analysis, now, weights, importance)
         pool = sorted(fused.values(), key=_order)[:pool_size]
-        self._rerank(pool, items, analysis, query_vector)
+        self._rerank(pool, items, *query)
         kept = {e.key: e for e in pool}
         demote_superseded(kept, items.memories, now, weights.superseded_penalty)
         demote_stale_episodes(kept, items.stale_episodes, items.memories, weights.superseded_penalty)
         return sorted(pool, key=_order)
 
-    def _rerank(self, pool: list[Fused], items: _Items, analysis: QueryAnalysis,
-                query_vector: np.ndarray | None) -> None:
+    def _coverage(self, analysis: QueryAnalysis) -> KeywordCoverage:
+        words = analysis.keywords[:COVERAGE_WORDS]
+        return KeywordCoverage(words, self._terms.idf(set(words)))
+
+    def _lean(self, signals: list[Signal], weights: dict[str, float], items: _Items,
+              coverage: KeywordCoverage) -> dict[str, float]:
+        """Weights leaning on meaning as far as the best keyword matches fail to hold the query's keywords."""
+        words = {spec.name for spec in self.signals if spec.matches is Match.WORDS}
+        evidence = keyword_evidence(signals, words, lambda key: _text(items.get(key)), coverage, EVIDENCE_TOP)
+        return lean_on_meaning(self.signals, weights, evidence, self.config.weights.meaning_lean,
+                               self.config.weights.meaning_enough)
+
+    def _rerank(self, pool: list[Fused], items: _Items, query_vector: np.ndarray | None,
+                coverage: KeywordCoverage) -> None:
         for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
             ids = [e.key[1] for e in pool if e.key[0] is kind]
             if ids and self.vectors.ready():
@@ -305,8 +326,6 @@ class Retriever:
         cosines = ({} if query_vector is None else
                    {key: float(np.dot(vector, query_vector)) for key, vector in items.vectors.items()})
         texts = {e.key: _content(items.get(e.key)) for e in pool}
-        words = analysis.keywords[:COVERAGE_WORDS]
-        coverage = KeywordCoverage(words, self._terms.idf(set(words)))
         rerank(pool, coverage_of=coverage, texts=texts, cosines=cosines, weights=self.config.weights)
 
     def _diversify(self, ranked: list[Fused], items: _Items, limit: int) -> list[Fused]:
@@ -373,8 +392,13 @@ class _ScopeKeys(Sequence[Key]):
         return self._keys[index]
 
 
-def kinds_of(episodes_on: bool) -> list[ItemKind]:
-    return [ItemKind.MEMORY, ItemKind.EPISODE] if episodes_on else [ItemKind.MEMORY]
+def episodes_on(request: RecallRequest) -> bool:
+    """Whether a request searches episodes too (not when it asks for memories of given types)."""
+    return request.include_episodes and not request.types
+
+
+def kinds_of(with_episodes: bool) -> list[ItemKind]:
+    return [ItemKind.MEMORY, ItemKind.EPISODE] if with_episodes else [ItemKind.MEMORY]
 
 
 def _order(entry: Fused) -> tuple[float, bool, int]:
@@ -384,6 +408,10 @@ def _order(entry: Fused) -> tuple[float, bool, int]:
 
 def _content(item: Memory | Episode | None) -> str:
     return item.content if item is not None else ""
+
+
+def _text(item: Memory | Episode | None) -> str | None:
+    return item.content if item is not None else None
 
 
 def _visible_memory(memory: Memory, request: RecallRequest, scopes: tuple[str, ...]) -> bool:

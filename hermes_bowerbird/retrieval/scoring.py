@@ -14,10 +14,10 @@ import math
 from collections.abc import Collection
 
 from ..config import Config
+from ..timestamps import DAY
 from ..types import Memory, MemoryType, memory_type, type_spec
+from .tuning import MAX_ACCESS_BOOST
 
-DAY_SECONDS = 86_400.0
-MAX_ACCESS_BOOST = 2.0
 
 def decay_exempt(config: Config) -> frozenset[MemoryType]:
     """The memory types that never decay (and are never pruned), from `config.decay_exempt_types`."""
@@ -36,7 +36,7 @@ def decay_factor(memory: Memory, now: float, half_life_days: float,
         return 1.0
     factor = type_spec(memory.type).half_life_factor
     last = max(memory.created_at, memory.accessed_at or 0.0)
-    elapsed_days = max(0.0, now - last) / DAY_SECONDS
+    elapsed_days = max(0.0, now - last) / DAY
     return float(0.5 ** (elapsed_days / (half_life_days * factor)))
 
 
