@@ -13,6 +13,7 @@ import pytest
 from hermes_bowerbird.config import Config, load_config
 from hermes_bowerbird.embedding import LocalEmbedder, WrappedEmbedder
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.provider import BowerbirdProvider
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def _provider(config: Config, session: str = "now") -> BowerbirdProvider:
 
 
 def _told_earlier(engine: Bowerbird, provider: BowerbirdProvider, text: str = FACT) -> None:
-    engine.capture_turn(text, "Noted.", scope=provider.write_scope, session_id="earlier")
+    engine.capture_turn(TurnCapture(text, "Noted.", scope=provider.write_scope, session_id="earlier"))
     assert engine.flush(30)
 
 

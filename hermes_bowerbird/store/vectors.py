@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import DatabaseError
 from ..types import ItemKind
-from .connection import SQL_VARS, Connection, chunks, marks
+from .connection import Connection, chunks, marks
 from .values import blob_vector, vector_blob
 
 
@@ -55,17 +55,6 @@ class Vectors:
         ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
         flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4")
         return ids, flat.reshape(len(rows), dims.pop()).astype(np.float32, copy=False)
-
-    def get_many(self, kind: ItemKind, ids: Sequence[int]) -> dict[int, np.ndarray]:
-        out: dict[int, np.ndarray] = {}
-        for chunk in chunks(list(ids), SQL_VARS - 1):
-            rows = self._db.query(f"""
-                SELECT item_id, vector
-                FROM embeddings
-                WHERE kind = ? AND item_id IN ({marks(len(chunk))})
-            """, (str(kind), *chunk))
-            out.update((int(row["item_id"]), blob_vector(row["vector"])) for row in rows)
-        return out
 
     def model_counts(self) -> dict[tuple[str, str, int], int]:
         rows = self._db.query("""
