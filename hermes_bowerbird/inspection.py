@@ -87,12 +87,10 @@ class Inspection:
         return self._store.memories.scopes()
 
     def list_memories(self, scopes: Sequence[str], *, types: Sequence[MemoryType] = (), current_only: bool = True,
-                      include_forgotten: bool = False, limit: int | None = 200, order: str = "recent",
-                      since: float | None = None, until: float | None = None) -> list[Memory]:
+                      include_forgotten: bool = False, limit: int | None = 200, order: str = "recent") -> list[Memory]:
         """Newest first unless `order` says oldest or importance; `current_only` hides superseded and expired."""
         return self._store.memories.find(scopes, types=types, current_only=current_only,
-                                         include_forgotten=include_forgotten, limit=limit, order=order,
-                                         since=since, until=until)
+                                         include_forgotten=include_forgotten, limit=limit, order=order)
 
     def memories(self, ids: Iterable[int]) -> dict[int, Memory]:
         """These memories by id (any scope: the ids come from the caller's own earlier results)."""
