@@ -38,8 +38,9 @@ from report import write_section  # noqa: E402
 from hermes_bowerbird.config import build_config  # noqa: E402
 from hermes_bowerbird.curation.curator import Curator, CuratorWorker  # noqa: E402
 from hermes_bowerbird.curation.redact import redact  # noqa: E402
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder  # noqa: E402
-from hermes_bowerbird.semantic import VectorTier  # noqa: E402
+from hermes_bowerbird.embeddings.service import EmbeddingService  # noqa: E402
+from hermes_bowerbird.embeddings.tier import VectorTier  # noqa: E402
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder  # noqa: E402
 from hermes_bowerbird.store import Store  # noqa: E402
 from hermes_bowerbird.types import Memory  # noqa: E402
 

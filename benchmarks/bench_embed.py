@@ -25,7 +25,9 @@ from report import machine_line, percentiles, write_section
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.curation.sentences import split_sentences
-from hermes_bowerbird.embedding import CachedEmbedder, EmbeddingService, LocalEmbedder
+from hermes_bowerbird.embeddings.cache import CachedEmbedder
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.store import Store
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"

@@ -28,14 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report import machine_line, rss_mb, write_section
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import EmbeddingService
+from hermes_bowerbird.embeddings.index import normalize_rows
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.maintenance import Maintenance
 from hermes_bowerbird.maintenance.associate import CURSOR_KEY as ASSOCIATE_CURSOR
 from hermes_bowerbird.maintenance.consolidate import CURSOR_KEY as CONSOLIDATE_CURSOR
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
-from hermes_bowerbird.vectors import normalize_rows
 
 DIM = 384
 DAY = 86_400.0

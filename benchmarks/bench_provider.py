@@ -273,7 +273,8 @@ def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds:
 
 def bench_query_embedding(models_dir: Path, questions: list[str], torch_questions: int
                           ) -> dict[str, tuple[float, ...]]:
-    from hermes_bowerbird.embedding import LocalEmbedder, OnnxEmbedder
+    from hermes_bowerbird.embeddings.onnx_runtime import OnnxEmbedder
+    from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
     embedders = {"onnx-int8": OnnxEmbedder(models_dir), "torch": LocalEmbedder()}
     for embedder in embedders.values():

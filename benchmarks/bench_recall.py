@@ -41,10 +41,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from report import machine_line, write_section  # noqa: E402
 
 from hermes_bowerbird.config import Config, build_config, load_config  # noqa: E402
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder, OnnxEmbedder, WrappedEmbedder  # noqa: E402
+from hermes_bowerbird.embeddings.cache import WrappedEmbedder  # noqa: E402
+from hermes_bowerbird.embeddings.onnx_runtime import OnnxEmbedder  # noqa: E402
+from hermes_bowerbird.embeddings.service import EmbeddingService  # noqa: E402
+from hermes_bowerbird.embeddings.tier import VectorTier  # noqa: E402
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder  # noqa: E402
 from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
 from hermes_bowerbird.retrieval.query import STOP_WORDS, extract_keywords, tokens  # noqa: E402
-from hermes_bowerbird.semantic import VectorTier  # noqa: E402
 from hermes_bowerbird.store import Store, fts_match_expression  # noqa: E402
 from hermes_bowerbird.types import ItemKind, Provenance  # noqa: E402
 

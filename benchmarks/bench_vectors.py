@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from report import machine_line, percentiles, rss_mb, write_section
 
+from hermes_bowerbird.embeddings.index import VectorIndex, normalize_rows
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind
-from hermes_bowerbird.vectors import VectorIndex, normalize_rows
 
 DIM = 384
 NEVER = 2**62  # an ANN threshold that is never reached

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .curation.redact import redact
-from .embedding import EmbeddingService
+from .embeddings.service import EmbeddingService
+from .embeddings.tier import VectorTier
 from .errors import DatabaseError, InvalidInputError
 from .maintenance.scheduler import Maintenance, RunnerLock, runner_lock_path
-from .semantic import VectorTier
 from .store import Store, content_hash
 from .types import Source
 

@@ -325,7 +325,7 @@ def status(state: State) -> None:
                      engine.inspect.vector_counts().items()}
     embedding = dict(info.get("embedding") or {})  # type: ignore[call-overload]
     if not embedding.get("runtime"):
-        from .embedding import planned_runtime
+        from .embeddings.service import planned_runtime
 
         embedding["planned"] = planned_runtime(engine.config)
     data = {**info, "embedding": embedding, "scopes": list(state.visible), "visible_memories": by_type,

@@ -18,16 +18,17 @@ from .curation.extract import extract_candidates
 from .curation.injected import strip_injected_context
 from .curation.redact import redact
 from .curation.screen import screen
-from .embedding import EmbeddingService
+from .embeddings.index import IndexRegistry
+from .embeddings.service import EmbeddingService
+from .embeddings.tier import VectorTier
 from .errors import InvalidInputError
 from .inspection import Inspection
-from .llm import select_llm
+from .llm.selection import select_llm
 from .maintenance.bulletin import BulletinBuilder
 from .maintenance.scheduler import Maintenance, Scheduler
 from .options import RECALL_DEFAULTS, REMEMBER_DEFAULTS, RecallOptions, RememberOptions, TurnCapture
 from .retrieval import Hit, RecallRequest, Retriever, format_hits
 from .sanitize import storable
-from .semantic import VectorTier
 from .store import Store
 from .types import (
     LLM,
@@ -43,7 +44,6 @@ from .types import (
     Relation,
     Source,
 )
-from .vectors import REGISTRY as VECTOR_INDEXES
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +69,12 @@ class EngineFiles:
 
     Hermes builds a provider per agent (gateway users, resumed sessions), so `open_shared` keeps one engine
     per file. Every engine over a file, shared or not, is counted; when the last one shuts down, the file's
-    in-memory vector indexes (process-wide in `vectors.REGISTRY`) are dropped, so a database deleted and
-    recreated at the same path never answers from the old one's vectors.
+    in-memory vector indexes and its reindex lock (in `indexes`, which every engine's embedding service is given)
+    are dropped, so a database deleted and recreated at the same path never answers from the old one's vectors.
     """
 
     def __init__(self) -> None:
+        self.indexes = IndexRegistry()
         self._shared: dict[str, Bowerbird] = {}
         self._shared_lock = threading.Lock()  # held while a shared engine starts
         self._open: dict[str, int] = {}
@@ -113,7 +114,7 @@ class EngineFiles:
                 self._open[key] = left
                 return
             self._open.pop(key, None)
-            VECTOR_INDEXES.drop(path)
+            self.indexes.drop(path)
 
 
 FILES = EngineFiles()
@@ -130,8 +131,10 @@ class Bowerbird:
         self.store = Store.open(config.db_path, clock=clock)
         FILES.opened(self.store.path)
         reindex = not self.store.readonly  # a read-only store embeds queries only, and stores nothing
-        self.embeddings = (EmbeddingService.from_embedder(embedder, self.store, auto_reindex=reindex)
-                           if embedder is not None else EmbeddingService(config, self.store, auto_reindex=reindex))
+        self.embeddings = (
+            EmbeddingService.from_embedder(embedder, self.store, auto_reindex=reindex, indexes=FILES.indexes)
+            if embedder is not None
+            else EmbeddingService(config, self.store, auto_reindex=reindex, indexes=FILES.indexes))
         self.vectors = VectorTier(self.store, self.embeddings, ann_threshold=config.ann_threshold)
         self.llm = llm if llm is not None else select_llm(config, self.store, clock)
         self.curator = Curator(self.store, self.vectors, config, clock, self.llm)

@@ -530,7 +530,7 @@ class BowerbirdProvider(_Base):
 
     def get_status_config(self, cfg: Mapping[str, Any]) -> dict[str, Any]:
         """What `hermes memory status` shows: cheap facts from the settings, without opening the database."""
-        from .embedding import resolve_local_model
+        from .embeddings.local import resolve_local_model
         from .errors import BowerbirdError
 
         home = cfg.get("hermes_home") if isinstance(cfg, Mapping) else None

@@ -14,8 +14,8 @@ from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.store import Store
 
 if TYPE_CHECKING:  # the model and torch load only in tests that ask for them
-    from hermes_bowerbird.embedding import LocalEmbedder
-    from hermes_bowerbird.semantic import VectorTier
+    from hermes_bowerbird.embeddings.tier import VectorTier
+    from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
@@ -27,7 +27,7 @@ os.environ.setdefault("BOWERBIRD_EMBEDDING_MODELS_DIR",
 @pytest.fixture(scope="session")
 def minilm() -> LocalEmbedder:
     """The real shipped all-MiniLM-L6-v2, loaded once for the whole test session."""
-    from hermes_bowerbird.embedding import LocalEmbedder
+    from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
     return LocalEmbedder()
 
@@ -43,8 +43,8 @@ def store(tmp_path: Path) -> Iterator[Store]:
 @pytest.fixture
 def vectors(store: Store, minilm: LocalEmbedder) -> VectorTier:
     """The vector tier over `store` with the real MiniLM, ready at once."""
-    from hermes_bowerbird.embedding import EmbeddingService
-    from hermes_bowerbird.semantic import VectorTier
+    from hermes_bowerbird.embeddings.service import EmbeddingService
+    from hermes_bowerbird.embeddings.tier import VectorTier
 
     return VectorTier(store, EmbeddingService.from_embedder(minilm, store))
 

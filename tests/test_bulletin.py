@@ -12,7 +12,7 @@ from fakes import FakeClock
 from gemini_stub import GeminiStub
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.llm import GeminiLLM
+from hermes_bowerbird.llm.gemini import GeminiLLM
 from hermes_bowerbird.maintenance import BulletinBuilder, changes_since
 from hermes_bowerbird.maintenance.bulletin import SECTIONS
 from hermes_bowerbird.store import Store

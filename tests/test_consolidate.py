@@ -8,10 +8,10 @@ import threading
 import pytest
 
 from hermes_bowerbird.config import Config
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.errors import LLMError
 from hermes_bowerbird.maintenance import Consolidator
 from hermes_bowerbird.maintenance.consolidate import CURSOR_KEY
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Relation, Source
 

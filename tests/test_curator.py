@@ -20,10 +20,13 @@ from openai_stub import OpenAIStub, Reply, write_hermes_config
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.curation.curator import Curator, CuratorWorker
 from hermes_bowerbird.curation.llm_batch import BatchTurn, build_prompt, parse_decisions
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.errors import LLMError
-from hermes_bowerbird.llm import BudgetedLLM, GeminiLLM, HostLLM
-from hermes_bowerbird.semantic import VectorTier
+from hermes_bowerbird.llm.budget import BudgetedLLM
+from hermes_bowerbird.llm.gemini import GeminiLLM
+from hermes_bowerbird.llm.host import HostLLM
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import (
     LLM,

@@ -9,10 +9,10 @@ from fakes import FakeClock
 from store_rows import low_since
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import EmbeddingService
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.maintenance import Maintenance, effective_importance
 from hermes_bowerbird.maintenance.decay import refresh_low_marks
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
 

@@ -13,21 +13,15 @@ from gemini_stub import GeminiStub
 from store_rows import stored_vectors
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import (
-    MINILM_LABEL,
-    CachedEmbedder,
-    EmbeddingService,
-    GeminiEmbedder,
-    LocalEmbedder,
-    WrappedEmbedder,
-    cache_key,
-    reindex,
-    resolve_local_model,
-)
+from hermes_bowerbird.embeddings.cache import CachedEmbedder, WrappedEmbedder, cache_key
+from hermes_bowerbird.embeddings.gemini import GeminiEmbedder, GeminiEmbeddingSettings
+from hermes_bowerbird.embeddings.local import MINILM_LABEL, LoadedModels, resolve_local_model
+from hermes_bowerbird.embeddings.reindex import reindex
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.errors import EmbeddingError
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import Embedder, ItemKind, MemoryType, NewMemory, Source
-from hermes_bowerbird.vectors import REGISTRY, shared_index
 
 FAST_RETRY: dict[str, Any] = {"attempts": 3, "backoff_initial": 0.01, "backoff_max": 0.02, "timeout": 5.0}
 
@@ -51,7 +45,6 @@ class CountingEmbedder(WrappedEmbedder):
 def store(tmp_path: Path) -> Iterator[Store]:
     opened = Store.open(tmp_path / "memory.db")
     yield opened
-    REGISTRY.drop(opened.path)
     opened.close()
 
 
@@ -96,6 +89,37 @@ def test_a_second_embedder_reuses_the_loaded_model(minilm: LocalEmbedder) -> Non
     again = LocalEmbedder()
     assert time.perf_counter() - started < 2.0  # a real load takes seconds
     assert np.allclose(again.embed("same text"), minilm.embed("same text"))
+
+
+class CountingLoader:
+    """Stands in for a model load: hands out a new object per call and counts the calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self) -> object:
+        self.calls += 1
+        return object()
+
+
+def test_loaded_models_load_each_location_once() -> None:
+    models, load = LoadedModels(), CountingLoader()
+    first = models.get("torch", "/models/a", load)
+    assert models.get("torch", "/models/a", load) is first
+    assert load.calls == 1
+
+
+def test_loaded_models_keep_runtimes_apart() -> None:
+    models, load = LoadedModels(), CountingLoader()
+    torch_model = models.get("torch", "/models/a", load)
+    assert models.get("onnx-int8", "/models/a", load) is not torch_model
+
+
+def test_cleared_models_are_loaded_afresh() -> None:
+    models, load = LoadedModels(), CountingLoader()
+    before = models.get("torch", "/models/a", load)
+    models.clear()
+    assert models.get("torch", "/models/a", load) is not before
 
 
 @pytest.mark.parametrize("configured, label, offline", [
@@ -184,8 +208,8 @@ def test_dimension_mismatch_triggers_background_reindex(minilm: LocalEmbedder, s
     assert service.status()["reindex"] == {"kind": "memory", "done": 4, "total": 4}
     embedder = service.current()
     assert embedder is not None
-    index = shared_index(store.path, "memory", MINILM_LABEL, 384,
-                         lambda: store.vectors.load(ItemKind.MEMORY, MINILM_LABEL))
+    index = service.indexes.get(store.path, "memory", MINILM_LABEL, 384,
+                                lambda: store.vectors.load(ItemKind.MEMORY, MINILM_LABEL))
     hits = index.search(embedder.embed("what instrument is the user practising?"), 1)
     assert hits[0][0] == ids[2]
 
@@ -211,7 +235,7 @@ def stub() -> Iterator[GeminiStub]:
 
 
 def gemini(stub: GeminiStub, key: str = "good-key", **options: Any) -> GeminiEmbedder:
-    return GeminiEmbedder(key, base_url=stub.url, dimension=32, **{**FAST_RETRY, **options})
+    return GeminiEmbedder(GeminiEmbeddingSettings(key, base_url=stub.url, dimension=32, **{**FAST_RETRY, **options}))
 
 
 def test_gemini_success_is_batched_and_normalised(stub: GeminiStub) -> None:
@@ -263,7 +287,7 @@ def test_gemini_timeouts_are_retried(stub: GeminiStub) -> None:
 
 def test_gemini_needs_a_key() -> None:
     with pytest.raises(EmbeddingError, match="API key"):
-        GeminiEmbedder("")
+        GeminiEmbedder(GeminiEmbeddingSettings(""))
 
 
 # ----- selection -------------------------------------------------------------------------------------------
@@ -292,7 +316,8 @@ def test_auto_without_model_or_key_is_unavailable_with_a_reason(tmp_path: Path) 
 def test_auto_falls_back_to_gemini_when_a_key_is_set(tmp_path: Path, stub: GeminiStub, store: Store) -> None:
     config = make_config(tmp_path, embedding_model=str(tmp_path / "missing-model"), gemini_api_key="good-key",
                          gemini_base_url=stub.url)
-    service = EmbeddingService(config, store, gemini_options={**FAST_RETRY, "dimension": 32})
+    service = EmbeddingService(config, store,
+                               gemini=GeminiEmbeddingSettings.from_config(config, **FAST_RETRY, dimension=32))
     service.start()
     assert service.wait_ready(30)
     embedder = service.current()

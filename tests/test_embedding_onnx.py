@@ -11,20 +11,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hermes_bowerbird import embedding as embedding_module
 from hermes_bowerbird.config import EMBEDDING_BACKENDS, Config, build_config
-from hermes_bowerbird.embedding import (
-    MINILM_LABEL,
-    EmbeddingService,
-    LocalEmbedder,
-    OnnxEmbedder,
-    planned_runtime,
-    resolve_local_model,
-)
-from hermes_bowerbird.embedding_onnx import MODEL_FILE, RUNTIME, build_dir, ensure_built
+from hermes_bowerbird.embeddings import onnx_runtime
+from hermes_bowerbird.embeddings.local import MINILM_LABEL, resolve_local_model
+from hermes_bowerbird.embeddings.onnx_runtime import MODEL_FILE, RUNTIME, OnnxEmbedder, build_dir, ensure_built
+from hermes_bowerbird.embeddings.service import EmbeddingService, planned_runtime
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.errors import ConfigError, EmbeddingError
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.vectors import REGISTRY
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "demo_conversation.json"
 
@@ -55,7 +49,6 @@ def onnx_minilm(models_dir: Path) -> OnnxEmbedder:
 def store(tmp_path: Path) -> Iterator[Store]:
     opened = Store.open(tmp_path / "memory.db")
     yield opened
-    REGISTRY.drop(opened.path)
     opened.close()
 
 
@@ -189,7 +182,7 @@ def _no_onnx(*args: object, **kwargs: object) -> object:
 
 def test_auto_falls_back_to_torch_when_onnx_cannot_run(tmp_path: Path, models_dir: Path, minilm: LocalEmbedder,
                                                        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embedding_module, "load_onnx_model", _no_onnx)
+    monkeypatch.setattr(onnx_runtime, "load_onnx_model", _no_onnx)
     service = EmbeddingService(make_config(tmp_path, models_dir, embedding_backend="auto"), store)
     service.start()
     assert service.wait_ready(120)
@@ -199,7 +192,7 @@ def test_auto_falls_back_to_torch_when_onnx_cannot_run(tmp_path: Path, models_di
 
 def test_onnx_alone_is_unavailable_when_it_cannot_run(tmp_path: Path, models_dir: Path, store: Store,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embedding_module, "load_onnx_model", _no_onnx)
+    monkeypatch.setattr(onnx_runtime, "load_onnx_model", _no_onnx)
     service = EmbeddingService(make_config(tmp_path, models_dir, embedding_backend="onnx"), store)
     service.start()
     assert not service.wait_ready(30)

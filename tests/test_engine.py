@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +15,7 @@ from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.types import ItemKind
 
 if TYPE_CHECKING:
-    from hermes_bowerbird.embedding import LocalEmbedder
+    from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
 SCOPE = "profile:default"
 
@@ -40,6 +41,24 @@ def test_a_database_recreated_at_the_same_path_does_not_find_the_old_vectors(hom
         query = second.vectors.embed_query("Where does my sister Ana live?")
         assert query is not None
         assert second.vectors.search(ItemKind.MEMORY, query, 5) == []
+    finally:
+        second.shutdown()
+
+
+def test_a_database_recreated_at_the_same_path_does_not_wait_for_the_old_ones_reindex(
+        home_config: Config, minilm: LocalEmbedder) -> None:
+    first = Bowerbird(home_config, embedder=minilm, background=False)
+    old_reindex = first.embeddings.indexes.reindex_lock(first.store.path)
+    with old_reindex:  # a reindex of the old database still running on a thread that outlived its shutdown
+        first.shutdown()
+        _delete_database(home_config.db_path)
+        second = Bowerbird(home_config, embedder=minilm, background=False)
+        results: list[int] = []
+        reindexing = threading.Thread(target=lambda: results.append(second.admin.reindex()), daemon=True)
+        reindexing.start()
+        reindexing.join(60)
+    try:
+        assert results == [0]
     finally:
         second.shutdown()
 

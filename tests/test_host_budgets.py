@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import LocalEmbedder
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.provider import BowerbirdProvider
 from hermes_bowerbird.store import Store

@@ -13,7 +13,10 @@ from openai_stub import OpenAIStub, Reply, write_hermes_config
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.errors import LLMBudgetExceeded, LLMError
-from hermes_bowerbird.llm import BudgetedLLM, GeminiLLM, HostLLM, is_retryable, response_text, select_llm
+from hermes_bowerbird.llm.budget import BudgetedLLM
+from hermes_bowerbird.llm.gemini import GeminiLLM
+from hermes_bowerbird.llm.host import HostLLM, response_text
+from hermes_bowerbird.llm.selection import select_llm
 from hermes_bowerbird.store import Store
 
 GOOD_JSON = '{"decisions": [{"action": "add", "type": "fact", "content": "The user lives in Lisbon."}]}'
@@ -181,26 +184,7 @@ def test_gemini_returns_malformed_json_text_verbatim(gemini: GeminiStub) -> None
     assert _gemini(gemini).complete("x", json_mode=True) == '{"decisions": ['
 
 
-# -- retry classification, the budget and selection -------------------------------------------------------------
-
-
-class _Status(Exception):
-    def __init__(self, status: int) -> None:
-        super().__init__(f"status {status}")
-        self.status_code = status
-
-
-class ReadTimeout(Exception):
-    pass
-
-
-@pytest.mark.parametrize(("exc", "retry"), [
-    (_Status(429), True), (_Status(500), True), (_Status(503), True), (_Status(408), True),
-    (_Status(401), False), (_Status(403), False), (_Status(400), False),
-    (ReadTimeout(), True), (TimeoutError(), True), (ValueError("bad"), False), (LLMError("x"), False),
-])
-def test_retry_classification(exc: BaseException, retry: bool) -> None:
-    assert is_retryable(exc) is retry
+# -- the budget and selection -------------------------------------------------------------
 
 
 class _Echo:

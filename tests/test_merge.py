@@ -11,8 +11,9 @@ import pytest
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.curation.merge import MergePlan, Merger, Neighbour, distinct_values, plan_merge
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
-from hermes_bowerbird.semantic import VectorTier
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import (
     AuditAction,

@@ -13,7 +13,7 @@ from hermes_bowerbird import scopes
 from hermes_bowerbird.cli import cli
 from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.provenance import column_origin, model_origin, origin_of, weigh
-from hermes_bowerbird.embedding import LocalEmbedder
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import RecallOptions, TurnCapture
 from hermes_bowerbird.types import LLM, Candidate, Memory, MemoryType

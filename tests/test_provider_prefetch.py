@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from hermes_bowerbird.config import Config, load_config
-from hermes_bowerbird.embedding import LocalEmbedder, WrappedEmbedder
+from hermes_bowerbird.embeddings.cache import WrappedEmbedder
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.provider import BowerbirdProvider

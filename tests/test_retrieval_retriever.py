@@ -10,7 +10,9 @@ import pytest
 from store_rows import add_alias
 
 from hermes_bowerbird.config import Config, build_config
-from hermes_bowerbird.embedding import EmbeddingService, LocalEmbedder
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.retrieval import (
     Hit,
     RecallRequest,
@@ -19,7 +21,6 @@ from hermes_bowerbird.retrieval import (
     format_hits,
     item_key,
 )
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Provenance, Relation, Source
 

@@ -12,11 +12,11 @@ import pytest
 from fakes import FakeClock
 
 from hermes_bowerbird.config import build_config
-from hermes_bowerbird.embedding import EmbeddingService
+from hermes_bowerbird.embeddings.service import EmbeddingService
+from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.errors import InvalidInputError
 from hermes_bowerbird.maintenance import JOB_NAMES, Budget, Job, Maintenance, Scheduler
 from hermes_bowerbird.maintenance.scheduler import THREAD_NAME
-from hermes_bowerbird.semantic import VectorTier
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hermes_bowerbird.embeddings.index import IndexRegistry, VectorIndex, normalize_rows
 from hermes_bowerbird.errors import EmbeddingError
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind
-from hermes_bowerbird.vectors import IndexRegistry, VectorIndex, normalize_rows
 
 DIM = 16
 
@@ -248,6 +248,26 @@ def test_registry_loads_once_and_shares_the_index(tmp_path: Path) -> None:
     assert other is not first and len(calls) == 2
     registry.drop(db)
     assert registry.peek(db, "memory", "m1") is None
+
+
+def test_registry_gives_one_reindex_lock_per_database(tmp_path: Path) -> None:
+    registry = IndexRegistry()
+    assert registry.reindex_lock(tmp_path / "m.db") is registry.reindex_lock(str(tmp_path / "m.db"))
+
+
+def test_registry_gives_each_database_its_own_reindex_lock(tmp_path: Path) -> None:
+    registry = IndexRegistry()
+    assert registry.reindex_lock(tmp_path / "a.db") is not registry.reindex_lock(tmp_path / "b.db")
+
+
+def test_a_dropped_database_gets_a_fresh_reindex_lock(tmp_path: Path) -> None:
+    registry = IndexRegistry()
+    old = registry.reindex_lock(tmp_path / "m.db")
+    with old:  # a reindex of the old file still running when the file is closed
+        registry.drop(tmp_path / "m.db")
+        fresh = registry.reindex_lock(tmp_path / "m.db")
+        assert fresh.acquire(blocking=False)
+        fresh.release()
 
 
 def test_registry_starts_empty_when_stored_dimension_differs(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from hermes_bowerbird.web.security import TokenGate
 from hermes_bowerbird.web.server import DEFAULT_PORT, bind
 
 if TYPE_CHECKING:
-    from hermes_bowerbird.embedding import LocalEmbedder
+    from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
 BASE = "http://127.0.0.1:8767"
 

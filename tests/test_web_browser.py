@@ -19,7 +19,7 @@ from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.web import Inspector
 
 if TYPE_CHECKING:
-    from hermes_bowerbird.embedding import LocalEmbedder
+    from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

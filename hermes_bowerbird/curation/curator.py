@@ -38,7 +38,7 @@ from .screen import screen
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..semantic import VectorTier
+    from ..embeddings.tier import VectorTier
     from ..store import Store
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from .provenance import origin_of, promoted_confidence, weaker
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..semantic import VectorTier
+    from ..embeddings.tier import VectorTier
     from ..store import Store
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from itertools import takewhile
 import numpy as np
 
 from ..config import Config
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import Memory, Relation
 from .budget import Budget

@@ -12,7 +12,7 @@ from itertools import takewhile
 import numpy as np
 
 from ..config import Config
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import DEFAULT_IMPORTANCE, LLM, AuditAction, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .budget import Budget

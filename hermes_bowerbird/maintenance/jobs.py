@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..config import Config
+from ..embeddings.tier import VectorTier
 from ..errors import InvalidInputError
 from ..scopes import profile_scope as default_profile_scope
-from ..semantic import VectorTier
 from ..store import Store
 from ..types import LLM, Clock
 from .associate import Associator

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store, fts_match_expression
 from ..types import EDGE_MULTIPLIER, ItemKind
 from .query import QueryAnalysis

@@ -11,7 +11,7 @@ from typing import overload
 import numpy as np
 
 from ..config import Config
-from ..semantic import VectorTier
+from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import Clock, Episode, ItemKind, Memory, Provenance
 from . import candidates as cand

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import DatabaseError, EmbeddingError
+from ..errors import DatabaseError, EmbeddingError
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -473,18 +473,20 @@ def _score_rows(matrix: np.ndarray, row_idx: IdArray, q: FloatArray) -> FloatArr
     return _dot_rows(matrix[row_idx].astype(np.float32, copy=False), q)
 
 
-# ----- one index per (database, kind, model) per process --------------------------------------
+# ----- one index per (database, kind, model) --------------------------------------------------
 
 Loader = Callable[[], "tuple[Any, Any]"]
 
 
 class IndexRegistry:
-    """Holds the process-wide indexes so every provider instance shares one copy of the vectors."""
+    """The indexes of each (database file, kind, model), so every engine over a file shares one copy of the
+    vectors, and each file's reindex lock. Its owner drops a file's entries when the file is closed."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._indexes: dict[tuple[str, str, str], VectorIndex] = {}
         self._loading: dict[tuple[str, str, str], threading.Lock] = {}
+        self._reindexing: dict[str, threading.Lock] = {}
 
     def get(self, db_path: str | Path, kind: str, model: str, dim: int, loader: Loader, *,
             ann_threshold: int = DEFAULT_ANN_THRESHOLD) -> VectorIndex:
@@ -508,16 +510,26 @@ class IndexRegistry:
         with self._lock:
             return self._indexes.get((_db_key(db_path), str(kind), model))
 
+    def reindex_lock(self, db_path: str | Path) -> threading.Lock:
+        """The lock a reindex of this database holds, so that one reindexer runs per file."""
+        with self._lock:
+            return self._reindexing.setdefault(_db_key(db_path), threading.Lock())
+
     def drop(self, db_path: str | Path) -> None:
-        """Forget every index of one database (after it is closed or deleted)."""
+        """Forget every index and lock of one database (after it is closed or deleted)."""
         db = _db_key(db_path)
         with self._lock:
             for key in [k for k in self._indexes if k[0] == db]:
                 del self._indexes[key]
+            for key in [k for k in self._loading if k[0] == db]:
+                del self._loading[key]
+            self._reindexing.pop(db, None)
 
     def clear(self) -> None:
         with self._lock:
             self._indexes.clear()
+            self._loading.clear()
+            self._reindexing.clear()
 
 
 @functools.lru_cache(maxsize=256)
@@ -541,12 +553,3 @@ def _load_index(loader: Loader, dim: int, ann_threshold: int, key: tuple[str, st
                     "starting empty until reindexed", key[1], key[2], mat.shape, dim)
         return VectorIndex(dim, ann_threshold=ann_threshold)
     return VectorIndex.from_arrays(ids_arr, mat.reshape(-1, dim), dim=dim, ann_threshold=ann_threshold)
-
-
-REGISTRY = IndexRegistry()
-
-
-def shared_index(db_path: str | Path, kind: str, model: str, dim: int, loader: Loader, *,
-                 ann_threshold: int = DEFAULT_ANN_THRESHOLD) -> VectorIndex:
-    """The process-wide index of (database file, kind, model), loaded from the store once."""
-    return REGISTRY.get(db_path, kind, model, dim, loader, ann_threshold=ann_threshold)

@@ -1,4 +1,4 @@
-"""VectorTier: the semantic signal as the rest of the engine sees it: embed, store, index and search by meaning."""
+"""The vector tier as the rest of the engine sees it: embed, store, index and search by meaning."""
 
 from __future__ import annotations
 
@@ -8,18 +8,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .embedding import CachedEmbedder, reindex
-from .types import Embedder, ItemKind
-from .vectors import VectorIndex, shared_index
+from ..types import Embedder, ItemKind
+from .cache import CachedEmbedder
+from .index import VectorIndex
+from .reindex import reindex_all, shared_index
 
 if TYPE_CHECKING:
-    from .embedding import EmbeddingService
-    from .store import Store
+    from ..store import Store
+    from .service import EmbeddingService
 
 log = logging.getLogger(__name__)
 
 class VectorTier:
-    """Keeps the stored vectors and the process-wide in-memory indexes in step, for the active model.
+    """Keeps the stored vectors and the shared in-memory indexes (the service's registry) in step, for the
+    active model.
 
     Everything degrades quietly while the model loads (or when there is none): `add` leaves items for
     `catch_up`, searches return nothing, and callers fall back to keyword and graph signals.
@@ -41,9 +43,7 @@ class VectorTier:
         embedder = self._embedder()
         if embedder is None:
             return None
-        model = embedder.model_name
-        return shared_index(self.store.path, str(kind), model, embedder.dimension,
-                            lambda: self.store.vectors.load(kind, model), ann_threshold=self.ann_threshold)
+        return shared_index(self.embeddings.indexes, self.store, kind, embedder, ann_threshold=self.ann_threshold)
 
     def embed_query(self, text: str) -> np.ndarray | None:
         """The query's vector, or None (search goes on by keyword and graph) when no model can give one."""
@@ -99,5 +99,9 @@ class VectorTier:
         embedder = self._embedder()
         if embedder is None:
             return 0
-        return sum(reindex(self.store, embedder, kind, progress, index=self.index(kind))
-                   for kind in (ItemKind.MEMORY, ItemKind.EPISODE))
+        def report(kind: ItemKind, done: int, total: int) -> None:
+            if progress is not None and total:
+                progress(done, total)
+
+        return reindex_all(self.store, embedder, self.embeddings.indexes, ann_threshold=self.ann_threshold,
+                           progress=report)

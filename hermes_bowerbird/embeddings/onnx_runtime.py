@@ -1,4 +1,4 @@
-"""The int8 ONNX runtime for the local model: built once from the shipped weights, cached, run by onnxruntime.
+"""The local model as an int8 ONNX graph: built once from the shipped weights, cached, run by onnxruntime.
 
 sentence-transformers' own `backend="onnx"` needs optimum-onnx, whose only release pins transformers below 5
 while sentence-transformers 6 needs 5 or later; so the graph is exported here with torch's ONNX exporter and
@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from collections.abc import Iterator, Sequence
@@ -30,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import EmbeddingError
+from ..errors import EmbeddingError
+from .local import LOADED_MODELS, LoadedModels, LocalRuntime, resolve_local_model
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -78,7 +78,7 @@ def ensure_built(models_dir: Path, label: str, location: str) -> Path:
 
 def _build_in_subprocess(target: Path, label: str, location: str) -> None:
     """Build in a child process: torch and the exporter never load into the host, nor hold its GIL for ~30 s."""
-    command = [sys.executable, "-m", "hermes_bowerbird.embedding_onnx", str(target), label, location]
+    command = [sys.executable, "-m", "hermes_bowerbird.embeddings.onnx_runtime", str(target), label, location]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
@@ -231,34 +231,55 @@ class OnnxModel:
         return np.asarray(pooled / np.maximum(norms, 1e-12), np.float32)
 
 
-_LOADED: dict[str, OnnxModel] = {}
-_LOADED_LOCK = threading.Lock()
+def load_onnx_model(models_dir: Path, label: str, location: str, *, threads: int = 0,
+                    models: LoadedModels = LOADED_MODELS) -> OnnxModel:
+    """The shared int8 model of `location`, built into `models_dir` on first use when no build is cached."""
+    return models.get(RUNTIME, location, lambda: _load(models_dir, label, location, threads))
 
 
-def load_onnx_model(models_dir: Path, label: str, location: str, *, threads: int = 0) -> OnnxModel:
-    """The process-wide int8 model of `location`, built into `models_dir` on first use when no build is cached."""
-    with _LOADED_LOCK:
-        loaded = _LOADED.get(location)
-        if loaded is not None:
-            return loaded
-        if not onnx_available():
-            raise EmbeddingError("onnxruntime and onnx are not installed")
-        check_mean_pooling(location)
-        try:
-            model_file = ensure_built(models_dir, label, location)
-        except EmbeddingError:
-            raise
-        except Exception as exc:  # the exporter and quantiser raise many unrelated error types
-            raise EmbeddingError(f"cannot build the ONNX model of {label}: {exc}") from exc
-        loaded = OnnxModel(model_file, location, threads=threads)
-        _LOADED[location] = loaded
-        return loaded
+def _load(models_dir: Path, label: str, location: str, threads: int) -> OnnxModel:
+    if not onnx_available():
+        raise EmbeddingError("onnxruntime and onnx are not installed")
+    check_mean_pooling(location)
+    try:
+        model_file = ensure_built(models_dir, label, location)
+    except EmbeddingError:
+        raise
+    except Exception as exc:  # the exporter and quantiser raise many unrelated error types
+        raise EmbeddingError(f"cannot build the ONNX model of {label}: {exc}") from exc
+    return OnnxModel(model_file, location, threads=threads)
+
+
+class OnnxEmbedder(LocalRuntime):
+    """The same local model as an int8 ONNX graph under onnxruntime: vectors agree with torch's (cosine >= 0.99).
+
+    Its vectors are stored under the same model name as torch's, so either runtime reads the other's vectors.
+    """
+
+    runtime = RUNTIME
+
+    def __init__(self, models_dir: Path, model: str = "", *, batch_size: int = 16, threads: int = 0,
+                 models: LoadedModels = LOADED_MODELS) -> None:
+        self._source = resolve_local_model(model)
+        if not self._source.offline:
+            raise EmbeddingError(f"the ONNX runtime builds from local weights only; {self._source.location!r} "
+                                 "is not a local model")
+        self._model = load_onnx_model(models_dir, self._source.label, self._source.location, threads=threads,
+                                      models=models)
+        self._batch_size = batch_size
+
+    @property
+    def dimension(self) -> int:
+        return self._model.dimension
+
+    def _encode(self, texts: list[str]) -> FloatArray:
+        return self._model.encode(texts)
 
 
 def main(argv: Sequence[str]) -> int:
-    """`python -m hermes_bowerbird.embedding_onnx TARGET LABEL LOCATION`: the build, run in a child process."""
+    """`python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION`: the build, run in a child process."""
     if len(argv) != 3:
-        print("usage: python -m hermes_bowerbird.embedding_onnx TARGET LABEL LOCATION", file=sys.stderr)
+        print("usage: python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO)
     try:

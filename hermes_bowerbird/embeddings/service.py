@@ -1,0 +1,258 @@
+"""The embedding service: chooses and loads the backend in the background, then catches the vectors up."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from ..config import EMBEDDING_BACKENDS
+from ..errors import DatabaseError, EmbeddingError
+from ..types import Clock, Embedder, ItemKind
+from .cache import CachedEmbedder
+from .gemini import GeminiEmbedder, GeminiEmbeddingSettings
+from .index import DEFAULT_ANN_THRESHOLD, IndexRegistry
+from .local import resolve_local_model
+from .onnx_runtime import RUNTIME, OnnxEmbedder, build_dir, is_built, onnx_available
+from .reindex import reindex_all
+from .torch_runtime import LocalEmbedder
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..store import Store
+
+log = logging.getLogger(__name__)
+
+LOAD_THREAD_NAME = "bowerbird-embed-load"
+
+
+class EmbeddingState(StrEnum):
+    LOADING = "loading"
+    READY = "ready"
+    UNAVAILABLE = "unavailable"
+    DISABLED = "disabled"
+
+
+LOCAL_RUNTIMES: dict[str, tuple[str, ...]] = {"onnx": ("onnx",), "torch": ("torch",)}
+DEFAULT_RUNTIMES = ("onnx", "torch")  # auto and local: int8 ONNX when it can run, else torch
+
+
+class EmbeddingService:
+    """Chooses and loads the embedder without blocking start-up, and reports loudly what it is doing."""
+
+    def __init__(self, config: Config | None, store: Store | None = None, clock: Clock = time.time, *,
+                 auto_reindex: bool = True, indexes: IndexRegistry | None = None,
+                 gemini: GeminiEmbeddingSettings | None = None) -> None:
+        """`indexes`: the registry shared with the other engines over the same files (else one of its own);
+        `gemini`: Gemini settings to use instead of the configuration's."""
+        self.config = config
+        self.store = store
+        self.clock = clock
+        self.auto_reindex = auto_reindex
+        self.indexes = indexes if indexes is not None else IndexRegistry()
+        self._gemini = gemini
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._settled = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._embedder: Embedder | None = None
+        self._backend = "none"
+        self._runtime: str | None = None
+        self._state = EmbeddingState.LOADING
+        self._reason = "not started"
+        self._reindex: dict[str, object] | None = None
+        self._started = False
+
+    @classmethod
+    def from_embedder(cls, embedder: Embedder, store: Store | None = None, *, config: Config | None = None,
+                      auto_reindex: bool = True, cache: bool = True,
+                      indexes: IndexRegistry | None = None) -> EmbeddingService:
+        """A service that is ready at once with ``embedder`` (cached through ``store`` when given)."""
+        service = cls(config, store, auto_reindex=auto_reindex, indexes=indexes)
+        service._set_ready(embedder, "local" if embedder.is_local else "remote", "provided", cache=cache,
+                           runtime=getattr(embedder, "runtime", None))
+        return service
+
+    # ----- public ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin choosing/loading the backend on the named background thread; returns at once."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        if self._ready.is_set():
+            self._spawn(self._after_ready)
+            return
+        backend = self.config.embedding_backend if self.config is not None else "auto"
+        if backend not in EMBEDDING_BACKENDS:
+            self._set_unavailable(f"unknown embedding_backend {backend!r}; "
+                                  f"expected one of {', '.join(EMBEDDING_BACKENDS)}")
+        elif backend == "none":
+            self._set_state(EmbeddingState.DISABLED, "none",
+                            "embedding_backend is 'none': retrieval uses keywords and the graph only")
+            self._settled.set()
+        elif backend == "gemini":
+            self._set_state(EmbeddingState.LOADING, "gemini", "setting up Gemini embeddings")
+            self._spawn(self._load_gemini)
+        else:
+            self._set_state(EmbeddingState.LOADING, "local", "loading the local embedding model")
+            self._spawn(self._load_local)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask a running reindex to stop and join the background thread."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    def current(self) -> Embedder | None:
+        """The (cached) embedder when ready; None while loading or when there is none."""
+        return self._embedder if self._ready.is_set() else None
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the backend is chosen; True when an embedder is ready."""
+        self._settled.wait(timeout)
+        return self._ready.is_set()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait for the background thread (loading and any reindex) to finish; True when it has."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def status(self) -> dict[str, object]:
+        embedder = self._embedder if self._ready.is_set() else None
+        return {"backend": self._backend, "runtime": self._runtime if embedder is not None else None,
+                "configured": self.config.embedding_backend if self.config is not None else "provided",
+                "model": embedder.model_name if embedder is not None else None,
+                "dimension": embedder.dimension if embedder is not None else None,
+                "state": str(self._state), "reason": self._reason, "reindex": self._reindex}
+
+    # ----- background work ---------------------------------------------------------------------
+
+    def _spawn(self, target: Callable[[], None]) -> None:
+        self._thread = threading.Thread(target=target, name=LOAD_THREAD_NAME, daemon=True)
+        self._thread.start()
+
+    def _load_local(self) -> None:
+        """The configured local runtime(s) in order of preference; the first that loads is used."""
+        assert self.config is not None
+        failures: list[str] = []
+        for runtime in LOCAL_RUNTIMES.get(self.config.embedding_backend, DEFAULT_RUNTIMES):
+            started = self.clock()
+            try:
+                embedder = self._local_embedder(runtime)
+            except EmbeddingError as exc:
+                log.warning("local embedding runtime %s unavailable: %s", runtime, exc)
+                failures.append(f"{runtime}: {exc}")
+                continue
+            elapsed = self.clock() - started
+            fallback = f" ({'; '.join(failures)})" if failures else ""
+            self._set_ready(embedder, "local", f"local model {embedder.model_name} ({embedder.runtime}) loaded in "
+                                               f"{elapsed:.1f} s{fallback}", runtime=embedder.runtime)
+            break
+        else:
+            self._local_failed("; ".join(failures))
+        if self._ready.is_set():
+            self._after_ready()
+
+    def _local_embedder(self, runtime: str) -> LocalEmbedder | OnnxEmbedder:
+        assert self.config is not None
+        if runtime == "onnx":
+            return OnnxEmbedder(self.config.model_cache_dir, self.config.embedding_model,
+                                threads=self.config.embedding_threads)
+        return LocalEmbedder(self.config.embedding_model, threads=self.config.embedding_threads)
+
+    def _load_gemini(self) -> None:
+        self._use_gemini(fallback_note="")
+        if self._ready.is_set():
+            self._after_ready()
+
+    def _local_failed(self, why: str) -> None:
+        assert self.config is not None
+        if self.config.embedding_backend == "auto" and self.config.gemini_api_key:
+            log.warning("local embedding model unavailable (%s); using Gemini embeddings", why)
+            self._use_gemini(fallback_note=f"local model unavailable ({why}); ")
+            return
+        hint = "" if self.config.embedding_backend != "auto" else " and no GEMINI_API_KEY is set"
+        self._set_unavailable(f"local embedding model unavailable ({why}){hint}: "
+                              "retrieval uses keywords and the graph only")
+
+    def _use_gemini(self, fallback_note: str) -> None:
+        assert self.config is not None
+        if not self.config.gemini_api_key:
+            self._set_unavailable("embedding_backend is 'gemini' but no GEMINI_API_KEY is set: "
+                                  "retrieval uses keywords and the graph only")
+            return
+        settings = self._gemini or GeminiEmbeddingSettings.from_config(self.config)
+        try:
+            embedder = GeminiEmbedder(settings)
+        except (EmbeddingError, ImportError) as exc:
+            self._set_unavailable(f"{fallback_note}cannot set up Gemini embeddings ({exc})")
+            return
+        self._set_ready(embedder, "gemini", f"{fallback_note}Gemini model {embedder.model_name}", runtime="remote")
+
+    def _after_ready(self) -> None:
+        embedder = self.current()
+        if embedder is None or self.store is None or not self.auto_reindex:
+            return
+        try:
+            self._reindex_all(embedder)
+        except (EmbeddingError, DatabaseError) as exc:
+            log.error("background reindex failed: %s", exc, exc_info=True)
+            self._reindex = {**(self._reindex or {}), "error": str(exc)}
+
+    def _reindex_all(self, embedder: Embedder) -> None:
+        assert self.store is not None
+        threshold = self.config.ann_threshold if self.config is not None else DEFAULT_ANN_THRESHOLD
+        reindex_all(self.store, embedder, self.indexes, ann_threshold=threshold, progress=self._report,
+                    stop=self._stop)
+
+    def _report(self, kind: ItemKind, done: int, total: int) -> None:
+        self._reindex = {"kind": str(kind), "done": done, "total": total}
+
+    # ----- state -------------------------------------------------------------------------------
+
+    def _set_ready(self, embedder: Embedder, backend: str, reason: str, *, cache: bool = True,
+                   runtime: str | None = None) -> None:
+        wrapped: Embedder = CachedEmbedder(embedder, self.store) if cache and self.store is not None else embedder
+        with self._lock:
+            self._embedder, self._runtime = wrapped, runtime
+            self._backend, self._state, self._reason = backend, EmbeddingState.READY, reason
+        self._ready.set()
+        self._settled.set()
+
+    def _set_unavailable(self, reason: str) -> None:
+        log.warning("no embedding model: %s", reason)
+        self._set_state(EmbeddingState.UNAVAILABLE, "none", reason)
+        self._ready.clear()
+        self._settled.set()
+
+    def _set_state(self, state: EmbeddingState, backend: str, reason: str) -> None:
+        with self._lock:
+            self._state, self._backend, self._reason = state, backend, reason
+
+
+def planned_runtime(config: Config) -> str:
+    """The runtime a service with this configuration would embed with, told without loading any model."""
+    backend = config.embedding_backend
+    if backend in ("none", "gemini"):
+        return backend
+    runtimes = LOCAL_RUNTIMES.get(backend, DEFAULT_RUNTIMES)
+    if "onnx" not in runtimes:
+        return "torch"
+    if not onnx_available():
+        return "torch (onnxruntime not installed)" if "torch" in runtimes else "none (onnxruntime not installed)"
+    try:
+        source = resolve_local_model(config.embedding_model)
+    except EmbeddingError as exc:
+        return f"none ({exc})"
+    built = is_built(build_dir(config.model_cache_dir, source.label, source.location))
+    return f"{RUNTIME} ({'built' if built else 'built on first use'})"

@@ -1,0 +1,1 @@
+"""Language models: the host's own model, Gemini, or none; one rule for which remote errors are transient."""
