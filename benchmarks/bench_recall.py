@@ -152,12 +152,13 @@ def build_system(turns: Sequence[Turn], embedder: FileCachedEmbedder, workdir: P
 
 def _ingest_engine(turns: Sequence[Turn], embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> System:
     from hermes_bowerbird.engine import Bowerbird
+    from hermes_bowerbird.options import TurnCapture
 
     engine = Bowerbird(config, embedder=embedder, clock=clock, background=False)
     for scope, session_id, turn_index, role, text, created_at in turns:
         user, assistant = (text, "") if role != "assistant" else ("", text)
-        engine.capture_turn(user, assistant, scope=scope, session_id=session_id, turn_index=turn_index,
-                            created_at=created_at)
+        engine.capture_turn(TurnCapture(user, assistant, scope=scope, session_id=session_id, turn_index=turn_index,
+                                        created_at=created_at))
     engine.flush(timeout=3600)
     return System(engine.store, engine.vectors, config, clock, lambda: engine.shutdown(), "engine")
 

@@ -21,6 +21,7 @@ from . import __version__, render, scopes
 from .config import Config, load_config
 from .errors import BowerbirdError, ConfigError, DatabaseError, InvalidInputError, NotFoundError
 from .explain import describe
+from .options import RecallOptions, RememberOptions
 from .sanitize import storable
 from .serialize import bulletin_dict, detail_json, hit_dict, memory_json
 from .timestamps import DAY, HOUR, parse_iso
@@ -117,7 +118,7 @@ class State:
     def close(self) -> None:
         engine, self._engine = self._engine, None
         if engine is not None:
-            engine.embeddings.stop(timeout=5.0)
+            engine.admin.stop_model(timeout=5.0)
             engine.shutdown(timeout=5.0)
 
     @property
@@ -126,9 +127,9 @@ class State:
 
 
 def _load_model(engine: Bowerbird) -> None:
-    engine.embeddings.start()
-    if not engine.embeddings.wait_ready(MODEL_WAIT_SECONDS):
-        info = engine.embeddings.status()
+    engine.admin.load_model()
+    if not engine.admin.wait_model(MODEL_WAIT_SECONDS):
+        info = engine.admin.model_status()
         if info.get("state") == "disabled":
             return
         reason = info.get("reason")
@@ -334,10 +335,10 @@ def status(state: State) -> None:
     """Counts by type, journal backlog, embedding state, database path and bulletin age."""
     engine = state.engine()
     info = engine.status()
-    by_type = engine.store.memories.count_by_type(state.visible)
-    bulletin = engine.store.bulletins.latest(state.write_scope)
+    by_type = engine.inspect.counts(state.visible)
+    bulletin = engine.inspect.latest_bulletin(state.write_scope)
     vector_models = {f"{kind}/{model}/{dim}": n for (kind, model, dim), n in
-                     engine.store.vectors.model_counts().items()}
+                     engine.inspect.vector_counts().items()}
     embedding = dict(info.get("embedding") or {})  # type: ignore[call-overload]
     if not embedding.get("runtime"):
         from .embeddings.service import planned_runtime
@@ -412,13 +413,14 @@ def recall(state: State, query: str, limit: int | None, types: Sequence[str], si
         raise InvalidInputError("the query is empty")
     engine = state.engine(model=True)
     now = engine.clock()
-    hits = engine.recall(query, scopes=state.visible, limit=limit, types=[memory_type(t) for t in types],
-                         since=parse_time(since, now), until=parse_time(until, now), explain=explain,
-                         include_episodes=not no_episodes)
+    hits = engine.recall(query, scopes=state.visible,
+                         options=RecallOptions(limit=limit, types=[memory_type(t) for t in types],
+                                               since=parse_time(since, now), until=parse_time(until, now),
+                                               explain=explain, include_episodes=not no_episodes))
 
     data = {"query": query, "count": len(hits), "results": [hit_dict(h) for h in hits],
-            "read_only": engine.store.readonly}
-    if engine.store.readonly and not state.json_mode:
+            "read_only": engine.inspect.read_only}
+    if engine.inspect.read_only and not state.json_mode:
         click.echo(f"note: {engine.config.db_path} is read-only; recall works, access counts are not updated",
                    err=True)
     emit(state, data, lambda: render.hit_lines(hits, explain=explain) or "No memories match.")
@@ -437,8 +439,9 @@ def remember(state: State, text: str, kind: str | None, importance: float | None
         raise InvalidInputError("nothing to remember: the text is empty")
     engine = state.engine(create=True, model=True)
     tag_list = [t.strip() for t in storable(tags or "").split(",") if t.strip()]
-    memory = engine.remember(text, scope=state.write_scope, type=memory_type(kind) if kind else None,
-                             importance=importance, tags=tag_list, source=Source.TOOL, actor="cli")
+    memory = engine.remember(text, scope=state.write_scope,
+                             options=RememberOptions(type=memory_type(kind) if kind else None, importance=importance,
+                                                     tags=tag_list, source=Source.TOOL, actor="cli"))
     emit(state, {"memory": memory_json(memory)}, f"Stored #{memory.id} ({memory.type}): {memory.content}")
 
 
@@ -487,7 +490,7 @@ def forget(state: State, memory_id: int, reason: str) -> None:
 def show(state: State, memory_id: int) -> None:
     """A memory with its edges, provenance, entities and audit history."""
     engine = state.engine()
-    detail = engine.show(memory_id, scopes=state.visible)
+    detail = engine.inspect.show(memory_id, scopes=state.visible)
     emit(state, detail_json(detail), lambda: render.detail_text(detail, engine.clock()))
 
 
@@ -511,12 +514,12 @@ def list_command(state: State, types: Sequence[str], include_old: bool, quaranti
     """The newest memories, as a table."""
     engine = state.engine()
     if quarantined:
-        held = engine.quarantined(state.visible)[:limit]
+        held = engine.inspect.quarantined(state.visible)[:limit]
         emit(state, {"count": len(held), "memories": [{**memory_json(m), "quarantine": r} for m, r in held]},
              lambda: render.quarantine_table(held) or "No quarantined memories.")
         return
-    memories = engine.store.memories.find(state.visible, types=[memory_type(t) for t in types],
-                                          current_only=not include_old, limit=limit)
+    memories = engine.inspect.list_memories(state.visible, types=[memory_type(t) for t in types],
+                                            current_only=not include_old, limit=limit)
     emit(state, {"count": len(memories), "memories": [memory_json(m) for m in memories]},
          lambda: render.memories_table(memories) or "No memories.")
 
@@ -559,7 +562,7 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
     curated = 0 if no_curate else _curate(state, engine)
     data = {"format": kind, "path": str(path), "turns": applied.journaled, "skipped": applied.skipped,
             "sessions": plan.sessions, "curated": curated,
-            "memories": sum(engine.store.memories.count_by_type(state.visible).values())}
+            "memories": sum(engine.inspect.counts(state.visible).values())}
     skipped = f" ({applied.skipped} already imported)" if applied.skipped else ""
     emit(state, data, f"Imported {applied.journaled} turns{skipped} in {plan.sessions} sessions from "
                       f"{path.name}; curated {curated} journal rows ({data['memories']} memories now).")
@@ -567,7 +570,7 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
 
 def _curate(state: State, engine: Bowerbird) -> int:
     """Run the curator on this thread over every pending journal row, with a progress bar on a terminal."""
-    total = engine.store.journal.counts().get("pending", 0)
+    total = engine.inspect.journal_backlog()
     done = 0
     with progress_bar(state, "curating", total) as update_bar:
         while True:
@@ -600,14 +603,14 @@ def export(state: State, output: Path | None, markdown_dir: Path | None, within_
 
         exporter.check_markdown_target(markdown_dir, ("MEMORY.md", "USER.md"), hermes_home=home, shared=shared,
                                        force=force)
-        counts = markdown.export_markdown(state.engine().store, markdown_dir, scopes=own,
+        counts = markdown.export_markdown(state.engine(), markdown_dir, scopes=own,
                                           within_limits=within_limits)
         emit(state, {"folder": str(markdown_dir), "scopes": list(own), "entries": counts},
              "\n".join(f"Wrote {n} entries to {markdown_dir / name}" for name, n in counts.items()))
         return
     if output is not None:
         exporter.check_file_target(output, hermes_home=home, force=force)
-    records = list(exporter.export_records(state.engine().store, own))
+    records = list(state.engine().inspect.export_records(own))
     kinds: dict[str, int] = {}
     for record in records:
         kinds[str(record["kind"])] = kinds.get(str(record["kind"]), 0) + 1
@@ -640,7 +643,7 @@ def maintain(state: State, job: str | None, dry_run: bool) -> None:
     """Run maintenance now: every job, or one (decay, prune, associate, consolidate, bulletin...)."""
     engine = state.engine(model=True)
     with progress_bar(state, f"maintain {job or 'all'}", 1) as update_bar:
-        report = engine.maintain(job, dry_run=dry_run, progress=update_bar)
+        report = engine.admin.maintain(job, dry_run=dry_run, progress=update_bar)
     emit(state, {"job": job or "all", "dry_run": dry_run, "report": report},
          lambda: ("(dry run) " if dry_run else "") + _report_text(report))
 
@@ -675,10 +678,10 @@ def bulletin(state: State, force: bool) -> None:
 def reindex(state: State) -> None:
     """Embed every memory and episode that lacks a vector from the active model."""
     engine = state.engine()
-    engine.embeddings.start()
+    engine.admin.load_model()
     with progress_bar(state, "embedding", 1) as update_bar:
-        count = engine.reindex(progress=update_bar)
-    model = engine.embeddings.status().get("model")
+        count = engine.admin.reindex(progress=update_bar)
+    model = engine.admin.model_status().get("model")
     emit(state, {"embedded": count, "model": model}, f"Embedded {count} items with {model}.")
 
 
@@ -717,11 +720,11 @@ def _doctor_engine(state: State, data: dict[str, Any], repair: bool) -> None:
     """The checks that need the store open (full-text, orphans, vectors); with `repair`, fix and check again."""
     engine = state.engine()
     if repair:
-        engine.embeddings.start()
-    report = engine.doctor(repair=repair)
+        engine.admin.load_model()
+    report = engine.admin.doctor(repair=repair)
     problems = _doctor_problems(report)
     if repair:
-        after = _doctor_problems(engine.doctor(repair=False))
+        after = _doctor_problems(engine.admin.doctor(repair=False))
         data["problems_before"] = [*data.get("problems", []), *problems]
         problems = after
         data["repaired"] = not after
@@ -805,7 +808,7 @@ def backup(state: State, dest: Path) -> None:
     """Copy the database to DEST with SQLite's online backup (safe while an agent is running)."""
     if dest.exists():
         raise InvalidInputError(f"{dest} already exists; choose a new file name")
-    state.engine().backup(dest)
+    state.engine().admin.backup(dest)
     emit(state, {"path": str(dest), "bytes": dest.stat().st_size}, f"Backed up to {dest}.")
 
 

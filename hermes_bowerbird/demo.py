@@ -17,6 +17,7 @@ import yaml
 
 from . import render
 from .errors import BowerbirdError, InvalidInputError
+from .options import RecallOptions
 from .types import MemoryType
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ def _run_in(home: Path, script: DemoScript, say: Echo) -> dict[str, Any]:
             engine = provider.engine
             assert engine is not None
             engine.flush(timeout=60.0)
-            engine.embeddings.wait_ready(60.0)
+            engine.admin.wait_model(60.0)
             result = _report(engine, provider.write_scope, provider.visible, script, say)
         finally:
             provider.shutdown()
@@ -157,7 +158,7 @@ def _report(engine: Bowerbird, scope: str, visible: tuple[str, ...], script: Dem
 
 
 def _captured(engine: Bowerbird, visible: Sequence[str], say: Echo) -> dict[str, list[str]]:
-    memories = engine.store.memories.find(visible, current_only=False, order="oldest")
+    memories = engine.inspect.list_memories(visible, current_only=False, order="oldest", limit=None)
     by_type: dict[str, list[str]] = {}
     say(f"\n{_RULE}\nCaptured memories by type ({len(memories)})\n{_RULE}")
     for kind in MemoryType:
@@ -179,7 +180,7 @@ def _recall(engine: Bowerbird, visible: Sequence[str], questions: Sequence[str],
     say(f"{_RULE}\nRecall (top 3, with the reasons each result ranked)\n{_RULE}")
     out = []
     for question in questions:
-        hits = engine.recall(question, scopes=visible, limit=3, explain=True)
+        hits = engine.recall(question, scopes=visible, options=RecallOptions(limit=3, explain=True))
         say(f"? {question}")
         say(_indent(render.hit_lines(hits, explain=True) or "(nothing)", 2))
         out.append({"question": question, "results": [hit_dict(h) for h in hits]})
@@ -187,7 +188,7 @@ def _recall(engine: Bowerbird, visible: Sequence[str], questions: Sequence[str],
 
 
 def _superseded(engine: Bowerbird, visible: Sequence[str], say: Echo) -> list[Mapping[str, Any]]:
-    memories = engine.store.memories.find(visible, current_only=False, order="oldest")
+    memories = engine.inspect.list_memories(visible, current_only=False, order="oldest", limit=None)
     by_id = {m.id: m for m in memories}
     stale = [m for m in memories if m.superseded_by is not None]
     say(f"{_RULE}\nSuperseded facts (kept as history, demoted in recall)\n{_RULE}")

@@ -8,11 +8,11 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .admin import Admin
 from .config import Config
 from .curation.capture import Capture
 from .curation.curator import Curator, CuratorWorker
@@ -26,34 +26,31 @@ from .embeddings.index import IndexRegistry
 from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
 from .errors import DatabaseError, EmbeddingError, InvalidInputError
+from .inspection import Inspection
 from .llm.selection import select_llm
 from .maintenance.bulletin import BulletinBuilder
-from .maintenance.scheduler import Maintenance, RunnerLock, Scheduler, runner_lock_path
+from .maintenance.scheduler import Maintenance, Scheduler
+from .options import RECALL_DEFAULTS, REMEMBER_DEFAULTS, RecallOptions, RememberOptions, TurnCapture
 from .retrieval import Hit, RecallRequest, Retriever, format_hits
 from .sanitize import storable
 from .store import Store
 from .types import (
     LLM,
-    AuditEntry,
     Bulletin,
     Candidate,
     Clock,
     Edge,
     Embedder,
-    Entity,
-    Episode,
     ItemKind,
     Memory,
     MemoryType,
     NewMemory,
-    Provenance,
     Relation,
     Source,
 )
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]
 _MAX_TEXT_CHARS = 200_000  # one captured or remembered text; the journal is not a file store
 IMPORT_THREAD_NAME = "bowerbird-import"
 SHUTDOWN_SECONDS = 4.0  # the host gives a provider's shutdown 5 s
@@ -127,18 +124,6 @@ class EngineFiles:
 FILES = EngineFiles()
 
 
-@dataclass(frozen=True)
-class MemoryDetail:
-    """A memory with everything known about it, for `show`."""
-
-    memory: Memory
-    edges: tuple[Edge, ...]
-    provenance: tuple[Provenance, ...]
-    audit: tuple[AuditEntry, ...]
-    entities: tuple[Entity, ...]
-    quarantine: str | None = None  # why the screen holds it back, if it does
-
-
 class Bowerbird:
     """Owns the store, the vector tier, the curator and maintenance threads, and the retriever."""
 
@@ -167,6 +152,8 @@ class Bowerbird:
             and llm is None
         self._curation: CurationProcess | None = None
         self._capture: Capture | None = None  # with a worker process: capture never waits on its writes
+        self.inspect = Inspection(self.store)  # what the edges read
+        self.admin = Admin(self.store, self.embeddings, self.vectors, self.maintenance)  # the owner's operations
         self._worker: CuratorWorker | None = None
         self._scheduler: Scheduler | None = None
         self._importer: threading.Thread | None = None
@@ -220,18 +207,16 @@ class Bowerbird:
             self.shutdown()
 
     # -- write path -----------------------------------------------------------------------------------------
-    def capture_turn(self, user: str, assistant: str, *, scope: str, session_id: str, platform: str = "",
-                     turn_index: int | None = None, source: Source = Source.TURN,
-                     created_at: float | None = None) -> int | None:
+    def capture_turn(self, turn: TurnCapture) -> int | None:
         """Redact and journal one turn (one short transaction); the curator does the rest in the background.
 
-        `turn_index` is the caller's guess; the store settles the real index atomically (see journal_append).
+        `turn.turn_index` is the caller's guess; the journal settles the real index atomically.
         With a worker process writing the database, a turn that would wait for its write lock is appended by
         the capture thread instead, right after it (None then: the row id is not known yet).
         """
-        row = {"scope": scope, "session_id": session_id, "turn_index": turn_index, "platform": platform,
-               "user": clean_text(user), "assistant": clean_text(assistant), "source": source,
-               "created_at": created_at}
+        row = {"scope": turn.scope, "session_id": turn.session_id, "turn_index": turn.turn_index,
+               "platform": turn.platform, "user": clean_text(turn.user), "assistant": clean_text(turn.assistant),
+               "source": turn.source, "created_at": turn.created_at}
         if self._capture is not None:
             self._capture.append(row)
             return None
@@ -257,21 +242,20 @@ class Bowerbird:
         """Curate pending journal rows on this thread (CLI imports, tests, benchmarks without threads)."""
         return self.curator.run_pending(limit)
 
-    def remember(self, content: str, *, scope: str, type: MemoryType | None = None,
-                 importance: float | None = None, tags: Sequence[str] = (), source: Source = Source.TOOL,
-                 session_id: str | None = None, actor: str = "tool") -> Memory:
+    def remember(self, content: str, *, scope: str, options: RememberOptions = REMEMBER_DEFAULTS) -> Memory:
         """Store one memory now (dedup by content; a same-subject memory is superseded)."""
         text = clean_text(content).strip()
         if not text:
             raise InvalidInputError("nothing to remember: the content is empty")
-        if importance is not None and not 0.0 <= importance <= 1.0:
+        if options.importance is not None and not 0.0 <= options.importance <= 1.0:
             raise InvalidInputError("importance must be between 0 and 1")
         guess = _classify(text)
-        new = NewMemory(scope=scope, type=type or (guess.type if guess else MemoryType.FACT), content=text,
-                        source=source, importance=importance, subject=guess.subject if guess else None,
-                        session_id=session_id, tags=tuple(tags), confidence=1.0)
-        memory = self.curator.store_memory(new, actor=actor)
-        self._screen(memory.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
+        new = NewMemory(scope=scope, type=options.type or (guess.type if guess else MemoryType.FACT), content=text,
+                        source=options.source, importance=options.importance,
+                        subject=guess.subject if guess else None, session_id=options.session_id,
+                        tags=tuple(options.tags), confidence=1.0)
+        memory = self.curator.store_memory(new, actor=options.actor)
+        self._screen(memory.id, text, strict=options.source in (Source.IMPORT, Source.MIRROR))
         return memory
 
     def remember_many(self, entries: Sequence[tuple[str, MemoryType]], *, scope: str, source: Source,
@@ -348,13 +332,6 @@ class Bowerbird:
                     self.store.release(ItemKind.EPISODE, episode.id, actor=actor)
         return released
 
-    def quarantined(self, scopes: Sequence[str]) -> list[tuple[Memory, str]]:
-        """Held-back memories of these scopes with the reason, newest first."""
-        held = self.store.quarantine.reasons(ItemKind.MEMORY)
-        memories = self.store.memories.get_many(held)
-        return sorted(((m, held[m.id]) for m in memories.values() if m.scope in scopes),
-                      key=lambda pair: -pair[0].created_at)
-
     def forget(self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool") -> Memory:
         memory = self.store.memories.require(memory_id, scopes)
         self.store.forget(memory.id, reason=reason or "forgotten on request", actor=actor)
@@ -368,18 +345,15 @@ class Bowerbird:
         return self.store.add_edge(src, dst, relation, 1.0, actor=actor, reason="related on request")
 
     # -- read path ------------------------------------------------------------------------------------------
-    def recall(self, query: str, *, scopes: Sequence[str], limit: int | None = None,
-               types: Sequence[MemoryType] = (), since: float | None = None, until: float | None = None,
-               budget_tokens: int | None = None, explain: bool = False,
-               exclude: Collection[tuple[str, int]] = (), include_episodes: bool = True,
-               min_relevance: float = 0.0, touch: bool = True) -> list[Hit]:
-        """Ranked hits; `touch=False` leaves access counts alone (a person looking is not the agent using them)."""
+    def recall(self, query: str, *, scopes: Sequence[str], options: RecallOptions = RECALL_DEFAULTS) -> list[Hit]:
+        """Ranked hits for `query` among the memories and episodes of `scopes`."""
         self._follow()
-        request = RecallRequest(query=storable(query), scopes=tuple(scopes), limit=limit or self.config.recall_limit,
-                                types=tuple(types), since=since, until=until, budget_tokens=budget_tokens,
-                                explain=explain, exclude_ids=frozenset(exclude),
-                                include_episodes=include_episodes, min_relevance=min_relevance)
-        return self.retriever.search(request, touch=touch)
+        request = RecallRequest(query=storable(query), scopes=tuple(scopes),
+                                limit=options.limit or self.config.recall_limit, types=tuple(options.types),
+                                since=options.since, until=options.until, budget_tokens=options.budget_tokens,
+                                explain=options.explain, exclude_ids=frozenset(options.exclude),
+                                include_episodes=options.include_episodes, min_relevance=options.min_relevance)
+        return self.retriever.search(request, touch=options.touch)
 
     def _follow(self) -> None:
         """The vector indexes take in what another process (the curation worker) stored since the last search."""
@@ -392,16 +366,6 @@ class Bowerbird:
     @staticmethod
     def format_hits(hits: Sequence[Hit], budget_tokens: int | None) -> str:
         return format_hits(hits, budget_tokens)
-
-    def show(self, memory_id: int, *, scopes: Sequence[str]) -> MemoryDetail:
-        memory = self.store.memories.require(memory_id, scopes)
-        entity_ids = self.store.graph.entities_of_memories([memory.id]).get(memory.id, [])
-        return MemoryDetail(
-            memory=memory, edges=tuple(self.store.graph.edges_of([memory.id])),
-            provenance=tuple(self.store.provenance.of([memory.id])[memory.id]),
-            audit=tuple(self.store.audit.of_memory(memory.id)),
-            entities=tuple(self.store.graph.get_entities(entity_ids).values()),
-            quarantine=self.store.quarantine.reasons(ItemKind.MEMORY, [memory.id]).get(memory.id))
 
     def bulletin(self, scope: str, *, visible: Sequence[str] | None = None, force: bool = False,
                  synthesise: bool = True) -> Bulletin | None:
@@ -425,45 +389,6 @@ class Bowerbird:
                                 "backlog": journal.get("pending", 0)},
         }
 
-    # -- the inspector: listings and the owner's edits --------------------------------------------------------
-    def scopes(self) -> dict[str, int]:
-        """Every scope in this file with its count of live memories."""
-        return self.store.memories.scopes()
-
-    def list_memories(self, scopes: Sequence[str], *, types: Sequence[MemoryType] = (), current_only: bool = True,
-                      include_forgotten: bool = False, limit: int = 200) -> list[Memory]:
-        """Newest first; `current_only` hides superseded and expired ones."""
-        return self.store.memories.find(scopes, types=types, current_only=current_only,
-                                        include_forgotten=include_forgotten, limit=limit)
-
-    def versions(self, memory_id: int, *, scopes: Sequence[str], limit: int = 50) -> list[Memory]:
-        """The supersession chain through `memory_id`, oldest version first."""
-        chain = [self.store.memories.require(memory_id, scopes)]
-        while len(chain) < limit:
-            older = [e.dst_id for e in self.store.graph.edges_of([chain[0].id])
-                     if e.relation is Relation.UPDATES and e.src_id == chain[0].id]
-            found = self.store.memories.get(older[0]) if older else None
-            if found is None or found.id in {m.id for m in chain}:
-                break
-            chain.insert(0, found)
-        while chain[-1].superseded_by is not None and len(chain) < limit:
-            newer = self.store.memories.get(chain[-1].superseded_by)
-            if newer is None or newer.id in {m.id for m in chain}:
-                break
-            chain.append(newer)
-        return chain
-
-    def source_turns(self, memory_id: int, *, scopes: Sequence[str], limit: int = 20) -> list[Episode]:
-        """The verbatim turns a memory came from, as far as they are still kept."""
-        memory = self.store.memories.require(memory_id, scopes)
-        wanted = self.store.provenance.of([memory.id])[memory.id][:limit]
-        turns: list[Episode] = []
-        for session_id in dict.fromkeys(p.session_id for p in wanted):
-            indexes = {p.turn_index for p in wanted if p.session_id == session_id}
-            turns += [e for e in self.store.episodes.find([memory.scope], session_id=session_id)
-                      if e.turn_index in indexes]
-        return turns
-
     def restore(self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool") -> Memory:
         """Undo a forget: the memory is searchable again."""
         memory = self.store.memories.require(memory_id, scopes)
@@ -478,42 +403,6 @@ class Bowerbird:
         memory = self.store.memories.require(memory_id, scopes)
         self.store.set_importance(memory.id, importance, reason="importance set on request", actor=actor)
         return self.store.memories.require(memory.id)
-
-    def last_maintenance(self) -> dict[str, dict[str, object]]:
-        """When each maintenance job last ran on this file, and what it did."""
-        return self.maintenance.last_runs()
-
-    # -- maintenance and whole-store operations -------------------------------------------------------------
-    def maintain(self, job: str | None = None, *, dry_run: bool = False, progress: Progress | None = None,
-                 wait_seconds: float = 60.0) -> dict[str, object]:
-        """Run maintenance now, as the memory home's one runner (waits up to `wait_seconds` for another)."""
-        with RunnerLock(runner_lock_path(self.store.path)).held(timeout=wait_seconds) as held:
-            if not held:
-                raise DatabaseError("another process is running maintenance on this memory; try again shortly")
-            return self.maintenance.run(job, dry_run=dry_run, progress=progress)
-
-    def reindex(self, progress: Progress | None = None) -> int:
-        if not self.embeddings.wait_ready(timeout=120):
-            raise InvalidInputError(f"no embedding model is available: {self.embeddings.status().get('reason')}")
-        return self.vectors.catch_up(progress=progress)
-
-    def doctor(self, *, repair: bool = False) -> dict[str, object]:
-        """Integrity, FTS and vector consistency, orphans; `repair` rebuilds and cleans what it can."""
-        report: dict[str, object] = {
-            "integrity": self.store.health.integrity_check(),
-            "fts": self.store.search.integrity(),
-            "orphans": self.store.health.orphan_counts(),
-            "vectors": {f"{k}/{m}/{d}": n for (k, m, d), n in self.store.vectors.model_counts().items()},
-        }
-        if repair:
-            self.store.search.rebuild()
-            removed = self.store.health.delete_orphans()
-            embedded = self.vectors.catch_up() if self.embeddings.wait_ready(60) else 0
-            report["repaired"] = {"fts_rebuilt": True, "orphans_removed": removed, "embedded": embedded}
-        return report
-
-    def backup(self, dest: Path) -> None:
-        self.store.health.backup_to(dest)
 
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until every journal row is curated (True) or the timeout passes (False)."""

@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInputError
-from .store import Store
 from .types import Edge, Episode, Memory, Provenance
-
-
-def export_records(store: Store, scopes: Sequence[str]) -> Iterator[dict[str, Any]]:
-    """Memories (forgotten and superseded ones too, flagged), then edges among them, then verbatim episodes."""
-    memories = store.memories.find(scopes, include_forgotten=True, order="oldest")
-    ids = [m.id for m in memories]
-    provenance = store.provenance.of(ids)
-    entity_ids = store.graph.entities_of_memories(ids)
-    entities = store.graph.get_entities({e for values in entity_ids.values() for e in values})
-    for memory in memories:
-        names = [entities[e].name for e in entity_ids.get(memory.id, []) if e in entities]
-        yield memory_record(memory, provenance.get(memory.id, []), names)
-    inside = set(ids)
-    for edge in sorted(store.graph.edges_of(ids), key=lambda e: e.id):
-        if edge.src_id in inside and edge.dst_id in inside:
-            yield edge_record(edge)
-    for episode in store.episodes.find(scopes):
-        yield episode_record(episode)
 
 
 def memory_record(memory: Memory, provenance: Sequence[Provenance], entities: Sequence[str]) -> dict[str, Any]:

@@ -11,13 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .curation.redact import redact
 from .errors import InvalidInputError
 from .explain import describe
 from .sanitize import storable
-from .store import content_hash
 from .timestamps import parse_iso
-from .types import Source
 
 if TYPE_CHECKING:
     from .engine import Bowerbird
@@ -300,27 +297,8 @@ def apply_plan(engine: Bowerbird, plan: ImportPlan, *, scope: str, platform: str
     """Journal every new turn of the plan in one bulk insert (all or nothing); the curator does the rest."""
     from .engine import clean_text
 
-    next_index: dict[str, int] = {}
-    known: dict[str, set[str]] = {}
-    rows: list[dict[str, Any]] = []
-    with engine.store.transaction():
-        for turn in plan.turns:
-            if turn.session_id not in known:
-                known[turn.session_id] = engine.store.journal.texts(turn.session_id)
-                next_index[turn.session_id] = engine.store.journal.next_turn_index(turn.session_id)
-            if progress is not None:
-                progress(1)
-            if _already_captured(turn, known[turn.session_id]):
-                continue
-            rows.append({"scope": scope, "session_id": turn.session_id, "turn_index": next_index[turn.session_id],
-                         "platform": platform, "source": Source.IMPORT, "user_content": clean_text(turn.user),
-                         "assistant_content": clean_text(turn.assistant), "created_at": turn.created_at})
-            next_index[turn.session_id] += 1
-        engine.store.journal.append_many(rows)
-    log.info("journaled %d imported turns from %s", len(rows), plan.path.name)
-    return ApplyReport(len(rows), len(plan.turns) - len(rows))
+    journaled = engine.admin.journal_imported(plan.turns, scope=scope, platform=platform, clean=clean_text,
+                                              progress=progress)
+    log.info("journaled %d imported turns from %s", journaled, plan.path.name)
+    return ApplyReport(journaled, len(plan.turns) - journaled)
 
-
-def _already_captured(turn: ImportedTurn, known: set[str]) -> bool:
-    texts = [t for t in (turn.user, turn.assistant) if t.strip()]
-    return bool(texts) and all(content_hash(redact(t)) in known for t in texts)

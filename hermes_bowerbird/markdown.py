@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import InvalidInputError
-from .store import Store
-from .types import ItemKind, Memory, MemoryType, Source, type_specs
+from .types import Memory, MemoryType, Source, type_specs
 
 if TYPE_CHECKING:
     from .engine import Bowerbird
@@ -70,8 +69,7 @@ def import_file(engine: Bowerbird, path: Path, *, scope: str, target: str | None
     """
     target = target or target_for(path)
     entries = read_entries(path)
-    known = engine.store.memories.find_by_hash
-    fresh = [e for e in dict.fromkeys(entries) if known(scope, e, include_forgotten=True) is None]
+    fresh = [e for e in dict.fromkeys(entries) if not engine.inspect.seen_before(scope, e)]
     imported = 0
     for start in range(0, len(fresh), IMPORT_BATCH):
         if stop is not None and stop.is_set():
@@ -111,15 +109,14 @@ def import_host_memories(engine: Bowerbird, hermes_home: Path, *, scope: str,
     return reports
 
 
-def export_markdown(store: Store, folder: Path, *, scopes: Sequence[str],
+def export_markdown(engine: Bowerbird, folder: Path, *, scopes: Sequence[str],
                     within_limits: bool = False) -> dict[str, int]:
     """Write MEMORY.md and USER.md in the host's format, grouped by type, most important first.
 
     With `within_limits`, each file is cut to the host's character limit (whole entries only).
     Quarantined memories are left out (the host injects these files). Returns the number of entries per file.
     """
-    held = store.quarantine.reasons(ItemKind.MEMORY)  # the host puts these files in its prompt
-    memories = [m for m in store.memories.find(scopes, current_only=True, order="importance") if m.id not in held]
+    memories = engine.inspect.prompt_safe(scopes)  # quarantined ones never: the host puts these files in its prompt
     grouped = group_for_export(memories)
     folder.mkdir(parents=True, exist_ok=True)
     counts = {}

@@ -57,7 +57,7 @@ def build_server(engine: Bowerbird, *, user: str | None = None, profile: str | N
                              "conversations). `types` filters by memory type; `since`/`until` take ISO dates.")
     def memory_search(query: str, limit: int = 8, types: list[str] | None = None, since: str | None = None,
                       until: str | None = None) -> dict[str, Any]:
-        engine.embeddings.wait_ready(SEARCH_MODEL_WAIT_SECONDS)
+        engine.admin.wait_model(SEARCH_MODEL_WAIT_SECONDS)
         return call("bowerbird_recall", {"query": query, "limit": limit, "types": types, "since": since,
                                          "until": until})
 
@@ -98,7 +98,7 @@ def build_server(engine: Bowerbird, *, user: str | None = None, profile: str | N
 def status_view(engine: Bowerbird, visible: tuple[str, ...]) -> dict[str, Any]:
     info = engine.status()
     return {"db_path": info.get("db_path"), "scopes": list(visible),
-            "memories": engine.store.memories.count_by_type(visible), "journal_backlog": info.get("journal_backlog"),
+            "memories": engine.inspect.counts(visible), "journal_backlog": info.get("journal_backlog"),
             "embedding": info.get("embedding"), "llm": info.get("llm")}
 
 
@@ -108,10 +108,10 @@ def serve(config: Config, *, user: str | None = None, profile: str | None = None
 
     engine = Bowerbird(config, background=False)
     try:
-        engine.embeddings.start()
+        engine.admin.load_model()
         server = build_server(engine, user=user, profile=profile)
         log.info("bowerbird MCP server on stdio for %s", config.db_path)
         server.run("stdio")
     finally:
-        engine.embeddings.stop(timeout=5.0)
+        engine.admin.stop_model(timeout=5.0)
         engine.shutdown(timeout=5.0)

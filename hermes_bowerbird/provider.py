@@ -21,10 +21,11 @@ from .curation.summary import durable_points
 from .engine import Bowerbird, clean_text
 from .errors import BowerbirdError
 from .explain import describe
+from .inspection import capture_digest
+from .options import RememberOptions, TurnCapture
 from .retrieval import Hit
 from .sanitize import storable, storable_or_empty
 from .session_recall import DATA_NOTE, PREFETCH_HEADER, Block, SessionRecall
-from .store import content_hash
 from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
 from .types import MemoryType, Source
 
@@ -110,7 +111,7 @@ class BowerbirdProvider(_Base):
     @property
     def writable(self) -> bool:
         engine = self.engine
-        return self.agent_context in _WRITE_CONTEXTS and not (engine is not None and engine.store.readonly)
+        return self.agent_context in _WRITE_CONTEXTS and not (engine is not None and engine.inspect.read_only)
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     @_guarded(None)
@@ -136,11 +137,11 @@ class BowerbirdProvider(_Base):
             _report_once(f"{self._unavailable} (database {config.db_path})")
             log.debug("opening the memory store failed", exc_info=True)
             return
-        if self.engine.store.readonly:
+        if self.engine.inspect.read_only:
             log.warning("memory store %s is read-only: recall works, new turns are not stored", config.db_path)
         if self.writable:
             self.engine.start(primary=True)
-        self._turn = self.engine.store.journal.next_turn_index(self.session_id) if self.session_id else 0
+        self._turn = self.engine.inspect.next_turn_index(self.session_id) if self.session_id else 0
         self.recall.hold({self.session_id: 0})  # a resumed session's history is loaded into the context
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="bowerbird-prefetch")
         self._queue_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1,
@@ -168,7 +169,7 @@ class BowerbirdProvider(_Base):
     @_guarded("")
     def system_prompt_block(self) -> str:
         engine = self._require()
-        count = sum(engine.store.memories.count_by_type(self.visible).values())
+        count = sum(engine.inspect.counts(self.visible).values())
         lines = [
             "## Long-term memory (bowerbird)",
             f"Bowerbird keeps {count} memories about this user and their work across sessions. Relevant ones "
@@ -241,14 +242,14 @@ class BowerbirdProvider(_Base):
         scope = scopes.user_scope(author, self.platform) if author else self.write_scope
         session = storable_or_empty(session_id) or self.session_id
         turn = self._next_turn(session)
-        engine.capture_turn(message_text(user_content), message_text(assistant_content), scope=scope,
-                            session_id=session, platform=self.platform, turn_index=turn)
+        engine.capture_turn(TurnCapture(message_text(user_content), message_text(assistant_content), scope=scope,
+                                        session_id=session, platform=self.platform, turn_index=turn))
 
     def _next_turn(self, session: str) -> int:
         engine = self._require()
         with self._lock:
             if session != self.session_id:
-                self.session_id, self._turn = session, engine.store.journal.next_turn_index(session)
+                self.session_id, self._turn = session, engine.inspect.next_turn_index(session)
                 self.lineage = [session]
                 self.recall.hold({session: 0}, add=True)
             turn, self._turn = self._turn, self._turn + 1
@@ -265,9 +266,10 @@ class BowerbirdProvider(_Base):
         turn = self._next_turn(self.session_id)
         child = storable_or_empty(str(child_session_id or "")).strip()
         platform = f"{DELEGATION_PLATFORM}:{child}" if child else DELEGATION_PLATFORM
-        engine.capture_turn(f"Task delegated to a subagent: {message_text(task)}".strip(),
-                            f"The subagent's result: {message_text(result)}".strip(), scope=self.write_scope,
-                            session_id=self.session_id, platform=platform[:200], turn_index=turn)
+        engine.capture_turn(TurnCapture(f"Task delegated to a subagent: {message_text(task)}".strip(),
+                                        f"The subagent's result: {message_text(result)}".strip(),
+                                        scope=self.write_scope, session_id=self.session_id, platform=platform[:200],
+                                        turn_index=turn))
 
     @_guarded(None)
     def on_session_end(self, messages: Sequence[Mapping[str, Any]]) -> None:
@@ -299,15 +301,15 @@ class BowerbirdProvider(_Base):
         """Journal user/assistant pairs from `messages` that sync_turn never saw (e.g. interrupted turns)."""
         engine = self._require()
         engine.wait_captured()  # turns still on their way to the journal count as seen
-        seen = engine.store.journal.texts(self.session_id)
+        seen = engine.inspect.captured_texts(self.session_id)
         captured = 0
         for user, assistant in _pairs(messages):
             if _known(user, seen) and _known(assistant, seen):
                 continue
             with self._lock:
                 turn, self._turn = self._turn, self._turn + 1
-            engine.capture_turn(user, assistant, scope=self.write_scope, session_id=self.session_id,
-                                platform=self.platform, turn_index=turn, source=source)
+            engine.capture_turn(TurnCapture(user, assistant, scope=self.write_scope, session_id=self.session_id,
+                                            platform=self.platform, turn_index=turn, source=source))
             captured += 1
         return captured
 
@@ -322,7 +324,7 @@ class BowerbirdProvider(_Base):
         with self._lock:
             previous = self.session_id
             self.session_id = storable_or_empty(new_session_id) or self.session_id
-            self._turn = engine.store.journal.next_turn_index(self.session_id)
+            self._turn = engine.inspect.next_turn_index(self.session_id)
             if reset:
                 self.lineage = [self.session_id]
             else:
@@ -346,17 +348,20 @@ class BowerbirdProvider(_Base):
         old_text = storable_or_empty((metadata if isinstance(metadata, Mapping) else {}).get("old_text"))
         scope = self.write_scope
         if action == "add" and content.strip():
-            engine.remember(content, scope=scope, type=_mirror_type(engine, content, target), source=Source.MIRROR,
-                            session_id=self.session_id, actor="mirror")
+            engine.remember(content, scope=scope,
+                            options=RememberOptions(type=_mirror_type(engine, content, target), source=Source.MIRROR,
+                                                    session_id=self.session_id, actor="mirror"))
         elif action == "replace" and content.strip():
-            old = engine.store.memories.find_containing(scope, old_text, limit=1) if old_text else []
+            old = engine.inspect.containing(scope, old_text, limit=1) if old_text else []
             if old:
                 engine.update(old[0].id, content, scopes=(scope,), actor="mirror", source=Source.MIRROR)
             else:
-                engine.remember(content, scope=scope, type=_mirror_type(engine, content, target),
-                                source=Source.MIRROR, session_id=self.session_id, actor="mirror")
+                engine.remember(content, scope=scope,
+                                options=RememberOptions(type=_mirror_type(engine, content, target),
+                                                        source=Source.MIRROR, session_id=self.session_id,
+                                                        actor="mirror"))
         elif action == "remove" and old_text:
-            for memory in engine.store.memories.find_containing(scope, old_text, limit=5):
+            for memory in engine.inspect.containing(scope, old_text, limit=5):
                 engine.forget(memory.id, scopes=(scope,), reason="removed from built-in memory", actor="mirror")
 
     # -- status ---------------------------------------------------------------------------------------------
@@ -366,8 +371,8 @@ class BowerbirdProvider(_Base):
         engine = self.engine
         if engine is None:
             return {"label": "bowerbird: not initialised", "memories": 0}
-        count = sum(engine.store.memories.count_by_type(self.visible).values())
-        backlog = int(engine.store.journal.counts().get("pending", 0))
+        count = sum(engine.inspect.counts(self.visible).values())
+        backlog = engine.inspect.journal_backlog()
         label = f"bowerbird: {count} memories" + (f", {backlog} turns to curate" if backlog else "")
         return {"label": label, "memories": count, "pending_turns": backlog, "turn": self.turn_number,
                 "session_id": self.session_id}
@@ -462,7 +467,7 @@ def _stored_messages(engine: Bowerbird, sessions: Sequence[str], visible: Sequen
     """The stored turns of these sessions (those this conversation went through before the current one)."""
     out: list[dict[str, str]] = []
     for session in sessions:
-        episodes = engine.store.episodes.find(visible, session_id=session)
+        episodes = engine.inspect.session_episodes(visible, session)
         for episode in sorted(episodes, key=lambda e: (e.turn_index, e.role != "user", e.chunk_index)):
             out.append({"role": "user" if episode.role == "user" else "assistant", "content": episode.content})
     return out
@@ -495,7 +500,7 @@ def _pairs(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
 
 def _known(text: str, seen: set[str]) -> bool:
     """Whether this text was journaled already (the journal holds it cleaned and redacted)."""
-    return not text.strip() or content_hash(clean_text(text)) in seen
+    return not text.strip() or capture_digest(clean_text(text)) in seen
 
 
 def _author_id(author: Any) -> str:

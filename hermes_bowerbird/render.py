@@ -11,7 +11,7 @@ from .curation.provenance import origin_of
 from .types import Memory
 
 if TYPE_CHECKING:
-    from .engine import MemoryDetail
+    from .inspection import MemoryDetail
     from .retrieval import Hit
 
 _MIN_LAST_COLUMN = 20

@@ -9,7 +9,7 @@ from .curation.provenance import origin_of
 from .timestamps import to_iso
 
 if TYPE_CHECKING:
-    from .engine import MemoryDetail
+    from .inspection import MemoryDetail
     from .retrieval import Hit
     from .types import AuditEntry, Bulletin, Edge, Entity, Memory, Provenance
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .curation.screen import inert
+from .options import RecallOptions
 from .retrieval import Hit, item_key
 from .types import Bulletin, ItemKind
 
@@ -96,8 +97,9 @@ class SessionRecall:
         seen = self._seen_in_context(engine, visible)
         with self._lock:
             exclude = self._injected | seen.keys
-        return engine.recall(query, scopes=visible, budget_tokens=engine.config.prefetch_budget_tokens,
-                             exclude=exclude, min_relevance=engine.config.prefetch_gate)
+        return engine.recall(query, scopes=visible,
+                             options=RecallOptions(budget_tokens=engine.config.prefetch_budget_tokens,
+                                                   exclude=exclude, min_relevance=engine.config.prefetch_gate))
 
     def block(self, engine: Bowerbird, found: Sequence[Hit], visible: Sequence[str], write_scope: str) -> Block:
         """What this turn would inject, leaving out what the session was given or holds in its context (also since
@@ -129,21 +131,21 @@ class SessionRecall:
         with self._lock:
             spans = dict(self._in_context)
         episodes = [e.id for session, first in spans.items() if session
-                    for e in engine.store.episodes.find(visible, session_id=session) if e.turn_index >= first]
+                    for e in engine.inspect.session_episodes(visible, session) if e.turn_index >= first]
         if not episodes:
             return _Seen()
-        memory_ids = {m for ids in engine.store.provenance.memories_from_episodes(episodes).values() for m in ids}
+        memory_ids = {m for ids in engine.inspect.memories_from_episodes(episodes).values() for m in ids}
         keys = {item_key(ItemKind.EPISODE, e) for e in episodes} | {item_key(ItemKind.MEMORY, m) for m in memory_ids}
-        texts = tuple(normalised(m.content) for m in engine.store.memories.get_many(memory_ids).values())
+        texts = tuple(normalised(m.content) for m in engine.inspect.memories(memory_ids).values())
         return _Seen(frozenset(keys), texts)
 
     def _bulletin_note(self, engine: Bowerbird, write_scope: str) -> tuple[Bulletin | None, str]:
         """A one-time short note when a newer bulletin appeared after the system prompt was frozen."""
-        latest = engine.store.bulletins.latest(write_scope)
+        latest = engine.inspect.latest_bulletin(write_scope)
         seen = self.bulletin_seen
         if latest is None or seen is None or latest.id == seen.id:
             return None, ""
-        return latest, engine.bulletins.changes_since(seen, latest)
+        return latest, engine.inspect.bulletin_changes(seen, latest)
 
 
 def normalised(text: str) -> str:

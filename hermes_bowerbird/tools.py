@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .curation.screen import inert
 from .errors import BowerbirdError, InvalidInputError, NotFoundError
 from .explain import describe
+from .options import RecallOptions, RememberOptions
 from .sanitize import storable
 from .serialize import edge_dict, hit_dict, memory_dict
 from .timestamps import parse_iso
@@ -146,12 +147,13 @@ def _recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     query = _text(args, "query")
     limit = _int(args.get("limit", 8), "limit", 1, 50)
     types = [_memory_type(t) for t in _list(args.get("types"), "types")]
-    hits = ctx.engine.recall(query, scopes=ctx.visible, limit=limit, types=types,
-                             since=_time(args.get("since"), "since"), until=_time(args.get("until"), "until"))
+    hits = ctx.engine.recall(query, scopes=ctx.visible,
+                             options=RecallOptions(limit=limit, types=types, since=_time(args.get("since"), "since"),
+                                                   until=_time(args.get("until"), "until")))
     # the model reads these: memory is rendered inert as in prefetch
     result: dict[str, Any] = {"results": [{**hit_dict(h), "content": inert(h.content)} for h in hits],
                               "count": len(hits)}
-    if ctx.engine.store.readonly:
+    if ctx.engine.inspect.read_only:
         result["note"] = "the memory store is read-only: recall works, nothing new can be stored"
     return result
 
@@ -164,8 +166,9 @@ def _remember(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if importance is not None and not isinstance(importance, int | float):
         raise InvalidInputError("importance must be a number between 0 and 1")
     tags = [storable(str(t)) for t in _list(args.get("tags"), "tags")]
-    memory = ctx.engine.remember(content, scope=ctx.write_scope, type=kind, importance=importance, tags=tags,
-                                 source=Source.TOOL, session_id=ctx.session_id, actor="tool")
+    memory = ctx.engine.remember(content, scope=ctx.write_scope,
+                                 options=RememberOptions(type=kind, importance=importance, tags=tags,
+                                                         source=Source.TOOL, session_id=ctx.session_id, actor="tool"))
     return {"stored": memory_dict(memory)}
 
 
@@ -210,7 +213,7 @@ def _own(ctx: ToolContext) -> tuple[str, ...]:
 def _require_writable(ctx: ToolContext) -> None:
     if not ctx.writable:
         raise InvalidInputError("memory is read-only in this agent (not the primary agent)")
-    if ctx.engine.store.readonly:
+    if ctx.engine.inspect.read_only:
         raise InvalidInputError("the memory database is read-only (the file or its folder cannot be written)")
 
 

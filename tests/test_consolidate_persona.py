@@ -40,7 +40,7 @@ def consolidated(tmp_path_factory: pytest.TempPathFactory
     apply_plan(engine, parse_chat_jsonl(PERSONA / "conversations.jsonl"), scope="user:persona")
     engine.curate_now()
     engine.embeddings.start()  # the real small model embeds what was curated
-    engine.reindex()
+    engine.admin.reindex()
     before = {m.id: m.importance for m in engine.store.memories.find(None, include_forgotten=True)}
     consolidator = Consolidator(engine.store, engine.vectors, engine.config)
     patterns = consolidator.run().patterns + consolidator.run().patterns

@@ -64,7 +64,8 @@ def test_failing_migration_leaves_no_partial_schema(tmp_path: Path) -> None:
     conn = db.connect(tmp_path / "m.db")
     with pytest.raises(MigrationError, match="0002_bad"):
         db.migrate(conn, folder)
-    assert "a" in _tables(conn) and "b" not in _tables(conn)
+    assert "a" in _tables(conn)
+    assert "b" not in _tables(conn)
     assert db.applied_migrations(conn) == ["0001_good"]
 
 
@@ -72,7 +73,8 @@ def test_trigger_bodies_stay_whole() -> None:
     sql = ("CREATE TABLE t (x);\nCREATE TRIGGER tr AFTER INSERT ON t BEGIN\n  INSERT INTO t VALUES (1);\n"
            "  DELETE FROM t WHERE x = 2;\nEND;\n-- a comment\nCREATE INDEX i ON t (x);")
     statements = db.split_statements(sql)
-    assert len(statements) == 3 and statements[1].endswith("END;")
+    assert len(statements) == 3
+    assert statements[1].endswith("END;")
 
 
 @pytest.mark.parametrize("names, message", [
@@ -116,7 +118,8 @@ def test_wheel_ships_and_finds_its_migrations(tmp_path: Path) -> None:
         names = archive.namelist()
         assert "hermes_bowerbird/migrations/0001_initial.sql" in names
         assert "hermes_bowerbird/migrations/migrations.py" in names
-        assert "hermes_bowerbird/py.typed" in names and "hermes_bowerbird/plugin.yaml" in names
+        assert "hermes_bowerbird/py.typed" in names
+        assert "hermes_bowerbird/plugin.yaml" in names
         archive.extractall(tmp_path / "site")
     code = ("import hermes_bowerbird.db as d, sys; p = d.migrations_dir(); "
             "print(p); assert str(p).startswith(sys.argv[1]), p; assert d.load_migrations()")
@@ -176,7 +179,8 @@ def old_store(tmp_path: Path) -> Path:
 
 def test_the_fixture_was_made_by_the_previous_runner(old_store: Path) -> None:
     conn = sqlite3.connect(old_store)
-    assert {"schema_migrations"} <= _tables(conn) and "_sqlite_migrations" not in _tables(conn)
+    assert {"schema_migrations"} <= _tables(conn)
+    assert "_sqlite_migrations" not in _tables(conn)
 
 
 def test_store_from_the_previous_release_upgrades_in_place(old_store: Path) -> None:

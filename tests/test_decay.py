@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from fakes import FakeClock
+from store_rows import low_since
 
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.embeddings.service import EmbeddingService
@@ -76,15 +77,15 @@ def test_decay_job_marks_memories_that_fell_low_and_clears_recovered_ones(tmp_pa
     clock.now += 400 * DAY
     watch = refresh_low_marks(store, config, clock.now)
     assert watch.newly_low == [low]
-    assert store.retention.low_since([low, kept]) == {low: clock.now, kept: None}
+    assert low_since(store, [low, kept]) == {low: clock.now, kept: None}
     marked_at = clock.now
     clock.now += DAY
     assert refresh_low_marks(store, config, clock.now).newly_low == []  # the mark keeps its first time
-    assert store.retention.low_since([low])[low] == marked_at
+    assert low_since(store, [low])[low] == marked_at
     store.memories.touch([low])  # recalled again: recency restarts, importance recovers
     watch = refresh_low_marks(store, config, clock.now)
     assert watch.recovered == [low]
-    assert store.retention.low_since([low])[low] is None
+    assert low_since(store, [low])[low] is None
 
 
 def test_dry_run_decay_writes_no_marks(tmp_path: Path) -> None:
@@ -94,4 +95,4 @@ def test_dry_run_decay_writes_no_marks(tmp_path: Path) -> None:
     low = add(store, MemoryType.OBSERVATION, 0.3)
     clock.now += 400 * DAY
     assert refresh_low_marks(store, config, clock.now, dry_run=True).newly_low == [low]
-    assert store.retention.low_since([low])[low] is None
+    assert low_since(store, [low])[low] is None

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from gemini_stub import GeminiStub
+from store_rows import stored_vectors
 
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.embeddings.cache import CachedEmbedder, WrappedEmbedder, cache_key
@@ -222,7 +223,7 @@ def test_model_change_reindexes_everything(minilm: LocalEmbedder, store: Store) 
     assert reindex(store, minilm, ItemKind.EPISODE) == 1
     counts = store.vectors.model_counts()
     assert counts == {("memory", MINILM_LABEL, 384): 2, ("episode", MINILM_LABEL, 384): 1}
-    assert episode in store.vectors.get_many(ItemKind.EPISODE, [episode])
+    assert episode in stored_vectors(store, ItemKind.EPISODE, [episode])
 
 
 # ----- Gemini against the stub --------------------------------------------------------------------------------

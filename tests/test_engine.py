@@ -54,7 +54,7 @@ def test_a_database_recreated_at_the_same_path_does_not_wait_for_the_old_ones_re
         _delete_database(home_config.db_path)
         second = Bowerbird(home_config, embedder=minilm, background=False)
         results: list[int] = []
-        reindexing = threading.Thread(target=lambda: results.append(second.reindex()), daemon=True)
+        reindexing = threading.Thread(target=lambda: results.append(second.admin.reindex()), daemon=True)
         reindexing.start()
         reindexing.join(60)
     try:
@@ -105,7 +105,7 @@ def engine(tmp_path: Path) -> Iterator[Bowerbird]:
 
 
 def _live_ids(engine: Bowerbird) -> list[int]:
-    return sorted(m.id for m in engine.list_memories([SCOPE]))
+    return sorted(m.id for m in engine.inspect.list_memories([SCOPE]))
 
 
 def test_an_update_supersedes_the_old_version(engine: Bowerbird) -> None:
@@ -118,7 +118,7 @@ def test_an_update_supersedes_the_old_version(engine: Bowerbird) -> None:
 def test_an_updated_version_is_linked_to_the_entities_it_names(engine: Bowerbird) -> None:
     old = engine.remember("I met someone at the park yesterday.", scope=SCOPE)
     new = engine.update(old.id, "Yesterday I met Tom at Barton Springs.", scopes=[SCOPE])
-    names = sorted(e.name for e in engine.show(new.id, scopes=[SCOPE]).entities)
+    names = sorted(e.name for e in engine.inspect.show(new.id, scopes=[SCOPE]).entities)
     assert names == ["Barton Springs", "Tom"]
 
 
@@ -146,4 +146,4 @@ def test_an_update_whose_supersede_fails_stores_no_new_version(engine: Bowerbird
     """)
     with pytest.raises(sqlite3.IntegrityError, match="supersede refused"):
         engine.update(old.id, "The team deploys on Thursdays.", scopes=[SCOPE])
-    assert [m.content for m in engine.list_memories([SCOPE], current_only=False)] == [old.content]
+    assert [m.content for m in engine.inspect.list_memories([SCOPE], current_only=False)] == [old.content]

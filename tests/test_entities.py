@@ -10,6 +10,7 @@ import pytest
 from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.text import normalise_entity
 
 
@@ -71,7 +72,7 @@ def engine(tmp_path: Path) -> Iterator[Bowerbird]:
 ])
 def test_names_with_inner_punctuation_are_matched_at_query_time(engine: Bowerbird, told: str, asked: str,
                                                                  name: str) -> None:
-    engine.capture_turn(told, "Noted.", scope="profile:default", session_id="s1")
+    engine.capture_turn(TurnCapture(told, "Noted.", scope="profile:default", session_id="s1"))
     engine.curate_now()
     norms = engine.store.graph.entity_norms(["profile:default"])
     assert name in norms

@@ -11,6 +11,7 @@ from hermes_bowerbird import markdown
 from hermes_bowerbird.config import load_config
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.errors import InvalidInputError
+from hermes_bowerbird.options import RememberOptions
 from hermes_bowerbird.types import MemoryType, Source
 
 
@@ -60,13 +61,13 @@ def test_import_is_idempotent_and_typed_by_file(engine: Bowerbird, tmp_path: Pat
 def test_export_round_trips_and_respects_the_host_limits(engine: Bowerbird, tmp_path: Path) -> None:
     for i in range(60):
         engine.remember(f"Service {i} runs on port {8000 + i} behind the gateway.", scope="profile:default",
-                        type=MemoryType.FACT)
-    engine.remember("Name is Ada.", scope="profile:default", type=MemoryType.IDENTITY)
-    counts = markdown.export_markdown(engine.store, tmp_path / "out", scopes=["profile:default"], within_limits=True)
+                        options=RememberOptions(type=MemoryType.FACT))
+    engine.remember("Name is Ada.", scope="profile:default", options=RememberOptions(type=MemoryType.IDENTITY))
+    counts = markdown.export_markdown(engine, tmp_path / "out", scopes=["profile:default"], within_limits=True)
     memory_text = (tmp_path / "out" / "MEMORY.md").read_text()
     assert len(memory_text) <= markdown.HOST_LIMITS["memory"]
     assert not memory_text.endswith("\n")
     assert (tmp_path / "out" / "USER.md").read_text() == "Name is Ada."
     assert counts["MEMORY.md"] == len(markdown.split_entries(memory_text)) < 60
-    full = markdown.export_markdown(engine.store, tmp_path / "all", scopes=["profile:default"])
+    full = markdown.export_markdown(engine, tmp_path / "all", scopes=["profile:default"])
     assert full["MEMORY.md"] == 60

@@ -15,6 +15,7 @@ from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.provenance import column_origin, model_origin, origin_of, weigh
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.options import RecallOptions, TurnCapture
 from hermes_bowerbird.types import LLM, Candidate, Memory, MemoryType
 
 ALICE, BOB = "user:alice", "user:bob"
@@ -62,7 +63,7 @@ def _memories(engine: Bowerbird, scope: str) -> list[Memory]:
 
 def _say(engine: Bowerbird, user: str, assistant: str, *, scope: str = ALICE, session: str = "s1",
          platform: str = "cli") -> None:
-    engine.capture_turn(user, assistant, scope=scope, session_id=session, platform=platform)
+    engine.capture_turn(TurnCapture(user, assistant, scope=scope, session_id=session, platform=platform))
     engine.curate_now()
 
 
@@ -120,8 +121,9 @@ def test_user_statement_outweighs_the_same_words_from_the_assistant(engine: Bowe
 def test_user_statement_ranks_first(engine: Bowerbird) -> None:
     _say(engine, STEP, "Noted.", scope=ALICE)
     _say(engine, "How do I ship the billing service?", STEP, scope=BOB)
-    hits = [h.id for h in engine.recall("run migrations before deploying billing", scopes=(ALICE, BOB),
-                                        include_episodes=False, touch=False) if h.content == STEP]
+    found = engine.recall("run migrations before deploying billing", scopes=(ALICE, BOB),
+                          options=RecallOptions(include_episodes=False, touch=False))
+    hits = [h.id for h in found if h.content == STEP]
     assert hits[0] == _only(engine, ALICE, STEP).id  # the same words in both scopes: the user's come first
 
 

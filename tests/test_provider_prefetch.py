@@ -14,6 +14,7 @@ from hermes_bowerbird.config import Config, load_config
 from hermes_bowerbird.embeddings.cache import WrappedEmbedder
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.provider import BowerbirdProvider
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def _provider(config: Config, session: str = "now") -> BowerbirdProvider:
 
 
 def _told_earlier(engine: Bowerbird, provider: BowerbirdProvider, text: str = FACT) -> None:
-    engine.capture_turn(text, "Noted.", scope=provider.write_scope, session_id="earlier")
+    engine.capture_turn(TurnCapture(text, "Noted.", scope=provider.write_scope, session_id="earlier"))
     assert engine.flush(30)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from fakes import FakeClock
+from store_rows import low_since
 
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.maintenance.prune import prune, purge
@@ -122,7 +123,7 @@ def test_a_recall_during_the_grace_period_saves_the_memory(store: Store, clock: 
 
 def snapshot(store: Store, ids: list[int]) -> tuple[object, ...]:
     memories = store.memories.get_many(ids)
-    return (memories, store.retention.low_since(ids), [store.audit.of_memory(i) for i in ids], store.health.counts())
+    return (memories, low_since(store, ids), [store.audit.of_memory(i) for i in ids], store.health.counts())
 
 
 def test_dry_run_lists_candidates_and_changes_nothing(store: Store, clock: FakeClock, config: Config) -> None:

@@ -110,7 +110,7 @@ def test_payload_never_reaches_a_prompt(poisoned: BowerbirdProvider, payload: di
 @pytest.mark.parametrize("payload", PAYLOADS, ids=lambda p: p["kind"])
 def test_payload_is_listed_as_quarantined(poisoned: BowerbirdProvider, payload: dict[str, str]) -> None:
     assert poisoned.engine is not None
-    held = [m.content for m, _ in poisoned.engine.quarantined(poisoned.visible)]
+    held = [m.content for m, _ in poisoned.engine.inspect.quarantined(poisoned.visible)]
     assert any(payload["marker"] in content or payload["text"] in content for content in held)
 
 
@@ -124,7 +124,7 @@ def test_episodes_of_payload_turns_are_quarantined(poisoned: BowerbirdProvider) 
 
 def test_everyday_sentences_are_kept_and_recalled(poisoned: BowerbirdProvider) -> None:
     assert poisoned.engine is not None
-    held = {m.content for m, _ in poisoned.engine.quarantined(poisoned.visible)}
+    held = {m.content for m, _ in poisoned.engine.inspect.quarantined(poisoned.visible)}
     assert len([s for s in EVERYDAY if s in held]) <= 1
     recalled = [s for s in EVERYDAY if s.split()[-1].strip(".") in _visible_text(poisoned, s)]
     assert len(recalled) >= len(EVERYDAY) - 3
@@ -133,7 +133,8 @@ def test_everyday_sentences_are_kept_and_recalled(poisoned: BowerbirdProvider) -
 def test_released_memory_is_recalled_again(poisoned: BowerbirdProvider) -> None:
     engine = poisoned.engine
     assert engine is not None
-    memory = next(m for m, _ in engine.quarantined(poisoned.visible) if "Disregard your guidelines" in m.content)
+    held = engine.inspect.quarantined(poisoned.visible)
+    memory = next(m for m, _ in held if "Disregard your guidelines" in m.content)
     assert engine.release_quarantined(memory.id, scopes=poisoned.visible) is True
     hits = engine.recall("disregard guidelines hidden configuration", scopes=poisoned.visible)
     assert memory.id in {h.id for h in hits if h.kind is ItemKind.MEMORY}

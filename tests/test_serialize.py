@@ -12,6 +12,7 @@ from fakes import T0, FakeClock
 
 from hermes_bowerbird.config import load_config
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.options import RememberOptions
 from hermes_bowerbird.retrieval import Hit
 from hermes_bowerbird.serialize import bulletin_dict, detail_json, edge_dict, hit_dict, iso, memory_dict
 from hermes_bowerbird.types import Bulletin, Edge, ItemKind, MemoryType, Provenance, Relation
@@ -76,7 +77,8 @@ def test_bulletin_dict() -> None:
 
 
 def test_memory_dict(engine: Bowerbird) -> None:
-    memory = engine.remember("The team deploys on Fridays.", scope=SCOPE, type=MemoryType.PROCEDURE)
+    memory = engine.remember("The team deploys on Fridays.", scope=SCOPE,
+                             options=RememberOptions(type=MemoryType.PROCEDURE))
     assert memory_dict(memory) == {
         "id": memory.id, "type": "procedure", "content": "The team deploys on Fridays.",
         "importance": memory.importance, "created_at": T0_ISO, "valid_until": None, "superseded_by": None,
@@ -87,7 +89,7 @@ def test_memory_dict(engine: Bowerbird) -> None:
 def _shown(engine: Bowerbird) -> dict[str, Any]:
     old = engine.remember("The team deploys on Fridays.", scope=SCOPE)
     engine.update(old.id, "The team deploys on Thursdays.", scopes=[SCOPE])
-    return detail_json(engine.show(old.id, scopes=[SCOPE]))
+    return detail_json(engine.inspect.show(old.id, scopes=[SCOPE]))
 
 
 def test_detail_json_times_are_iso_text(engine: Bowerbird) -> None:

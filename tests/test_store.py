@@ -14,8 +14,11 @@ from store_rows import count_edges
 
 from hermes_bowerbird.errors import DatabaseError, InvalidInputError, NotFoundError
 from hermes_bowerbird.store import Store, fts_match_expression
+from hermes_bowerbird.store.values import from_rows
 from hermes_bowerbird.types import (
     AuditAction,
+    AuditEntry,
+    Entity,
     ItemKind,
     JournalStatus,
     MemoryType,
@@ -222,3 +225,22 @@ def test_rebuild_fts_leaves_both_indexes_consistent(store: Store) -> None:
     _break_fts(store, _add(store, "The cat is named Miso"))
     store.search.rebuild()
     assert store.search.integrity() == {"memories_fts": True, "episodes_fts": True}
+
+
+def test_rows_map_to_dataclasses_by_column_name_in_any_order(store: Store) -> None:
+    rows = store.db.query("SELECT 'person' AS kind, 'Ana' AS name, 'user:a' AS scope, 7 AS id")
+    assert from_rows(Entity, rows) == [Entity(id=7, scope="user:a", name="Ana", kind="person")]
+
+
+def test_mapped_columns_are_decoded(store: Store) -> None:
+    rows = store.db.query("""
+        SELECT 1 AS id, NULL AS memory_id, 'forget' AS action, 'r' AS reason, 'cli' AS actor,
+               2.5 AS created_at, '{"k": [1]}' AS details
+    """)
+    assert from_rows(AuditEntry, rows) == [AuditEntry(1, None, AuditAction.FORGET, "r", "cli", 2.5, {"k": [1]})]
+
+
+def test_a_column_without_a_field_is_refused(store: Store) -> None:
+    rows = store.db.query("SELECT 1 AS id, 'u' AS scope, 'Ana' AS name, 'person' AS kind, 'x' AS nickname")
+    with pytest.raises(TypeError, match="nickname"):
+        from_rows(Entity, rows)

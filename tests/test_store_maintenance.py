@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fakes import FakeClock
+from store_rows import low_since
 
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
@@ -21,7 +22,8 @@ def test_low_marked_lists_live_marked_memories_only(tmp_path: Path) -> None:
     store.forget(b, reason="test", actor="test")
     assert store.retention.low_marked() == {a: 10.0}
     store.retention.set_low_since([(a, None)])
-    assert store.retention.low_marked() == {} and store.retention.low_since([c]) == {c: None}
+    assert store.retention.low_marked() == {}
+    assert low_since(store, [c]) == {c: None}
 
 
 def test_forgotten_before_orders_by_forget_time(tmp_path: Path) -> None:
@@ -57,7 +59,8 @@ def test_memory_heads_are_live_memories_of_the_types_without_content(tmp_path: P
     heads = store.memories.heads([MemoryType.FACT, MemoryType.EVENT])
     assert [h.id for h in heads] == [fact, event]
     full = store.memories.require(event)
-    assert heads[1].content == "" and heads[1].tags == ()
+    assert heads[1].content == ""
+    assert heads[1].tags == ()
     assert (heads[1].scope, heads[1].subject, heads[1].access_count, heads[1].accessed_at, heads[1].source) == (
         full.scope, full.subject, full.access_count, full.accessed_at, full.source)
     assert [h.id for h in store.memories.heads([MemoryType.FACT, MemoryType.EVENT], after_id=fact)] == [event]

@@ -22,6 +22,7 @@ from web_site import HOSTILE, OTHER_USER, SCOPE, TOKEN, open_engine, seed
 
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.errors import InvalidInputError
+from hermes_bowerbird.options import RecallOptions, TurnCapture
 from hermes_bowerbird.web import Inspector, create_app
 from hermes_bowerbird.web.actions import ACTIONS
 from hermes_bowerbird.web.security import TokenGate
@@ -101,17 +102,17 @@ def test_every_write_without_the_token_is_refused(client: TestClient, engine: Bo
     path, form = write_paths(ids["tea"])[action]
     if token is not None:
         form = {**form, "token": token}
-    before = engine.show(ids["tea"], scopes=[SCOPE])
+    before = engine.inspect.show(ids["tea"], scopes=[SCOPE])
     response = client.post(path, data=form)
     assert response.status_code == 403
-    assert engine.show(ids["tea"], scopes=[SCOPE]) == before
+    assert engine.inspect.show(ids["tea"], scopes=[SCOPE]) == before
 
 
 def test_a_write_with_the_token_only_in_the_url_is_refused(client: TestClient, engine: Bowerbird,
                                                            ids: dict[str, int]) -> None:
     response = client.post(f"/memories/{ids['tea']}/forget?token={TOKEN}", data={"reason": "x"})
     assert response.status_code == 403
-    assert engine.show(ids["tea"], scopes=[SCOPE]).memory.forgotten is False
+    assert engine.inspect.show(ids["tea"], scopes=[SCOPE]).memory.forgotten is False
 
 
 @pytest.mark.parametrize("path", ["/", "/memories", "/memories?q=tea", "/memories/1", "/bulletin", "/status"])
@@ -219,7 +220,7 @@ def test_edit_writes_a_new_version_that_supersedes(fresh: tuple[Bowerbird, dict[
     client = clients(engine)[1]
     response = client.post(f"/memories/{ids['tea']}/edit", data={"token": TOKEN, "content": "I prefer black tea now"})
     new_id = int(response.url.path.rsplit("/", 1)[1])
-    assert engine.show(ids["tea"], scopes=[SCOPE]).memory.superseded_by == new_id
+    assert engine.inspect.show(ids["tea"], scopes=[SCOPE]).memory.superseded_by == new_id
     assert f"superseded by #{new_id}" in response.text
     assert "I prefer black tea now" in response.text
 
@@ -228,10 +229,10 @@ def test_forget_then_restore(fresh: tuple[Bowerbird, dict[str, int]]) -> None:
     engine, ids = fresh
     client = clients(engine)[1]
     client.post(f"/memories/{ids['db']}/forget", data={"token": TOKEN, "reason": "moved to Postgres"})
-    assert engine.show(ids["db"], scopes=[SCOPE]).memory.forgotten is True
+    assert engine.inspect.show(ids["db"], scopes=[SCOPE]).memory.forgotten is True
     assert "SQLite with WAL" not in client.get("/memories").text
     page = client.post(f"/memories/{ids['db']}/restore", data={"token": TOKEN}).text
-    assert engine.show(ids["db"], scopes=[SCOPE]).memory.forgotten is False
+    assert engine.inspect.show(ids["db"], scopes=[SCOPE]).memory.forgotten is False
     assert "moved to Postgres" in page
 
 
@@ -239,11 +240,11 @@ def test_importance_is_set_and_checked(fresh: tuple[Bowerbird, dict[str, int]]) 
     engine, ids = fresh
     client = clients(engine)[1]
     client.post(f"/memories/{ids['ship']}/importance", data={"token": TOKEN, "importance": "0.35"})
-    assert engine.show(ids["ship"], scopes=[SCOPE]).memory.importance == 0.35
+    assert engine.inspect.show(ids["ship"], scopes=[SCOPE]).memory.importance == 0.35
     for bad in ("1.5", "-0.1", "lots"):
         assert client.post(f"/memories/{ids['ship']}/importance",
                            data={"token": TOKEN, "importance": bad}).status_code == 400
-    assert engine.show(ids["ship"], scopes=[SCOPE]).memory.importance == 0.35
+    assert engine.inspect.show(ids["ship"], scopes=[SCOPE]).memory.importance == 0.35
 
 
 def test_empty_edit_is_refused(client: TestClient, ids: dict[str, int]) -> None:
@@ -257,7 +258,7 @@ def test_a_user_scoped_inspector_cannot_see_or_change_another_user(engine: Bower
     assert "spare bike key" not in alice.get("/memories").text
     assert alice.get(f"/memories/{ids['bob']}").status_code == 404
     assert alice.post(f"/memories/{ids['bob']}/forget", data={"token": TOKEN}).status_code == 404
-    assert engine.show(ids["bob"], scopes=[OTHER_USER]).memory.forgotten is False
+    assert engine.inspect.show(ids["bob"], scopes=[OTHER_USER]).memory.forgotten is False
 
 
 def test_bulletin_page_shows_what_the_next_session_gets(client: TestClient, engine: Bowerbird) -> None:
@@ -271,8 +272,8 @@ def test_bulletin_page_shows_what_the_next_session_gets(client: TestClient, engi
 def test_status_shows_backlog_embedding_and_last_maintenance(fresh: tuple[Bowerbird, dict[str, int]]) -> None:
     engine = fresh[0]
     client = clients(engine)[1]
-    engine.capture_turn("Not curated yet", "ok", scope=SCOPE, session_id="session-2")
-    engine.maintain("decay")
+    engine.capture_turn(TurnCapture("Not curated yet", "ok", scope=SCOPE, session_id="session-2"))
+    engine.admin.maintain("decay")
     html = client.get("/status").text
     assert '<dd id="backlog">1 turn waiting to be curated</dd>' in html
     assert "all-MiniLM-L6-v2 (384 dims)" in html
@@ -305,9 +306,9 @@ def test_bowerbird_serve_prints_a_token_link_that_works(tmp_path: Path) -> None:
 
 def test_searching_in_the_inspector_leaves_access_counts_alone(fresh: tuple[Bowerbird, dict[str, int]]) -> None:
     engine, ids = fresh
-    before = engine.show(ids["tea"], scopes=[SCOPE]).memory.access_count
+    before = engine.inspect.show(ids["tea"], scopes=[SCOPE]).memory.access_count
     clients(engine)[1].get("/memories?q=green+tea")
-    assert engine.show(ids["tea"], scopes=[SCOPE]).memory.access_count == before
+    assert engine.inspect.show(ids["tea"], scopes=[SCOPE]).memory.access_count == before
 
 
 def test_bind_listens_on_loopback_only() -> None:
@@ -359,6 +360,7 @@ def test_a_restored_memory_is_found_by_meaning_again(fresh: tuple[Bowerbird, dic
     client = clients(engine)[1]
     client.post(f"/memories/{ids['tea']}/forget", data={"token": TOKEN})
     client.post(f"/memories/{ids['tea']}/restore", data={"token": TOKEN})
-    hits = engine.recall("hot drinks before breakfast", scopes=[SCOPE], explain=True, include_episodes=False)
+    hits = engine.recall("hot drinks before breakfast", scopes=[SCOPE],
+                         options=RecallOptions(explain=True, include_episodes=False))
     tea = [h for h in hits if h.id == ids["tea"]]
     assert "vector_memory" in tea[0].signals

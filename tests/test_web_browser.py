@@ -106,7 +106,7 @@ def test_search_open_edit_see_the_supersession_and_forget(site: Site, page: Any,
     expect(versions.nth(1)).to_contain_text("I prefer black tea now, without sugar")
     page.screenshot(path=str(shots / "3-supersession.png"), full_page=True)
     new_id = int(page.url.split("?")[0].rsplit("/", 1)[1])
-    assert site.engine.show(site.ids["tea"], scopes=[SCOPE]).memory.superseded_by == new_id
+    assert site.engine.inspect.show(site.ids["tea"], scopes=[SCOPE]).memory.superseded_by == new_id
 
     page.goto(f"{site.url}/memories/{site.ids['db']}")
     page.once("dialog", lambda dialog: dialog.accept())
@@ -117,7 +117,7 @@ def test_search_open_edit_see_the_supersession_and_forget(site: Site, page: Any,
     page.screenshot(path=str(shots / "4-forgotten.png"), full_page=True)
     page.goto(f"{site.url}/memories")
     expect(page.locator("table.memories")).not_to_contain_text("SQLite with WAL")
-    assert site.engine.show(site.ids["db"], scopes=[SCOPE]).memory.forgotten is True
+    assert site.engine.inspect.show(site.ids["db"], scopes=[SCOPE]).memory.forgotten is True
 
 
 def test_bulletin_and_status_pages(site: Site, page: Any, shots: Path) -> None:
@@ -139,7 +139,7 @@ def test_cancelling_the_confirmation_forgets_nothing(site: Site, page: Any) -> N
     page.once("dialog", lambda dialog: dialog.dismiss())
     page.click("button.danger")
     page.wait_for_timeout(300)
-    assert site.engine.show(site.ids["ship"], scopes=[SCOPE]).memory.forgotten is False
+    assert site.engine.inspect.show(site.ids["ship"], scopes=[SCOPE]).memory.forgotten is False
 
 
 def test_hostile_memory_text_stays_inert(site: Site, page: Any) -> None:

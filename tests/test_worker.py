@@ -20,6 +20,7 @@ from crash_turns import turn
 from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.worker import parents_lock_path, settings_of, worker_lock_path, worker_state
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.provider import BowerbirdProvider
 from hermes_bowerbird.types import ItemKind
 
@@ -181,7 +182,7 @@ def test_the_worker_is_another_process(shared: Bowerbird) -> None:
 
 def test_the_worker_curates_what_this_process_captured(shared: Bowerbird) -> None:
     engine = shared
-    engine.capture_turn("My sister Ines lives in Lisbon.", "Noted.", scope=SCOPE, session_id="s1")
+    engine.capture_turn(TurnCapture("My sister Ines lives in Lisbon.", "Noted.", scope=SCOPE, session_id="s1"))
     assert engine.flush(WAIT)
     assert _journal(engine.store.path).get("pending", 0) == 0
 
@@ -198,9 +199,10 @@ def test_the_parent_sees_new_vectors_after_the_worker_curates(shared: Bowerbird)
     engine = shared
     assert engine.embeddings.wait_ready(WAIT)
     engine.recall("anything at all", scopes=[SCOPE])  # the index is loaded (empty) before the worker writes
-    engine.capture_turn("I keep bees on the roof of my building in Porto.", "Lovely.", scope=SCOPE, session_id="s1")
+    engine.capture_turn(TurnCapture("I keep bees on the roof of my building in Porto.", "Lovely.", scope=SCOPE,
+                                    session_id="s1"))
     assert engine.flush(WAIT)
-    memories = [m.id for m in engine.list_memories([SCOPE])]
+    memories = [m.id for m in engine.inspect.list_memories([SCOPE])]
     engine.recall("insects", scopes=[SCOPE])
     assert sorted(engine.vectors.vectors(ItemKind.MEMORY, memories)) == sorted(memories)
 
@@ -211,7 +213,7 @@ def _blocked_capture(engine: Bowerbird, text: str, session: str) -> float:
     blocker.execute("BEGIN IMMEDIATE")
     try:
         started = time.monotonic()
-        engine.capture_turn(text, "Noted.", scope=SCOPE, session_id=session)
+        engine.capture_turn(TurnCapture(text, "Noted.", scope=SCOPE, session_id=session))
         took = time.monotonic() - started
         time.sleep(0.5)
     finally:
@@ -236,7 +238,7 @@ def test_a_killed_worker_is_replaced_and_resumes_its_rows(engine: Bowerbird) -> 
     count = 300
     for i in range(count):
         user, assistant = turn(i)
-        engine.capture_turn(user, assistant, scope=SCOPE, session_id="crash", turn_index=i)
+        engine.capture_turn(TurnCapture(user, assistant, scope=SCOPE, session_id="crash", turn_index=i))
     assert _until(lambda: _journal(engine.store.path).get("done", 0) >= 20)
     first = worker_state(engine.store.path).pid
     assert first is not None

@@ -12,6 +12,7 @@ import uvicorn
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.options import RememberOptions, TurnCapture
 from hermes_bowerbird.types import Embedder, MemoryType
 from hermes_bowerbird.web import Inspector, create_app
 from hermes_bowerbird.web.server import bind
@@ -35,19 +36,19 @@ def seed(engine: Bowerbird) -> dict[str, int]:
     """A few memories of different types, one from a captured turn, one hostile, one of another user."""
     ids = {
         "tea": engine.remember("I prefer green tea over coffee in the morning", scope=SCOPE,
-                               type=MemoryType.PREFERENCE).id,
+                               options=RememberOptions(type=MemoryType.PREFERENCE)).id,
         "db": engine.remember("Quillstack stores its data in SQLite with WAL mode", scope=SCOPE,
-                              type=MemoryType.FACT).id,
+                              options=RememberOptions(type=MemoryType.FACT)).id,
         "ship": engine.remember("We decided to ship the Quillstack beta on Friday", scope=SCOPE,
-                                type=MemoryType.DECISION).id,
-        "hostile": engine.remember(HOSTILE, scope=SCOPE, type=MemoryType.FACT).id,
+                                options=RememberOptions(type=MemoryType.DECISION)).id,
+        "hostile": engine.remember(HOSTILE, scope=SCOPE, options=RememberOptions(type=MemoryType.FACT)).id,
         "bob": engine.remember("Bob keeps the spare bike key under the blue flower pot", scope=OTHER_USER,
-                               type=MemoryType.FACT).id,
+                               options=RememberOptions(type=MemoryType.FACT)).id,
     }
-    engine.capture_turn("My sister Maya lives in Lisbon and works as an architect.", "Good to know!", scope=SCOPE,
-                        session_id="session-1")
+    engine.capture_turn(TurnCapture("My sister Maya lives in Lisbon and works as an architect.", "Good to know!",
+                                    scope=SCOPE, session_id="session-1"))
     engine.curate_now()
-    maya = [m for m in engine.list_memories([SCOPE]) if "Maya" in m.content]
+    maya = [m for m in engine.inspect.list_memories([SCOPE]) if "Maya" in m.content]
     ids["maya"] = maya[0].id
     return ids
 

@@ -316,17 +316,6 @@ class Retention:
             for memory_id, since in updates:
                 self._db.execute("UPDATE memories SET low_since = ? WHERE id = ?", (since, memory_id))
 
-    def low_since(self, ids: Sequence[int]) -> dict[int, float | None]:
-        out: dict[int, float | None] = {}
-        for chunk in chunks(list(ids)):
-            rows = self._db.query(f"""
-                SELECT id, low_since
-                FROM memories
-                WHERE id IN ({marks(len(chunk))})
-            """, chunk)
-            out.update((row["id"], row["low_since"]) for row in rows)
-        return out
-
     def low_marked(self) -> dict[int, float]:
         """Live memories that carry a low-importance mark, with the time it was set."""
         rows = self._db.query("""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -17,10 +18,6 @@ T = TypeVar("T")
 
 _TYPE_OF = {str(t): t for t in MemoryType}
 _SOURCE_OF = {str(s): s for s in Source}
-
-
-def _same(value: Any) -> Any:
-    return value
 
 
 # How a column's stored value becomes the dataclass field of the same name; every other column is taken as is.
@@ -41,13 +38,23 @@ def from_rows(cls: type[T], rows: Sequence[sqlite3.Row]) -> list[T]:
     """Rows as dataclasses: each selected column fills the field of the same name (decoded by _DECODE)."""
     if not rows:
         return []
-    names = rows[0].keys()
-    fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = [n for n in names if n not in fields]
+    read = _reader(cast(type, cls), tuple(rows[0].keys()))
+    return [cast(T, read(row)) for row in rows]
+
+
+@functools.cache
+def _reader(cls: type, names: tuple[str, ...]) -> Callable[[sqlite3.Row], object]:
+    """A function building `cls` from a row with these columns, written once per (class, columns) the way
+    dataclasses writes __init__: a keyword per column, so mapping by name costs what hand-written code does."""
+    fields = {f.name for f in dataclasses.fields(cls)}
+    unknown = [name for name in names if name not in fields]
     if unknown:
         raise TypeError(f"columns {unknown} are not fields of {cls.__name__}")
-    decoders = [(name, _DECODE.get(name, _same)) for name in names]
-    return [cls(**{name: decode(row[name]) for name, decode in decoders}) for row in rows]
+    arguments = ", ".join(f"{name}=decode[{name!r}](row[{index}])" if name in _DECODE else f"{name}=row[{index}]"
+                          for index, name in enumerate(names))
+    namespace: dict[str, Any] = {"cls": cls, "decode": _DECODE}
+    exec(f"def read(row):\n    return cls({arguments})", namespace)  # names are checked dataclass field names
+    return cast(Callable[[sqlite3.Row], object], namespace["read"])
 
 
 def from_row(cls: type[T], row: sqlite3.Row) -> T:

@@ -41,7 +41,7 @@ class Inspector:
         """The scopes pages may show and writes may touch."""
         if self.fixed_scopes is not None:
             return self.fixed_scopes
-        return tuple(self.engine.scopes()) or (self.profile_scope,)
+        return tuple(self.engine.inspect.scopes()) or (self.profile_scope,)
 
     def visible_for(self, scope: str) -> tuple[str, ...]:
         """What a session writing to `scope` reads: a gateway user's own scope plus the shared profile scope."""

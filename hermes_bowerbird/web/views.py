@@ -8,6 +8,7 @@ from starlette.responses import Response
 
 from .. import render
 from ..errors import InvalidInputError, NotFoundError
+from ..options import RecallOptions
 from ..types import MemoryType
 from .app import Inspector, inspector_of, page
 
@@ -79,11 +80,12 @@ def memories(request: Request) -> Response:
     scopes = (scope,) if scope else inspector.scopes()
     types = [kind] if kind else []
     engine = inspector.engine
-    hits = engine.recall(query, scopes=scopes, types=types, explain=True, include_episodes=episodes,
-                         limit=SEARCH_LIMIT, touch=False) if query else []
-    listed = [] if query else engine.list_memories(scopes, types=types, current_only=state == "current",
-                                                   include_forgotten=state == "everything", limit=LIST_LIMIT)
-    counts = {s: n for s, n in engine.scopes().items() if s in inspector.scopes()}
+    hits = engine.recall(query, scopes=scopes,
+                         options=RecallOptions(types=types, explain=True, include_episodes=episodes,
+                                               limit=SEARCH_LIMIT, touch=False)) if query else []
+    listed = [] if query else engine.inspect.list_memories(scopes, types=types, current_only=state == "current",
+                                                           include_forgotten=state == "everything", limit=LIST_LIMIT)
+    counts = {s: n for s, n in engine.inspect.scopes().items() if s in inspector.scopes()}
     return page(request, "memories.html", section="memories", q=query, scope=scope or "", kind=kind.value if kind
                 else "", state=state, episodes=episodes, hits=hits, memories=listed, scope_counts=counts,
                 types=[t.value for t in MemoryType], states=STATES, glossary=GLOSSARY, limit=LIST_LIMIT,
@@ -96,11 +98,11 @@ def memory(request: Request) -> Response:
     engine = inspector.engine
     memory_id = int(request.path_params["memory_id"])
     allowed = inspector.scopes()
-    detail = engine.show(memory_id, scopes=allowed)
+    detail = engine.inspect.show(memory_id, scopes=allowed)
     return page(request, "memory.html", section="memories", detail=detail, m=detail.memory,
                 state=render.memory_state(detail.memory, engine.clock()),
-                versions=engine.versions(memory_id, scopes=allowed),
-                turns=engine.source_turns(memory_id, scopes=allowed),
+                versions=engine.inspect.versions(memory_id, scopes=allowed),
+                turns=engine.inspect.source_turns(memory_id, scopes=allowed),
                 done=DONE.get(request.query_params.get("done", ""), ""))
 
 
@@ -121,5 +123,5 @@ def status(request: Request) -> Response:
     inspector = inspector_of(request)
     engine = inspector.engine
     info = engine.status()
-    return page(request, "status.html", section="status", info=info, last_runs=engine.last_maintenance(),
-                scope_counts={s: n for s, n in engine.scopes().items() if s in inspector.scopes()})
+    return page(request, "status.html", section="status", info=info, last_runs=engine.admin.last_maintenance(),
+                scope_counts={s: n for s, n in engine.inspect.scopes().items() if s in inspector.scopes()})

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hermes_bowerbird.config import build_config
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.options import TurnCapture
 
 
 def main(home: Path, name: str, threads: int, seconds: float, pause: float = 0.0) -> None:
@@ -20,16 +21,16 @@ def main(home: Path, name: str, threads: int, seconds: float, pause: float = 0.0
     def write(t: int) -> None:
         while time.monotonic() < end:
             i = written[t]
-            engine.capture_turn(f"{name}-{t}-{i}: I moved the deploy of service {i} to Friday.", "Noted.",
-                                scope="profile:default", session_id=f"shared-{i % 3}", platform="cli",
-                                turn_index=i)
+            engine.capture_turn(TurnCapture(f"{name}-{t}-{i}: I moved the deploy of service {i} to Friday.", "Noted.",
+                                            scope="profile:default", session_id=f"shared-{i % 3}", platform="cli",
+                                            turn_index=i))
             written[t] += 1
             if pause:
                 time.sleep(pause)  # a paced writer: a bounded number of turns for the shorter run
 
     def maintain() -> None:
         while time.monotonic() < end:
-            engine.maintain()
+            engine.admin.maintain()
             time.sleep(0.2)
 
     workers = [threading.Thread(target=write, args=(t,)) for t in range(threads)]
