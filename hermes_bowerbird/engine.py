@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import sqlite3
 import threading
 import time
 import weakref
@@ -25,7 +24,7 @@ from .curation.worker import CurationProcess, supported, worker_state
 from .embeddings.index import IndexRegistry
 from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
-from .errors import DatabaseError, EmbeddingError, InvalidInputError
+from .errors import InvalidInputError
 from .inspection import Inspection
 from .llm.selection import select_llm
 from .maintenance.bulletin import BulletinBuilder
@@ -347,21 +346,13 @@ class Bowerbird:
     # -- read path ------------------------------------------------------------------------------------------
     def recall(self, query: str, *, scopes: Sequence[str], options: RecallOptions = RECALL_DEFAULTS) -> list[Hit]:
         """Ranked hits for `query` among the memories and episodes of `scopes`."""
-        self._follow()
+        self.follower.follow()  # the indexes take in what the curation worker stored since the last search
         request = RecallRequest(query=storable(query), scopes=tuple(scopes),
                                 limit=options.limit or self.config.recall_limit, types=tuple(options.types),
                                 since=options.since, until=options.until, budget_tokens=options.budget_tokens,
                                 explain=options.explain, exclude_ids=frozenset(options.exclude),
                                 include_episodes=options.include_episodes, min_relevance=options.min_relevance)
         return self.retriever.search(request, touch=options.touch)
-
-    def _follow(self) -> None:
-        """The vector indexes take in what another process (the curation worker) stored since the last search."""
-        try:
-            self.follower.follow()
-        except (DatabaseError, sqlite3.Error, EmbeddingError):
-            log.warning("could not refresh the vector index from the store; searching what it holds",
-                        exc_info=True)
 
     @staticmethod
     def format_hits(hits: Sequence[Hit], budget_tokens: int | None) -> str:

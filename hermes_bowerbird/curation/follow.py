@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import DatabaseError, EmbeddingError
 from ..types import ItemKind
 
 if TYPE_CHECKING:
@@ -41,7 +43,15 @@ class IndexFollower:
         self._seen: dict[ItemKind, _Seen] = {}
 
     def follow(self) -> None:
-        """Cheap when nothing changed elsewhere (one PRAGMA); never raises into a search."""
+        """Cheap when nothing changed elsewhere (one PRAGMA); never raises into a search: on a failure the
+        search uses what the indexes hold."""
+        try:
+            self._catch_up()
+        except (DatabaseError, sqlite3.Error, EmbeddingError):
+            log.warning("could not refresh the vector index from the store; searching what it holds",
+                        exc_info=True)
+
+    def _catch_up(self) -> None:
         if not self.vectors.ready():
             return
         with self._lock:
