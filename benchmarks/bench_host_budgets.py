@@ -42,8 +42,9 @@ MODELS = Path(tempfile.gettempdir()) / "bowerbird-bench-models"
 
 
 def _provider(home: Path, session: str, **settings: Any) -> BowerbirdProvider:
-    provider = BowerbirdProvider(build_config(home, {"llm_backend": "none", "embedding_models_dir": str(MODELS),
-                                                     **settings}))
+    provider = BowerbirdProvider(
+        build_config(home, {"llm_backend": "none", "embedding_models_dir": str(MODELS), **settings})
+    )
     provider.initialize(session, hermes_home=str(home), platform="cli")
     return provider
 
@@ -71,8 +72,10 @@ def bench_initialize(entries: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         (home / "memories").mkdir()
-        lines = [f"Server {i} of the lab cluster runs the {STAGES[i % len(STAGES)]} stage on port {8000 + i}."
-                 for i in range(entries)]
+        lines = [
+            f"Server {i} of the lab cluster runs the {STAGES[i % len(STAGES)]} stage on port {8000 + i}."
+            for i in range(entries)
+        ]
         (home / "memories" / "MEMORY.md").write_text("\n§\n".join(lines), encoding="utf-8")
         started = time.perf_counter()
         provider = _provider(home, "bench-init", import_markdown=True)
@@ -94,8 +97,11 @@ def bench_shutdown(turns: int) -> dict[str, float]:
         provider.engine.embeddings.wait_ready(300)
         started = time.perf_counter()
         for i in range(turns):
-            provider.sync_turn(f"Turn {i}: the nightly export of shard {i} finished at {i % 24:02d}:15 and "
-                               f"we moved the {STAGES[i % len(STAGES)]} job to runner {i % 7}.", "Noted.")
+            provider.sync_turn(
+                f"Turn {i}: the nightly export of shard {i} finished at {i % 24:02d}:15 and "
+                f"we moved the {STAGES[i % len(STAGES)]} job to runner {i % 7}.",
+                "Noted.",
+            )
         sync_s = time.perf_counter() - started
         started = time.perf_counter()
         provider.shutdown()
@@ -108,27 +114,41 @@ def bench_shutdown(turns: int) -> dict[str, float]:
         resume_s = time.perf_counter() - started
         resumed.shutdown()
         left = _pending(home)
-    return {"sync_s": round(sync_s, 1), "shutdown_s": round(shutdown_s, 2), "pending_after_shutdown": pending,
-            "resume_s": round(resume_s, 1), "pending_after_resume": left}
+    return {
+        "sync_s": round(sync_s, 1),
+        "shutdown_s": round(shutdown_s, 2),
+        "pending_after_shutdown": pending,
+        "resume_s": round(resume_s, 1),
+        "pending_after_resume": left,
+    }
 
 
 def render(runs: list[dict[str, Any]], entries: int, turns: int, model: str, command: str) -> str:
     init = [r["init"]["initialize_ms"] for r in runs]
     stop = [r["shutdown"]["shutdown_s"] for r in runs]
-    lines = ["## Host budgets (provider initialize and shutdown)", "",
-             f"Command: `{command}`", "", f"Machine: {machine_line()}. Model: {model}.", "",
-             f"- initialize with a {entries:,}-entry MEMORY.md: median **{statistics.median(init):.0f} ms**, "
-             f"max {max(init):.0f} ms (target < 200 ms; the import runs on its own thread afterwards).",
-             f"- shutdown with {turns:,} turns queued: median **{statistics.median(stop):.2f} s**, "
-             f"max {max(stop):.2f} s (budget 5 s; what is not curated stays pending, the next start curates it).",
-             "",
-             "| run | initialize ms | import finished s | memories | sync s | shutdown s | pending after shutdown | "
-             "next start curated them in s | pending after |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "## Host budgets (provider initialize and shutdown)",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Machine: {machine_line()}. Model: {model}.",
+        "",
+        f"- initialize with a {entries:,}-entry MEMORY.md: median **{statistics.median(init):.0f} ms**, "
+        f"max {max(init):.0f} ms (target < 200 ms; the import runs on its own thread afterwards).",
+        f"- shutdown with {turns:,} turns queued: median **{statistics.median(stop):.2f} s**, "
+        f"max {max(stop):.2f} s (budget 5 s; what is not curated stays pending, the next start curates it).",
+        "",
+        "| run | initialize ms | import finished s | memories | sync s | shutdown s | pending after shutdown | "
+        "next start curated them in s | pending after |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for n, r in enumerate(runs, start=1):
         i, s = r["init"], r["shutdown"]
-        lines.append(f"| {n} | {i['initialize_ms']} | {i['import_s']} | {i['memories']} | {s['sync_s']} | "
-                     f"{s['shutdown_s']} | {s['pending_after_shutdown']} | {s['resume_s']} | "
-                     f"{s['pending_after_resume']} |")
+        lines.append(
+            f"| {n} | {i['initialize_ms']} | {i['import_s']} | {i['memories']} | {s['sync_s']} | "
+            f"{s['shutdown_s']} | {s['pending_after_shutdown']} | {s['resume_s']} | "
+            f"{s['pending_after_resume']} |"
+        )
     return "\n".join(lines)
 
 
@@ -148,8 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(run), flush=True)
         runs.append(run)
     if args.write_results:
-        command = ("PYTHONPATH=. HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_host_budgets.py "
-                   f"--runs {args.runs} --write-results")
+        command = (
+            "PYTHONPATH=. HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_host_budgets.py "
+            f"--runs {args.runs} --write-results"
+        )
         write_section("host-budgets", render(runs, args.entries, args.turns, model, command))
     return 0
 

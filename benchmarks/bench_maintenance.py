@@ -113,15 +113,25 @@ def build(path: Path, n: int, config: Config, seed: int = 7) -> tuple[Store, Vec
     for i in range(n):
         clock.now += step
         type_ = TYPES[i % len(TYPES)]
-        store.insert_memory(NewMemory(SCOPES[i % len(SCOPES)], type_, f"synthetic {type_} memory number {i}",
-                                      Source.TURN, importance=float(rng.uniform(0.05, 1.0)),
-                                      subject=f"subject:{i % 997}" if type_ is MemoryType.FACT else None))
+        store.insert_memory(
+            NewMemory(
+                SCOPES[i % len(SCOPES)],
+                type_,
+                f"synthetic {type_} memory number {i}",
+                Source.TURN,
+                importance=float(rng.uniform(0.05, 1.0)),
+                subject=f"subject:{i % 997}" if type_ is MemoryType.FACT else None,
+            )
+        )
     matrix = vectors_for(n, rng)
     for start in range(0, n, 10_000):
         chunk = range(start + 1, min(n, start + 10_000) + 1)
-        store.vectors.put(ItemKind.MEMORY, RandomEmbedder.model_name,
-                          [(i, matrix[i - 1]) for i in chunk])
-    vectors = VectorTier(store, EmbeddingService.from_embedder(RandomEmbedder(), store, cache=False))
+        store.vectors.put(
+            ItemKind.MEMORY, RandomEmbedder.model_name, [(i, matrix[i - 1]) for i in chunk]
+        )
+    vectors = VectorTier(
+        store, EmbeddingService.from_embedder(RandomEmbedder(), store, cache=False)
+    )
     return store, vectors, clock
 
 
@@ -134,13 +144,29 @@ def timed(fn: Callable[[], dict[str, object]]) -> tuple[float, float, dict[str, 
 
 
 def counts(result: dict[str, object]) -> str:
-    keep = ("scanned", "low", "newly_low", "candidate_count", "forgotten", "purged", "processed", "related",
-            "superseded", "clusters", "linked", "rebuilt")
-    return ", ".join(f"{k} {len(v) if isinstance(v, list) else v}" for k, v in result.items() if k in keep)
+    keep = (
+        "scanned",
+        "low",
+        "newly_low",
+        "candidate_count",
+        "forgotten",
+        "purged",
+        "processed",
+        "related",
+        "superseded",
+        "clusters",
+        "linked",
+        "rebuilt",
+    )
+    return ", ".join(
+        f"{k} {len(v) if isinstance(v, list) else v}" for k, v in result.items() if k in keep
+    )
 
 
 def bench_size(n: int, new: int, workdir: Path) -> list[str]:
-    config = build_config(workdir, {"db_path": str(workdir / f"bench-{n}.db"), "maintenance_job_seconds": 60})
+    config = build_config(
+        workdir, {"db_path": str(workdir / f"bench-{n}.db"), "maintenance_job_seconds": 60}
+    )
     started = time.perf_counter()
     store, vectors, clock = build(config.db_path, n, config)
     print(f"{n}: built in {time.perf_counter() - started:.1f}s", flush=True)
@@ -151,12 +177,19 @@ def bench_size(n: int, new: int, workdir: Path) -> list[str]:
     store.meta.set(CONSOLIDATE_CURSOR, str(first_new))
     rows = [f"| {n:,} | index load | {load_s:.2f} | {load_mb:.0f} | {n:,} vectors |"]
     clock.now = T_END - (config.prune_grace_days + 1) * DAY
-    plan = [("decay", "decay", T_END - (config.prune_grace_days + 1) * DAY),
-            ("prune", "prune (nothing past the grace period yet)", T_END - config.prune_grace_days * DAY),
-            ("prune", "prune (forgets the whole backlog at once)", T_END),
-            ("purge", "purge", T_END + (config.purge_after_days + 1) * DAY),
-            ("associate", f"associate (incremental, {new:,} new)", None),
-            ("consolidate", f"consolidate (incremental, {new:,} new)", None), ("bulletin", "bulletin", None)]
+    plan = [
+        ("decay", "decay", T_END - (config.prune_grace_days + 1) * DAY),
+        (
+            "prune",
+            "prune (nothing past the grace period yet)",
+            T_END - config.prune_grace_days * DAY,
+        ),
+        ("prune", "prune (forgets the whole backlog at once)", T_END),
+        ("purge", "purge", T_END + (config.purge_after_days + 1) * DAY),
+        ("associate", f"associate (incremental, {new:,} new)", None),
+        ("consolidate", f"consolidate (incremental, {new:,} new)", None),
+        ("bulletin", "bulletin", None),
+    ]
     for job, label, at in plan:
         if at is not None:
             clock.now = at
@@ -170,19 +203,31 @@ def bench_size(n: int, new: int, workdir: Path) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
-    parser.add_argument("--new", type=int, default=1_000, help="memories new since the last incremental run")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    parser.add_argument(
+        "--new", type=int, default=1_000, help="memories new since the last incremental run"
+    )
+    parser.add_argument(
+        "--no-write", action="store_true", help="print only; leave RESULTS.md alone"
+    )
     args = parser.parse_args(argv)
     rows: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
             rows += bench_size(n, args.new, Path(tmp))
-    body = "\n".join([
-        "## Maintenance jobs", "",
-        f"Machine: {machine_line()}", "",
-        "`python benchmarks/bench_maintenance.py` (synthetic memories, random unit vectors, 5 scopes; peak = RSS "
-        "rise during the job). Targets at 100K: prune <= 1 s, incremental association <= 10 s.", "",
-        "| memories | job | seconds | peak MB | work |", "|---:|---|---:|---:|---|", *rows])
+    body = "\n".join(
+        [
+            "## Maintenance jobs",
+            "",
+            f"Machine: {machine_line()}",
+            "",
+            "`python benchmarks/bench_maintenance.py` (synthetic memories, random unit vectors, 5 scopes; peak = RSS "
+            "rise during the job). Targets at 100K: prune <= 1 s, incremental association <= 10 s.",
+            "",
+            "| memories | job | seconds | peak MB | work |",
+            "|---:|---|---:|---:|---|",
+            *rows,
+        ]
+    )
     print(body)
     if not args.no_write:
         write_section("maintenance", body)

@@ -47,14 +47,20 @@ from hermes_bowerbird.provider import BowerbirdProvider  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval" / "lme_s_proxy_dev.jsonl"
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "bb_provider_store"
-SETTINGS = {"BOWERBIRD_EMBEDDING_BACKEND": "auto", "BOWERBIRD_LLM_BACKEND": "none",
-            "BOWERBIRD_MAINTENANCE_ENABLED": "false", "BOWERBIRD_IMPORT_MARKDOWN": "false",
-            "GEMINI_API_KEY": "", "GOOGLE_API_KEY": ""}
+SETTINGS = {
+    "BOWERBIRD_EMBEDDING_BACKEND": "auto",
+    "BOWERBIRD_LLM_BACKEND": "none",
+    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    "BOWERBIRD_IMPORT_MARKDOWN": "false",
+    "GEMINI_API_KEY": "",
+    "GOOGLE_API_KEY": "",
+}
 TICK_S = 0.001
 PACE_S = 0.005
 
 
 # ----- data ------------------------------------------------------------------------------------------------
+
 
 def load_corpus(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
     """(session id, text) of every distinct haystack text in file order, and every question."""
@@ -77,10 +83,21 @@ def load_corpus(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
 @contextmanager
 def hermes_home(path: Path, models_dir: Path, curation_mode: str = "thread") -> Iterator[Path]:
     """HERMES_HOME and the benchmark's settings in the environment for the providers made inside."""
-    saved = {k: os.environ.get(k) for k in [*SETTINGS, "HERMES_HOME", "BOWERBIRD_EMBEDDING_MODELS_DIR",
-                                            "BOWERBIRD_CURATION_MODE"]}
-    os.environ.update(SETTINGS, HERMES_HOME=str(path), BOWERBIRD_EMBEDDING_MODELS_DIR=str(models_dir),
-                      BOWERBIRD_CURATION_MODE=curation_mode)
+    saved = {
+        k: os.environ.get(k)
+        for k in [
+            *SETTINGS,
+            "HERMES_HOME",
+            "BOWERBIRD_EMBEDDING_MODELS_DIR",
+            "BOWERBIRD_CURATION_MODE",
+        ]
+    }
+    os.environ.update(
+        SETTINGS,
+        HERMES_HOME=str(path),
+        BOWERBIRD_EMBEDDING_MODELS_DIR=str(models_dir),
+        BOWERBIRD_CURATION_MODE=curation_mode,
+    )
     try:
         yield path
     finally:
@@ -101,6 +118,7 @@ def open_provider(home: Path, session: str = "bench") -> BowerbirdProvider:
 
 
 # ----- 1. the stores ---------------------------------------------------------------------------------------
+
 
 def build_stores(cache: Path, texts: list[tuple[str, str]], count: int) -> dict[str, Any]:
     """Capture and curate `count` texts through the provider into `cache`/home; the same texts into holographic."""
@@ -142,7 +160,9 @@ def fill_holographic(db: Path, texts: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def cached_stores(cache: Path, texts: list[tuple[str, str]], count: int, rebuild: bool) -> dict[str, Any]:
+def cached_stores(
+    cache: Path, texts: list[tuple[str, str]], count: int, rebuild: bool
+) -> dict[str, Any]:
     ready = cache / "ready.json"
     if not rebuild and ready.exists():
         info = json.loads(ready.read_text(encoding="utf-8"))
@@ -153,8 +173,10 @@ def cached_stores(cache: Path, texts: list[tuple[str, str]], count: int, rebuild
 
 # ----- 2. prefetch -----------------------------------------------------------------------------------------
 
-def timed_calls(fn: Callable[[str], str], queries: list[str], before: Callable[[], None] | None = None
-                ) -> tuple[list[float], list[int]]:
+
+def timed_calls(
+    fn: Callable[[str], str], queries: list[str], before: Callable[[], None] | None = None
+) -> tuple[list[float], list[int]]:
     samples, chars = [], []
     for query in queries:
         if before is not None:
@@ -174,11 +196,15 @@ def bench_prefetch(cache: Path, questions: list[str], warmup: list[str]) -> dict
     reset_peak_rss()
     with hermes_home(home, cache / "models"):
         provider = open_provider(home)
-        for query in warmup:  # load the vector index and warm the caches with questions that are not measured
+        for query in (
+            warmup
+        ):  # load the vector index and warm the caches with questions that are not measured
             provider.prefetch(query)
 
         def reset() -> None:
-            provider.on_session_switch("bench", reset=True)  # measure recall, not the never-repeat filter
+            provider.on_session_switch(
+                "bench", reset=True
+            )  # measure recall, not the never-repeat filter
 
         ours, our_chars = timed_calls(provider.prefetch, questions, reset)
         runtime = provider.engine.embeddings.status()["runtime"] if provider.engine else None
@@ -189,10 +215,17 @@ def bench_prefetch(cache: Path, questions: list[str], warmup: list[str]) -> dict
         holo.shutdown()
     peak = peak_rss_mb()
     shutil.rmtree(run_dir, ignore_errors=True)
-    return {"prefetch_ms": percentiles(ours, 50, 95), "holographic_ms": percentiles(theirs, 50, 95),
-            "queries": len(questions), "chars": sum(our_chars) / len(our_chars),
-            "holographic_chars": sum(their_chars) / len(their_chars), "answered": sum(1 for c in our_chars if c),
-            "holographic_answered": sum(1 for c in their_chars if c), "runtime": runtime, "peak_rss_mb": peak}
+    return {
+        "prefetch_ms": percentiles(ours, 50, 95),
+        "holographic_ms": percentiles(theirs, 50, 95),
+        "queries": len(questions),
+        "chars": sum(our_chars) / len(our_chars),
+        "holographic_chars": sum(their_chars) / len(their_chars),
+        "answered": sum(1 for c in our_chars if c),
+        "holographic_answered": sum(1 for c in their_chars if c),
+        "runtime": runtime,
+        "peak_rss_mb": peak,
+    }
 
 
 def open_holographic(db: Path, home: Path) -> Any:
@@ -222,6 +255,7 @@ def peak_rss_mb() -> float:
 
 # ----- 3. curation, capture and scheduling delay -------------------------------------------------------------
 
+
 class Ticker(threading.Thread):
     """Asks to wake every millisecond and records how late each wake-up is."""
 
@@ -243,8 +277,9 @@ class Ticker(threading.Thread):
         return samples
 
 
-def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds: float, mode: str
-                   ) -> dict[str, Any]:
+def bench_curation(
+    models_dir: Path, texts: list[tuple[str, str]], idle_seconds: float, mode: str
+) -> dict[str, Any]:
     """Capture `texts` one every PACE_S while curation runs in `mode` (thread: in this process; process: in the
     memory home's worker process, started and warmed up with one turn before the measurement)."""
     home = Path(tempfile.mkdtemp(prefix="bench-curate-"))
@@ -272,10 +307,17 @@ def bench_curation(models_dir: Path, texts: list[tuple[str, str]], idle_seconds:
         counts = provider.engine.store.health.counts()
         provider.shutdown()
     shutil.rmtree(home, ignore_errors=True)
-    return {"mode": mode, "turns": len(texts), "curate_s": elapsed, "turns_per_s": len(texts) / elapsed,
-            "sync_turn_ms": percentiles(sync_ms, 50, 99), "tick_idle_ms": percentiles(idle, 50, 99, 100),
-            "tick_busy_ms": percentiles(busy, 50, 99, 100), "memories": counts["memories"],
-            "episodes": counts["episodes"]}
+    return {
+        "mode": mode,
+        "turns": len(texts),
+        "curate_s": elapsed,
+        "turns_per_s": len(texts) / elapsed,
+        "sync_turn_ms": percentiles(sync_ms, 50, 99),
+        "tick_idle_ms": percentiles(idle, 50, 99, 100),
+        "tick_busy_ms": percentiles(busy, 50, 99, 100),
+        "memories": counts["memories"],
+        "episodes": counts["episodes"],
+    }
 
 
 def curation_runs(models_dir: Path, texts: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
@@ -289,8 +331,10 @@ def curation_runs(models_dir: Path, texts: list[tuple[str, str]]) -> dict[str, d
 
 # ----- 4. query embedding ------------------------------------------------------------------------------------
 
-def bench_query_embedding(models_dir: Path, questions: list[str], torch_questions: int
-                          ) -> dict[str, tuple[float, ...]]:
+
+def bench_query_embedding(
+    models_dir: Path, questions: list[str], torch_questions: int
+) -> dict[str, tuple[float, ...]]:
     from hermes_bowerbird.embeddings.onnx_runtime import OnnxEmbedder
     from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
@@ -298,7 +342,11 @@ def bench_query_embedding(models_dir: Path, questions: list[str], torch_question
     for embedder in embedders.values():
         for query in questions[:5]:
             embedder.embed(query)
-    samples: dict[str, list[float]] = {"onnx-int8": [], "torch": [], "onnx-int8 (torch's questions)": []}
+    samples: dict[str, list[float]] = {
+        "onnx-int8": [],
+        "torch": [],
+        "onnx-int8 (torch's questions)": [],
+    }
     for position, query in enumerate(questions):
         runs = [("onnx-int8", embedders["onnx-int8"])]
         if position < torch_questions:
@@ -313,30 +361,51 @@ def bench_query_embedding(models_dir: Path, questions: list[str], torch_question
 
 # ----- report ------------------------------------------------------------------------------------------------
 
+
 def curation_rows(runs: dict[str, dict[str, Any]]) -> list[tuple[str, str, str, str]]:
     """Throughput, ticker and sync_turn rows for each curation mode, the product default (process) first."""
+
     def met(ok: bool) -> str:
         return "met" if ok else "**not met**"
 
     rows: list[tuple[str, str, str, str]] = []
     for mode, cur in runs.items():
         rows += [
-            (f"curator throughput ({mode} mode)",
-             f"{cur['turns_per_s']:.1f} turns/s ({cur['turns']} turns in {cur['curate_s']:.1f} s)",
-             ">= 50 turns/s", met(cur["turns_per_s"] >= 50)),
-            (f"1 ms ticker: scheduling delay p50 / p99 / max, curator idle ({mode} mode)",
-             "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_idle_ms"]), "", ""),
-            (f"1 ms ticker: scheduling delay p50 / p99 / max, during curation ({mode} mode)",
-             "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_busy_ms"]), "p99 <= 2 ms",
-             met(cur["tick_busy_ms"][1] <= 2)),
-            (f"sync_turn p50 / p99 during curation ({mode} mode)", "{:.2f} / {:.2f} ms".format(*cur["sync_turn_ms"]),
-             "p99 <= 2 ms", met(cur["sync_turn_ms"][1] <= 2)),
+            (
+                f"curator throughput ({mode} mode)",
+                f"{cur['turns_per_s']:.1f} turns/s ({cur['turns']} turns in {cur['curate_s']:.1f} s)",
+                ">= 50 turns/s",
+                met(cur["turns_per_s"] >= 50),
+            ),
+            (
+                f"1 ms ticker: scheduling delay p50 / p99 / max, curator idle ({mode} mode)",
+                "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_idle_ms"]),
+                "",
+                "",
+            ),
+            (
+                f"1 ms ticker: scheduling delay p50 / p99 / max, during curation ({mode} mode)",
+                "{:.2f} / {:.2f} / {:.1f} ms".format(*cur["tick_busy_ms"]),
+                "p99 <= 2 ms",
+                met(cur["tick_busy_ms"][1] <= 2),
+            ),
+            (
+                f"sync_turn p50 / p99 during curation ({mode} mode)",
+                "{:.2f} / {:.2f} ms".format(*cur["sync_turn_ms"]),
+                "p99 <= 2 ms",
+                met(cur["sync_turn_ms"][1] <= 2),
+            ),
         ]
     return rows
 
 
-def render(store: dict[str, Any], pre: dict[str, Any], runs: dict[str, dict[str, Any]],
-           emb: dict[str, tuple[float, ...]], command: str) -> str:
+def render(
+    store: dict[str, Any],
+    pre: dict[str, Any],
+    runs: dict[str, dict[str, Any]],
+    emb: dict[str, tuple[float, ...]],
+    command: str,
+) -> str:
     ratio = pre["prefetch_ms"][0] / pre["holographic_ms"][0]
     counts = store["counts"]
     onnx, torch, paired = emb["onnx-int8"], emb["torch"], emb["onnx-int8 (torch's questions)"]
@@ -345,51 +414,94 @@ def render(store: dict[str, Any], pre: dict[str, Any], runs: dict[str, dict[str,
         return "met" if ok else "**not met**"
 
     rows = [
-        ("query embedding p50 / p95 (int8 ONNX)", f"{onnx[0]:.1f} / {onnx[1]:.1f} ms", "p50 <= 5 ms",
-         met(onnx[0] <= 5)),
-        ("query embedding p50 / p95 (torch, the first questions, each right after ONNX's)",
-         f"{torch[0]:.1f} / {torch[1]:.1f} ms", f"ONNX/torch {paired[0] / torch[0]:.2f}x at p50", ""),
-        (f"prefetch p50 / p95 ({pre['queries']} questions)", f"{pre['prefetch_ms'][0]:.1f} / "
-         f"{pre['prefetch_ms'][1]:.1f} ms", "<= 20 / 40 ms",
-         met(pre["prefetch_ms"][0] <= 20 and pre["prefetch_ms"][1] <= 40)),
-        ("holographic prefetch p50 / p95 (same store texts and questions)",
-         f"{pre['holographic_ms'][0]:.1f} / {pre['holographic_ms'][1]:.1f} ms", "", ""),
+        (
+            "query embedding p50 / p95 (int8 ONNX)",
+            f"{onnx[0]:.1f} / {onnx[1]:.1f} ms",
+            "p50 <= 5 ms",
+            met(onnx[0] <= 5),
+        ),
+        (
+            "query embedding p50 / p95 (torch, the first questions, each right after ONNX's)",
+            f"{torch[0]:.1f} / {torch[1]:.1f} ms",
+            f"ONNX/torch {paired[0] / torch[0]:.2f}x at p50",
+            "",
+        ),
+        (
+            f"prefetch p50 / p95 ({pre['queries']} questions)",
+            f"{pre['prefetch_ms'][0]:.1f} / {pre['prefetch_ms'][1]:.1f} ms",
+            "<= 20 / 40 ms",
+            met(pre["prefetch_ms"][0] <= 20 and pre["prefetch_ms"][1] <= 40),
+        ),
+        (
+            "holographic prefetch p50 / p95 (same store texts and questions)",
+            f"{pre['holographic_ms'][0]:.1f} / {pre['holographic_ms'][1]:.1f} ms",
+            "",
+            "",
+        ),
         ("bowerbird / holographic p50", f"{ratio:.2f}x", "<= 0.6x", met(ratio <= 0.6)),
         *curation_rows(runs),
-        ("peak RSS of the prefetch phase (bowerbird + holographic)", f"{pre['peak_rss_mb']:.0f} MB", "", ""),
+        (
+            "peak RSS of the prefetch phase (bowerbird + holographic)",
+            f"{pre['peak_rss_mb']:.0f} MB",
+            "",
+            "",
+        ),
     ]
-    lines = [f"## Through the provider at {store['texts']:,} texts (benchmarks/bench_provider.py)", "",
-             f"Command: `{command}`  ",
-             f"Machine: {machine_line()}  ",
-             f"Store: {store['texts']} LongMemEval dev haystack texts (~450 chars) captured by `sync_turn` and "
-             f"curated (heuristics, no LLM, {pre['runtime']}): {counts['memories']} memories, "
-             f"{counts['episodes']} episodes; holographic holds the same {store['texts']} texts as facts.  ",
-             f"Questions: the {pre['queries']} dev questions, each embedded for the first time in this store; "
-             f"answered (non-empty prefetch): bowerbird {pre['answered']}, holographic {pre['holographic_answered']}; "
-             f"mean chars {pre['chars']:.0f} vs {pre['holographic_chars']:.0f}.", "",
-             "| measure | value | target | |", "|---|---|---|---|"]
+    lines = [
+        f"## Through the provider at {store['texts']:,} texts (benchmarks/bench_provider.py)",
+        "",
+        f"Command: `{command}`  ",
+        f"Machine: {machine_line()}  ",
+        f"Store: {store['texts']} LongMemEval dev haystack texts (~450 chars) captured by `sync_turn` and "
+        f"curated (heuristics, no LLM, {pre['runtime']}): {counts['memories']} memories, "
+        f"{counts['episodes']} episodes; holographic holds the same {store['texts']} texts as facts.  ",
+        f"Questions: the {pre['queries']} dev questions, each embedded for the first time in this store; "
+        f"answered (non-empty prefetch): bowerbird {pre['answered']}, holographic {pre['holographic_answered']}; "
+        f"mean chars {pre['chars']:.0f} vs {pre['holographic_chars']:.0f}.",
+        "",
+        "| measure | value | target | |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
     cur = runs["process"]
-    lines += ["", f"Curation runs: the file's last {cur['turns']} texts into a fresh store, one `sync_turn` every "
-              f"{PACE_S * 1000:.0f} ms while the curator works ({cur['memories']} memories, {cur['episodes']} "
-              "episodes), once per curation mode, one after the other in this run: `process` (the default: the "
-              "memory home's worker process curates) and `thread` (curation inside the Hermes process). The ticker "
-              "and `sync_turn` are measured in the Hermes process. The machine is shared: compare the idle and busy "
-              "ticker rows, and the modes."]
+    lines += [
+        "",
+        f"Curation runs: the file's last {cur['turns']} texts into a fresh store, one `sync_turn` every "
+        f"{PACE_S * 1000:.0f} ms while the curator works ({cur['memories']} memories, {cur['episodes']} "
+        "episodes), once per curation mode, one after the other in this run: `process` (the default: the "
+        "memory home's worker process curates) and `thread` (curation inside the Hermes process). The ticker "
+        "and `sync_turn` are measured in the Hermes process. The machine is shared: compare the idle and busy "
+        "ticker rows, and the modes.",
+    ]
     return "\n".join(lines)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--memories", type=int, default=10_000, help="texts captured into the prefetch store")
-    parser.add_argument("--curate", type=int, default=600, help="texts for the curation measurement")
-    parser.add_argument("--torch-questions", type=int, default=50, help="questions also embedded by torch")
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where the built stores are kept")
-    parser.add_argument("--rebuild", action="store_true", help="build the stores again even when cached")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
-    parser.add_argument("--curation-only", action="store_true",
-                        help="only the curation runs (process and thread mode side by side); print, write nothing")
+    parser.add_argument(
+        "--memories", type=int, default=10_000, help="texts captured into the prefetch store"
+    )
+    parser.add_argument(
+        "--curate", type=int, default=600, help="texts for the curation measurement"
+    )
+    parser.add_argument(
+        "--torch-questions", type=int, default=50, help="questions also embedded by torch"
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=DEFAULT_CACHE, help="where the built stores are kept"
+    )
+    parser.add_argument(
+        "--rebuild", action="store_true", help="build the stores again even when cached"
+    )
+    parser.add_argument(
+        "--no-write", action="store_true", help="print only; leave RESULTS.md alone"
+    )
+    parser.add_argument(
+        "--curation-only",
+        action="store_true",
+        help="only the curation runs (process and thread mode side by side); print, write nothing",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -399,10 +511,13 @@ def main() -> int:
         return 2
     texts, questions = load_corpus(args.data)
     if len(texts) < max(args.memories, args.curate):
-        print(f"only {len(texts)} distinct texts for {args.memories} and {args.curate}", file=sys.stderr)
+        print(
+            f"only {len(texts)} distinct texts for {args.memories} and {args.curate}",
+            file=sys.stderr,
+        )
         return 2
     if args.curation_only:
-        runs = curation_runs(args.cache / "models", texts[-args.curate:])
+        runs = curation_runs(args.cache / "models", texts[-args.curate :])
         print("\n".join(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in curation_rows(runs)))
         return 0
     store = cached_stores(args.cache, texts, args.memories, args.rebuild)
@@ -410,7 +525,7 @@ def main() -> int:
     warmup = ["What did we talk about last time?", "Remind me of my plans."]
     pre = bench_prefetch(args.cache, questions, warmup)
     print(json.dumps({"prefetch": pre}), flush=True)
-    cur = curation_runs(args.cache / "models", texts[-args.curate:])
+    cur = curation_runs(args.cache / "models", texts[-args.curate :])
     emb = bench_query_embedding(args.cache / "models", questions, args.torch_questions)
     print(json.dumps({"query_embedding": emb}), flush=True)
     raw = {"store": store, "prefetch": pre, "curation": cur, "query_embedding": emb}

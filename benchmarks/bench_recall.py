@@ -135,13 +135,29 @@ def engine_available() -> bool:
     return True
 
 
-Turn = tuple[str, str, int, str, str, float]  # scope, session_id, turn_index, role, text, created_at
+Turn = tuple[
+    str, str, int, str, str, float
+]  # scope, session_id, turn_index, role, text, created_at
 
 
-def build_system(turns: Sequence[Turn], embedder: FileCachedEmbedder, workdir: Path, name: str,
-                 direct: bool, overrides: dict[str, Any], reuse: bool = False) -> System:
-    config = build_config(workdir / name, {"db_path": str(workdir / name / "memory.db"),
-                                           "maintenance_enabled": False, "llm_backend": "none", **overrides})
+def build_system(
+    turns: Sequence[Turn],
+    embedder: FileCachedEmbedder,
+    workdir: Path,
+    name: str,
+    direct: bool,
+    overrides: dict[str, Any],
+    reuse: bool = False,
+) -> System:
+    config = build_config(
+        workdir / name,
+        {
+            "db_path": str(workdir / name / "memory.db"),
+            "maintenance_enabled": False,
+            "llm_backend": "none",
+            **overrides,
+        },
+    )
     clock = FakeClock(max(t[5] for t in turns) + DAY)
     if reuse and config.db_path.exists():
         return _reopen(embedder, config, clock)
@@ -150,15 +166,25 @@ def build_system(turns: Sequence[Turn], embedder: FileCachedEmbedder, workdir: P
     return _ingest_direct(turns, embedder, config, clock)
 
 
-def _ingest_engine(turns: Sequence[Turn], embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> System:
+def _ingest_engine(
+    turns: Sequence[Turn], embedder: FileCachedEmbedder, config: Config, clock: FakeClock
+) -> System:
     from hermes_bowerbird.engine import Bowerbird
     from hermes_bowerbird.options import TurnCapture
 
     engine = Bowerbird(config, embedder=embedder, clock=clock, background=False)
     for scope, session_id, turn_index, role, text, created_at in turns:
         user, assistant = (text, "") if role != "assistant" else ("", text)
-        engine.capture_turn(TurnCapture(user, assistant, scope=scope, session_id=session_id, turn_index=turn_index,
-                                        created_at=created_at))
+        engine.capture_turn(
+            TurnCapture(
+                user,
+                assistant,
+                scope=scope,
+                session_id=session_id,
+                turn_index=turn_index,
+                created_at=created_at,
+            )
+        )
     engine.flush(timeout=3600)
     return System(engine.store, engine.vectors, config, clock, lambda: engine.shutdown(), "engine")
 
@@ -170,18 +196,27 @@ def _reopen(embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> S
     return System(store, vectors, config, clock, store.close, "reused from an earlier run")
 
 
-def _ingest_direct(turns: Sequence[Turn], embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> System:
+def _ingest_direct(
+    turns: Sequence[Turn], embedder: FileCachedEmbedder, config: Config, clock: FakeClock
+) -> System:
     """One episode per turn straight into Store + VectorTier (used when the engine is unavailable)."""
     config.db_path.parent.mkdir(parents=True, exist_ok=True)
     store = Store.open(config.db_path, clock=clock)
     vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
     batch: list[tuple[int, str]] = []
     for scope, session_id, turn_index, role, text, created_at in turns:
-        episode_id = store.episodes.insert(scope=scope, session_id=session_id, turn_index=turn_index,
-                                          chunk_index=0, role=role, content=text, created_at=created_at)
+        episode_id = store.episodes.insert(
+            scope=scope,
+            session_id=session_id,
+            turn_index=turn_index,
+            chunk_index=0,
+            role=role,
+            content=text,
+            created_at=created_at,
+        )
         batch.append((episode_id, text))
     for start in range(0, len(batch), 512):
-        vectors.add(ItemKind.EPISODE, batch[start:start + 512])
+        vectors.add(ItemKind.EPISODE, batch[start : start + 512])
     return System(store, vectors, config, clock, store.close, "direct episodes")
 
 
@@ -212,10 +247,13 @@ def load_locomo(path: Path) -> tuple[list[Turn], list[Question]]:
         for qa in conv["qa"]:
             if qa.get("category") not in CATEGORIES:
                 continue
-            evidence = frozenset(dia_to_slot[d] for d in _evidence_ids(qa.get("evidence", []))
-                                 if d in dia_to_slot)
+            evidence = frozenset(
+                dia_to_slot[d] for d in _evidence_ids(qa.get("evidence", [])) if d in dia_to_slot
+            )
             if evidence:
-                questions.append(Question(scope, str(qa["question"]), int(qa["category"]), evidence))
+                questions.append(
+                    Question(scope, str(qa["question"]), int(qa["category"]), evidence)
+                )
     return turns, questions
 
 
@@ -275,15 +313,26 @@ def turn_metrics(ranked: Sequence[Sequence[str]], evidence: frozenset[str]) -> d
         gains.append(1.0 if new else 0.0)
     dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
     ideal = sum(1 / math.log2(i + 2) for i in range(min(len(evidence), 10)))
-    return {"any@1": float(bool(covered(1))), "any@5": float(bool(covered(5))), "any@10": float(bool(covered(10))),
-            "all@5": float(covered(5) == evidence), "all@10": float(covered(10) == evidence),
-            "sess@1": session_hit(1), "sess@5": session_hit(5), "ndcg@10": dcg / ideal}
+    return {
+        "any@1": float(bool(covered(1))),
+        "any@5": float(bool(covered(5))),
+        "any@10": float(bool(covered(10))),
+        "all@5": float(covered(5) == evidence),
+        "all@10": float(covered(10) == evidence),
+        "sess@1": session_hit(1),
+        "sess@5": session_hit(5),
+        "ndcg@10": dcg / ideal,
+    }
 
 
-def run_locomo(system: System, questions: Sequence[Question], embedder: FileCachedEmbedder) -> dict[str, Scores]:
+def run_locomo(
+    system: System, questions: Sequence[Question], embedder: FileCachedEmbedder
+) -> dict[str, Scores]:
     out = {"engine": Scores(), "fts5": Scores(), "vector": Scores()}
-    episode_ids = {scope: system.store.search.ids_after(ItemKind.EPISODE, [scope]) for scope in
-                   {q.scope for q in questions}}
+    episode_ids = {
+        scope: system.store.search.ids_after(ItemKind.EPISODE, [scope])
+        for scope in {q.scope for q in questions}
+    }
     for q in questions:
         started = time.perf_counter()
         hits = system.retriever.search(RecallRequest(q.text, (q.scope,), limit=10), touch=False)
@@ -322,8 +371,13 @@ def latency_vectors_off(system: System, questions: Sequence[Question]) -> list[f
     return out
 
 
-def latency_at_scale(embedder: FileCachedEmbedder, texts: Sequence[str], questions: Sequence[Question],
-                     workdir: Path, size: int) -> dict[str, float]:
+def latency_at_scale(
+    embedder: FileCachedEmbedder,
+    texts: Sequence[str],
+    questions: Sequence[Question],
+    workdir: Path,
+    size: int,
+) -> dict[str, float]:
     """p50/p95 of the engine's search over `size` items of one scope (half episodes, half memories)."""
     from hermes_bowerbird.types import MemoryType, NewMemory, Source
 
@@ -332,16 +386,37 @@ def latency_at_scale(embedder: FileCachedEmbedder, texts: Sequence[str], questio
     config.db_path.parent.mkdir(parents=True, exist_ok=True)
     store = Store.open(config.db_path, clock=clock)
     vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
-    pool = [texts[i % len(texts)] + ("" if i < len(texts) else f" (copy {i // len(texts)})") for i in range(size)]
+    pool = [
+        texts[i % len(texts)] + ("" if i < len(texts) else f" (copy {i // len(texts)})")
+        for i in range(size)
+    ]
     episodes, memories = [], []
     for i, text in enumerate(pool):
         if i % 2:
-            memory = store.insert_memory(NewMemory(scope="user:scale", type=MemoryType.FACT, content=text,
-                                                   source=Source.IMPORT, provenance=(Provenance("scale", i),)))
+            memory = store.insert_memory(
+                NewMemory(
+                    scope="user:scale",
+                    type=MemoryType.FACT,
+                    content=text,
+                    source=Source.IMPORT,
+                    provenance=(Provenance("scale", i),),
+                )
+            )
             memories.append((memory.id, text))
         else:
-            episodes.append((store.episodes.insert(scope="user:scale", session_id=f"scale:{i // 40}",
-                                                  turn_index=i % 40, chunk_index=0, role="user", content=text), text))
+            episodes.append(
+                (
+                    store.episodes.insert(
+                        scope="user:scale",
+                        session_id=f"scale:{i // 40}",
+                        turn_index=i % 40,
+                        chunk_index=0,
+                        role="user",
+                        content=text,
+                    ),
+                    text,
+                )
+            )
     vectors.add(ItemKind.EPISODE, episodes)
     vectors.add(ItemKind.MEMORY, memories)
     out: dict[str, float] = {"items": float(size)}
@@ -353,7 +428,7 @@ def latency_at_scale(embedder: FileCachedEmbedder, texts: Sequence[str], questio
             retriever.search(RecallRequest(q.text, ("user:scale",), limit=10), touch=False)
             times.append((time.perf_counter() - started) * 1000)
         retriever.close()
-        out[f"{label}_p50"], out[f"{label}_p95"] = percentile(times, .5), percentile(times, .95)
+        out[f"{label}_p50"], out[f"{label}_p95"] = percentile(times, 0.5), percentile(times, 0.95)
     store.close()
     return out
 
@@ -370,12 +445,16 @@ def load_persona(folder: Path) -> tuple[list[Turn], dict[str, Any]]:
         index = counters.get(session, 0)
         counters[session] = index + 1
         created = datetime.fromisoformat(msg["timestamp"]).timestamp()
-        turns.append(("user:persona", session, index, str(msg["role"]), str(msg["content"]), created))
+        turns.append(
+            ("user:persona", session, index, str(msg["role"]), str(msg["content"]), created)
+        )
     truth = json.loads((folder / "ground_truth.json").read_text(encoding="utf-8"))
     return turns, truth
 
 
-STEM_CHARS = 5  # words sharing their first 5 letters count as one (consultant/consulting, divorce/divorced)
+STEM_CHARS = (
+    5  # words sharing their first 5 letters count as one (consultant/consulting, divorce/divorced)
+)
 _ALTERNATIVES = re.compile(r"[()/]")
 
 
@@ -401,29 +480,56 @@ def mentions(text: str, value: str, threshold: float = 0.5) -> bool:
 def run_persona(system: System, truth: dict[str, Any]) -> dict[str, Any]:
     changes = []
     for change in truth["changes"]:
-        hits = system.retriever.search(RecallRequest(f"What is Marcus's {change['query_topic']}?",
-                                                     ("user:persona",), limit=10), touch=False)
+        hits = system.retriever.search(
+            RecallRequest(
+                f"What is Marcus's {change['query_topic']}?", ("user:persona",), limit=10
+            ),
+            touch=False,
+        )
         new, old = str(change["new_value"]), str(change["old_value"])
         new_rank = _first_rank(hits, new)
         # a hit stating both values ("I moved from New York to Austin") tells the change, so it is the new value's
         old_rank = _first_rank(hits, old, unless=new)
-        changes.append({"fact": change["fact"], "new_rank": new_rank, "old_rank": old_rank,
-                        "ok": new_rank is not None and (old_rank is None or new_rank < old_rank)})
+        changes.append(
+            {
+                "fact": change["fact"],
+                "new_rank": new_rank,
+                "old_rank": old_rank,
+                "ok": new_rank is not None and (old_rank is None or new_rank < old_rank),
+            }
+        )
     pairs = []
     for pair in truth["query_relevance_pairs"]:
-        hits = system.retriever.search(RecallRequest(pair["query"], ("user:persona",), limit=5), touch=False)
+        hits = system.retriever.search(
+            RecallRequest(pair["query"], ("user:persona",), limit=5), touch=False
+        )
         texts = [h.content for h in hits]
         found = sum(any(mentions(t, f) for t in texts) for f in pair["expected_relevant_facts"])
-        intruders = sum(any(mentions(t, f) for t in texts) for f in pair["expected_irrelevant_facts"])
-        pairs.append({"id": pair["query_id"], "expected": len(pair["expected_relevant_facts"]), "found": found,
-                      "irrelevant": len(pair["expected_irrelevant_facts"]), "intruding": intruders})
+        intruders = sum(
+            any(mentions(t, f) for t in texts) for f in pair["expected_irrelevant_facts"]
+        )
+        pairs.append(
+            {
+                "id": pair["query_id"],
+                "expected": len(pair["expected_relevant_facts"]),
+                "found": found,
+                "irrelevant": len(pair["expected_irrelevant_facts"]),
+                "intruding": intruders,
+            }
+        )
     return {"changes": changes, "pairs": pairs, "kinds": system.store.health.counts()}
 
 
 def _first_rank(hits: Sequence[Any], value: str, unless: str | None = None) -> int | None:
     """1-based rank of the first hit carrying `value` (and not `unless`), or None."""
-    return next((i + 1 for i, h in enumerate(hits)
-                 if mentions(h.content, value) and not (unless and mentions(h.content, unless))), None)
+    return next(
+        (
+            i + 1
+            for i, h in enumerate(hits)
+            if mentions(h.content, value) and not (unless and mentions(h.content, unless))
+        ),
+        None,
+    )
 
 
 # -- the prefetch gate --------------------------------------------------------------------------------------------
@@ -435,24 +541,41 @@ class GateRecord:
     answerable: bool
     hits: list[dict[str, float]]
     query: str = ""
-    texts: list[str] = field(default_factory=list)  # the hits' first words, for reading the raw dump
+    texts: list[str] = field(
+        default_factory=list
+    )  # the hits' first words, for reading the raw dump
 
 
-def gate_record(retriever: Retriever, query: str, scopes: tuple[str, ...], answerable: bool,
-                answers: Callable[[Hit], bool]) -> GateRecord:
-    hits = retriever.search(RecallRequest(query, scopes, limit=10, min_relevance=GATE_ON, explain=True),
-                            touch=False)
+def gate_record(
+    retriever: Retriever,
+    query: str,
+    scopes: tuple[str, ...],
+    answerable: bool,
+    answers: Callable[[Hit], bool],
+) -> GateRecord:
+    hits = retriever.search(
+        RecallRequest(query, scopes, limit=10, min_relevance=GATE_ON, explain=True), touch=False
+    )
     rows = []
     for hit in hits:
         sig = hit.signals
-        rows.append({"relevance": float(sig.get("relevance", 0.0)), "cosine": float(sig.get("cosine", -1.0)),
-                     "coverage": float(sig.get("coverage", 0.0)), "z": float(sig.get("gate_z", 0.0)),
-                     "chance": float(sig.get("gate_chance", 0.0)), "subject": float("subject" in sig),
-                     "answers": float(answerable and answers(hit))})
+        rows.append(
+            {
+                "relevance": float(sig.get("relevance", 0.0)),
+                "cosine": float(sig.get("cosine", -1.0)),
+                "coverage": float(sig.get("coverage", 0.0)),
+                "z": float(sig.get("gate_z", 0.0)),
+                "chance": float(sig.get("gate_chance", 0.0)),
+                "subject": float("subject" in sig),
+                "answers": float(answerable and answers(hit)),
+            }
+        )
     return GateRecord(answerable, rows, query, [h.content[:80] for h in hits])
 
 
-def gate_curve(records: Sequence[GateRecord], floors: Sequence[float] = GATE_FLOORS) -> list[dict[str, float]]:
+def gate_curve(
+    records: Sequence[GateRecord], floors: Sequence[float] = GATE_FLOORS
+) -> list[dict[str, float]]:
     """Per operating point: the share of answerable queries whose gated top 5 holds an answer, the share of
     unanswerable ones that get nothing, and the share of injected items that answer (answerable queries)."""
     rows = []
@@ -461,10 +584,16 @@ def gate_curve(records: Sequence[GateRecord], floors: Sequence[float] = GATE_FLO
         good = [k for k, r in zip(kept, records, strict=True) if r.answerable]
         bad = [k for k, r in zip(kept, records, strict=True) if not r.answerable]
         injected = [h for k in good for h in k]
-        rows.append({"floor": floor, "recall": _share(any(h["answers"] for h in k) for k in good),
-                     "silent": _share(not k for k in bad),
-                     "precision": _share(bool(h["answers"]) for h in injected), "n_good": len(good),
-                     "n_bad": len(bad)})
+        rows.append(
+            {
+                "floor": floor,
+                "recall": _share(any(h["answers"] for h in k) for k in good),
+                "silent": _share(not k for k in bad),
+                "precision": _share(bool(h["answers"]) for h in injected),
+                "n_good": len(good),
+                "n_bad": len(bad),
+            }
+        )
     return rows
 
 
@@ -479,8 +608,10 @@ def locomo_gate(system: System, questions: Sequence[Question]) -> list[GateRecor
     other = {scope: scopes[(i + 1) % len(scopes)] for i, scope in enumerate(scopes)}
     out = []
     for q in questions:
+
         def answers(hit: Hit, q: Question = q) -> bool:
             return bool(set(slots_of(hit.provenance)) & q.evidence)
+
         out.append(gate_record(system.retriever, q.text, (q.scope,), True, answers))
         out.append(gate_record(system.retriever, q.text, (other[q.scope],), False, answers))
     return out
@@ -511,16 +642,25 @@ def load_lme(path: Path) -> list[LmeQuestion]:
         for session in row["haystack"]:
             created = _lme_time(str(session["timestamp"]))
             parts = [p.strip() for p in str(session["user_text_prefix"]).split("\n") if p.strip()]
-            turns += [(LME_SCOPE, str(session["session_id"]), i, "user", text, created + i * 60)
-                      for i, text in enumerate(parts)]
-        out.append(LmeQuestion(str(row["question_id"]), str(row["question"]), str(row["question_type"]),
-                               bool(row.get("is_abstention")), frozenset(map(str, row["answer_session_ids"])),
-                               tuple(turns)))
+            turns += [
+                (LME_SCOPE, str(session["session_id"]), i, "user", text, created + i * 60)
+                for i, text in enumerate(parts)
+            ]
+        out.append(
+            LmeQuestion(
+                str(row["question_id"]),
+                str(row["question"]),
+                str(row["question_type"]),
+                bool(row.get("is_abstention")),
+                frozenset(map(str, row["answer_session_ids"])),
+                tuple(turns),
+            )
+        )
     return out
 
 
 def _lme_time(text: str) -> float:
-    """"2023/05/20 (Sat) 02:21" -> epoch seconds (UTC)."""
+    """ "2023/05/20 (Sat) 02:21" -> epoch seconds (UTC)."""
     cleaned = re.sub(r"\s*\([^)]*\)\s*", " ", text).strip()
     return datetime.strptime(cleaned, "%Y/%m/%d %H:%M").replace(tzinfo=UTC).timestamp()
 
@@ -530,8 +670,14 @@ def distinct_sessions(ranked: Sequence[Sequence[str]]) -> list[str]:
     return list(dict.fromkeys(slot.split("#")[0] for hit in ranked for slot in hit))
 
 
-def run_lme(questions: Sequence[LmeQuestion], embedder: FileCachedEmbedder, workdir: Path, direct: bool,
-            overrides: dict[str, Any], reuse: bool = False) -> dict[str, Any]:
+def run_lme(
+    questions: Sequence[LmeQuestion],
+    embedder: FileCachedEmbedder,
+    workdir: Path,
+    direct: bool,
+    overrides: dict[str, Any],
+    reuse: bool = False,
+) -> dict[str, Any]:
     """Session recall@1/@5 of the engine and both baselines; gate records (abstention = unanswerable)."""
     rows: dict[str, list[tuple[str, float, float]]] = {"engine": [], "fts5": [], "vector": []}
     gate: list[GateRecord] = []
@@ -539,33 +685,64 @@ def run_lme(questions: Sequence[LmeQuestion], embedder: FileCachedEmbedder, work
         system = build_system(q.turns, embedder, workdir, f"lme/{n}", direct, overrides, reuse)
         try:
             if not q.abstention:
-                hits = system.retriever.search(RecallRequest(q.text, (LME_SCOPE,), limit=20), touch=False)
-                ranked = {"engine": [slots_of(h.provenance) for h in hits],
-                          "fts5": _baseline_fts(system, Question(LME_SCOPE, q.text, 0, frozenset()), 50),
-                          "vector": _baseline_vector(system, embedder, q.text, LME_SCOPE, 50)}
+                hits = system.retriever.search(
+                    RecallRequest(q.text, (LME_SCOPE,), limit=20), touch=False
+                )
+                ranked = {
+                    "engine": [slots_of(h.provenance) for h in hits],
+                    "fts5": _baseline_fts(system, Question(LME_SCOPE, q.text, 0, frozenset()), 50),
+                    "vector": _baseline_vector(system, embedder, q.text, LME_SCOPE, 50),
+                }
                 for name, slots in ranked.items():
                     sessions = distinct_sessions(slots)
-                    rows[name].append((q.qtype, float(bool(set(sessions[:1]) & q.answers)),
-                                       float(bool(set(sessions[:5]) & q.answers))))
+                    rows[name].append(
+                        (
+                            q.qtype,
+                            float(bool(set(sessions[:1]) & q.answers)),
+                            float(bool(set(sessions[:5]) & q.answers)),
+                        )
+                    )
 
             def answers(hit: Hit, q: LmeQuestion = q) -> bool:
                 return any(p.session_id in q.answers for p in hit.provenance)
-            gate.append(gate_record(system.retriever, q.text, (LME_SCOPE,), not q.abstention, answers))
+
+            gate.append(
+                gate_record(system.retriever, q.text, (LME_SCOPE,), not q.abstention, answers)
+            )
         finally:
             system.retriever.close()
             system.close()
         if n % 25 == 24:
             embedder.save()
             log.warning("LongMemEval: %d of %d questions", n + 1, len(questions))
-    table = {name: {"r@1": statistics.fmean(r[1] for r in values), "r@5": statistics.fmean(r[2] for r in values),
-                    "n": len(values)} for name, values in rows.items() if values}
-    by_type = {name: {t: statistics.fmean(r[2] for r in values if r[0] == t) for t in sorted({r[0] for r in values})}
-               for name, values in rows.items() if values}
-    return {"table": table, "by_type": by_type, "gate": gate, "abstention": sum(q.abstention for q in questions)}
+    table = {
+        name: {
+            "r@1": statistics.fmean(r[1] for r in values),
+            "r@5": statistics.fmean(r[2] for r in values),
+            "n": len(values),
+        }
+        for name, values in rows.items()
+        if values
+    }
+    by_type = {
+        name: {
+            t: statistics.fmean(r[2] for r in values if r[0] == t)
+            for t in sorted({r[0] for r in values})
+        }
+        for name, values in rows.items()
+        if values
+    }
+    return {
+        "table": table,
+        "by_type": by_type,
+        "gate": gate,
+        "abstention": sum(q.abstention for q in questions),
+    }
 
 
-def _baseline_vector(system: System, embedder: FileCachedEmbedder, text: str, scope: str,
-                     k: int) -> list[list[str]]:
+def _baseline_vector(
+    system: System, embedder: FileCachedEmbedder, text: str, scope: str, k: int
+) -> list[list[str]]:
     ids = set(system.store.search.ids_after(ItemKind.EPISODE, [scope]))
     ranked = system.vectors.search(ItemKind.EPISODE, embedder.embed(text), k, ids)
     return _episode_slots(system, [i for i, _ in ranked])
@@ -598,18 +775,31 @@ def holds(text: str, terms: Sequence[str]) -> bool:
     return all(re.search(r"(?<!\w)" + re.escape(t), text, re.IGNORECASE) for t in terms)
 
 
-def run_everyday(data: Everyday, embedder: FileCachedEmbedder, workdir: Path,
-                 overrides: dict[str, Any]) -> dict[str, Any]:
+def run_everyday(
+    data: Everyday, embedder: FileCachedEmbedder, workdir: Path, overrides: dict[str, Any]
+) -> dict[str, Any]:
     """Facts told through sync_turn in their sessions; then each question in a session of its own: is the fact
     injected by prefetch, does bowerbird_recall's top 5 hold it, and do unanswerable ones get nothing."""
     from hermes_bowerbird.engine import Bowerbird
     from hermes_bowerbird.provider import PREFETCH_HEADER, BowerbirdProvider
 
     workdir.mkdir(parents=True, exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="everyday_", dir=workdir))  # always a fresh store, also with --reuse
-    config = build_config(home, {"db_path": str(home / "memory.db"), "maintenance_enabled": False,
-                                 "llm_backend": "none", "import_markdown": False, **overrides})
-    holder = Bowerbird.open_shared(config, embedder=embedder)  # the provider shares this engine and its model
+    home = Path(
+        tempfile.mkdtemp(prefix="everyday_", dir=workdir)
+    )  # always a fresh store, also with --reuse
+    config = build_config(
+        home,
+        {
+            "db_path": str(home / "memory.db"),
+            "maintenance_enabled": False,
+            "llm_backend": "none",
+            "import_markdown": False,
+            **overrides,
+        },
+    )
+    holder = Bowerbird.open_shared(
+        config, embedder=embedder
+    )  # the provider shares this engine and its model
     provider = BowerbirdProvider(config)
     provider.initialize("everyday-1", hermes_home=str(home), platform="cli")
     for session, said in data.facts:
@@ -622,7 +812,9 @@ def run_everyday(data: Everyday, embedder: FileCachedEmbedder, workdir: Path,
         block = provider.prefetch(question)
         got = PREFETCH_HEADER in block and holds(block.split(PREFETCH_HEADER, 1)[1], terms)
         injected.append(got)
-        result = json.loads(provider.handle_tool_call("bowerbird_recall", {"query": question, "limit": 5}))
+        result = json.loads(
+            provider.handle_tool_call("bowerbird_recall", {"query": question, "limit": 5})
+        )
         tool.append(any(holds(r["content"], terms) for r in result.get("results", [])))
         if not got:
             misses.append(question)
@@ -635,16 +827,36 @@ def run_everyday(data: Everyday, embedder: FileCachedEmbedder, workdir: Path,
             noisy.append(question)
     gate = []
     for question, terms in data.asks:
-        gate.append(gate_record(holder.retriever, question, provider.visible, True,
-                                lambda hit, terms=terms: holds(hit.content, terms)))
-    gate += [gate_record(holder.retriever, q, provider.visible, False, lambda hit: False)
-             for q in data.unanswerable]
-    counts = {k: v for k, v in holder.store.health.counts().items() if k in ("memories", "episodes")}
+        gate.append(
+            gate_record(
+                holder.retriever,
+                question,
+                provider.visible,
+                True,
+                lambda hit, terms=terms: holds(hit.content, terms),
+            )
+        )
+    gate += [
+        gate_record(holder.retriever, q, provider.visible, False, lambda hit: False)
+        for q in data.unanswerable
+    ]
+    counts = {
+        k: v for k, v in holder.store.health.counts().items() if k in ("memories", "episodes")
+    }
     provider.shutdown()
     holder.release()
-    return {"facts": len(data.facts), "asks": len(data.asks), "unanswerable": len(data.unanswerable),
-            "injected": _share(injected), "tool": _share(tool), "silent": _share(silent), "gate": gate,
-            "misses": misses, "noisy": noisy, "counts": counts}
+    return {
+        "facts": len(data.facts),
+        "asks": len(data.asks),
+        "unanswerable": len(data.unanswerable),
+        "injected": _share(injected),
+        "tool": _share(tool),
+        "silent": _share(silent),
+        "gate": gate,
+        "misses": misses,
+        "noisy": noisy,
+        "counts": counts,
+    }
 
 
 # -- reporting ----------------------------------------------------------------------------------------------------
@@ -657,14 +869,25 @@ METRICS = ("any@1", "any@5", "any@10", "all@5", "all@10", "sess@1", "sess@5", "n
 
 
 def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]) -> str:
-    lines = [f"Command: `{meta['command']}`  ", f"Machine: {meta['machine']}  ",
-             f"Run time: {meta['seconds']:.0f} s in all.", "", *render_summary(results, persona, meta), ""]
+    lines = [
+        f"Command: `{meta['command']}`  ",
+        f"Machine: {meta['machine']}  ",
+        f"Run time: {meta['seconds']:.0f} s in all.",
+        "",
+        *render_summary(results, persona, meta),
+        "",
+    ]
     if results:
         lines += ["### LoCoMo dev", "", *render_locomo(results, meta), ""]
     if meta.get("lme"):
         lines += ["### LongMemEval_S dev half", "", *render_lme(meta["lme"]), ""]
     if meta.get("everyday"):
-        lines += ["### Everyday set, through the provider", "", *render_everyday(meta["everyday"]), ""]
+        lines += [
+            "### Everyday set, through the provider",
+            "",
+            *render_everyday(meta["everyday"]),
+            "",
+        ]
     if meta.get("gates"):
         lines += ["### Prefetch gate", "", *render_gates(meta["gates"]), ""]
     if persona is not None:
@@ -672,94 +895,136 @@ def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dic
     return "\n".join(lines)
 
 
-def render_summary(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]) -> list[str]:
+def render_summary(
+    results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]
+) -> list[str]:
     """One line per set and measure: ours beside plain FTS5 bm25 and plain MiniLM cosine."""
     lines = ["| set | measure | ours | fts5 | MiniLM |", "|---|---|---|---|---|"]
     if results:
         tables = {name: scores.table()["all"] for name, scores in results.items()}
         for metric, label in (("any@5", "turn recall_any@5"), ("sess@5", "session hit@5")):
-            lines.append(f"| LoCoMo dev | {label} | {tables['engine'][metric]:.3f} | {tables['fts5'][metric]:.3f} "
-                         f"| {tables['vector'][metric]:.3f} |")
+            lines.append(
+                f"| LoCoMo dev | {label} | {tables['engine'][metric]:.3f} | {tables['fts5'][metric]:.3f} "
+                f"| {tables['vector'][metric]:.3f} |"
+            )
     lme = meta.get("lme")
     if lme:
         t = lme["table"]
         for metric in ("r@1", "r@5"):
-            lines.append(f"| LongMemEval_S dev | session recall{metric[1:]} | {t['engine'][metric]:.3f} | "
-                         f"{t['fts5'][metric]:.3f} | {t['vector'][metric]:.3f} |")
+            lines.append(
+                f"| LongMemEval_S dev | session recall{metric[1:]} | {t['engine'][metric]:.3f} | "
+                f"{t['fts5'][metric]:.3f} | {t['vector'][metric]:.3f} |"
+            )
     everyday = meta.get("everyday")
     if everyday:
-        lines += [f"| everyday | fact injected by prefetch | {everyday['injected']:.3f} | - | - |",
-                  f"| everyday | unanswerable: nothing injected | {everyday['silent']:.3f} | - | - |",
-                  f"| everyday | bowerbird_recall top 5 holds the fact | {everyday['tool']:.3f} | - | - |"]
+        lines += [
+            f"| everyday | fact injected by prefetch | {everyday['injected']:.3f} | - | - |",
+            f"| everyday | unanswerable: nothing injected | {everyday['silent']:.3f} | - | - |",
+            f"| everyday | bowerbird_recall top 5 holds the fact | {everyday['tool']:.3f} | - | - |",
+        ]
     if persona is not None:
         ok = sum(c["ok"] for c in persona["changes"])
-        lines.append(f"| persona | changes: new value above the old | {ok} of {len(persona['changes'])} | - | - |")
+        lines.append(
+            f"| persona | changes: new value above the old | {ok} of {len(persona['changes'])} | - | - |"
+        )
     return lines
 
 
 def render_locomo(results: dict[str, Scores], meta: dict[str, Any]) -> list[str]:
-    lines = [f"Ingestion: {meta['mode']}; {meta['counts']}  ",
-             f"Questions: {meta['questions']} (categories 1-4 of {meta['data']}); limit 10, no token budget.", "",
-             "| system | category | n | " + " | ".join(METRICS) + " |",
-             "|---" * (len(METRICS) + 3) + "|"]
+    lines = [
+        f"Ingestion: {meta['mode']}; {meta['counts']}  ",
+        f"Questions: {meta['questions']} (categories 1-4 of {meta['data']}); limit 10, no token budget.",
+        "",
+        "| system | category | n | " + " | ".join(METRICS) + " |",
+        "|---" * (len(METRICS) + 3) + "|",
+    ]
     for name, scores in results.items():
         for group, row in scores.table().items():
             cells = " | ".join(f"{row[m]:.3f}" for m in METRICS)
             label = f"**{group}**" if group == "all" else group
             lines.append(f"| {name} | {label} | {int(row['n'])} | {cells} |")
     engine = results["engine"]
-    lines += ["", f"Engine latency per query (incl. query embedding): p50 {percentile(engine.latencies, .5):.1f} ms, "
-                  f"p95 {percentile(engine.latencies, .95):.1f} ms; vector signal off: p50 "
-                  f"{percentile(meta['off'], .5):.1f} ms, p95 {percentile(meta['off'], .95):.1f} ms.  ",
-              f"Tokens returned per query (10 hits, no budget, ~4 chars/token): mean "
-              f"{statistics.fmean(engine.tokens):.0f}, p95 {percentile(engine.tokens, .95):.0f}."]
+    lines += [
+        "",
+        f"Engine latency per query (incl. query embedding): p50 {percentile(engine.latencies, 0.5):.1f} ms, "
+        f"p95 {percentile(engine.latencies, 0.95):.1f} ms; vector signal off: p50 "
+        f"{percentile(meta['off'], 0.5):.1f} ms, p95 {percentile(meta['off'], 0.95):.1f} ms.  ",
+        f"Tokens returned per query (10 hits, no budget, ~4 chars/token): mean "
+        f"{statistics.fmean(engine.tokens):.0f}, p95 {percentile(engine.tokens, 0.95):.0f}.",
+    ]
     scale = meta.get("scale")
     if scale:
-        lines += [f"At {int(scale['items'])} items in one scope (half episodes, half memories): p50 "
-                  f"{scale['on_p50']:.1f} ms, p95 {scale['on_p95']:.1f} ms with query embedding; vector signal off: "
-                  f"p50 {scale['off_p50']:.1f} ms, p95 {scale['off_p95']:.1f} ms."]
+        lines += [
+            f"At {int(scale['items'])} items in one scope (half episodes, half memories): p50 "
+            f"{scale['on_p50']:.1f} ms, p95 {scale['on_p95']:.1f} ms with query embedding; vector signal off: "
+            f"p50 {scale['off_p50']:.1f} ms, p95 {scale['off_p95']:.1f} ms."
+        ]
     return lines
 
 
 def render_lme(lme: dict[str, Any]) -> list[str]:
     t = lme["table"]
     n = t["engine"]["n"]
-    lines = [f"{n} answerable questions (+{lme['abstention']} abstention, used for the gate); one store per "
-             "question, user turns captured through the engine; session-level recall over distinct sessions.", "",
-             "| system | r@1 | r@5 |", "|---|---|---|"]
+    lines = [
+        f"{n} answerable questions (+{lme['abstention']} abstention, used for the gate); one store per "
+        "question, user turns captured through the engine; session-level recall over distinct sessions.",
+        "",
+        "| system | r@1 | r@5 |",
+        "|---|---|---|",
+    ]
     lines += [f"| {name} | {row['r@1']:.3f} | {row['r@5']:.3f} |" for name, row in t.items()]
     types = sorted(lme["by_type"]["engine"])
-    lines += ["", "recall@5 by question type:", "", "| system | " + " | ".join(types) + " |",
-              "|---" * (len(types) + 1) + "|"]
-    lines += [f"| {name} | " + " | ".join(f"{row.get(k, float('nan')):.3f}" for k in types) + " |"
-              for name, row in lme["by_type"].items()]
+    lines += [
+        "",
+        "recall@5 by question type:",
+        "",
+        "| system | " + " | ".join(types) + " |",
+        "|---" * (len(types) + 1) + "|",
+    ]
+    lines += [
+        f"| {name} | " + " | ".join(f"{row.get(k, float('nan')):.3f}" for k in types) + " |"
+        for name, row in lme["by_type"].items()
+    ]
     return lines
 
 
 def render_everyday(everyday: dict[str, Any]) -> list[str]:
-    lines = [f"{everyday['facts']} facts told in passing over several sessions ({everyday['counts']}); "
-             f"{everyday['asks']} questions in other words, each in a new session; {everyday['unanswerable']} "
-             "questions the store cannot answer. Targets: injected >= 0.90, nothing for unanswerable >= 0.85, "
-             "tool top 5 >= 0.97.", "",
-             f"- prefetch injected the fact: {everyday['injected']:.3f}",
-             f"- unanswerable questions that got nothing: {everyday['silent']:.3f}",
-             f"- bowerbird_recall top 5 held the fact: {everyday['tool']:.3f}"]
+    lines = [
+        f"{everyday['facts']} facts told in passing over several sessions ({everyday['counts']}); "
+        f"{everyday['asks']} questions in other words, each in a new session; {everyday['unanswerable']} "
+        "questions the store cannot answer. Targets: injected >= 0.90, nothing for unanswerable >= 0.85, "
+        "tool top 5 >= 0.97.",
+        "",
+        f"- prefetch injected the fact: {everyday['injected']:.3f}",
+        f"- unanswerable questions that got nothing: {everyday['silent']:.3f}",
+        f"- bowerbird_recall top 5 held the fact: {everyday['tool']:.3f}",
+    ]
     if everyday["misses"]:
         lines.append("- not injected: " + "; ".join(f'"{q}"' for q in everyday["misses"]))
     if everyday["noisy"]:
-        lines.append("- unanswerable but something injected: " + "; ".join(f'"{q}"' for q in everyday["noisy"]))
+        lines.append(
+            "- unanswerable but something injected: "
+            + "; ".join(f'"{q}"' for q in everyday["noisy"])
+        )
     return lines
 
 
 def render_gates(gates: dict[str, list[dict[str, float]]]) -> list[str]:
-    lines = ["Per operating point (`prefetch_gate`; hits kept when their gate relevance reaches it, top 5 of the "
-             "10 best): recall = answerable queries whose kept hits hold an answer; silent = unanswerable queries "
-             "(LoCoMo: asked of another conversation; LongMemEval: abstention; everyday: the unanswerable set) that "
-             "keep nothing; precision = share of kept hits that answer.", "",
-             "| set | gate | recall | silent | precision | answerable | unanswerable |", "|---" * 7 + "|"]
+    lines = [
+        "Per operating point (`prefetch_gate`; hits kept when their gate relevance reaches it, top 5 of the "
+        "10 best): recall = answerable queries whose kept hits hold an answer; silent = unanswerable queries "
+        "(LoCoMo: asked of another conversation; LongMemEval: abstention; everyday: the unanswerable set) that "
+        "keep nothing; precision = share of kept hits that answer.",
+        "",
+        "| set | gate | recall | silent | precision | answerable | unanswerable |",
+        "|---" * 7 + "|",
+    ]
     for name, rows in gates.items():
-        lines += [f"| {name} | {r['floor']:.2f} | {r['recall']:.3f} | {r['silent']:.3f} | {r['precision']:.3f} | "
-                  f"{r['n_good']} | {r['n_bad']} |" for r in rows]
+        lines += [
+            f"| {name} | {r['floor']:.2f} | {r['recall']:.3f} | {r['silent']:.3f} | {r['precision']:.3f} | "
+            f"{r['n_good']} | {r['n_bad']} |"
+            for r in rows
+        ]
     return lines
 
 
@@ -769,21 +1034,21 @@ def render_persona(persona: dict[str, Any]) -> list[str]:
     expected = sum(p["expected"] for p in persona["pairs"])
     intruding = sum(p["intruding"] for p in persona["pairs"])
     irrelevant = sum(p["irrelevant"] for p in persona["pairs"])
-    lines = [f"Persona (store: {persona['kinds']}):  ",
-             f"- changes: new value ranked above the old in {ok} of {len(persona['changes'])} "
-             "(query \"What is Marcus's <topic>?\", top 10; old rank = first hit stating the old value without "
-             "the new one)",
-             f"- query_relevance_pairs: {found} of {expected} expected facts in the top 5 "
-             f"({found / max(1, expected):.0%}); {intruding} of {irrelevant} expected-irrelevant facts intrude",
-             "", "| change | new rank | old rank | ok |", "|---|---|---|---|"]
+    lines = [
+        f"Persona (store: {persona['kinds']}):  ",
+        f"- changes: new value ranked above the old in {ok} of {len(persona['changes'])} "
+        '(query "What is Marcus\'s <topic>?", top 10; old rank = first hit stating the old value without '
+        "the new one)",
+        f"- query_relevance_pairs: {found} of {expected} expected facts in the top 5 "
+        f"({found / max(1, expected):.0%}); {intruding} of {irrelevant} expected-irrelevant facts intrude",
+        "",
+        "| change | new rank | old rank | ok |",
+        "|---|---|---|---|",
+    ]
     for c in persona["changes"]:
         ok = "yes" if c["ok"] else "no"
         lines.append(f"| {c['fact']} | {c['new_rank'] or '-'} | {c['old_rank'] or '-'} | {ok} |")
     return lines
-
-
-
-
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -791,7 +1056,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     overrides = dict(item.split("=", 1) for item in args.set)
-    local = LocalEmbedder() if args.runtime == "torch" else OnnxEmbedder(load_config().model_cache_dir)
+    local = (
+        LocalEmbedder() if args.runtime == "torch" else OnnxEmbedder(load_config().model_cache_dir)
+    )
     embedder = FileCachedEmbedder(local, args.embed_cache)
     started_all = time.perf_counter()
     results: dict[str, Scores] = {}
@@ -803,27 +1070,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "locomo" in args.only:
             results, texts = _locomo_part(args, embedder, workdir, overrides, meta)
         if "lme" in args.only and args.lme.exists():
-            questions = load_lme(args.lme)[:args.lme_limit or None]
+            questions = load_lme(args.lme)[: args.lme_limit or None]
             meta["lme"] = run_lme(questions, embedder, workdir, args.direct, overrides, args.reuse)
             meta["gates"]["LongMemEval_S"] = gate_curve(meta["lme"]["gate"])
             embedder.save()
         if "everyday" in args.only and args.everyday.exists():
-            meta["everyday"] = run_everyday(load_everyday(args.everyday), embedder, workdir, overrides)
+            meta["everyday"] = run_everyday(
+                load_everyday(args.everyday), embedder, workdir, overrides
+            )
             meta["gates"]["everyday"] = gate_curve(meta["everyday"]["gate"])
         if meta["gates"]:
-            meta["gates"]["all sets, pooled"] = gate_curve([r for key in ("locomo_gate", "lme", "everyday")
-                                                            for r in _gate_records(meta, key)])
-        if "persona" in args.only and args.persona and (args.persona / "conversations.jsonl").exists():
+            meta["gates"]["all sets, pooled"] = gate_curve(
+                [r for key in ("locomo_gate", "lme", "everyday") for r in _gate_records(meta, key)]
+            )
+        if (
+            "persona" in args.only
+            and args.persona
+            and (args.persona / "conversations.jsonl").exists()
+        ):
             p_turns, truth = load_persona(args.persona)
-            p_system = build_system(p_turns, embedder, workdir, "persona", args.direct, overrides, args.reuse)
+            p_system = build_system(
+                p_turns, embedder, workdir, "persona", args.direct, overrides, args.reuse
+            )
             persona = run_persona(p_system, truth)
             p_system.retriever.close()
             p_system.close()
             texts += [t[4] for t in p_turns]
         if args.scale and results:
-            meta["scale"] = latency_at_scale(embedder, texts, meta["locomo_questions"][::4], workdir, args.scale)
+            meta["scale"] = latency_at_scale(
+                embedder, texts, meta["locomo_questions"][::4], workdir, args.scale
+            )
         embedder.save()
-    meta |= {"command": _command(argv), "machine": machine_line(), "seconds": time.perf_counter() - started_all}
+    meta |= {
+        "command": _command(argv),
+        "machine": machine_line(),
+        "seconds": time.perf_counter() - started_all,
+    }
     text = render(results, persona, meta)
     print(text)
     if args.write_results:
@@ -836,30 +1118,69 @@ def main(argv: Sequence[str] | None = None) -> int:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-format JSON file")
-    parser.add_argument("--persona", type=Path, default=DEFAULT_PERSONA, help="persona folder ('' to skip)")
-    parser.add_argument("--lme", type=Path, default=DEFAULT_LME, help="LongMemEval_S JSONL (proxy format)")
-    parser.add_argument("--lme-limit", type=int, default=0, help="only the first N LongMemEval questions (0: all)")
-    parser.add_argument("--everyday", type=Path, default=DEFAULT_EVERYDAY, help="everyday-set JSONL")
-    parser.add_argument("--only", default="locomo,persona,lme,everyday", help="comma-separated sets to run")
-    parser.add_argument("--workdir", type=Path, default=None, help="where the benchmark databases go (temp dir)")
-    parser.add_argument("--embed-cache", type=Path, default=None, help="npz file caching embeddings between runs")
-    parser.add_argument("--runtime", choices=("torch", "onnx"), default="torch",
-                        help="local model runtime (one embed cache per runtime)")
-    parser.add_argument("--reuse", action="store_true",
-                        help="reopen the stores an earlier run left in --workdir instead of ingesting again")
-    parser.add_argument("--direct", action="store_true", help="ingest turns as plain episodes, not via the engine")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="config override, e.g. weights.neighbour_prev=0.3 (repeatable)")
-    parser.add_argument("--write-results", action="store_true", help="replace the recall section of RESULTS.md")
-    parser.add_argument("--scale", type=int, default=10_000, help="items for the latency-at-scale run (0 skips)")
-    parser.add_argument("--json", type=Path, default=None, help="also write raw results (and gate features) here")
+    parser.add_argument(
+        "--persona", type=Path, default=DEFAULT_PERSONA, help="persona folder ('' to skip)"
+    )
+    parser.add_argument(
+        "--lme", type=Path, default=DEFAULT_LME, help="LongMemEval_S JSONL (proxy format)"
+    )
+    parser.add_argument(
+        "--lme-limit", type=int, default=0, help="only the first N LongMemEval questions (0: all)"
+    )
+    parser.add_argument(
+        "--everyday", type=Path, default=DEFAULT_EVERYDAY, help="everyday-set JSONL"
+    )
+    parser.add_argument(
+        "--only", default="locomo,persona,lme,everyday", help="comma-separated sets to run"
+    )
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="where the benchmark databases go (temp dir)"
+    )
+    parser.add_argument(
+        "--embed-cache", type=Path, default=None, help="npz file caching embeddings between runs"
+    )
+    parser.add_argument(
+        "--runtime",
+        choices=("torch", "onnx"),
+        default="torch",
+        help="local model runtime (one embed cache per runtime)",
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="reopen the stores an earlier run left in --workdir instead of ingesting again",
+    )
+    parser.add_argument(
+        "--direct", action="store_true", help="ingest turns as plain episodes, not via the engine"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config override, e.g. weights.neighbour_prev=0.3 (repeatable)",
+    )
+    parser.add_argument(
+        "--write-results", action="store_true", help="replace the recall section of RESULTS.md"
+    )
+    parser.add_argument(
+        "--scale", type=int, default=10_000, help="items for the latency-at-scale run (0 skips)"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, help="also write raw results (and gate features) here"
+    )
     args = parser.parse_args(argv)
     args.only = {part.strip() for part in args.only.split(",") if part.strip()}
     return args
 
 
-def _locomo_part(args: argparse.Namespace, embedder: FileCachedEmbedder, workdir: Path,
-                 overrides: dict[str, Any], meta: dict[str, Any]) -> tuple[dict[str, Scores], list[str]]:
+def _locomo_part(
+    args: argparse.Namespace,
+    embedder: FileCachedEmbedder,
+    workdir: Path,
+    overrides: dict[str, Any],
+    meta: dict[str, Any],
+) -> tuple[dict[str, Scores], list[str]]:
     turns, questions = load_locomo(args.data)
     started = time.perf_counter()
     system = build_system(turns, embedder, workdir, "locomo", args.direct, overrides, args.reuse)
@@ -868,10 +1189,17 @@ def _locomo_part(args: argparse.Namespace, embedder: FileCachedEmbedder, workdir
     meta["off"] = latency_vectors_off(system, questions)
     meta["locomo_gate"] = locomo_gate(system, questions)
     meta["gates"]["LoCoMo"] = gate_curve(meta["locomo_gate"])
-    meta |= {"mode": f"{system.mode} ({ingest_seconds:.0f} s)", "questions": len(questions),
-             "data": args.data.name, "locomo_questions": questions,
-             "counts": {k: v for k, v in system.store.health.counts().items()
-                        if k in ("memories", "episodes", "entities", "edges")}}
+    meta |= {
+        "mode": f"{system.mode} ({ingest_seconds:.0f} s)",
+        "questions": len(questions),
+        "data": args.data.name,
+        "locomo_questions": questions,
+        "counts": {
+            k: v
+            for k, v in system.store.health.counts().items()
+            if k in ("memories", "episodes", "entities", "edges")
+        },
+    }
     system.retriever.close()
     system.close()
     return results, [t[4] for t in turns]
@@ -884,14 +1212,25 @@ def _gate_records(meta: dict[str, Any], key: str) -> list[GateRecord]:
     return list(part["gate"]) if part else []
 
 
-def _raw(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]) -> dict[str, Any]:
-    gates = {key: [{"answerable": r.answerable, "hits": r.hits, "query": r.query, "texts": r.texts}
-                   for r in _gate_records(meta, key)]
-             for key in ("locomo_gate", "lme", "everyday")}
+def _raw(
+    results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]
+) -> dict[str, Any]:
+    gates = {
+        key: [
+            {"answerable": r.answerable, "hits": r.hits, "query": r.query, "texts": r.texts}
+            for r in _gate_records(meta, key)
+        ]
+        for key in ("locomo_gate", "lme", "everyday")
+    }
     lme = {k: v for k, v in (meta.get("lme") or {}).items() if k != "gate"}
     everyday = {k: v for k, v in (meta.get("everyday") or {}).items() if k != "gate"}
-    return {"locomo": {k: v.table() for k, v in results.items()}, "persona": persona, "lme": lme,
-            "everyday": everyday, "gate_features": gates}
+    return {
+        "locomo": {k: v.table() for k, v in results.items()},
+        "persona": persona,
+        "lme": lme,
+        "everyday": everyday,
+        "gate_features": gates,
+    }
 
 
 def _command(argv: Sequence[str] | None) -> str:

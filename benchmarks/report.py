@@ -26,8 +26,10 @@ def machine_line() -> str:
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     blas = os.environ.get("OPENBLAS_CORETYPE")
     extra = f", OPENBLAS_CORETYPE={blas}" if blas else ""
-    return (f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB RAM, Python {platform.python_version()}, "
-            f"numpy {np.__version__}{extra}; load average {os.getloadavg()[0]:.1f} at the end of the run")
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB RAM, Python {platform.python_version()}, "
+        f"numpy {np.__version__}{extra}; load average {os.getloadavg()[0]:.1f} at the end of the run"
+    )
 
 
 def percentiles(samples_ms: list[float], *qs: float) -> tuple[float, ...]:
@@ -52,5 +54,9 @@ def write_section(name: str, body: str, path: Path = RESULTS) -> None:
     block = f"{start}\n{body.rstrip()}\n{end}"
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block + "\n"
+    text = (
+        pattern.sub(lambda _: block, text)
+        if pattern.search(text)
+        else text.rstrip() + "\n\n" + block + "\n"
+    )
     path.write_text(text, encoding="utf-8")

@@ -33,8 +33,13 @@ class TurnToJournal(Protocol):
 class Admin:
     """Whole-store operations the CLI, MCP server and inspector run on the owner's request."""
 
-    def __init__(self, store: Store, embeddings: EmbeddingService, vectors: VectorTier,
-                 maintenance: Maintenance) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embeddings: EmbeddingService,
+        vectors: VectorTier,
+        maintenance: Maintenance,
+    ) -> None:
         self._store = store
         self._embeddings = embeddings
         self._vectors = vectors
@@ -60,17 +65,27 @@ class Admin:
         """When each maintenance job last ran on this file, and what it did."""
         return self._maintenance.last_runs()
 
-    def maintain(self, job: str | None = None, *, dry_run: bool = False, progress: Progress | None = None,
-                 wait_seconds: float = 60.0) -> dict[str, object]:
+    def maintain(
+        self,
+        job: str | None = None,
+        *,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+        wait_seconds: float = 60.0,
+    ) -> dict[str, object]:
         """Run maintenance now, as the memory home's one runner (waits up to `wait_seconds` for another)."""
         with RunnerLock(runner_lock_path(self._store.path)).held(timeout=wait_seconds) as held:
             if not held:
-                raise DatabaseError("another process is running maintenance on this memory; try again shortly")
+                raise DatabaseError(
+                    "another process is running maintenance on this memory; try again shortly"
+                )
             return self._maintenance.run(job, dry_run=dry_run, progress=progress)
 
     def reindex(self, progress: Progress | None = None) -> int:
         if not self._embeddings.wait_ready(timeout=120):
-            raise InvalidInputError(f"no embedding model is available: {self._embeddings.status().get('reason')}")
+            raise InvalidInputError(
+                f"no embedding model is available: {self._embeddings.status().get('reason')}"
+            )
         return self._vectors.catch_up(progress=progress)
 
     def doctor(self, *, repair: bool = False) -> dict[str, object]:
@@ -86,15 +101,26 @@ class Admin:
             store.search.rebuild()
             removed = store.health.delete_orphans()
             embedded = self._vectors.catch_up() if self._embeddings.wait_ready(60) else 0
-            report["repaired"] = {"fts_rebuilt": True, "orphans_removed": removed, "embedded": embedded}
+            report["repaired"] = {
+                "fts_rebuilt": True,
+                "orphans_removed": removed,
+                "embedded": embedded,
+            }
         return report
 
     def backup(self, dest: Path) -> None:
         self._store.health.backup_to(dest)
 
     # -- bulk import ----------------------------------------------------------------------------------------
-    def journal_imported(self, turns: Sequence[TurnToJournal], *, scope: str, platform: str,
-                         clean: Callable[[str], str], progress: Callable[[int], None] | None = None) -> int:
+    def journal_imported(
+        self,
+        turns: Sequence[TurnToJournal],
+        *,
+        scope: str,
+        platform: str,
+        clean: Callable[[str], str],
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
         """Journal every turn not captured before for its session, in one bulk insert (all or nothing); the
         curator does the rest. Returns how many were journaled."""
         next_index: dict[str, int] = {}
@@ -104,15 +130,25 @@ class Admin:
             for turn in turns:
                 if turn.session_id not in known:
                     known[turn.session_id] = self._store.journal.texts(turn.session_id)
-                    next_index[turn.session_id] = self._store.journal.next_turn_index(turn.session_id)
+                    next_index[turn.session_id] = self._store.journal.next_turn_index(
+                        turn.session_id
+                    )
                 if progress is not None:
                     progress(1)
                 if _already_captured(turn, known[turn.session_id]):
                     continue
-                rows.append({"scope": scope, "session_id": turn.session_id,
-                             "turn_index": next_index[turn.session_id], "platform": platform,
-                             "source": Source.IMPORT, "user_content": clean(turn.user),
-                             "assistant_content": clean(turn.assistant), "created_at": turn.created_at})
+                rows.append(
+                    {
+                        "scope": scope,
+                        "session_id": turn.session_id,
+                        "turn_index": next_index[turn.session_id],
+                        "platform": platform,
+                        "source": Source.IMPORT,
+                        "user_content": clean(turn.user),
+                        "assistant_content": clean(turn.assistant),
+                        "created_at": turn.created_at,
+                    }
+                )
                 next_index[turn.session_id] += 1
             self._store.journal.append_many(rows)
         return len(rows)

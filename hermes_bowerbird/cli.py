@@ -108,8 +108,10 @@ class State:
 
             config = self.config()
             if not create and not config.db_path.exists():
-                raise DatabaseError(f"no bowerbird database at {config.db_path} (nothing captured yet; "
-                                    "pass --db or --hermes-home to use another one)")
+                raise DatabaseError(
+                    f"no bowerbird database at {config.db_path} (nothing captured yet; "
+                    "pass --db or --hermes-home to use another one)"
+                )
             self._engine = Bowerbird(config, background=False)
         if model:
             _load_model(self._engine)
@@ -137,7 +139,9 @@ def _load_model(engine: Bowerbird) -> None:
 
 
 # -- output --------------------------------------------------------------------------------------------------
-def emit(state: State, data: Mapping[str, Any], human: str | Callable[[], str] | None = None) -> None:
+def emit(
+    state: State, data: Mapping[str, Any], human: str | Callable[[], str] | None = None
+) -> None:
     """Print the JSON envelope with --json, else the human text (a string or a function making one)."""
     if state.json_mode:
         envelope = {"command": state.command, "success": True, "data": dict(data)}
@@ -160,7 +164,11 @@ def _fail(state: State, exc: BaseException, code: int = 1) -> None:
     message = storable(describe(exc))
     if state.json_mode:
         data = {"error": {"type": type(exc).__name__, "message": message}}
-        click.echo(json.dumps({"command": state.command, "success": False, "data": data}, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"command": state.command, "success": False, "data": data}, ensure_ascii=False
+            )
+        )
     else:
         click.echo(f"Error: {message}", err=True)
     sys.exit(code)
@@ -173,13 +181,16 @@ class BowerbirdGroup(click.Group):
         """Every command also takes the global options after its name (see with_global_options)."""
         super().add_command(with_global_options(cmd), name)
 
-    def resolve_command(self, ctx: click.Context, args: list[str]
-                        ) -> tuple[str | None, click.Command | None, list[str]]:
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
         state = ctx.ensure_object(State)
         state.command = command.name if command is not None and command.name else name or ""
-        options = rest[:rest.index("--")] if "--" in rest else rest
-        state.json_mode = state.json_mode or "--json" in options  # so a usage error after it is JSON too
+        options = rest[: rest.index("--")] if "--" in rest else rest
+        state.json_mode = (
+            state.json_mode or "--json" in options
+        )  # so a usage error after it is JSON too
         return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -197,7 +208,9 @@ class BowerbirdGroup(click.Group):
             _fail(state, exc, 1)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except Exception as exc:  # a bug or an environment failure: one line for the user, details with -vv
+        except (
+            Exception
+        ) as exc:  # a bug or an environment failure: one line for the user, details with -vv
             log.debug("%s failed unexpectedly", state.command, exc_info=True)
             _fail(state, exc, 1)
         finally:
@@ -245,7 +258,9 @@ def parse_time(value: str | None, now: float) -> float | None:
     try:
         return parse_iso(value)
     except ValueError as exc:
-        raise InvalidInputError(f"cannot read time {value!r}: use 2026-03-01, 2026-03-01T09:00 or 7d / 12h") from exc
+        raise InvalidInputError(
+            f"cannot read time {value!r}: use 2026-03-01, 2026-03-01T09:00 or 7d / 12h"
+        ) from exc
 
 
 # -- global options: one definition, accepted before and after the command name ------------------------------
@@ -253,17 +268,34 @@ def _global_options(*, group: bool) -> list[click.Option]:
     """The options every command takes. On the group they read their environment variables; after a command
     name they default to "not given", so they only override what was given before it."""
     return [
-        click.Option(["--db"], type=click.Path(dir_okay=False, path_type=Path),
-                     envvar="BOWERBIRD_DB_PATH" if group else None,
-                     help="Database file (default: $HERMES_HOME/bowerbird/memory.db)."),
-        click.Option(["--hermes-home"], type=click.Path(file_okay=False, path_type=Path),
-                     envvar="HERMES_HOME" if group else None,
-                     help="Hermes home folder (default: $HERMES_HOME or ~/.hermes)."),
-        click.Option(["--user", "user"], metavar="ID",
-                     help="A gateway user id: read their scope plus the shared one, write to theirs."),
-        click.Option(["--profile"], metavar="NAME", help="Hermes profile (agent identity) whose shared scope to use."),
-        click.Option(["--json", "json_mode"], is_flag=True, help="Print one JSON envelope instead of text."),
-        click.Option(["-v", "--verbose"], count=True, help="Log more (-v info, -vv debug) to stderr."),
+        click.Option(
+            ["--db"],
+            type=click.Path(dir_okay=False, path_type=Path),
+            envvar="BOWERBIRD_DB_PATH" if group else None,
+            help="Database file (default: $HERMES_HOME/bowerbird/memory.db).",
+        ),
+        click.Option(
+            ["--hermes-home"],
+            type=click.Path(file_okay=False, path_type=Path),
+            envvar="HERMES_HOME" if group else None,
+            help="Hermes home folder (default: $HERMES_HOME or ~/.hermes).",
+        ),
+        click.Option(
+            ["--user", "user"],
+            metavar="ID",
+            help="A gateway user id: read their scope plus the shared one, write to theirs.",
+        ),
+        click.Option(
+            ["--profile"],
+            metavar="NAME",
+            help="Hermes profile (agent identity) whose shared scope to use.",
+        ),
+        click.Option(
+            ["--json", "json_mode"], is_flag=True, help="Print one JSON envelope instead of text."
+        ),
+        click.Option(
+            ["-v", "--verbose"], count=True, help="Log more (-v info, -vv debug) to stderr."
+        ),
     ]
 
 
@@ -272,7 +304,12 @@ GLOBAL_NAMES = tuple(str(option.name) for option in _global_options(group=True))
 
 def _apply_global_options(state: State, values: Mapping[str, Any]) -> None:
     """Merge one side's values into the state: a value given after the command name wins."""
-    for attr, name in (("db", "db"), ("hermes_home", "hermes_home"), ("user", "user"), ("profile", "profile")):
+    for attr, name in (
+        ("db", "db"),
+        ("hermes_home", "hermes_home"),
+        ("user", "user"),
+        ("profile", "profile"),
+    ):
         if values.get(name) not in (None, ""):
             setattr(state, attr, values[name])
     state.json_mode = state.json_mode or bool(values.get("json_mode"))
@@ -285,7 +322,9 @@ def with_global_options(command: click.Command) -> click.Command:
     if getattr(command, "_bowerbird_global_options", False) or command.callback is None:
         return command
     taken = {param.name for param in command.params}
-    command.params.extend(option for option in _global_options(group=False) if option.name not in taken)
+    command.params.extend(
+        option for option in _global_options(group=False) if option.name not in taken
+    )
     callback = command.callback
 
     @functools.wraps(callback)
@@ -300,8 +339,11 @@ def with_global_options(command: click.Command) -> click.Command:
 
 
 # -- the command group ---------------------------------------------------------------------------------------
-@click.group(cls=BowerbirdGroup, context_settings={"help_option_names": ["-h", "--help"]},
-             params=_global_options(group=True))
+@click.group(
+    cls=BowerbirdGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    params=_global_options(group=True),
+)
 @click.version_option(__version__, prog_name="bowerbird")
 @click.pass_context
 def cli(ctx: click.Context, **values: Any) -> None:
@@ -309,7 +351,9 @@ def cli(ctx: click.Context, **values: Any) -> None:
 
     The global options (--db, --hermes-home, --user, --profile, --json, -v) go before or after the command
     name: `bowerbird --json recall tea` and `bowerbird recall tea --json` are the same."""
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # model loading bars would garble output
+    os.environ.setdefault(
+        "HF_HUB_DISABLE_PROGRESS_BARS", "1"
+    )  # model loading bars would garble output
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     _apply_global_options(ctx.ensure_object(State), values)
 
@@ -337,16 +381,25 @@ def status(state: State) -> None:
     info = engine.status()
     by_type = engine.inspect.counts(state.visible)
     bulletin = engine.inspect.latest_bulletin(state.write_scope)
-    vector_models = {f"{kind}/{model}/{dim}": n for (kind, model, dim), n in
-                     engine.inspect.vector_counts().items()}
+    vector_models = {
+        f"{kind}/{model}/{dim}": n
+        for (kind, model, dim), n in engine.inspect.vector_counts().items()
+    }
     embedding = dict(info.get("embedding") or {})  # type: ignore[call-overload]
     if not embedding.get("runtime"):
         from .embeddings.service import planned_runtime
 
         embedding["planned"] = planned_runtime(engine.config)
-    data = {**info, "embedding": embedding, "scopes": list(state.visible), "visible_memories": by_type,
-            "vector_models": vector_models,
-            "bulletin_age_seconds": None if bulletin is None else round(engine.clock() - bulletin.created_at, 1)}
+    data = {
+        **info,
+        "embedding": embedding,
+        "scopes": list(state.visible),
+        "visible_memories": by_type,
+        "vector_models": vector_models,
+        "bulletin_age_seconds": None
+        if bulletin is None
+        else round(engine.clock() - bulletin.created_at, 1),
+    }
     emit(state, data, lambda: _status_text(data, by_type))
 
 
@@ -358,8 +411,10 @@ def _vector_models(data: Mapping[str, Any]) -> str:
 def _retrying_text(retrying: Mapping[str, Any]) -> str:
     if not retrying.get("rows"):
         return "none"
-    return (f"{retrying['rows']} rows (up to {retrying['max_attempts']} attempts; "
-            f"next in {retrying.get('next_retry_seconds')} s)")
+    return (
+        f"{retrying['rows']} rows (up to {retrying['max_attempts']} attempts; "
+        f"next in {retrying.get('next_retry_seconds')} s)"
+    )
 
 
 def _worker_text(worker: Mapping[str, Any]) -> str:
@@ -388,61 +443,105 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
         "journal retrying": _retrying_text(data.get("journal_retrying") or {}),
         "curation worker": _worker_text(data.get("curation_worker") or {}),
         "embeddings": f"{counts.get('embeddings', 0)} stored ({_vector_models(data)}) · "
-                      f"backend {embedding.get('configured', '-')}{_runtime_note(embedding)}",
+        f"backend {embedding.get('configured', '-')}{_runtime_note(embedding)}",
         "llm": data.get("llm") or "none (heuristics)",
         "bulletin": "none yet" if age is None else f"{age / 3600:.1f} h old",
     }
     rows = sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))
-    return render.key_values(summary) + ("\n\n" + render.table(("type", "count"), rows) if rows else "")
+    return render.key_values(summary) + (
+        "\n\n" + render.table(("type", "count"), rows) if rows else ""
+    )
 
 
 @cli.command()
 @click.argument("query")
 @click.option("--limit", type=click.IntRange(1, 100), default=None, help="Max results (default 8).")
-@click.option("--type", "types", type=_TypeChoice(), multiple=True, help="Only this type (repeatable).")
+@click.option(
+    "--type", "types", type=_TypeChoice(), multiple=True, help="Only this type (repeatable)."
+)
 @click.option("--since", help="Only items from then on: 2026-03-01, 7d, 12h.")
 @click.option("--until", help="Only items before then.")
-@click.option("--explain", is_flag=True, help="Show which signals found each result and how it was rescored.")
+@click.option(
+    "--explain", is_flag=True, help="Show which signals found each result and how it was rescored."
+)
 @click.option("--no-episodes", is_flag=True, help="Only typed memories, not verbatim past turns.")
 @pass_state
-def recall(state: State, query: str, limit: int | None, types: Sequence[str], since: str | None,
-           until: str | None, explain: bool, no_episodes: bool) -> None:
+def recall(
+    state: State,
+    query: str,
+    limit: int | None,
+    types: Sequence[str],
+    since: str | None,
+    until: str | None,
+    explain: bool,
+    no_episodes: bool,
+) -> None:
     """Search memory the way the agent does (keywords, meaning, entities, recency)."""
     query = storable(query)
     if not query.strip():
         raise InvalidInputError("the query is empty")
     engine = state.engine(model=True)
     now = engine.clock()
-    hits = engine.recall(query, scopes=state.visible,
-                         options=RecallOptions(limit=limit, types=[memory_type(t) for t in types],
-                                               since=parse_time(since, now), until=parse_time(until, now),
-                                               explain=explain, include_episodes=not no_episodes))
+    hits = engine.recall(
+        query,
+        scopes=state.visible,
+        options=RecallOptions(
+            limit=limit,
+            types=[memory_type(t) for t in types],
+            since=parse_time(since, now),
+            until=parse_time(until, now),
+            explain=explain,
+            include_episodes=not no_episodes,
+        ),
+    )
 
-    data = {"query": query, "count": len(hits), "results": [hit_dict(h) for h in hits],
-            "read_only": engine.inspect.read_only}
+    data = {
+        "query": query,
+        "count": len(hits),
+        "results": [hit_dict(h) for h in hits],
+        "read_only": engine.inspect.read_only,
+    }
     if engine.inspect.read_only and not state.json_mode:
-        click.echo(f"note: {engine.config.db_path} is read-only; recall works, access counts are not updated",
-                   err=True)
+        click.echo(
+            f"note: {engine.config.db_path} is read-only; recall works, access counts are not updated",
+            err=True,
+        )
     emit(state, data, lambda: render.hit_lines(hits, explain=explain) or "No memories match.")
 
 
 @cli.command()
 @click.argument("text")
-@click.option("--type", "kind", type=_TypeChoice(), help="Memory type (default: guessed from the text).")
+@click.option(
+    "--type", "kind", type=_TypeChoice(), help="Memory type (default: guessed from the text)."
+)
 @click.option("--importance", type=click.FloatRange(0.0, 1.0), help="0..1 (default: by type).")
 @click.option("--tags", help="Comma-separated tags.")
 @pass_state
-def remember(state: State, text: str, kind: str | None, importance: float | None, tags: str | None) -> None:
+def remember(
+    state: State, text: str, kind: str | None, importance: float | None, tags: str | None
+) -> None:
     """Store one memory now (duplicates are merged; a newer fact about the same subject supersedes)."""
     text = storable(text)
     if not text.strip():
         raise InvalidInputError("nothing to remember: the text is empty")
     engine = state.engine(create=True, model=True)
     tag_list = [t.strip() for t in storable(tags or "").split(",") if t.strip()]
-    memory = engine.remember(text, scope=state.write_scope,
-                             options=RememberOptions(type=memory_type(kind) if kind else None, importance=importance,
-                                                     tags=tag_list, source=Source.TOOL, actor="cli"))
-    emit(state, {"memory": memory_json(memory)}, f"Stored #{memory.id} ({memory.type}): {memory.content}")
+    memory = engine.remember(
+        text,
+        scope=state.write_scope,
+        options=RememberOptions(
+            type=memory_type(kind) if kind else None,
+            importance=importance,
+            tags=tag_list,
+            source=Source.TOOL,
+            actor="cli",
+        ),
+    )
+    emit(
+        state,
+        {"memory": memory_json(memory)},
+        f"Stored #{memory.id} ({memory.type}): {memory.content}",
+    )
 
 
 @cli.command()
@@ -453,8 +552,15 @@ def remember(state: State, text: str, kind: str | None, importance: float | None
 def relate(state: State, src: int, dst: int, relation: str) -> None:
     """Link memory SRC to memory DST with a typed relation."""
     edge = state.engine().relate(src, dst, Relation(relation), scopes=state.own, actor="cli")
-    data = {"edge": {"id": edge.id, "source_id": edge.src_id, "target_id": edge.dst_id,
-                     "relation": str(edge.relation), "weight": edge.weight}}
+    data = {
+        "edge": {
+            "id": edge.id,
+            "source_id": edge.src_id,
+            "target_id": edge.dst_id,
+            "relation": str(edge.relation),
+            "weight": edge.weight,
+        }
+    }
     emit(state, data, f"Linked #{edge.src_id} --{edge.relation}--> #{edge.dst_id}")
 
 
@@ -469,8 +575,11 @@ def update(state: State, memory_id: int, text: str) -> None:
         raise InvalidInputError("the new text is empty")
     engine = state.engine(model=True)
     memory = engine.update(memory_id, text, scopes=state.own, actor="cli")
-    emit(state, {"memory": memory_json(memory), "supersedes": memory_id},
-         f"Stored #{memory.id}, superseding #{memory_id}: {memory.content}")
+    emit(
+        state,
+        {"memory": memory_json(memory), "supersedes": memory_id},
+        f"Stored #{memory.id}, superseding #{memory_id}: {memory.content}",
+    )
 
 
 @cli.command()
@@ -479,9 +588,14 @@ def update(state: State, memory_id: int, text: str) -> None:
 @pass_state
 def forget(state: State, memory_id: int, reason: str) -> None:
     """Forget memory ID (soft delete: search skips it, the audit trail stays)."""
-    memory = state.engine().forget(memory_id, scopes=state.own,
-                                   reason=storable(reason) or "forgotten via CLI", actor="cli")
-    emit(state, {"forgotten": memory.id}, f"Forgot #{memory.id}: {render.shorten(memory.content, 100)}")
+    memory = state.engine().forget(
+        memory_id, scopes=state.own, reason=storable(reason) or "forgotten via CLI", actor="cli"
+    )
+    emit(
+        state,
+        {"forgotten": memory.id},
+        f"Forgot #{memory.id}: {render.shorten(memory.content, 100)}",
+    )
 
 
 @cli.command()
@@ -499,55 +613,95 @@ def show(state: State, memory_id: int) -> None:
 @pass_state
 def release(state: State, memory_id: int) -> None:
     """Release memory ID from quarantine: it may be recalled and put in prompts again."""
-    released = state.engine().release_quarantined(memory_id, scopes=(state.write_scope,), actor="cli")
-    emit(state, {"released": memory_id if released else None},
-         f"Released #{memory_id}." if released else f"#{memory_id} was not quarantined.")
+    released = state.engine().release_quarantined(
+        memory_id, scopes=(state.write_scope,), actor="cli"
+    )
+    emit(
+        state,
+        {"released": memory_id if released else None},
+        f"Released #{memory_id}." if released else f"#{memory_id} was not quarantined.",
+    )
 
 
 @cli.command("list")
-@click.option("--type", "types", type=_TypeChoice(), multiple=True, help="Only this type (repeatable).")
+@click.option(
+    "--type", "types", type=_TypeChoice(), multiple=True, help="Only this type (repeatable)."
+)
 @click.option("--all", "include_old", is_flag=True, help="Include superseded memories.")
-@click.option("--quarantined", is_flag=True, help="Only memories held back by the screen, with the reason.")
+@click.option(
+    "--quarantined", is_flag=True, help="Only memories held back by the screen, with the reason."
+)
 @click.option("--limit", type=click.IntRange(1, 100_000), default=50, show_default=True)
 @pass_state
-def list_command(state: State, types: Sequence[str], include_old: bool, quarantined: bool, limit: int) -> None:
+def list_command(
+    state: State, types: Sequence[str], include_old: bool, quarantined: bool, limit: int
+) -> None:
     """The newest memories, as a table."""
     engine = state.engine()
     if quarantined:
         held = engine.inspect.quarantined(state.visible)[:limit]
-        emit(state, {"count": len(held), "memories": [{**memory_json(m), "quarantine": r} for m, r in held]},
-             lambda: render.quarantine_table(held) or "No quarantined memories.")
+        emit(
+            state,
+            {
+                "count": len(held),
+                "memories": [{**memory_json(m), "quarantine": r} for m, r in held],
+            },
+            lambda: render.quarantine_table(held) or "No quarantined memories.",
+        )
         return
-    memories = engine.inspect.list_memories(state.visible, types=[memory_type(t) for t in types],
-                                            current_only=not include_old, limit=limit)
-    emit(state, {"count": len(memories), "memories": [memory_json(m) for m in memories]},
-         lambda: render.memories_table(memories) or "No memories.")
+    memories = engine.inspect.list_memories(
+        state.visible,
+        types=[memory_type(t) for t in types],
+        current_only=not include_old,
+        limit=limit,
+    )
+    emit(
+        state,
+        {"count": len(memories), "memories": [memory_json(m) for m in memories]},
+        lambda: render.memories_table(memories) or "No memories.",
+    )
 
 
 # -- import / export -----------------------------------------------------------------------------------------
 @cli.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["auto", "markdown", "jsonl", "locomo"]), default="auto",
-              show_default=True, help="markdown = MEMORY.md/USER.md; jsonl = chat log; locomo = LoCoMo JSON.")
-@click.option("--target", type=click.Choice(["memory", "user"]), help="For markdown: which host file it is "
-              "(default: from the file name).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "markdown", "jsonl", "locomo"]),
+    default="auto",
+    show_default=True,
+    help="markdown = MEMORY.md/USER.md; jsonl = chat log; locomo = LoCoMo JSON.",
+)
+@click.option(
+    "--target",
+    type=click.Choice(["memory", "user"]),
+    help="For markdown: which host file it is (default: from the file name).",
+)
 @click.option("--no-curate", is_flag=True, help="Only journal imported turns; curate them later.")
 @pass_state
 def import_command(state: State, path: Path, fmt: str, target: str | None, no_curate: bool) -> None:
     """Import MEMORY.md / USER.md, a JSONL chat log or a LoCoMo file (validated fully before writing)."""
     from . import importers
 
-    importers.check_import_file(path)  # regular files only, bounded: /dev/zero or a FIFO must not hang us
+    importers.check_import_file(
+        path
+    )  # regular files only, bounded: /dev/zero or a FIFO must not hang us
     kind = importers.detect_format(path) if fmt == "auto" else fmt
     if kind == "markdown":
         from . import markdown
 
         markdown.read_entries(path)  # validate before touching the database
-        report = markdown.import_file(state.engine(create=True, model=True), path, scope=state.write_scope,
-                                      target=target)
+        report = markdown.import_file(
+            state.engine(create=True, model=True), path, scope=state.write_scope, target=target
+        )
         data = {"format": kind, **asdict(report)}
-        emit(state, data, f"Imported {report.imported} of {report.entries} entries from {path.name} "
-                          f"({report.skipped} already known).")
+        emit(
+            state,
+            data,
+            f"Imported {report.imported} of {report.entries} entries from {path.name} "
+            f"({report.skipped} already known).",
+        )
         return
     plan = importers.parse_file(path, kind)
     engine = state.engine(create=True, model=not no_curate)
@@ -560,12 +714,22 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
 
         applied = importers.apply_plan(engine, plan, scope=state.write_scope, progress=step)
     curated = 0 if no_curate else _curate(state, engine)
-    data = {"format": kind, "path": str(path), "turns": applied.journaled, "skipped": applied.skipped,
-            "sessions": plan.sessions, "curated": curated,
-            "memories": sum(engine.inspect.counts(state.visible).values())}
+    data = {
+        "format": kind,
+        "path": str(path),
+        "turns": applied.journaled,
+        "skipped": applied.skipped,
+        "sessions": plan.sessions,
+        "curated": curated,
+        "memories": sum(engine.inspect.counts(state.visible).values()),
+    }
     skipped = f" ({applied.skipped} already imported)" if applied.skipped else ""
-    emit(state, data, f"Imported {applied.journaled} turns{skipped} in {plan.sessions} sessions from "
-                      f"{path.name}; curated {curated} journal rows ({data['memories']} memories now).")
+    emit(
+        state,
+        data,
+        f"Imported {applied.journaled} turns{skipped} in {plan.sessions} sessions from "
+        f"{path.name}; curated {curated} journal rows ({data['memories']} memories now).",
+    )
 
 
 def _curate(state: State, engine: Bowerbird) -> int:
@@ -583,15 +747,31 @@ def _curate(state: State, engine: Bowerbird) -> int:
 
 
 @cli.command()
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write JSONL here "
-              "(default: standard output).")
-@click.option("--markdown", "markdown_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write MEMORY.md and USER.md in the host's format into this folder instead.")
-@click.option("--within-limits", is_flag=True, help="With --markdown: cut files to the host's size limits.")
-@click.option("--force", is_flag=True, help="Overwrite existing files (the profile's markdown may then also go "
-              "into the host's memory folder; a user's never does).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write JSONL here (default: standard output).",
+)
+@click.option(
+    "--markdown",
+    "markdown_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write MEMORY.md and USER.md in the host's format into this folder instead.",
+)
+@click.option(
+    "--within-limits", is_flag=True, help="With --markdown: cut files to the host's size limits."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite existing files (the profile's markdown may then also go "
+    "into the host's memory folder; a user's never does).",
+)
 @pass_state
-def export(state: State, output: Path | None, markdown_dir: Path | None, within_limits: bool, force: bool) -> None:
+def export(
+    state: State, output: Path | None, markdown_dir: Path | None, within_limits: bool, force: bool
+) -> None:
     """Export one owner's memories: the --user's own (never the shared ones with them), else the profile's."""
     from . import exporter
 
@@ -601,12 +781,17 @@ def export(state: State, output: Path | None, markdown_dir: Path | None, within_
     if markdown_dir is not None:
         from . import markdown
 
-        exporter.check_markdown_target(markdown_dir, ("MEMORY.md", "USER.md"), hermes_home=home, shared=shared,
-                                       force=force)
-        counts = markdown.export_markdown(state.engine(), markdown_dir, scopes=own,
-                                          within_limits=within_limits)
-        emit(state, {"folder": str(markdown_dir), "scopes": list(own), "entries": counts},
-             "\n".join(f"Wrote {n} entries to {markdown_dir / name}" for name, n in counts.items()))
+        exporter.check_markdown_target(
+            markdown_dir, ("MEMORY.md", "USER.md"), hermes_home=home, shared=shared, force=force
+        )
+        counts = markdown.export_markdown(
+            state.engine(), markdown_dir, scopes=own, within_limits=within_limits
+        )
+        emit(
+            state,
+            {"folder": str(markdown_dir), "scopes": list(own), "entries": counts},
+            "\n".join(f"Wrote {n} entries to {markdown_dir / name}" for name, n in counts.items()),
+        )
         return
     if output is not None:
         exporter.check_file_target(output, hermes_home=home, force=force)
@@ -616,8 +801,12 @@ def export(state: State, output: Path | None, markdown_dir: Path | None, within_
         kinds[str(record["kind"])] = kinds.get(str(record["kind"]), 0) + 1
     if output is not None:
         _write_jsonl(output, records)
-        emit(state, {"path": str(output), "scopes": list(own), "counts": kinds}, f"Wrote {len(records)} records "
-             f"to {output} ({', '.join(f'{n} {k}s' for k, n in kinds.items()) or 'nothing'}).")
+        emit(
+            state,
+            {"path": str(output), "scopes": list(own), "counts": kinds},
+            f"Wrote {len(records)} records "
+            f"to {output} ({', '.join(f'{n} {k}s' for k, n in kinds.items()) or 'nothing'}).",
+        )
     elif state.json_mode:
         emit(state, {"scopes": list(own), "counts": kinds, "records": records})
     else:
@@ -644,8 +833,11 @@ def maintain(state: State, job: str | None, dry_run: bool) -> None:
     engine = state.engine(model=True)
     with progress_bar(state, f"maintain {job or 'all'}", 1) as update_bar:
         report = engine.admin.maintain(job, dry_run=dry_run, progress=update_bar)
-    emit(state, {"job": job or "all", "dry_run": dry_run, "report": report},
-         lambda: ("(dry run) " if dry_run else "") + _report_text(report))
+    emit(
+        state,
+        {"job": job or "all", "dry_run": dry_run, "report": report},
+        lambda: ("(dry run) " if dry_run else "") + _report_text(report),
+    )
 
 
 def _report_text(report: Mapping[str, Any]) -> str:
@@ -686,9 +878,13 @@ def reindex(state: State) -> None:
 
 
 @cli.command()
-@click.option("--repair", is_flag=True, help="Fix what can be fixed: salvage a damaged file into a new one (the "
-              "old one is kept, renamed with the time), rebuild the full-text index, drop orphans, embed what is "
-              "missing. Stop Hermes first.")
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Fix what can be fixed: salvage a damaged file into a new one (the "
+    "old one is kept, renamed with the time), rebuild the full-text index, drop orphans, embed what is "
+    "missing. Stop Hermes first.",
+)
 @pass_state
 def doctor(state: State, repair: bool) -> None:
     """Check the database: SQLite integrity, full-text and vector index consistency, orphan rows."""
@@ -697,8 +893,10 @@ def doctor(state: State, repair: bool) -> None:
     path = state.config().db_path
     check = recovery.check_file(path)
     if not check.exists:
-        raise DatabaseError(f"no bowerbird database at {path} (nothing captured yet; "
-                            "pass --db or --hermes-home to use another one)")
+        raise DatabaseError(
+            f"no bowerbird database at {path} (nothing captured yet; "
+            "pass --db or --hermes-home to use another one)"
+        )
     data: dict[str, Any] = {"path": str(path), "file": _file_json(check)}
     if not check.healthy:
         data["problems"] = [_file_problem(check)]
@@ -738,7 +936,11 @@ def _finish_doctor(state: State, data: Mapping[str, Any]) -> None:
 
 
 def _file_json(check: Any) -> dict[str, Any]:
-    return {"header_ok": check.header_ok, "integrity": list(check.integrity), "problem": check.problem}
+    return {
+        "header_ok": check.header_ok,
+        "integrity": list(check.integrity),
+        "problem": check.problem,
+    }
 
 
 def _file_problem(check: Any) -> str:
@@ -748,10 +950,15 @@ def _file_problem(check: Any) -> str:
 
 
 def _salvage_json(report: Any) -> dict[str, Any]:
-    return {"repaired": report.repaired, "header_rebuilt": report.header_rebuilt,
-            "kept_as": str(report.kept_as) if report.kept_as else None, "recovered": dict(report.recovered),
-            "lost": {k: v for k, v in report.lost.items() if v}, "integrity": list(report.integrity),
-            "note": report.note}
+    return {
+        "repaired": report.repaired,
+        "header_rebuilt": report.header_rebuilt,
+        "kept_as": str(report.kept_as) if report.kept_as else None,
+        "recovered": dict(report.recovered),
+        "lost": {k: v for k, v in report.lost.items() if v},
+        "integrity": list(report.integrity),
+        "note": report.note,
+    }
 
 
 def _doctor_problems(report: Mapping[str, Any]) -> list[str]:
@@ -760,7 +967,9 @@ def _doctor_problems(report: Mapping[str, Any]) -> list[str]:
     if list(integrity) != ["ok"]:
         problems.append("integrity: " + "; ".join(str(x) for x in integrity))
     fts = report.get("fts") or {}
-    problems += [f"full-text index {name} is out of step" for name, ok in dict(fts).items() if not ok]
+    problems += [
+        f"full-text index {name} is out of step" for name, ok in dict(fts).items() if not ok
+    ]
     orphans = report.get("orphans") or {}
     problems += [f"{n} orphan {name}" for name, n in dict(orphans).items() if n]
     return problems
@@ -773,8 +982,13 @@ def _doctor_text(data: Mapping[str, Any]) -> str:
         before = [f"  - {p}" for p in data.get("problems_before") or []]
         lines = ["Problems found:", *before] if before else []
         lines += [_salvage_text(salvage)] if salvage else []
-        lines += (["All checks passed."] if not before else ["Repaired: every check passes now."]
-                  if data["repaired"] else ["Still damaged after repair:", *problems])
+        lines += (
+            ["All checks passed."]
+            if not before
+            else ["Repaired: every check passes now."]
+            if data["repaired"]
+            else ["Still damaged after repair:", *problems]
+        )
     else:
         lines = ["Problems found:", *problems] if problems else ["All checks passed."]
         if salvage:
@@ -792,8 +1006,10 @@ def _salvage_text(salvage: Mapping[str, Any]) -> str:
     lost = dict(salvage.get("lost") or {})
     if not salvage.get("repaired"):
         return f"Salvage failed: {salvage.get('note') or 'the new file does not pass integrity_check'}."
-    text = (f"Salvaged the damaged file into a new one: {recovered.get('memories', 0)} memories, "
-            f"{recovered.get('episodes', 0)} episodes, {recovered.get('journal', 0)} journal rows kept")
+    text = (
+        f"Salvaged the damaged file into a new one: {recovered.get('memories', 0)} memories, "
+        f"{recovered.get('episodes', 0)} episodes, {recovered.get('journal', 0)} journal rows kept"
+    )
     if lost:
         text += "; skipped unreadable parts: " + ", ".join(f"{k} {n}" for k, n in lost.items())
     if salvage.get("header_rebuilt"):
@@ -820,11 +1036,18 @@ def hermes_install(state: State) -> None:
     from . import hermes_setup
 
     report = hermes_setup.install(state.config().hermes_home)
-    data = {"plugin_dir": str(report.plugin_dir), "config": str(report.config_path),
-            "backup": str(report.backup_path) if report.backup_path else None,
-            "previous_provider": report.previous_provider}
-    emit(state, data, f"Installed: {report.plugin_dir}\nmemory.provider set to bowerbird in {report.config_path}"
-         + (f" (backup: {report.backup_path})" if report.backup_path else ""))
+    data = {
+        "plugin_dir": str(report.plugin_dir),
+        "config": str(report.config_path),
+        "backup": str(report.backup_path) if report.backup_path else None,
+        "previous_provider": report.previous_provider,
+    }
+    emit(
+        state,
+        data,
+        f"Installed: {report.plugin_dir}\nmemory.provider set to bowerbird in {report.config_path}"
+        + (f" (backup: {report.backup_path})" if report.backup_path else ""),
+    )
 
 
 @cli.command("hermes-uninstall")
@@ -834,17 +1057,30 @@ def hermes_uninstall(state: State) -> None:
     from . import hermes_setup
 
     report = hermes_setup.uninstall(state.config().hermes_home)
-    data = {"plugin_dir": str(report.plugin_dir), "config": str(report.config_path),
-            "restored_provider": report.previous_provider}
-    emit(state, data, f"Removed {report.plugin_dir}; memory provider is now "
-                      f"{report.previous_provider or 'the built-in memory only'}. Memories are kept.")
+    data = {
+        "plugin_dir": str(report.plugin_dir),
+        "config": str(report.config_path),
+        "restored_provider": report.previous_provider,
+    }
+    emit(
+        state,
+        data,
+        f"Removed {report.plugin_dir}; memory provider is now "
+        f"{report.previous_provider or 'the built-in memory only'}. Memories are kept.",
+    )
 
 
 @cli.command()
-@click.option("--fixture", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Conversation to replay (default: the shipped demo conversation).")
-@click.option("--keep", type=click.Path(file_okay=False, path_type=Path),
-              help="Use this folder as HERMES_HOME and keep it afterwards.")
+@click.option(
+    "--fixture",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Conversation to replay (default: the shipped demo conversation).",
+)
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Use this folder as HERMES_HOME and keep it afterwards.",
+)
 @pass_state
 def demo(state: State, fixture: Path | None, keep: Path | None) -> None:
     """Replay a multi-session conversation through the provider offline and show what bowerbird made of it."""
@@ -865,8 +1101,12 @@ def mcp(state: State) -> None:
 
 
 @cli.command()
-@click.option("--port", type=click.IntRange(0, 65535), default=None,
-              help="Port on 127.0.0.1 (default 8767, or a free one when that is taken; 0 = any free port).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Port on 127.0.0.1 (default 8767, or a free one when that is taken; 0 = any free port).",
+)
 @click.option("--no-open", is_flag=True, help="Only print the link; do not open a browser.")
 @pass_state
 def serve(state: State, port: int | None, no_open: bool) -> None:
@@ -876,13 +1116,24 @@ def serve(state: State, port: int | None, no_open: bool) -> None:
     try:
         from .web import serve as serve_inspector
     except ImportError as exc:
-        raise ConfigError(f"the inspector needs its extra: pip install 'hermes-bowerbird[web]' ({exc})") from exc
+        raise ConfigError(
+            f"the inspector needs its extra: pip install 'hermes-bowerbird[web]' ({exc})"
+        ) from exc
     engine = state.engine(model=True)
     fixed = state.visible if state.user or state.profile else None
-    serve_inspector(engine, scopes=fixed, profile_scope=scopes.profile_scope(state.profile), port=port,
-                    open_browser=not no_open, announce=lambda url: emit(
-                        state, {"url": url}, f"Memory inspector: {url}\n(open this link; it carries a fresh "
-                                             "access token. Ctrl+C stops.)"))
+    serve_inspector(
+        engine,
+        scopes=fixed,
+        profile_scope=scopes.profile_scope(state.profile),
+        port=port,
+        open_browser=not no_open,
+        announce=lambda url: emit(
+            state,
+            {"url": url},
+            f"Memory inspector: {url}\n(open this link; it carries a fresh "
+            "access token. Ctrl+C stops.)",
+        ),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:

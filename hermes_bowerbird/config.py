@@ -30,42 +30,64 @@ LLM_BACKENDS = ("auto", "host", "gemini", "none")
 # thread: curation on a thread of the process that captured the turn (embedded use, tests; the fallback)
 CURATION_MODES = ("process", "thread")
 # settings that name one of a fixed set of choices, written exactly as listed
-CHOICES = {"embedding_backend": EMBEDDING_BACKENDS, "llm_backend": LLM_BACKENDS, "curation_mode": CURATION_MODES}
+CHOICES = {
+    "embedding_backend": EMBEDDING_BACKENDS,
+    "llm_backend": LLM_BACKENDS,
+    "curation_mode": CURATION_MODES,
+}
 
 
 @dataclass(frozen=True)
 class RetrievalWeights:
     """Fusion and rescoring weights; defaults chosen by benchmarks/bench_recall.py on the dev split."""
 
-    rrf_k: float = 2.0  # small k lets each signal's top ranks dominate (LoCoMo dev: k=60 0.50, k=2 0.66 any@5)
+    rrf_k: float = (
+        2.0  # small k lets each signal's top ranks dominate (LoCoMo dev: k=60 0.50, k=2 0.66 any@5)
+    )
     # a question in other words than the store's leans on the vector signals: their weights x (1 + meaning_lean x
     # max(0, 1 - evidence / meaning_enough)), evidence = the best keyword coverage of the full-text signals' top items
-    meaning_lean: float = 2.0  # 0 = off; everyday tool top 5 0.912 -> 0.956, LongMemEval R@5 0.946 -> 0.959
+    meaning_lean: float = (
+        2.0  # 0 = off; everyday tool top 5 0.912 -> 0.956, LongMemEval R@5 0.946 -> 0.959
+    )
     meaning_enough: float = 0.5  # the keyword evidence at which the lean stops
     fts_memory: float = 0.7
     fts_episode: float = 1.0
     vector_memory: float = 0.5
     vector_episode: float = 0.8
     graph: float = 0.3
-    subject: float = 1.0  # memories filling a profile slot a question about the user names ("where do I live")
-    neighbour_prev: float = 0.4  # share of the previous turn's score an episode inherits (same session)
+    subject: float = (
+        1.0  # memories filling a profile slot a question about the user names ("where do I live")
+    )
+    neighbour_prev: float = (
+        0.4  # share of the previous turn's score an episode inherits (same session)
+    )
     neighbour_next: float = 0.2  # share of the next turn's score an episode inherits
     session: float = 0.6  # lift for episodes of the best-matching sessions (0 = off)
     importance: float = 0.3  # how far effective importance moves a fused score (0 = not at all)
     episode_importance: float = 0.5  # the effective importance episodes are rescored with
-    assistant_about_user: float = 0.5  # share the assistant's turns keep in questions about the user
+    assistant_about_user: float = (
+        0.5  # share the assistant's turns keep in questions about the user
+    )
     superseded_penalty: float = 0.3  # multiplier for superseded or expired memories
     type_boost: float = 0.3  # bonus share for memories of a type the query hints at
     time_boost: float = 0.5  # bonus share for items inside a time window named in the query
     recency: float = 0.3  # bonus share for new items when the query says "recently"
-    decay_half_life_days: float = 180.0  # effective importance halves after this long without access
+    decay_half_life_days: float = (
+        180.0  # effective importance halves after this long without access
+    )
     access_boost: float = 0.1  # bonus per doubling of the access count
     # second-stage rerank of the best candidates by the items themselves (retrieval/rerank.py)
     rerank_cosine: float = 1.0  # exp(w x cosine to the query)
-    rerank_coverage: float = 0.8  # exp(w x idf-weighted share of the query's keywords the item holds)
-    rerank_substance: float = 1.0  # (1 + min(chars, substance_chars)) ^ w: very short items rarely answer
+    rerank_coverage: float = (
+        0.8  # exp(w x idf-weighted share of the query's keywords the item holds)
+    )
+    rerank_substance: float = (
+        1.0  # (1 + min(chars, substance_chars)) ^ w: very short items rarely answer
+    )
     rerank_memory: float = 0.2  # exp(w) for curated memories over raw episodes
-    slot_coverage: float = 1.0  # the keyword coverage a memory filling the profile slot the question names counts as
+    slot_coverage: float = (
+        1.0  # the keyword coverage a memory filling the profile slot the question names counts as
+    )
     substance_chars: float = 250.0  # the length past which an item is no more substantial
     mmr_lambda: float = 0.7
     # prefetch gate (retrieval/gate.py): logistic of the cosine's z-score over the store and keyword coverage
@@ -75,7 +97,9 @@ class RetrievalWeights:
     gate_cosine_center: float = 0.45  # the cosine at which the plain-cosine part is neutral
     gate_coverage: float = 1.0  # weight of the idf-weighted keyword coverage
     gate_keywords_bias: float = -0.5  # without a vector: logistic(gate_coverage x coverage + this)
-    duplicate_similarity: float = 0.9  # a hit this similar (cosine, or word overlap) to a better one is dropped
+    duplicate_similarity: float = (
+        0.9  # a hit this similar (cosine, or word overlap) to a better one is dropped
+    )
 
 
 @dataclass(frozen=True)
@@ -87,8 +111,12 @@ class Config:
     # embeddings
     embedding_backend: str = "auto"  # one of EMBEDDING_BACKENDS
     embedding_model: str = ""  # name or path; empty picks the shipped MiniLM
-    embedding_threads: int = 0  # threads for the local model; 0 = torch: one per core, ONNX: up to 2 (1 on busy hosts)
-    embedding_models_dir: str = ""  # where built ONNX models are cached; empty = $HERMES_HOME/bowerbird/models
+    embedding_threads: int = (
+        0  # threads for the local model; 0 = torch: one per core, ONNX: up to 2 (1 on busy hosts)
+    )
+    embedding_models_dir: str = (
+        ""  # where built ONNX models are cached; empty = $HERMES_HOME/bowerbird/models
+    )
     gemini_api_key: str = field(default="", repr=False)
     gemini_embedding_model: str = "gemini-embedding-001"
     gemini_base_url: str = ""
@@ -99,20 +127,26 @@ class Config:
     llm_daily_budget: int = 200
     llm_batch_turns: int = 8
     # write path
-    curation_mode: str = "process"  # one of CURATION_MODES; thread where a worker process cannot start
+    curation_mode: str = (
+        "process"  # one of CURATION_MODES; thread where a worker process cannot start
+    )
     dedup_threshold: float = 0.92
     related_threshold: float = 0.75
     shutdown_drain_seconds: float = 10.0
     # read path
     prefetch_budget_tokens: int = 600
     prefetch_timeout_seconds: float = 3.0
-    prefetch_gate: float = 0.5  # the gate's operating point: items of lower relevance are not injected unasked
+    prefetch_gate: float = (
+        0.5  # the gate's operating point: items of lower relevance are not injected unasked
+    )
     recall_limit: int = 8
     weights: RetrievalWeights = field(default_factory=RetrievalWeights)
     # maintenance
     maintenance_enabled: bool = True
     prune_threshold: float = 0.1
-    decay_exempt_types: str = "identity,decision,procedure"  # comma-separated memory types that never decay
+    decay_exempt_types: str = (
+        "identity,decision,procedure"  # comma-separated memory types that never decay
+    )
     prune_grace_days: float = 30.0
     purge_after_days: float = 90.0
     association_threshold: float = 0.85
@@ -135,9 +169,11 @@ class Config:
         return self.hermes_home / "bowerbird" / "models"
 
 
-def load_config(hermes_home: str | os.PathLike[str] | None = None,
-                environ: Mapping[str, str] | None = None,
-                overrides: Mapping[str, Any] | None = None) -> Config:
+def load_config(
+    hermes_home: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Config:
     """Read config.yaml (if any), then BOWERBIRD_* variables, then explicit overrides."""
     env = os.environ if environ is None else environ
     home = Path(hermes_home or env.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
@@ -157,7 +193,7 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
     weight_values: dict[str, Any] = {}
     for key, raw in values.items():
         if key.startswith("weights.") or key.startswith("weights_"):
-            weight_values[key[len("weights") + 1:]] = raw
+            weight_values[key[len("weights") + 1 :]] = raw
         elif key == "weights" and isinstance(raw, Mapping):
             weight_values.update(raw)
         elif key in known and key != "hermes_home":
@@ -262,9 +298,9 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     for name, value in env.items():
         if not name.startswith(ENV_PREFIX):
             continue
-        key = name[len(ENV_PREFIX):].lower()
-        if key.startswith("weights_") and key[len("weights_"):] in weights:
-            out["weights." + key[len("weights_"):]] = value
+        key = name[len(ENV_PREFIX) :].lower()
+        if key.startswith("weights_") and key[len("weights_") :] in weights:
+            out["weights." + key[len("weights_") :]] = value
         elif key in known:
             out[key] = value
         else:

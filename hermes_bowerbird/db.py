@@ -16,7 +16,13 @@ from types import ModuleType
 from typing import TypeVar, cast
 
 from sqlite_utils import Database, Migrations
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_delay,
+    wait_random_exponential,
+)
 
 from .errors import DatabaseError, MigrationError, SchemaTooNewError
 
@@ -91,14 +97,21 @@ def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
         _create_private(path)
     uri = f"file:{path}?mode=ro" if readonly else str(path)
     try:
-        conn = sqlite3.connect(uri, uri=readonly, timeout=BUSY_TIMEOUT_MS / 1000,
-                               isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            uri,
+            uri=readonly,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if not readonly:
             retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL"))
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA secure_delete = ON")  # deleted text is overwritten, never left in free pages
+        conn.execute(
+            "PRAGMA secure_delete = ON"
+        )  # deleted text is overwritten, never left in free pages
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"cannot open database {path}: {exc}") from exc
     return conn
@@ -109,7 +122,11 @@ def is_busy(exc: BaseException) -> bool:
     if not isinstance(exc, sqlite3.OperationalError):
         return False
     text = str(exc).lower()
-    return "database is locked" in text or "database is busy" in text or "database table is locked" in text
+    return (
+        "database is locked" in text
+        or "database is busy" in text
+        or "database table is locked" in text
+    )
 
 
 def _log_busy(state: RetryCallState) -> None:
@@ -119,9 +136,13 @@ def _log_busy(state: RetryCallState) -> None:
 
 def busy_retry(seconds: float = BUSY_RETRY_SECONDS) -> Retrying:
     """The one policy for a busy database: retry with jittered exponential backoff for at most `seconds`."""
-    return Retrying(retry=retry_if_exception(is_busy), stop=stop_after_delay(seconds),
-                    wait=wait_random_exponential(multiplier=0.05, max=BUSY_PAUSE_MAX_SECONDS),
-                    before_sleep=_log_busy, reraise=True)
+    return Retrying(
+        retry=retry_if_exception(is_busy),
+        stop=stop_after_delay(seconds),
+        wait=wait_random_exponential(multiplier=0.05, max=BUSY_PAUSE_MAX_SECONDS),
+        before_sleep=_log_busy,
+        reraise=True,
+    )
 
 
 def retry_busy(action: Callable[[], T], seconds: float = BUSY_RETRY_SECONDS) -> T:
@@ -153,8 +174,9 @@ def applied_migrations(conn: sqlite3.Connection) -> list[str]:
     return [m.name for m in migration_set().applied(wrap(conn))]
 
 
-def migrate(conn: sqlite3.Connection, folder: Path | None = None, *,
-            only: Collection[str] | None = None) -> list[str]:
+def migrate(
+    conn: sqlite3.Connection, folder: Path | None = None, *, only: Collection[str] | None = None
+) -> list[str]:
     """Apply every pending migration, each with its history row in one transaction. Returns names applied.
 
     sqlite-utils runs the steps and keeps the history; the store takes the write lock first (BEGIN
@@ -174,13 +196,15 @@ def migrate(conn: sqlite3.Connection, folder: Path | None = None, *,
     for index, name in enumerate(names):
         if name in done or (only is not None and name not in only):
             continue
-        if _apply_one(conn, db, steps, name, names[index + 1:]):
+        if _apply_one(conn, db, steps, name, names[index + 1 :]):
             applied.append(name)
             log.info("applied migration %s", name)
     return applied
 
 
-def _apply_one(conn: sqlite3.Connection, db: Database, steps: Migrations, name: str, later: list[str]) -> bool:
+def _apply_one(
+    conn: sqlite3.Connection, db: Database, steps: Migrations, name: str, later: list[str]
+) -> bool:
     """Apply one step (and nothing after it) inside an IMMEDIATE transaction; False if another process did."""
     retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"))
     try:
@@ -202,12 +226,14 @@ def _check_not_newer(done: list[str], names: list[str]) -> None:
     clash = [n for n in unknown if _number(n) in known]
     if clash:
         number = _number(clash[0])
-        raise MigrationError(f"migration {number:04d} is recorded as {clash[0]!r} but the code has "
-                             f"{known[number]!r}")
+        raise MigrationError(
+            f"migration {number:04d} is recorded as {clash[0]!r} but the code has {known[number]!r}"
+        )
     if unknown:
         raise SchemaTooNewError(
             f"the database has schema version {unknown[-1]} but this version of bowerbird only knows up to "
-            f"{names[-1] if names else 'none'}; upgrade hermes-bowerbird")
+            f"{names[-1] if names else 'none'}; upgrade hermes-bowerbird"
+        )
 
 
 def _number(name: str) -> int:
@@ -222,14 +248,20 @@ def _adopt_legacy_history(conn: sqlite3.Connection, db: Database, steps: Migrati
         steps.ensure_migrations_table(db)
     except sqlite3.Error as exc:
         conn.execute("ROLLBACK")
-        raise MigrationError(f"could not adopt the migration history of {LEGACY_HISTORY}: {exc}") from exc
+        raise MigrationError(
+            f"could not adopt the migration history of {LEGACY_HISTORY}: {exc}"
+        ) from exc
     conn.execute("COMMIT")
     log.info("migration history moved from %s to %s", LEGACY_HISTORY, HISTORY)
 
 
 def _has_table(conn: sqlite3.Connection, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() \
+    return (
+        conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
         is not None
+    )
 
 
 # -- read-only stores ----------------------------------------------------------------------------------------
@@ -259,8 +291,13 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     base = "file:" + urllib.parse.quote(str(path.resolve()))
     failure: sqlite3.Error | None = None
     for params in ("mode=ro", "mode=ro&immutable=1"):
-        conn = sqlite3.connect(f"{base}?{params}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
-                               isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            f"{base}?{params}",
+            uri=True,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()

@@ -28,7 +28,13 @@ Echo = Callable[[str], None]
 FIXTURE_NAME = "demo_conversation.json"
 # torch: the demo runs in a throwaway home, where the int8 ONNX model would be built anew every run
 DEMO_SETTINGS = {"embedding_backend": "torch", "llm_backend": "none", "maintenance_enabled": False}
-_SECRET_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
+_SECRET_ENV = (
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENROUTER_API_KEY",
+)
 _RULE = "─" * 72
 
 
@@ -58,10 +64,16 @@ def load_script(path: Path) -> DemoScript:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         sessions = tuple(
-            DemoSession(str(s["session_id"]), str(s.get("title", "")),
-                        tuple((str(t["user"]), str(t["assistant"])) for t in s["turns"]))
-            for s in data["sessions"])
-        return DemoScript(str(data.get("user", "the user")), sessions, tuple(str(q) for q in data["questions"]))
+            DemoSession(
+                str(s["session_id"]),
+                str(s.get("title", "")),
+                tuple((str(t["user"]), str(t["assistant"])) for t in s["turns"]),
+            )
+            for s in data["sessions"]
+        )
+        return DemoScript(
+            str(data.get("user", "the user")), sessions, tuple(str(q) for q in data["questions"])
+        )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InvalidInputError(f"{path}: not a demo conversation ({exc})") from exc
 
@@ -74,15 +86,23 @@ def offline_environment(home: Path) -> Iterator[None]:
         for name in list(os.environ):
             if name in _SECRET_ENV or name.startswith("BOWERBIRD_"):
                 del os.environ[name]
-        os.environ.update({"HERMES_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                           "TOKENIZERS_PARALLELISM": "false"})
+        os.environ.update(
+            {
+                "HERMES_HOME": str(home),
+                "HF_HUB_OFFLINE": "1",
+                "TRANSFORMERS_OFFLINE": "1",
+                "TOKENIZERS_PARALLELISM": "false",
+            }
+        )
         yield
     finally:
         os.environ.clear()
         os.environ.update(saved)
 
 
-def run_demo(*, fixture: Path | None = None, home: Path | None = None, echo: Echo | None = print) -> dict[str, Any]:
+def run_demo(
+    *, fixture: Path | None = None, home: Path | None = None, echo: Echo | None = print
+) -> dict[str, Any]:
     """Run the whole demo; prints through `echo` (None = silent) and returns what it showed as data."""
     script = load_script(fixture or default_fixture())
     say: Echo = echo or (lambda _text: None)
@@ -112,9 +132,13 @@ def _run_in(home: Path, script: DemoScript, say: Echo) -> dict[str, Any]:
             result = _report(engine, provider.write_scope, provider.visible, script, say)
         finally:
             provider.shutdown()
-    result.update({"home": str(home), "turns": replayed, "seconds": round(time.monotonic() - started, 1)})
-    say(f"{_RULE}\nDone in {result['seconds']} s: {replayed} turns in {len(script.sessions)} sessions, "
-        f"{sum(len(v) for v in result['captured'].values())} memories.")
+    result.update(
+        {"home": str(home), "turns": replayed, "seconds": round(time.monotonic() - started, 1)}
+    )
+    say(
+        f"{_RULE}\nDone in {result['seconds']} s: {replayed} turns in {len(script.sessions)} sessions, "
+        f"{sum(len(v) for v in result['captured'].values())} memories."
+    )
     return result
 
 
@@ -123,8 +147,9 @@ def _replay(provider: BowerbirdProvider, script: DemoScript, home: Path, say: Ec
     turns = 0
     for n, session in enumerate(script.sessions):
         if n == 0:
-            provider.initialize(session.session_id, hermes_home=str(home), platform="cli",
-                                agent_context="primary")
+            provider.initialize(
+                session.session_id, hermes_home=str(home), platform="cli", agent_context="primary"
+            )
             if provider.engine is None:
                 raise BowerbirdError("the memory provider failed to start (the log above says why)")
             provider.system_prompt_block()
@@ -134,27 +159,38 @@ def _replay(provider: BowerbirdProvider, script: DemoScript, home: Path, say: Ec
             context = provider.prefetch(user, session_id="")
             if context.strip() and n > 0 and not messages:
                 say(_indent(f"prefetch for “{render.shorten(user, 60)}”:\n{context}", 4))
-            messages += [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
-            provider.sync_turn(user, assistant, session_id=session.session_id, messages=list(messages))
+            messages += [
+                {"role": "user", "content": user},
+                {"role": "assistant", "content": assistant},
+            ]
+            provider.sync_turn(
+                user, assistant, session_id=session.session_id, messages=list(messages)
+            )
             turns += 1
         provider.on_session_end(messages)
         if n + 1 < len(script.sessions):
-            provider.on_session_switch(script.sessions[n + 1].session_id, parent_session_id=session.session_id,
-                                       reset=True)
+            provider.on_session_switch(
+                script.sessions[n + 1].session_id, parent_session_id=session.session_id, reset=True
+            )
             provider.system_prompt_block()
     return turns
 
 
-def _report(engine: Bowerbird, scope: str, visible: tuple[str, ...], script: DemoScript,
-            say: Echo) -> dict[str, Any]:
+def _report(
+    engine: Bowerbird, scope: str, visible: tuple[str, ...], script: DemoScript, say: Echo
+) -> dict[str, Any]:
     captured = _captured(engine, visible, say)
     answers = _recall(engine, visible, script.questions, say)
     superseded = _superseded(engine, visible, say)
     bulletin = engine.bulletin(scope, visible=visible, force=True)
     say(f"{_RULE}\nBulletin (what the agent reads at the start of the next session)\n{_RULE}")
     say(bulletin.text if bulletin is not None else "(none)")
-    return {"captured": captured, "recall": answers, "superseded": superseded,
-            "bulletin": bulletin.text if bulletin is not None else None}
+    return {
+        "captured": captured,
+        "recall": answers,
+        "superseded": superseded,
+        "bulletin": bulletin.text if bulletin is not None else None,
+    }
 
 
 def _captured(engine: Bowerbird, visible: Sequence[str], say: Echo) -> dict[str, list[str]]:
@@ -173,8 +209,9 @@ def _captured(engine: Bowerbird, visible: Sequence[str], say: Echo) -> dict[str,
     return by_type
 
 
-def _recall(engine: Bowerbird, visible: Sequence[str], questions: Sequence[str],
-            say: Echo) -> list[dict[str, Any]]:
+def _recall(
+    engine: Bowerbird, visible: Sequence[str], questions: Sequence[str], say: Echo
+) -> list[dict[str, Any]]:
     from .serialize import hit_dict
 
     say(f"{_RULE}\nRecall (top 3, with the reasons each result ranked)\n{_RULE}")
@@ -195,10 +232,18 @@ def _superseded(engine: Bowerbird, visible: Sequence[str], say: Echo) -> list[Ma
     out: list[Mapping[str, Any]] = []
     for old in stale:
         new = by_id.get(old.superseded_by or 0)
-        say(f"  #{old.id} “{render.shorten(old.content, 60)}”\n     → #{old.superseded_by} "
-            f"“{render.shorten(new.content if new else '?', 60)}” (valid until {render.when(old.valid_until)})")
-        out.append({"old": old.content, "new": new.content if new else None, "old_id": old.id,
-                    "new_id": old.superseded_by})
+        say(
+            f"  #{old.id} “{render.shorten(old.content, 60)}”\n     → #{old.superseded_by} "
+            f"“{render.shorten(new.content if new else '?', 60)}” (valid until {render.when(old.valid_until)})"
+        )
+        out.append(
+            {
+                "old": old.content,
+                "new": new.content if new else None,
+                "old_id": old.id,
+                "new_id": old.superseded_by,
+            }
+        )
     if not stale:
         say("  (none)")
     return out

@@ -53,7 +53,9 @@ log = logging.getLogger(__name__)
 _MAX_TEXT_CHARS = 200_000  # one captured or remembered text; the journal is not a file store
 IMPORT_THREAD_NAME = "bowerbird-import"
 SHUTDOWN_SECONDS = 4.0  # the host gives a provider's shutdown 5 s
-_STOP_RESERVE_SECONDS = 1.5  # of the shutdown bound, kept for stopping and joining threads after the drain
+_STOP_RESERVE_SECONDS = (
+    1.5  # of the shutdown bound, kept for stopping and joining threads after the drain
+)
 _EXIT_JOIN_SECONDS = 60.0  # at interpreter exit, how long to wait for each engine's threads
 # Engines whose threads may still run: at interpreter exit they are shut down and joined, because a thread
 # still inside native code (torch, tokenizers) when the interpreter tears down aborts the process.
@@ -126,33 +128,58 @@ FILES = EngineFiles()
 class Bowerbird:
     """Owns the store, the vector tier, the curator and maintenance threads, and the retriever."""
 
-    def __init__(self, config: Config, *, embedder: Embedder | None = None, llm: LLM | None = None,
-                 clock: Clock = time.time, background: bool = True, primary: bool = True,
-                 profile_scope: str | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        embedder: Embedder | None = None,
+        llm: LLM | None = None,
+        clock: Clock = time.time,
+        background: bool = True,
+        primary: bool = True,
+        profile_scope: str | None = None,
+    ) -> None:
         self.config = config
         self.clock = clock
         self.store = Store.open(config.db_path, clock=clock)
         FILES.opened(self.store.path)
-        reindex = not self.store.readonly  # a read-only store embeds queries only, and stores nothing
+        reindex = (
+            not self.store.readonly
+        )  # a read-only store embeds queries only, and stores nothing
         self.embeddings = (
-            EmbeddingService.from_embedder(embedder, self.store, auto_reindex=reindex, indexes=FILES.indexes)
+            EmbeddingService.from_embedder(
+                embedder, self.store, auto_reindex=reindex, indexes=FILES.indexes
+            )
             if embedder is not None
-            else EmbeddingService(config, self.store, auto_reindex=reindex, indexes=FILES.indexes))
+            else EmbeddingService(config, self.store, auto_reindex=reindex, indexes=FILES.indexes)
+        )
         self.vectors = VectorTier(self.store, self.embeddings, ann_threshold=config.ann_threshold)
         self.llm = llm if llm is not None else select_llm(config, self.store, clock)
         self.curator = Curator(self.store, self.vectors, config, clock, self.llm)
         self.retriever = Retriever(self.store, self.vectors, config, clock)
         self.bulletins = BulletinBuilder(self.store, config, clock, self.llm)
-        self.maintenance = Maintenance(self.store, self.vectors, config, clock, self.llm,
-                                       profile_scope=profile_scope, bulletins=self.bulletins)
+        self.maintenance = Maintenance(
+            self.store,
+            self.vectors,
+            config,
+            clock,
+            self.llm,
+            profile_scope=profile_scope,
+            bulletins=self.bulletins,
+        )
         self.follower = IndexFollower(self.store, self.vectors)
         # curation in a worker process unless settings, platform or an injected model (tests) say otherwise
-        self._process_wanted = config.curation_mode == "process" and supported() and embedder is None \
-            and llm is None
+        self._process_wanted = (
+            config.curation_mode == "process" and supported() and embedder is None and llm is None
+        )
         self._curation: CurationProcess | None = None
-        self._capture: Capture | None = None  # with a worker process: capture never waits on its writes
+        self._capture: Capture | None = (
+            None  # with a worker process: capture never waits on its writes
+        )
         self.inspect = Inspection(self.store)  # what the edges read
-        self.admin = Admin(self.store, self.embeddings, self.vectors, self.maintenance)  # the owner's operations
+        self.admin = Admin(
+            self.store, self.embeddings, self.vectors, self.maintenance
+        )  # the owner's operations
         self._worker: CuratorWorker | None = None
         self._scheduler: Scheduler | None = None
         self._importer: threading.Thread | None = None
@@ -170,7 +197,10 @@ class Bowerbird:
             self._start_curation()
         self.embeddings.start()  # loads the model on its own thread, then embeds whatever has no vector yet
         if self.store.readonly:
-            log.warning("memory store %s is read-only: recall works, nothing new is stored", self.config.db_path)
+            log.warning(
+                "memory store %s is read-only: recall works, nothing new is stored",
+                self.config.db_path,
+            )
             return
         if self._scheduler is None and primary and self.config.maintenance_enabled:
             self._scheduler = Scheduler(self.maintenance, self.clock, primary=primary)
@@ -192,8 +222,14 @@ class Bowerbird:
 
     @property
     def curation_mode(self) -> str | None:
-        """"process" or "thread" while this engine has curation running, else None (the CLI, read-only)."""
-        return "process" if self._curation is not None else "thread" if self._worker is not None else None
+        """ "process" or "thread" while this engine has curation running, else None (the CLI, read-only)."""
+        return (
+            "process"
+            if self._curation is not None
+            else "thread"
+            if self._worker is not None
+            else None
+        )
 
     # -- shared instances (Hermes makes one provider per agent in a process) --------------------------------
     @classmethod
@@ -213,9 +249,16 @@ class Bowerbird:
         With a worker process writing the database, a turn that would wait for its write lock is appended by
         the capture thread instead, right after it (None then: the row id is not known yet).
         """
-        row = {"scope": turn.scope, "session_id": turn.session_id, "turn_index": turn.turn_index,
-               "platform": turn.platform, "user": clean_text(turn.user), "assistant": clean_text(turn.assistant),
-               "source": turn.source, "created_at": turn.created_at}
+        row = {
+            "scope": turn.scope,
+            "session_id": turn.session_id,
+            "turn_index": turn.turn_index,
+            "platform": turn.platform,
+            "user": clean_text(turn.user),
+            "assistant": clean_text(turn.assistant),
+            "source": turn.source,
+            "created_at": turn.created_at,
+        }
         if self._capture is not None:
             self._capture.append(row)
             return None
@@ -241,7 +284,9 @@ class Bowerbird:
         """Curate pending journal rows on this thread (CLI imports, tests, benchmarks without threads)."""
         return self.curator.run_pending(limit)
 
-    def remember(self, content: str, *, scope: str, options: RememberOptions = REMEMBER_DEFAULTS) -> Memory:
+    def remember(
+        self, content: str, *, scope: str, options: RememberOptions = REMEMBER_DEFAULTS
+    ) -> Memory:
         """Store one memory now (dedup by content; a same-subject memory is superseded)."""
         text = clean_text(content).strip()
         if not text:
@@ -249,16 +294,24 @@ class Bowerbird:
         if options.importance is not None and not 0.0 <= options.importance <= 1.0:
             raise InvalidInputError("importance must be between 0 and 1")
         guess = _classify(text)
-        new = NewMemory(scope=scope, type=options.type or (guess.type if guess else MemoryType.FACT), content=text,
-                        source=options.source, importance=options.importance,
-                        subject=guess.subject if guess else None, session_id=options.session_id,
-                        tags=tuple(options.tags), confidence=1.0)
+        new = NewMemory(
+            scope=scope,
+            type=options.type or (guess.type if guess else MemoryType.FACT),
+            content=text,
+            source=options.source,
+            importance=options.importance,
+            subject=guess.subject if guess else None,
+            session_id=options.session_id,
+            tags=tuple(options.tags),
+            confidence=1.0,
+        )
         memory = self.curator.store_memory(new, actor=options.actor)
         self._screen(memory.id, text, strict=options.source in (Source.IMPORT, Source.MIRROR))
         return memory
 
-    def remember_many(self, entries: Sequence[tuple[str, MemoryType]], *, scope: str, source: Source,
-                      actor: str) -> list[int]:
+    def remember_many(
+        self, entries: Sequence[tuple[str, MemoryType]], *, scope: str, source: Source, actor: str
+    ) -> list[int]:
         """Store typed texts (an import) in one batch: one model call, one transaction. Empty ones are skipped."""
         news = []
         for content, memory_type in entries:
@@ -266,8 +319,16 @@ class Bowerbird:
             if not text:
                 continue
             guess = _classify(text)
-            news.append(NewMemory(scope=scope, type=memory_type, content=text, source=source,
-                                  subject=guess.subject if guess else None, confidence=1.0))
+            news.append(
+                NewMemory(
+                    scope=scope,
+                    type=memory_type,
+                    content=text,
+                    source=source,
+                    subject=guess.subject if guess else None,
+                    confidence=1.0,
+                )
+            )
         ids = self.curator.store_memories(news, actor=actor)
         strict = source in (Source.IMPORT, Source.MIRROR)
         for memory_id, new in zip(ids, news, strict=True):
@@ -279,8 +340,9 @@ class Bowerbird:
         if self._importer is not None and self._importer.is_alive():
             log.info("an import is already running; this one is skipped")
             return
-        self._importer = threading.Thread(target=self._run_import, args=(work,), name=IMPORT_THREAD_NAME,
-                                          daemon=True)
+        self._importer = threading.Thread(
+            target=self._run_import, args=(work,), name=IMPORT_THREAD_NAME, daemon=True
+        )
         self._importer.start()
 
     def wait_import(self, timeout: float | None = None) -> bool:
@@ -297,8 +359,15 @@ class Bowerbird:
         except Exception:
             log.exception("background import failed; what was imported before the failure stays")
 
-    def update(self, memory_id: int, content: str, *, scopes: Sequence[str], actor: str = "tool",
-               source: Source = Source.TOOL) -> Memory:
+    def update(
+        self,
+        memory_id: int,
+        content: str,
+        *,
+        scopes: Sequence[str],
+        actor: str = "tool",
+        source: Source = Source.TOOL,
+    ) -> Memory:
         """Write a new version that supersedes the old one (both kept, linked by an `updates` edge).
 
         The new version goes through the curator like any stored memory (dedup, entity links, same-subject
@@ -308,8 +377,17 @@ class Bowerbird:
         text = clean_text(content).strip()
         if not text:
             raise InvalidInputError("the new content is empty")
-        new = NewMemory(scope=old.scope, type=old.type, content=text, source=source, importance=old.importance,
-                        subject=old.subject, tags=old.tags, session_id=old.session_id, confidence=1.0)
+        new = NewMemory(
+            scope=old.scope,
+            type=old.type,
+            content=text,
+            source=source,
+            importance=old.importance,
+            subject=old.subject,
+            tags=old.tags,
+            session_id=old.session_id,
+            confidence=1.0,
+        )
         memory = self.curator.store_memory(new, actor=actor, supersedes=old.id)
         self._screen(memory.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
         return memory
@@ -320,47 +398,75 @@ class Bowerbird:
         if reasons:
             self.store.quarantine_item(ItemKind.MEMORY, memory_id, ", ".join(reasons))
 
-    def release_quarantined(self, memory_id: int, *, scopes: Sequence[str], actor: str = "user") -> bool:
+    def release_quarantined(
+        self, memory_id: int, *, scopes: Sequence[str], actor: str = "user"
+    ) -> bool:
         """Let a quarantined memory be recalled again (and the episodes of its turns); False if it was not held."""
         memory = self.store.memories.require(memory_id, scopes)
         released = self.store.release(ItemKind.MEMORY, memory.id, actor=actor)
         if released and memory.session_id:
-            turns = {(p.session_id, p.turn_index) for p in self.store.provenance.of([memory.id])[memory.id]}
+            turns = {
+                (p.session_id, p.turn_index)
+                for p in self.store.provenance.of([memory.id])[memory.id]
+            }
             for episode in self.store.episodes.find([memory.scope], session_id=memory.session_id):
                 if (episode.session_id, episode.turn_index) in turns:
                     self.store.release(ItemKind.EPISODE, episode.id, actor=actor)
         return released
 
-    def forget(self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool") -> Memory:
+    def forget(
+        self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool"
+    ) -> Memory:
         memory = self.store.memories.require(memory_id, scopes)
         self.store.forget(memory.id, reason=reason or "forgotten on request", actor=actor)
         self.vectors.remove(ItemKind.MEMORY, [memory.id])
         return self.store.memories.require(memory.id)
 
-    def relate(self, src: int, dst: int, relation: Relation, *, scopes: Sequence[str],
-               actor: str = "tool") -> Edge:
+    def relate(
+        self, src: int, dst: int, relation: Relation, *, scopes: Sequence[str], actor: str = "tool"
+    ) -> Edge:
         self.store.memories.require(src, scopes)
         self.store.memories.require(dst, scopes)
-        return self.store.add_edge(src, dst, relation, 1.0, actor=actor, reason="related on request")
+        return self.store.add_edge(
+            src, dst, relation, 1.0, actor=actor, reason="related on request"
+        )
 
     # -- read path ------------------------------------------------------------------------------------------
-    def recall(self, query: str, *, scopes: Sequence[str], options: RecallOptions = RECALL_DEFAULTS) -> list[Hit]:
+    def recall(
+        self, query: str, *, scopes: Sequence[str], options: RecallOptions = RECALL_DEFAULTS
+    ) -> list[Hit]:
         """Ranked hits for `query` among the memories and episodes of `scopes`."""
         self.follower.follow()  # the indexes take in what the curation worker stored since the last search
-        request = RecallRequest(query=storable(query), scopes=tuple(scopes),
-                                limit=options.limit or self.config.recall_limit, types=tuple(options.types),
-                                since=options.since, until=options.until, budget_tokens=options.budget_tokens,
-                                explain=options.explain, exclude_ids=frozenset(options.exclude),
-                                include_episodes=options.include_episodes, min_relevance=options.min_relevance)
+        request = RecallRequest(
+            query=storable(query),
+            scopes=tuple(scopes),
+            limit=options.limit or self.config.recall_limit,
+            types=tuple(options.types),
+            since=options.since,
+            until=options.until,
+            budget_tokens=options.budget_tokens,
+            explain=options.explain,
+            exclude_ids=frozenset(options.exclude),
+            include_episodes=options.include_episodes,
+            min_relevance=options.min_relevance,
+        )
         return self.retriever.search(request, touch=options.touch)
 
     @staticmethod
     def format_hits(hits: Sequence[Hit], budget_tokens: int | None) -> str:
         return format_hits(hits, budget_tokens)
 
-    def bulletin(self, scope: str, *, visible: Sequence[str] | None = None, force: bool = False,
-                 synthesise: bool = True) -> Bulletin | None:
-        return self.bulletins.current(scope, tuple(visible or (scope,)), force=force, synthesise=synthesise)
+    def bulletin(
+        self,
+        scope: str,
+        *,
+        visible: Sequence[str] | None = None,
+        force: bool = False,
+        synthesise: bool = True,
+    ) -> Bulletin | None:
+        return self.bulletins.current(
+            scope, tuple(visible or (scope,)), force=force, synthesise=synthesise
+        )
 
     def status(self) -> dict[str, object]:
         journal = self.store.journal.counts()
@@ -374,25 +480,35 @@ class Bowerbird:
             "journal_retrying": self.store.journal.retrying(),
             "embedding": self.embeddings.status(),
             "llm": self.llm.name if self.llm is not None else None,
-            "threads": {"curator": self._worker is not None and self._worker.is_alive(),
-                        "maintenance": self._scheduler is not None and self._scheduler.is_alive()},
-            "curation_worker": {"mode": self.curation_mode, **worker_state(self.store.path).as_dict(),
-                                "backlog": journal.get("pending", 0)},
+            "threads": {
+                "curator": self._worker is not None and self._worker.is_alive(),
+                "maintenance": self._scheduler is not None and self._scheduler.is_alive(),
+            },
+            "curation_worker": {
+                "mode": self.curation_mode,
+                **worker_state(self.store.path).as_dict(),
+                "backlog": journal.get("pending", 0),
+            },
         }
 
-    def restore(self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool") -> Memory:
+    def restore(
+        self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool"
+    ) -> Memory:
         """Undo a forget: the memory is searchable again."""
         memory = self.store.memories.require(memory_id, scopes)
         self.store.restore(memory.id, reason=reason or "restored on request", actor=actor)
         self.vectors.add(ItemKind.MEMORY, [(memory.id, memory.content)])
         return self.store.memories.require(memory.id)
 
-    def set_importance(self, memory_id: int, importance: float, *, scopes: Sequence[str],
-                       actor: str = "tool") -> Memory:
+    def set_importance(
+        self, memory_id: int, importance: float, *, scopes: Sequence[str], actor: str = "tool"
+    ) -> Memory:
         if not 0.0 <= importance <= 1.0:
             raise InvalidInputError("importance must be between 0 and 1")
         memory = self.store.memories.require(memory_id, scopes)
-        self.store.set_importance(memory.id, importance, reason="importance set on request", actor=actor)
+        self.store.set_importance(
+            memory.id, importance, reason="importance set on request", actor=actor
+        )
         return self.store.memories.require(memory.id)
 
     def flush(self, timeout: float = 30.0) -> bool:
@@ -413,12 +529,18 @@ class Bowerbird:
             return
         self._closed = True
         _OPEN.discard(self)
-        bound = min(self.config.shutdown_drain_seconds, SHUTDOWN_SECONDS) if timeout is None else timeout
+        bound = (
+            min(self.config.shutdown_drain_seconds, SHUTDOWN_SECONDS)
+            if timeout is None
+            else timeout
+        )
         deadline = time.monotonic() + bound
         if self._scheduler is not None:
             self._scheduler.request_stop()
         self._import_stop.set()  # an import stops between batches; the next start imports the rest
-        self.embeddings.stop(timeout=0)  # a running reindex stops after its batch; loading cannot be cut short
+        self.embeddings.stop(
+            timeout=0
+        )  # a running reindex stops after its batch; loading cannot be cut short
         if self._worker is not None:
             self._worker.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
         elif self._curation is not None:
@@ -427,7 +549,10 @@ class Bowerbird:
         if self._stop_threads(deadline):
             self.store.close()
         else:
-            log.info("bowerbird threads still busy after %.1fs; they finish before the process exits", bound)
+            log.info(
+                "bowerbird threads still busy after %.1fs; they finish before the process exits",
+                bound,
+            )
             _linger(self)
         FILES.closed(self.store.path)
 
@@ -458,7 +583,13 @@ def _llm_backend(llm: LLM | None) -> str:
     """The backend a worker process uses to reach the same model as this engine ("none" without one)."""
     if llm is None:
         return "none"
-    return "host" if llm.name.startswith("host") else "gemini" if llm.name.startswith("gemini") else "none"
+    return (
+        "host"
+        if llm.name.startswith("host")
+        else "gemini"
+        if llm.name.startswith("gemini")
+        else "none"
+    )
 
 
 def _left(deadline: float) -> float:

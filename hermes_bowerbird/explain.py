@@ -14,7 +14,7 @@ _SQLITE_CAUSES = {
     "SQLITE_LOCKED": "the memory database is locked by another connection; try again shortly",
     "SQLITE_CORRUPT": "the memory database is damaged; run `bowerbird doctor --repair`",
     "SQLITE_NOTADB": "the memory database file is not a SQLite database or its header is damaged; "
-                     "run `bowerbird doctor --repair`",
+    "run `bowerbird doctor --repair`",
     "SQLITE_CANTOPEN": "the memory database cannot be opened (missing folder or no permission)",
     "SQLITE_FULL": "the disk holding the memory database is full",
     "SQLITE_IOERR": "reading or writing the memory database failed at the disk level",
@@ -91,12 +91,16 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         return "the input is nested too deeply"
     if isinstance(exc, (TypeError, ValueError)):
-        return f"an argument has the wrong type or value ({_one_line(str(exc)) or type(exc).__name__})"
+        return (
+            f"an argument has the wrong type or value ({_one_line(str(exc)) or type(exc).__name__})"
+        )
     return f"an unexpected {type(exc).__name__} occurred: {_one_line(str(exc)) or 'no details'}"
 
 
 def _os_sentence(exc: OSError) -> str:
-    reason = _OS_CAUSES.get(exc.errno or 0) or _one_line(exc.strerror or str(exc)) or type(exc).__name__
+    reason = (
+        _OS_CAUSES.get(exc.errno or 0) or _one_line(exc.strerror or str(exc)) or type(exc).__name__
+    )
     where = exc.filename if exc.filename is not None else None
     return f"{where}: {reason}" if where is not None else reason
 

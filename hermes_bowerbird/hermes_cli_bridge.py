@@ -22,11 +22,21 @@ def register_cli(subparser: argparse.ArgumentParser) -> None:
     """Called by Hermes with the parser of `hermes bowerbird`: take the rest of the line and route it to click."""
     subparser.description = (subparser.description or "") + "\n\n" + _HELP
     subparser.formatter_class = argparse.RawDescriptionHelpFormatter
-    subparser.add_argument("--json", dest="bowerbird_json", action="store_true", help="print a JSON envelope")
-    subparser.add_argument("--user", dest="bowerbird_user", metavar="ID", help="a gateway user's scope")
-    subparser.add_argument("--db", dest="bowerbird_db", metavar="PATH", help="another database file")
-    subparser.add_argument("bowerbird_args", nargs=argparse.REMAINDER, metavar="COMMAND ...",
-                           help="a bowerbird command and its options")
+    subparser.add_argument(
+        "--json", dest="bowerbird_json", action="store_true", help="print a JSON envelope"
+    )
+    subparser.add_argument(
+        "--user", dest="bowerbird_user", metavar="ID", help="a gateway user's scope"
+    )
+    subparser.add_argument(
+        "--db", dest="bowerbird_db", metavar="PATH", help="another database file"
+    )
+    subparser.add_argument(
+        "bowerbird_args",
+        nargs=argparse.REMAINDER,
+        metavar="COMMAND ...",
+        help="a bowerbird command and its options",
+    )
     subparser.set_defaults(func=bowerbird_command)
 
 

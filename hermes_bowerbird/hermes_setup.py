@@ -88,13 +88,18 @@ def uninstall(hermes_home: Path) -> InstallReport:
     state = hermes_home / PROVIDER_NAME / _STATE_FILE
     previous_provider = _load_state(hermes_home).get("previous_provider")
     state.unlink(missing_ok=True)
-    return InstallReport(target, config_path, backup, previous_provider if isinstance(previous_provider, str)
-                         else None)
+    return InstallReport(
+        target,
+        config_path,
+        backup,
+        previous_provider if isinstance(previous_provider, str) else None,
+    )
 
 
 def is_installed(hermes_home: Path) -> bool:
-    return (plugin_dir(hermes_home) / "__init__.py").exists() and \
-        _current_provider(hermes_home / "config.yaml") == PROVIDER_NAME
+    return (plugin_dir(hermes_home) / "__init__.py").exists() and _current_provider(
+        hermes_home / "config.yaml"
+    ) == PROVIDER_NAME
 
 
 def set_provider(config_path: Path, provider: str | None) -> None:
@@ -134,7 +139,7 @@ def _edit_provider(text: str, provider: str | None) -> str:
                 lines[i] = f"{match.group(1)}{value}"
             return "\n".join(lines) + "\n"
     if value is not None:
-        indent = _child_indent(lines[start + 1:end])
+        indent = _child_indent(lines[start + 1 : end])
         lines.insert(start + 1, f"{indent}{value}")
     return "\n".join(lines) + "\n"
 
@@ -142,7 +147,9 @@ def _edit_provider(text: str, provider: str | None) -> str:
 def _edit_inline(lines: list[str], start: int, inline: str, provider: str | None) -> str:
     mapping = yaml.safe_load(inline) or {}
     if not isinstance(mapping, dict):
-        raise HostError(f"config.yaml: 'memory' is {inline!r}, not a mapping; set memory.provider by hand")
+        raise HostError(
+            f"config.yaml: 'memory' is {inline!r}, not a mapping; set memory.provider by hand"
+        )
     if provider is None:
         mapping.pop("provider", None)
     else:
@@ -182,7 +189,9 @@ def _verify(before: dict[str, Any], after: dict[str, Any], provider: str | None)
     if memory or "memory" in expected:
         expected["memory"] = memory
     if json.loads(json.dumps(after, default=str)) != expected:
-        raise HostError("could not edit config.yaml safely (unusual layout); set memory.provider by hand")
+        raise HostError(
+            "could not edit config.yaml safely (unusual layout); set memory.provider by hand"
+        )
 
 
 def _current_provider(config_path: Path) -> str | None:

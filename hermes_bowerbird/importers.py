@@ -23,10 +23,17 @@ log = logging.getLogger(__name__)
 
 CHAT_ROLES = frozenset({"user", "assistant"})
 SKIPPED_ROLES = frozenset({"system", "tool", "function", "developer"})
-_LOCOMO_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%Y-%m-%d %H:%M", "%Y-%m-%d")
+_LOCOMO_DATE_FORMATS = (
+    "%I:%M %p on %d %B, %Y",
+    "%I:%M %p on %d %b, %Y",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%d",
+)
 
 Progress = Callable[[int], None]
-MAX_IMPORT_BYTES = 256 * 1024 * 1024  # far above any chat log or MEMORY.md; a bound, so nothing reads forever
+MAX_IMPORT_BYTES = (
+    256 * 1024 * 1024
+)  # far above any chat log or MEMORY.md; a bound, so nothing reads forever
 
 
 @dataclass(frozen=True)
@@ -87,10 +94,14 @@ def check_import_file(path: Path, limit: int = MAX_IMPORT_BYTES) -> int:
     if stat.S_ISDIR(info.st_mode):
         raise InvalidInputError(f"{path} is a folder; import reads one file")
     if not stat.S_ISREG(info.st_mode):
-        raise InvalidInputError(f"{path} is not a regular file (a device, pipe or socket); import reads regular "
-                                "files only")
+        raise InvalidInputError(
+            f"{path} is not a regular file (a device, pipe or socket); import reads regular "
+            "files only"
+        )
     if info.st_size > limit:
-        raise InvalidInputError(f"{path} is {info.st_size:,} bytes; files over {limit:,} bytes are not imported")
+        raise InvalidInputError(
+            f"{path} is {info.st_size:,} bytes; files over {limit:,} bytes are not imported"
+        )
     return info.st_size
 
 
@@ -127,8 +138,9 @@ def parse_chat_jsonl(path: Path) -> ImportPlan:
     return ImportPlan("jsonl", path, tuple(_pair_messages(messages)))
 
 
-def _chat_message(path: Path, number: int, line: str, default_session: str
-                  ) -> tuple[str, str, str, float | None] | None:
+def _chat_message(
+    path: Path, number: int, line: str, default_session: str
+) -> tuple[str, str, str, float | None] | None:
     where = f"{path}: line {number}"
     try:
         record = json.loads(line)
@@ -152,7 +164,12 @@ def _chat_message(path: Path, number: int, line: str, default_session: str
     session = record.get("session_id", default_session)
     if not isinstance(session, (str, int)) or str(session) == "":
         raise InvalidInputError(f"{where}: 'session_id' must be a non-empty string")
-    return role, storable(content), storable(str(session)), _timestamp(record.get("timestamp"), where)
+    return (
+        role,
+        storable(content),
+        storable(str(session)),
+        _timestamp(record.get("timestamp"), where),
+    )
 
 
 def _timestamp(value: Any, where: str) -> float | None:
@@ -162,9 +179,13 @@ def _timestamp(value: Any, where: str) -> float | None:
     if isinstance(value, bool):
         raise InvalidInputError(f"{where}: 'timestamp' must be a number or an ISO 8601 date")
     if isinstance(value, (int, float)):
-        if not -1e13 < value < 1e14:  # beyond year 5000 even in milliseconds; also NaN and infinities
+        if (
+            not -1e13 < value < 1e14
+        ):  # beyond year 5000 even in milliseconds; also NaN and infinities
             raise InvalidInputError(f"{where}: 'timestamp' {value!r:.40} is out of range")
-        return float(value) / 1000.0 if value > 1e11 else float(value)  # milliseconds are common in exports
+        return (
+            float(value) / 1000.0 if value > 1e11 else float(value)
+        )  # milliseconds are common in exports
     if isinstance(value, str):
         try:
             return parse_iso(value)
@@ -173,7 +194,9 @@ def _timestamp(value: Any, where: str) -> float | None:
     raise InvalidInputError(f"{where}: 'timestamp' must be a number or an ISO 8601 date")
 
 
-def _pair_messages(messages: Sequence[tuple[str, str, str, float | None]]) -> Iterable[ImportedTurn]:
+def _pair_messages(
+    messages: Sequence[tuple[str, str, str, float | None]],
+) -> Iterable[ImportedTurn]:
     """A turn is the user's message(s) and the assistant's reply(ies) that follow, within one session."""
     user: list[str] = []
     assistant: list[str] = []
@@ -221,11 +244,15 @@ def _locomo_conversation(path: Path, index: int, conversation: Any) -> list[Impo
     for key in sorted(sessions, key=_session_number):
         ts = dates.get(key)
         for n, line in enumerate(_session_lines(f"{where}.{key}", sessions[key])):
-            turns.append(ImportedTurn(storable(f"{sample}/{key}"), line, "", None if ts is None else ts + n))
+            turns.append(
+                ImportedTurn(storable(f"{sample}/{key}"), line, "", None if ts is None else ts + n)
+            )
     return turns
 
 
-def _locomo_sessions(where: str, conversation: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, float]]:
+def _locomo_sessions(
+    where: str, conversation: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, float]]:
     """Sessions and their start times, from either `sessions` or upstream's `conversation.session_N` keys."""
     if isinstance(conversation.get("sessions"), dict):
         source: Mapping[str, Any] = conversation["sessions"]
@@ -233,10 +260,16 @@ def _locomo_sessions(where: str, conversation: Mapping[str, Any]) -> tuple[dict[
         source = conversation["conversation"]
     else:
         raise InvalidInputError(f"{where}: no 'sessions' (or upstream 'conversation') object")
-    sessions = {k: v for k, v in source.items() if k.startswith("session_") and not k.endswith("date_time")}
+    sessions = {
+        k: v for k, v in source.items() if k.startswith("session_") and not k.endswith("date_time")
+    }
     if not sessions:
         raise InvalidInputError(f"{where}: no session_N entries")
-    dates = {k[: -len("_date_time")]: _locomo_date(v) for k, v in source.items() if k.endswith("_date_time")}
+    dates = {
+        k[: -len("_date_time")]: _locomo_date(v)
+        for k, v in source.items()
+        if k.endswith("_date_time")
+    }
     return sessions, {k: v for k, v in dates.items() if v is not None}
 
 
@@ -292,13 +325,19 @@ class ApplyReport:
     skipped: int  # turns already captured for their session (re-importing a file is harmless)
 
 
-def apply_plan(engine: Bowerbird, plan: ImportPlan, *, scope: str, platform: str = "import",
-               progress: Progress | None = None) -> ApplyReport:
+def apply_plan(
+    engine: Bowerbird,
+    plan: ImportPlan,
+    *,
+    scope: str,
+    platform: str = "import",
+    progress: Progress | None = None,
+) -> ApplyReport:
     """Journal every new turn of the plan in one bulk insert (all or nothing); the curator does the rest."""
     from .engine import clean_text
 
-    journaled = engine.admin.journal_imported(plan.turns, scope=scope, platform=platform, clean=clean_text,
-                                              progress=progress)
+    journaled = engine.admin.journal_imported(
+        plan.turns, scope=scope, platform=platform, clean=clean_text, progress=progress
+    )
     log.info("journaled %d imported turns from %s", journaled, plan.path.name)
     return ApplyReport(journaled, len(plan.turns) - journaled)
-

@@ -9,7 +9,18 @@ from typing import Any
 from . import exporter
 from .maintenance.bulletin import changes_since
 from .store import Store, content_hash
-from .types import AuditEntry, Bulletin, Edge, Entity, Episode, ItemKind, Memory, MemoryType, Provenance, Relation
+from .types import (
+    AuditEntry,
+    Bulletin,
+    Edge,
+    Entity,
+    Episode,
+    ItemKind,
+    Memory,
+    MemoryType,
+    Provenance,
+    Relation,
+)
 
 
 def capture_digest(text: str) -> str:
@@ -46,19 +57,24 @@ class Inspection:
         memory = store.memories.require(memory_id, scopes)
         entity_ids = store.graph.entities_of_memories([memory.id]).get(memory.id, [])
         return MemoryDetail(
-            memory=memory, edges=tuple(store.graph.edges_of([memory.id])),
+            memory=memory,
+            edges=tuple(store.graph.edges_of([memory.id])),
             provenance=tuple(store.provenance.of([memory.id])[memory.id]),
             audit=tuple(store.audit.of_memory(memory.id)),
             entities=tuple(store.graph.get_entities(entity_ids).values()),
-            quarantine=store.quarantine.reasons(ItemKind.MEMORY, [memory.id]).get(memory.id))
+            quarantine=store.quarantine.reasons(ItemKind.MEMORY, [memory.id]).get(memory.id),
+        )
 
     def versions(self, memory_id: int, *, scopes: Sequence[str], limit: int = 50) -> list[Memory]:
         """The supersession chain through `memory_id`, oldest version first."""
         memories = self._store.memories
         chain = [memories.require(memory_id, scopes)]
         while len(chain) < limit:
-            older = [e.dst_id for e in self._store.graph.edges_of([chain[0].id])
-                     if e.relation is Relation.UPDATES and e.src_id == chain[0].id]
+            older = [
+                e.dst_id
+                for e in self._store.graph.edges_of([chain[0].id])
+                if e.relation is Relation.UPDATES and e.src_id == chain[0].id
+            ]
             found = memories.get(older[0]) if older else None
             if found is None or found.id in {m.id for m in chain}:
                 break
@@ -70,15 +86,20 @@ class Inspection:
             chain.append(newer)
         return chain
 
-    def source_turns(self, memory_id: int, *, scopes: Sequence[str], limit: int = 20) -> list[Episode]:
+    def source_turns(
+        self, memory_id: int, *, scopes: Sequence[str], limit: int = 20
+    ) -> list[Episode]:
         """The verbatim turns a memory came from, as far as they are still kept."""
         memory = self._store.memories.require(memory_id, scopes)
         wanted = self._store.provenance.of([memory.id])[memory.id][:limit]
         turns: list[Episode] = []
         for session_id in dict.fromkeys(p.session_id for p in wanted):
             indexes = {p.turn_index for p in wanted if p.session_id == session_id}
-            turns += [e for e in self._store.episodes.find([memory.scope], session_id=session_id)
-                      if e.turn_index in indexes]
+            turns += [
+                e
+                for e in self._store.episodes.find([memory.scope], session_id=session_id)
+                if e.turn_index in indexes
+            ]
         return turns
 
     # -- listings -------------------------------------------------------------------------------------------
@@ -86,11 +107,25 @@ class Inspection:
         """Every scope in this file with its count of live memories."""
         return self._store.memories.scopes()
 
-    def list_memories(self, scopes: Sequence[str], *, types: Sequence[MemoryType] = (), current_only: bool = True,
-                      include_forgotten: bool = False, limit: int | None = 200, order: str = "recent") -> list[Memory]:
+    def list_memories(
+        self,
+        scopes: Sequence[str],
+        *,
+        types: Sequence[MemoryType] = (),
+        current_only: bool = True,
+        include_forgotten: bool = False,
+        limit: int | None = 200,
+        order: str = "recent",
+    ) -> list[Memory]:
         """Newest first unless `order` says oldest or importance; `current_only` hides superseded and expired."""
-        return self._store.memories.find(scopes, types=types, current_only=current_only,
-                                         include_forgotten=include_forgotten, limit=limit, order=order)
+        return self._store.memories.find(
+            scopes,
+            types=types,
+            current_only=current_only,
+            include_forgotten=include_forgotten,
+            limit=limit,
+            order=order,
+        )
 
     def memories(self, ids: Iterable[int]) -> dict[int, Memory]:
         """These memories by id (any scope: the ids come from the caller's own earlier results)."""
@@ -108,14 +143,19 @@ class Inspection:
         """Held-back memories of these scopes with the reason, newest first."""
         held = self._store.quarantine.reasons(ItemKind.MEMORY)
         memories = self._store.memories.get_many(held)
-        return sorted(((m, held[m.id]) for m in memories.values() if m.scope in scopes),
-                      key=lambda pair: -pair[0].created_at)
+        return sorted(
+            ((m, held[m.id]) for m in memories.values() if m.scope in scopes),
+            key=lambda pair: -pair[0].created_at,
+        )
 
     def prompt_safe(self, scopes: Sequence[str]) -> list[Memory]:
         """Current memories not held back by the screen, most important first (what may reach a host file)."""
         held = self._store.quarantine.reasons(ItemKind.MEMORY)
-        return [m for m in self._store.memories.find(scopes, current_only=True, order="importance")
-                if m.id not in held]
+        return [
+            m
+            for m in self._store.memories.find(scopes, current_only=True, order="importance")
+            if m.id not in held
+        ]
 
     def counts(self, scopes: Sequence[str] | None = None) -> dict[str, int]:
         """Live memories by type."""

@@ -50,7 +50,9 @@ def read_entries(path: Path) -> list[str]:
     except OSError as exc:
         raise InvalidInputError(f"cannot read {path}: {exc.strerror}") from exc
     if size > _MAX_FILE_BYTES:
-        raise InvalidInputError(f"{path} is {size} bytes; a memory file over {_MAX_FILE_BYTES} bytes is refused")
+        raise InvalidInputError(
+            f"{path} is {size} bytes; a memory file over {_MAX_FILE_BYTES} bytes is refused"
+        )
     raw = path.read_bytes()
     if b"\x00" in raw:
         raise InvalidInputError(f"{path} looks binary (it contains NUL bytes)")
@@ -60,8 +62,15 @@ def read_entries(path: Path) -> list[str]:
         raise InvalidInputError(f"{path} is not UTF-8 text (byte {exc.start})") from exc
 
 
-def import_file(engine: Bowerbird, path: Path, *, scope: str, target: str | None = None,
-                source: Source = Source.IMPORT, stop: threading.Event | None = None) -> ImportReport:
+def import_file(
+    engine: Bowerbird,
+    path: Path,
+    *,
+    scope: str,
+    target: str | None = None,
+    source: Source = Source.IMPORT,
+    stop: threading.Event | None = None,
+) -> ImportReport:
     """Import every entry once (idempotent by content hash), typed for its file, IMPORT_BATCH at a time.
 
     An entry seen before is skipped even when it was forgotten since: forgetting must survive the next start.
@@ -74,9 +83,13 @@ def import_file(engine: Bowerbird, path: Path, *, scope: str, target: str | None
     for start in range(0, len(fresh), IMPORT_BATCH):
         if stop is not None and stop.is_set():
             break
-        batch = fresh[start:start + IMPORT_BATCH]
-        engine.remember_many([(entry, type_for_entry(engine, entry, target)) for entry in batch], scope=scope,
-                             source=source, actor=f"import:{path.name}")
+        batch = fresh[start : start + IMPORT_BATCH]
+        engine.remember_many(
+            [(entry, type_for_entry(engine, entry, target)) for entry in batch],
+            scope=scope,
+            source=source,
+            actor=f"import:{path.name}",
+        )
         imported += len(batch)
     log.info("imported %d of %d entries from %s", imported, len(entries), path.name)
     return ImportReport(str(path), len(entries), imported, len(entries) - imported)
@@ -98,8 +111,9 @@ def user_file_types() -> frozenset[MemoryType]:
     return frozenset(s.name for s in type_specs() if s.markdown == "user")
 
 
-def import_host_memories(engine: Bowerbird, hermes_home: Path, *, scope: str,
-                         stop: threading.Event | None = None) -> list[ImportReport]:
+def import_host_memories(
+    engine: Bowerbird, hermes_home: Path, *, scope: str, stop: threading.Event | None = None
+) -> list[ImportReport]:
     """Import $HERMES_HOME/memories/{MEMORY,USER}.md when present; safe to call on every start."""
     reports = []
     for target, name in _FILES.items():
@@ -109,14 +123,17 @@ def import_host_memories(engine: Bowerbird, hermes_home: Path, *, scope: str,
     return reports
 
 
-def export_markdown(engine: Bowerbird, folder: Path, *, scopes: Sequence[str],
-                    within_limits: bool = False) -> dict[str, int]:
+def export_markdown(
+    engine: Bowerbird, folder: Path, *, scopes: Sequence[str], within_limits: bool = False
+) -> dict[str, int]:
     """Write MEMORY.md and USER.md in the host's format, grouped by type, most important first.
 
     With `within_limits`, each file is cut to the host's character limit (whole entries only).
     Quarantined memories are left out (the host injects these files). Returns the number of entries per file.
     """
-    memories = engine.inspect.prompt_safe(scopes)  # quarantined ones never: the host puts these files in its prompt
+    memories = engine.inspect.prompt_safe(
+        scopes
+    )  # quarantined ones never: the host puts these files in its prompt
     grouped = group_for_export(memories)
     folder.mkdir(parents=True, exist_ok=True)
     counts = {}

@@ -43,8 +43,12 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 PRE_COMPRESS_LIMIT = 1500
-CHECKPOINT_LIMIT = 4000  # a whole-conversation checkpoint; the host caps provider context at 6,000 chars
-DELEGATION_PLATFORM = "delegation"  # journal rows of a subagent's task and result say so, with the child session
+CHECKPOINT_LIMIT = (
+    4000  # a whole-conversation checkpoint; the host caps provider context at 6,000 chars
+)
+DELEGATION_PLATFORM = (
+    "delegation"  # journal rows of a subagent's task and result say so, with the child session
+)
 _WRITE_CONTEXTS = frozenset({"primary", ""})
 _LINEAGE_MAX = 20
 _REPORTED: set[str] = set()
@@ -53,6 +57,7 @@ _REPORTED_LOCK = threading.Lock()
 
 def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Hooks never raise into the host: log with the traceback and return a harmless default."""
+
     def wrap(method: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(method)
         def run(self: BowerbirdProvider, *args: Any, **kwargs: Any) -> T:
@@ -61,13 +66,19 @@ def _guarded(default: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
             try:
                 return method(self, *args, **kwargs)
             except (BowerbirdError, sqlite3.Error, OSError) as exc:
-                log.warning("bowerbird %s failed (%s); the turn goes on without it", method.__name__, describe(exc))
+                log.warning(
+                    "bowerbird %s failed (%s); the turn goes on without it",
+                    method.__name__,
+                    describe(exc),
+                )
                 log.debug("bowerbird %s failure details", method.__name__, exc_info=True)
                 return default
             except Exception:
                 log.exception("bowerbird %s failed; the turn goes on without it", method.__name__)
                 return default
+
         return run
+
     return wrap
 
 
@@ -93,7 +104,9 @@ class BowerbirdProvider(_Base):
         self._unavailable: str | None = None
         self._queue_pool: concurrent.futures.ThreadPoolExecutor | None = None
         self.turn_number = 0  # the host's count of user turns (on_turn_start)
-        self.lineage: list[str] = []  # this conversation's session ids, oldest first (compression makes new ones)
+        self.lineage: list[
+            str
+        ] = []  # this conversation's session ids, oldest first (compression makes new ones)
 
     # -- identity -------------------------------------------------------------------------------------------
     @property
@@ -111,13 +124,18 @@ class BowerbirdProvider(_Base):
     @property
     def writable(self) -> bool:
         engine = self.engine
-        return self.agent_context in _WRITE_CONTEXTS and not (engine is not None and engine.inspect.read_only)
+        return self.agent_context in _WRITE_CONTEXTS and not (
+            engine is not None and engine.inspect.read_only
+        )
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     @_guarded(None)
     def initialize(self, session_id: str, **kwargs: Any) -> None:
-        hermes_home = Path(str(kwargs.get("hermes_home") or "")).expanduser() if kwargs.get("hermes_home") \
+        hermes_home = (
+            Path(str(kwargs.get("hermes_home") or "")).expanduser()
+            if kwargs.get("hermes_home")
             else None
+        )
         config = self._config or load_config(hermes_home)
         self.session_id = storable_or_empty(session_id)
         self.platform = storable(str(kwargs.get("platform") or ""))
@@ -130,29 +148,48 @@ class BowerbirdProvider(_Base):
         self.visible = scopes.visible_scopes(self.user_id, identity, self.platform)
         self._unavailable = None
         try:
-            self.engine = Bowerbird.open_shared(config, primary=self.writable,
-                                                profile_scope=scopes.profile_scope(identity))
+            self.engine = Bowerbird.open_shared(
+                config, primary=self.writable, profile_scope=scopes.profile_scope(identity)
+            )
         except (BowerbirdError, sqlite3.Error, OSError) as exc:
             self._unavailable = f"bowerbird memory is off for this session: {describe(exc)}"
             _report_once(f"{self._unavailable} (database {config.db_path})")
             log.debug("opening the memory store failed", exc_info=True)
             return
         if self.engine.inspect.read_only:
-            log.warning("memory store %s is read-only: recall works, new turns are not stored", config.db_path)
+            log.warning(
+                "memory store %s is read-only: recall works, new turns are not stored",
+                config.db_path,
+            )
         if self.writable:
             self.engine.start(primary=True)
         self._turn = self.engine.inspect.next_turn_index(self.session_id) if self.session_id else 0
-        self.recall.hold({self.session_id: 0})  # a resumed session's history is loaded into the context
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="bowerbird-prefetch")
-        self._queue_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1,
-                                                                 thread_name_prefix="bowerbird-queued-prefetch")
+        self.recall.hold(
+            {self.session_id: 0}
+        )  # a resumed session's history is loaded into the context
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="bowerbird-prefetch"
+        )
+        self._queue_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="bowerbird-queued-prefetch"
+        )
         parent = str(kwargs.get("parent_session_id") or "")
         self.lineage = [s for s in (parent, self.session_id) if s]
-        if self.writable and config.import_markdown:  # on the engine's import thread: initialize never waits
+        if (
+            self.writable and config.import_markdown
+        ):  # on the engine's import thread: initialize never waits
             engine, scope = self.engine, scopes.profile_scope(identity)
             engine.import_in_background(
-                lambda stop: markdown.import_host_memories(engine, config.hermes_home, scope=scope, stop=stop))
-        log.info("bowerbird ready for session %s (%s, %s)", self.session_id, self.platform, self.agent_context)
+                lambda stop: markdown.import_host_memories(
+                    engine, config.hermes_home, scope=scope, stop=stop
+                )
+            )
+        log.info(
+            "bowerbird ready for session %s (%s, %s)",
+            self.session_id,
+            self.platform,
+            self.agent_context,
+        )
 
     @_guarded(None)
     def shutdown(self) -> None:
@@ -183,7 +220,11 @@ class BowerbirdProvider(_Base):
         bulletin = engine.bulletin(self.write_scope, visible=self.visible, synthesise=False)
         self.recall.bulletin_seen = bulletin
         if bulletin is not None and bulletin.text.strip():
-            lines += ["", "### Bulletin: who the user is and what is going on", inert(bulletin.text.strip())]
+            lines += [
+                "",
+                "### Bulletin: who the user is and what is going on",
+                inert(bulletin.text.strip()),
+            ]
         return "\n".join(lines)
 
     # -- read path ------------------------------------------------------------------------------------------
@@ -201,7 +242,10 @@ class BowerbirdProvider(_Base):
         try:
             block = future.result(timeout=engine.config.prefetch_timeout_seconds)
         except concurrent.futures.TimeoutError:
-            log.warning("prefetch took longer than %.1fs; skipped this turn", engine.config.prefetch_timeout_seconds)
+            log.warning(
+                "prefetch took longer than %.1fs; skipped this turn",
+                engine.config.prefetch_timeout_seconds,
+            )
             return ""
         self.recall.mark_given(block)
         return block.text
@@ -213,12 +257,18 @@ class BowerbirdProvider(_Base):
         if pool is None or not query or not query.strip() or is_trivial_prompt(query):
             return
         engine = self._require()
-        self.recall.queue(query, self.session_id, pool.submit(self.recall.search, engine, query, self.visible))
+        self.recall.queue(
+            query, self.session_id, pool.submit(self.recall.search, engine, query, self.visible)
+        )
 
     def _answer(self, query: str, queued: concurrent.futures.Future[list[Hit]] | None) -> Block:
         """This turn's block from the queued search when there is one, else from a search now."""
         engine = self._require()
-        found = queued.result() if queued is not None else self.recall.search(engine, query, self.visible)
+        found = (
+            queued.result()
+            if queued is not None
+            else self.recall.search(engine, query, self.visible)
+        )
         return self.recall.block(engine, found, self.visible, self.write_scope)
 
     # -- write path -----------------------------------------------------------------------------------------
@@ -228,9 +278,16 @@ class BowerbirdProvider(_Base):
         self.turn_number = int(turn_number)
 
     @_guarded(None)
-    def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
-                  messages: Sequence[Mapping[str, Any]] | None = None, turn_author: Any = None,
-                  **kwargs: Any) -> None:
+    def sync_turn(
+        self,
+        user_content: str,
+        assistant_content: str,
+        *,
+        session_id: str = "",
+        messages: Sequence[Mapping[str, Any]] | None = None,
+        turn_author: Any = None,
+        **kwargs: Any,
+    ) -> None:
         """Journal one turn. On a shared gateway chat a newer host says who wrote it: it goes to their scope.
 
         `messages` (the conversation with its tool calls and results) is not read: a tool's output is stored only
@@ -242,8 +299,16 @@ class BowerbirdProvider(_Base):
         scope = scopes.user_scope(author, self.platform) if author else self.write_scope
         session = storable_or_empty(session_id) or self.session_id
         turn = self._next_turn(session)
-        engine.capture_turn(TurnCapture(message_text(user_content), message_text(assistant_content), scope=scope,
-                                        session_id=session, platform=self.platform, turn_index=turn))
+        engine.capture_turn(
+            TurnCapture(
+                message_text(user_content),
+                message_text(assistant_content),
+                scope=scope,
+                session_id=session,
+                platform=self.platform,
+                turn_index=turn,
+            )
+        )
 
     def _next_turn(self, session: str) -> int:
         engine = self._require()
@@ -256,7 +321,9 @@ class BowerbirdProvider(_Base):
         return turn
 
     @_guarded(None)
-    def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any) -> None:
+    def on_delegation(
+        self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any
+    ) -> None:
         """A subagent finished: its task and result become an episode of this (the parent) session.
 
         The journal row's platform records the provenance: `delegation` and the child's session id."""
@@ -266,10 +333,16 @@ class BowerbirdProvider(_Base):
         turn = self._next_turn(self.session_id)
         child = storable_or_empty(str(child_session_id or "")).strip()
         platform = f"{DELEGATION_PLATFORM}:{child}" if child else DELEGATION_PLATFORM
-        engine.capture_turn(TurnCapture(f"Task delegated to a subagent: {message_text(task)}".strip(),
-                                        f"The subagent's result: {message_text(result)}".strip(),
-                                        scope=self.write_scope, session_id=self.session_id, platform=platform[:200],
-                                        turn_index=turn))
+        engine.capture_turn(
+            TurnCapture(
+                f"Task delegated to a subagent: {message_text(task)}".strip(),
+                f"The subagent's result: {message_text(result)}".strip(),
+                scope=self.write_scope,
+                session_id=self.session_id,
+                platform=platform[:200],
+                turn_index=turn,
+            )
+        )
 
     @_guarded(None)
     def on_session_end(self, messages: Sequence[Mapping[str, Any]]) -> None:
@@ -281,8 +354,13 @@ class BowerbirdProvider(_Base):
         engine.flush(timeout=engine.config.shutdown_drain_seconds)
 
     @_guarded("")
-    def on_pre_compress(self, messages: Sequence[Mapping[str, Any]], *, require_checkpoint: bool = False,
-                        **kwargs: Any) -> str:
+    def on_pre_compress(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        require_checkpoint: bool = False,
+        **kwargs: Any,
+    ) -> str:
         """Durable points for the summariser; with require_checkpoint (api v2) those of the whole conversation:
         the turns compressed away earlier in this lineage of sessions as well as the current messages."""
         messages = _messages(messages)
@@ -290,12 +368,16 @@ class BowerbirdProvider(_Base):
             self._capture_missing(messages, Source.COMPACTION)
             self._require().end_session(self.write_scope, self.session_id)
         with self._lock:
-            self.recall.hold({self.session_id: self._turn})  # what the host holds now is being summarised away
+            self.recall.hold(
+                {self.session_id: self._turn}
+            )  # what the host holds now is being summarised away
         if not require_checkpoint:
             return durable_points(messages, limit_chars=PRE_COMPRESS_LIMIT)
         earlier = [s for s in self.lineage if s != self.session_id]
-        return durable_points([*_stored_messages(self._require(), earlier, self.visible), *messages],
-                              limit_chars=CHECKPOINT_LIMIT)
+        return durable_points(
+            [*_stored_messages(self._require(), earlier, self.visible), *messages],
+            limit_chars=CHECKPOINT_LIMIT,
+        )
 
     def _capture_missing(self, messages: Sequence[Mapping[str, Any]], source: Source) -> int:
         """Journal user/assistant pairs from `messages` that sync_turn never saw (e.g. interrupted turns)."""
@@ -308,14 +390,29 @@ class BowerbirdProvider(_Base):
                 continue
             with self._lock:
                 turn, self._turn = self._turn, self._turn + 1
-            engine.capture_turn(TurnCapture(user, assistant, scope=self.write_scope, session_id=self.session_id,
-                                            platform=self.platform, turn_index=turn, source=source))
+            engine.capture_turn(
+                TurnCapture(
+                    user,
+                    assistant,
+                    scope=self.write_scope,
+                    session_id=self.session_id,
+                    platform=self.platform,
+                    turn_index=turn,
+                    source=source,
+                )
+            )
             captured += 1
         return captured
 
     @_guarded(None)
-    def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
-                          **kwargs: Any) -> None:
+    def on_session_switch(
+        self,
+        new_session_id: str,
+        *,
+        parent_session_id: str = "",
+        reset: bool = False,
+        **kwargs: Any,
+    ) -> None:
         """New session id (reset, resume, branch or compression): the injected-set and turn counter start over.
 
         After compression only turns captured later are in the host's context. A reset starts empty; a resumed or
@@ -331,38 +428,65 @@ class BowerbirdProvider(_Base):
                 known = [s for s in (*self.lineage, parent_session_id or previous) if s]
                 self.lineage = [*dict.fromkeys(known), self.session_id][-_LINEAGE_MAX:]
             if kwargs.get("reason") == "compression":
-                self.recall.restart({self.session_id: self._turn if self.session_id == previous else 0})
+                self.recall.restart(
+                    {self.session_id: self._turn if self.session_id == previous else 0}
+                )
             elif reset:
                 self.recall.restart({self.session_id: 0})
             else:
-                self.recall.restart({self.session_id: 0, **({parent_session_id: 0} if parent_session_id else {})})
+                self.recall.restart(
+                    {self.session_id: 0, **({parent_session_id: 0} if parent_session_id else {})}
+                )
 
     @_guarded(None)
-    def on_memory_write(self, action: str, target: str, content: str,
-                        metadata: Mapping[str, Any] | None = None) -> None:
+    def on_memory_write(
+        self, action: str, target: str, content: str, metadata: Mapping[str, Any] | None = None
+    ) -> None:
         """Mirror the host's built-in memory tool: add, replace (supersede) and remove (forget)."""
         if not self.writable:
             return
         engine = self._require()
         action, target, content = (storable_or_empty(v) for v in (action, target, content))
-        old_text = storable_or_empty((metadata if isinstance(metadata, Mapping) else {}).get("old_text"))
+        old_text = storable_or_empty(
+            (metadata if isinstance(metadata, Mapping) else {}).get("old_text")
+        )
         scope = self.write_scope
         if action == "add" and content.strip():
-            engine.remember(content, scope=scope,
-                            options=RememberOptions(type=_mirror_type(engine, content, target), source=Source.MIRROR,
-                                                    session_id=self.session_id, actor="mirror"))
+            engine.remember(
+                content,
+                scope=scope,
+                options=RememberOptions(
+                    type=_mirror_type(engine, content, target),
+                    source=Source.MIRROR,
+                    session_id=self.session_id,
+                    actor="mirror",
+                ),
+            )
         elif action == "replace" and content.strip():
             old = engine.inspect.containing(scope, old_text, limit=1) if old_text else []
             if old:
-                engine.update(old[0].id, content, scopes=(scope,), actor="mirror", source=Source.MIRROR)
+                engine.update(
+                    old[0].id, content, scopes=(scope,), actor="mirror", source=Source.MIRROR
+                )
             else:
-                engine.remember(content, scope=scope,
-                                options=RememberOptions(type=_mirror_type(engine, content, target),
-                                                        source=Source.MIRROR, session_id=self.session_id,
-                                                        actor="mirror"))
+                engine.remember(
+                    content,
+                    scope=scope,
+                    options=RememberOptions(
+                        type=_mirror_type(engine, content, target),
+                        source=Source.MIRROR,
+                        session_id=self.session_id,
+                        actor="mirror",
+                    ),
+                )
         elif action == "remove" and old_text:
             for memory in engine.inspect.containing(scope, old_text, limit=5):
-                engine.forget(memory.id, scopes=(scope,), reason="removed from built-in memory", actor="mirror")
+                engine.forget(
+                    memory.id,
+                    scopes=(scope,),
+                    reason="removed from built-in memory",
+                    actor="mirror",
+                )
 
     # -- status ---------------------------------------------------------------------------------------------
     @_guarded({"label": "bowerbird: not available", "memories": 0})
@@ -374,8 +498,13 @@ class BowerbirdProvider(_Base):
         count = sum(engine.inspect.counts(self.visible).values())
         backlog = engine.inspect.journal_backlog()
         label = f"bowerbird: {count} memories" + (f", {backlog} turns to curate" if backlog else "")
-        return {"label": label, "memories": count, "pending_turns": backlog, "turn": self.turn_number,
-                "session_id": self.session_id}
+        return {
+            "label": label,
+            "memories": count,
+            "pending_turns": backlog,
+            "turn": self.turn_number,
+            "session_id": self.session_id,
+        }
 
     # -- tools ----------------------------------------------------------------------------------------------
     def get_tool_schemas(self) -> list[dict[str, Any]]:
@@ -385,21 +514,43 @@ class BowerbirdProvider(_Base):
         engine = self.engine
         if engine is None:
             return json.dumps({"error": self._unavailable or "bowerbird is not initialised"})
-        ctx = ToolContext(engine=engine, write_scope=self.write_scope, visible=self.visible,
-                          session_id=self.session_id, writable=self.writable)
+        ctx = ToolContext(
+            engine=engine,
+            write_scope=self.write_scope,
+            visible=self.visible,
+            session_id=self.session_id,
+            writable=self.writable,
+        )
         return handle_tool_call(ctx, tool_name, args)
 
     # -- setup ----------------------------------------------------------------------------------------------
     def get_config_schema(self) -> list[dict[str, Any]]:
         return [
-            {"key": "embedding_backend", "description": "Embedding model", "default": "auto",
-             "choices": list(EMBEDDING_BACKENDS)},
-            {"key": "llm_backend", "description": "Model for extraction and the bulletin", "default": "auto",
-             "choices": list(LLM_BACKENDS)},
-            {"key": "gemini_api_key", "description": "Gemini API key (optional)", "secret": True,
-             "required": False, "env_var": "GEMINI_API_KEY", "url": "https://aistudio.google.com/apikey"},
-            {"key": "prefetch_budget_tokens", "description": "Tokens of recalled memory per turn",
-             "default": "600"},
+            {
+                "key": "embedding_backend",
+                "description": "Embedding model",
+                "default": "auto",
+                "choices": list(EMBEDDING_BACKENDS),
+            },
+            {
+                "key": "llm_backend",
+                "description": "Model for extraction and the bulletin",
+                "default": "auto",
+                "choices": list(LLM_BACKENDS),
+            },
+            {
+                "key": "gemini_api_key",
+                "description": "Gemini API key (optional)",
+                "secret": True,
+                "required": False,
+                "env_var": "GEMINI_API_KEY",
+                "url": "https://aistudio.google.com/apikey",
+            },
+            {
+                "key": "prefetch_budget_tokens",
+                "description": "Tokens of recalled memory per turn",
+                "default": "600",
+            },
         ]
 
     def save_config(self, values: Mapping[str, Any], hermes_home: str) -> None:
@@ -431,9 +582,14 @@ class BowerbirdProvider(_Base):
         except BowerbirdError as exc:
             embedding = f"{settings.embedding_backend} (model problem: {exc})"
         db = settings.db_path
-        return {"database": f"{db} ({db.stat().st_size // 1024} KiB)" if db.exists() else f"{db} (not created yet)",
-                "embedding": embedding, "llm": settings.llm_backend,
-                "settings file": str(settings.hermes_home / "bowerbird" / "config.yaml")}
+        return {
+            "database": f"{db} ({db.stat().st_size // 1024} KiB)"
+            if db.exists()
+            else f"{db} (not created yet)",
+            "embedding": embedding,
+            "llm": settings.llm_backend,
+            "settings file": str(settings.hermes_home / "bowerbird" / "config.yaml"),
+        }
 
     def backup_paths(self) -> list[str]:
         """Extra files to back up: the database, when configured outside HERMES_HOME."""
@@ -463,13 +619,22 @@ def _mirror_type(engine: Bowerbird, content: str, target: str) -> MemoryType:
     return markdown.type_for_entry(engine, content, "user" if target == "user" else "memory")
 
 
-def _stored_messages(engine: Bowerbird, sessions: Sequence[str], visible: Sequence[str]) -> list[dict[str, str]]:
+def _stored_messages(
+    engine: Bowerbird, sessions: Sequence[str], visible: Sequence[str]
+) -> list[dict[str, str]]:
     """The stored turns of these sessions (those this conversation went through before the current one)."""
     out: list[dict[str, str]] = []
     for session in sessions:
         episodes = engine.inspect.session_episodes(visible, session)
-        for episode in sorted(episodes, key=lambda e: (e.turn_index, e.role != "user", e.chunk_index)):
-            out.append({"role": "user" if episode.role == "user" else "assistant", "content": episode.content})
+        for episode in sorted(
+            episodes, key=lambda e: (e.turn_index, e.role != "user", e.chunk_index)
+        ):
+            out.append(
+                {
+                    "role": "user" if episode.role == "user" else "assistant",
+                    "content": episode.content,
+                }
+            )
     return out
 
 

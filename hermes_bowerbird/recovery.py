@@ -56,7 +56,9 @@ class RecoveryReport:
     recovered: dict[str, int] = field(default_factory=dict)
     lost: dict[str, int] = field(default_factory=dict)
     integrity: tuple[str, ...] = ()
-    repaired: bool = False  # only when integrity_check passed on the new file and it took the old one's place
+    repaired: bool = (
+        False  # only when integrity_check passed on the new file and it took the old one's place
+    )
     note: str = ""
 
 
@@ -64,12 +66,16 @@ def check_file(path: Path) -> FileCheck:
     """Header, readability and PRAGMA integrity_check of the file at `path`, without writing to it."""
     if not path.is_file():
         return FileCheck(path, False, False, (), f"no database file at {path}")
-    if path.stat().st_size == 0:  # SQLite reads an empty file as an empty database; opening it migrates it
+    if (
+        path.stat().st_size == 0
+    ):  # SQLite reads an empty file as an empty database; opening it migrates it
         return FileCheck(path, True, True, ("ok",), None)
     with path.open("rb") as handle:
         header_ok = handle.read(len(MAGIC)) == MAGIC
     if not header_ok:
-        return FileCheck(path, True, False, (), "the file header is damaged (not recognisable as SQLite)")
+        return FileCheck(
+            path, True, False, (), "the file header is damaged (not recognisable as SQLite)"
+        )
     try:
         conn = _open_for_check(path)
     except (DatabaseError, sqlite3.Error) as exc:
@@ -110,7 +116,9 @@ def recover(path: Path, *, stamp: str | None = None) -> RecoveryReport:
         _salvage(copy, fresh, report)
     except OSError as exc:
         if is_read_only(exc):
-            raise DatabaseError(f"cannot repair {path}: the file or its folder is read-only") from exc
+            raise DatabaseError(
+                f"cannot repair {path}: the file or its folder is read-only"
+            ) from exc
         raise
     except sqlite3.Error as exc:
         fresh.unlink(missing_ok=True)
@@ -160,13 +168,20 @@ def rebuild_header(data: bytes, *, wal: bool = False) -> bytes:
     header[0:16] = MAGIC
     header[16:18] = (1 if page_size == 65536 else page_size).to_bytes(2, "big")
     header[18], header[19] = version, version
-    header[20], header[21], header[22], header[23] = 0, 64, 32, 32  # reserved bytes, payload fractions
+    header[20], header[21], header[22], header[23] = (
+        0,
+        64,
+        32,
+        32,
+    )  # reserved bytes, payload fractions
     header[24:28] = (1).to_bytes(4, "big")  # change counter
     header[28:32] = pages.to_bytes(4, "big")
     header[40:44] = (1).to_bytes(4, "big")  # schema cookie
     header[44:48] = (4).to_bytes(4, "big")  # schema format
     header[56:60] = (1).to_bytes(4, "big")  # UTF-8
-    header[92:96] = (1).to_bytes(4, "big")  # version-valid-for = change counter: the page count is trusted
+    header[92:96] = (1).to_bytes(
+        4, "big"
+    )  # version-valid-for = change counter: the page count is trusted
     major, minor, patch = sqlite3.sqlite_version_info
     header[96:100] = (major * 1_000_000 + minor * 1000 + patch).to_bytes(4, "big")
     return bytes(header)
@@ -180,7 +195,9 @@ def guess_page_size(data: bytes) -> int:
         if size < smallest or len(data) % size:
             continue
         starts = [data[offset] for offset in range(size, min(len(data), size * 65), size)]
-        score = sum(1 for b in starts if b in _PAGE_TYPES or b == 0) / len(starts) if starts else 1.0
+        score = (
+            sum(1 for b in starts if b in _PAGE_TYPES or b == 0) / len(starts) if starts else 1.0
+        )
         if score > best_score:
             best, best_score = size, score
     return best
@@ -190,9 +207,12 @@ def _page_one_span(data: bytes) -> int:
     """The smallest page size page 1's b-tree header allows (its cell pointers must point inside the page)."""
     if len(data) < HEADER_SIZE + 8 or data[HEADER_SIZE] not in _PAGE_TYPES:
         return 512
-    cells = int.from_bytes(data[HEADER_SIZE + 3: HEADER_SIZE + 5], "big")
+    cells = int.from_bytes(data[HEADER_SIZE + 3 : HEADER_SIZE + 5], "big")
     start = HEADER_SIZE + (12 if data[HEADER_SIZE] in (0x02, 0x05) else 8)
-    pointers = [int.from_bytes(data[start + 2 * i: start + 2 * i + 2], "big") for i in range(min(cells, 2000))]
+    pointers = [
+        int.from_bytes(data[start + 2 * i : start + 2 * i + 2], "big")
+        for i in range(min(cells, 2000))
+    ]
     return max([512, *(p + 1 for p in pointers)])
 
 
@@ -223,17 +243,26 @@ def _applied_names(src: sqlite3.Connection) -> set[str]:
     try:
         return {m.name for m in db.migration_set().applied(db.wrap(src))}
     except sqlite3.Error as exc:
-        log.warning("the damaged file's migration list is unreadable (%s); assuming the current schema", exc)
+        log.warning(
+            "the damaged file's migration list is unreadable (%s); assuming the current schema", exc
+        )
         return set()
 
 
 def _plain_tables(conn: sqlite3.Connection) -> list[str]:
     """Ordinary tables of the new schema: not SQLite's, not virtual tables or their shadow tables."""
-    rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY rootpage").fetchall()
+    rows = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY rootpage"
+    ).fetchall()
     virtual = [name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
-    return [name for name, _ in rows
-            if not name.startswith("sqlite_") and name != "schema_migrations" and name not in virtual
-            and not any(name.startswith(v + "_") for v in virtual)]
+    return [
+        name
+        for name, _ in rows
+        if not name.startswith("sqlite_")
+        and name != "schema_migrations"
+        and name not in virtual
+        and not any(name.startswith(v + "_") for v in virtual)
+    ]
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, int]]:
@@ -265,8 +294,13 @@ def _copy_table(src: sqlite3.Connection, dst: sqlite3.Connection, table: str) ->
         return 0, 1
     names = ", ".join(f'"{c}"' for c in columns)
     insert = f'INSERT OR IGNORE INTO "{table}" ({names}) VALUES ({", ".join("?" * len(columns))})'
-    rows = (_rows_by_rowid(src, table, names) if _has_rowid(src, table)
-            else _rows_by_key(src, table, names, [n for n, pk in sorted(wanted, key=lambda c: c[1]) if pk]))
+    rows = (
+        _rows_by_rowid(src, table, names)
+        if _has_rowid(src, table)
+        else _rows_by_key(
+            src, table, names, [n for n, pk in sorted(wanted, key=lambda c: c[1]) if pk]
+        )
+    )
     kept = lost = 0
     for row in rows:
         if row is None:
@@ -281,9 +315,13 @@ def _copy_table(src: sqlite3.Connection, dst: sqlite3.Connection, table: str) ->
     return kept, lost
 
 
-def _rows_by_rowid(src: sqlite3.Connection, table: str, names: str) -> Iterator[tuple[Any, ...] | None]:
+def _rows_by_rowid(
+    src: sqlite3.Connection, table: str, names: str
+) -> Iterator[tuple[Any, ...] | None]:
     """Rows in rowid order, in batches; near damage row by row, and past an unreadable page (yielding None)."""
-    batch_sql = f'SELECT rowid, {names} FROM "{table}" WHERE rowid > ? ORDER BY rowid LIMIT {_BATCH}'
+    batch_sql = (
+        f'SELECT rowid, {names} FROM "{table}" WHERE rowid > ? ORDER BY rowid LIMIT {_BATCH}'
+    )
     after = -_MAX_ROWID - 1
     while True:
         try:
@@ -305,13 +343,15 @@ def _rows_by_rowid(src: sqlite3.Connection, table: str, names: str) -> Iterator[
             after = int(rowid)
 
 
-def _step_near_damage(src: sqlite3.Connection, table: str, names: str, after: int
-                      ) -> tuple[list[tuple[Any, ...] | None], int] | None:
+def _step_near_damage(
+    src: sqlite3.Connection, table: str, names: str, after: int
+) -> tuple[list[tuple[Any, ...] | None], int] | None:
     """The next row after `after` and its rowid; past an unreadable page a None (the gap), the first row after
     it and its rowid; None at the end of the table."""
     try:
-        found = src.execute(f'SELECT rowid FROM "{table}" WHERE rowid > ? ORDER BY rowid LIMIT 1',
-                            (after,)).fetchone()
+        found = src.execute(
+            f'SELECT rowid FROM "{table}" WHERE rowid > ? ORDER BY rowid LIMIT 1', (after,)
+        ).fetchone()
     except sqlite3.DatabaseError:
         resume = _next_readable(src, table, after)
         if resume is None:
@@ -334,10 +374,12 @@ def _row_at(src: sqlite3.Connection, table: str, names: str, rowid: int) -> tupl
 
 def _next_readable(src: sqlite3.Connection, table: str, after: int) -> int | None:
     """The smallest rowid past `after` from which a seek works again (doubling steps, then a binary search)."""
+
     def readable_from(start: int) -> int | bool | None:
         try:
-            row = src.execute(f'SELECT rowid FROM "{table}" WHERE rowid >= ? ORDER BY rowid LIMIT 1',
-                              (start,)).fetchone()
+            row = src.execute(
+                f'SELECT rowid FROM "{table}" WHERE rowid >= ? ORDER BY rowid LIMIT 1', (start,)
+            ).fetchone()
         except sqlite3.DatabaseError:
             return False
         if row is None:
@@ -363,8 +405,9 @@ def _next_readable(src: sqlite3.Connection, table: str, after: int) -> int | Non
     return None
 
 
-def _rows_by_key(src: sqlite3.Connection, table: str, names: str, key: Sequence[str]
-                 ) -> Iterator[tuple[Any, ...] | None]:
+def _rows_by_key(
+    src: sqlite3.Connection, table: str, names: str, key: Sequence[str]
+) -> Iterator[tuple[Any, ...] | None]:
     """A WITHOUT ROWID table: read forwards until damage, then backwards from the end until damage."""
     order = ", ".join(f'"{k}"' for k in key) or names
     seen: set[tuple[Any, ...]] = set()
@@ -399,9 +442,11 @@ def _drop_orphans(conn: sqlite3.Connection) -> int:
 
 
 def _rebuild_fts(conn: sqlite3.Connection) -> None:
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                "AND upper(sql) LIKE 'CREATE VIRTUAL TABLE%USING FTS5%'").fetchall():
-        conn.execute(f"INSERT INTO \"{name}\" (\"{name}\") VALUES ('rebuild')")
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' "
+        "AND upper(sql) LIKE 'CREATE VIRTUAL TABLE%USING FTS5%'"
+    ).fetchall():
+        conn.execute(f'INSERT INTO "{name}" ("{name}") VALUES (\'rebuild\')')
 
 
 # -- putting the new file in place ---------------------------------------------------------------------------

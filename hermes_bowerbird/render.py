@@ -32,7 +32,9 @@ def shorten(text: str, width: int) -> str:
     return flat[: width - 1] + "…"
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]], *, width: int | None = None) -> str:
+def table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], *, width: int | None = None
+) -> str:
     """Left-aligned columns sized to their content; the last column is cut to fit the terminal."""
     if not rows:
         return ""
@@ -61,12 +63,17 @@ def memory_state(memory: Memory, now: float) -> str:
 
 
 def memories_table(memories: Sequence[Memory]) -> str:
-    rows = [(f"#{m.id}", str(m.type), f"{m.importance:.2f}", when(m.created_at)[:10], m.content) for m in memories]
+    rows = [
+        (f"#{m.id}", str(m.type), f"{m.importance:.2f}", when(m.created_at)[:10], m.content)
+        for m in memories
+    ]
     return table(("id", "type", "imp", "created", "content"), rows)
 
 
 def quarantine_table(held: Sequence[tuple[Memory, str]]) -> str:
-    rows = [(f"#{m.id}", str(m.type), when(m.created_at)[:10], reason, m.content) for m, reason in held]
+    rows = [
+        (f"#{m.id}", str(m.type), when(m.created_at)[:10], reason, m.content) for m, reason in held
+    ]
     return table(("id", "type", "created", "why held", "content"), rows)
 
 
@@ -96,27 +103,44 @@ def detail_text(detail: MemoryDetail, now: float) -> str:
     m = detail.memory
     lines = [f"memory #{m.id} ({m.type}, {memory_state(m, now)})", "", m.content, ""]
     fields: list[tuple[str, object]] = [
-        ("scope", m.scope), ("importance", f"{m.importance:.2f}"), ("confidence", f"{m.confidence:.2f}"),
-        ("source", m.source), ("origin", origin_of(m.metadata)), ("subject", m.subject or "-"),
+        ("scope", m.scope),
+        ("importance", f"{m.importance:.2f}"),
+        ("confidence", f"{m.confidence:.2f}"),
+        ("source", m.source),
+        ("origin", origin_of(m.metadata)),
+        ("subject", m.subject or "-"),
         ("created", when(m.created_at)),
-        ("updated", when(m.updated_at)), ("valid until", when(m.valid_until)),
+        ("updated", when(m.updated_at)),
+        ("valid until", when(m.valid_until)),
         ("accessed", f"{m.access_count} times, last {when(m.accessed_at)}"),
-        ("tags", ", ".join(m.tags) or "-"), ("session", m.session_id or "-"),
+        ("tags", ", ".join(m.tags) or "-"),
+        ("session", m.session_id or "-"),
     ]
     lines += [f"  {k:<12} {v}" for k, v in fields]
     if detail.quarantine:
-        lines += ["", f"quarantined: {detail.quarantine} (never recalled or put in a prompt; "
-                      f"`bowerbird release {m.id}` lets it back)"]
+        lines += [
+            "",
+            f"quarantined: {detail.quarantine} (never recalled or put in a prompt; "
+            f"`bowerbird release {m.id}` lets it back)",
+        ]
     if detail.entities:
         lines += ["", "entities: " + ", ".join(e.name for e in detail.entities)]
     if detail.edges:
         lines += ["", "edges:"]
-        lines += [f"  #{e.src_id} --{e.relation}--> #{e.dst_id} (weight {e.weight:.2f})" for e in detail.edges]
+        lines += [
+            f"  #{e.src_id} --{e.relation}--> #{e.dst_id} (weight {e.weight:.2f})"
+            for e in detail.edges
+        ]
     if detail.provenance:
-        lines += ["", "provenance:"] + [f"  {p.session_id} turn {p.turn_index}" for p in detail.provenance]
+        lines += ["", "provenance:"] + [
+            f"  {p.session_id} turn {p.turn_index}" for p in detail.provenance
+        ]
     if detail.audit:
         lines += ["", "history:"]
-        lines += [f"  {when(a.created_at)}  {a.action:<11} by {a.actor or '-'}: {a.reason}" for a in detail.audit]
+        lines += [
+            f"  {when(a.created_at)}  {a.action:<11} by {a.actor or '-'}: {a.reason}"
+            for a in detail.audit
+        ]
     return "\n".join(lines)
 
 

@@ -56,20 +56,25 @@ def _platform(platform: str | None) -> str:
     return text if _PLATFORM.match(text) else ("other" if text else "")
 
 
-def write_scope(user_id: str | None, identity: str | None = None, platform: str | None = None) -> str:
+def write_scope(
+    user_id: str | None, identity: str | None = None, platform: str | None = None
+) -> str:
     """Where new memories go: the user's own scope on a gateway, else the profile's."""
     return user_scope(user_id, platform) if user_id and user_id.strip() else profile_scope(identity)
 
 
-def own_scopes(user_id: str | None, identity: str | None = None, platform: str | None = None) -> tuple[str, ...]:
+def own_scopes(
+    user_id: str | None, identity: str | None = None, platform: str | None = None
+) -> tuple[str, ...]:
     """The scopes a caller may change and export: the user's key and its legacy alias, or the profile's."""
     if user_id and user_id.strip():
         return tuple(dict.fromkeys((user_scope(user_id, platform), legacy_user_scope(user_id))))
     return (profile_scope(identity),)
 
 
-def visible_scopes(user_id: str | None, identity: str | None = None, platform: str | None = None
-                   ) -> tuple[str, ...]:
+def visible_scopes(
+    user_id: str | None, identity: str | None = None, platform: str | None = None
+) -> tuple[str, ...]:
     """What a reader may see: their own scope(s) plus the shared profile scope, never another user's."""
     profile = profile_scope(identity)
     if user_id and user_id.strip():

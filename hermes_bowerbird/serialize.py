@@ -21,22 +21,43 @@ def iso(ts: float | None) -> str | None:
 
 def memory_dict(memory: Memory) -> dict[str, Any]:
     """A memory as the agent's tools show it."""
-    return {"id": memory.id, "type": str(memory.type), "content": memory.content, "importance": memory.importance,
-            "created_at": iso(memory.created_at), "valid_until": iso(memory.valid_until),
-            "superseded_by": memory.superseded_by, "forgotten": memory.forgotten, "tags": list(memory.tags),
-            "source": str(memory.source), "scope": memory.scope}
+    return {
+        "id": memory.id,
+        "type": str(memory.type),
+        "content": memory.content,
+        "importance": memory.importance,
+        "created_at": iso(memory.created_at),
+        "valid_until": iso(memory.valid_until),
+        "superseded_by": memory.superseded_by,
+        "forgotten": memory.forgotten,
+        "tags": list(memory.tags),
+        "source": str(memory.source),
+        "scope": memory.scope,
+    }
 
 
 def memory_json(memory: Memory) -> dict[str, Any]:
     """A memory with everything a person inspecting it may want (the CLI)."""
-    return {**memory_dict(memory), "subject": memory.subject, "confidence": memory.confidence,
-            "session_id": memory.session_id, "access_count": memory.access_count,
-            "origin": origin_of(memory.metadata), "metadata": dict(memory.metadata)}
+    return {
+        **memory_dict(memory),
+        "subject": memory.subject,
+        "confidence": memory.confidence,
+        "session_id": memory.session_id,
+        "access_count": memory.access_count,
+        "origin": origin_of(memory.metadata),
+        "metadata": dict(memory.metadata),
+    }
 
 
 def edge_dict(edge: Edge) -> dict[str, Any]:
-    return {"id": edge.id, "source_id": edge.src_id, "target_id": edge.dst_id, "relation": str(edge.relation),
-            "weight": edge.weight, "created_at": iso(edge.created_at)}
+    return {
+        "id": edge.id,
+        "source_id": edge.src_id,
+        "target_id": edge.dst_id,
+        "relation": str(edge.relation),
+        "weight": edge.weight,
+        "created_at": iso(edge.created_at),
+    }
 
 
 def provenance_list(provenance: Sequence[Provenance]) -> list[dict[str, Any]]:
@@ -48,8 +69,13 @@ def entity_dict(entity: Entity) -> dict[str, Any]:
 
 
 def audit_dict(entry: AuditEntry) -> dict[str, Any]:
-    return {"action": str(entry.action), "reason": entry.reason, "actor": entry.actor,
-            "created_at": iso(entry.created_at), "details": dict(entry.details)}
+    return {
+        "action": str(entry.action),
+        "reason": entry.reason,
+        "actor": entry.actor,
+        "created_at": iso(entry.created_at),
+        "details": dict(entry.details),
+    }
 
 
 def detail_json(detail: MemoryDetail) -> dict[str, Any]:
@@ -86,5 +112,10 @@ def hit_dict(hit: Hit) -> dict[str, Any]:
 
 
 def bulletin_dict(bulletin: Bulletin) -> dict[str, Any]:
-    return {"text": bulletin.text, "scope": bulletin.scope, "generator": bulletin.generator,
-            "created_at": iso(bulletin.created_at), "hash": bulletin.hash}
+    return {
+        "text": bulletin.text,
+        "scope": bulletin.scope,
+        "generator": bulletin.generator,
+        "created_at": iso(bulletin.created_at),
+        "hash": bulletin.hash,
+    }

@@ -30,16 +30,30 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
     {
         "name": "bowerbird_recall",
         "description": "Search long-term memory (facts, preferences, decisions, past conversations). Use when the "
-                       "user refers to something from earlier sessions that is not in the conversation.",
+        "user refers to something from earlier sessions that is not in the conversation.",
         "parameters": {
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "What to look for, in plain words."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Max results (default 8)."},
-                "types": {"type": "array", "items": {"type": "string", "enum": _TYPES},
-                          "description": "Only these memory types."},
-                "since": {"type": "string", "description": "ISO date/time: only memories from then on."},
-                "until": {"type": "string", "description": "ISO date/time: only memories before then."},
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 50,
+                    "description": "Max results (default 8).",
+                },
+                "types": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": _TYPES},
+                    "description": "Only these memory types.",
+                },
+                "since": {
+                    "type": "string",
+                    "description": "ISO date/time: only memories from then on.",
+                },
+                "until": {
+                    "type": "string",
+                    "description": "ISO date/time: only memories before then.",
+                },
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -147,12 +161,21 @@ def _recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     query = _text(args, "query")
     limit = _int(args.get("limit", 8), "limit", 1, 50)
     types = [_memory_type(t) for t in _list(args.get("types"), "types")]
-    hits = ctx.engine.recall(query, scopes=ctx.visible,
-                             options=RecallOptions(limit=limit, types=types, since=_time(args.get("since"), "since"),
-                                                   until=_time(args.get("until"), "until")))
+    hits = ctx.engine.recall(
+        query,
+        scopes=ctx.visible,
+        options=RecallOptions(
+            limit=limit,
+            types=types,
+            since=_time(args.get("since"), "since"),
+            until=_time(args.get("until"), "until"),
+        ),
+    )
     # the model reads these: memory is rendered inert as in prefetch
-    result: dict[str, Any] = {"results": [{**hit_dict(h), "content": inert(h.content)} for h in hits],
-                              "count": len(hits)}
+    result: dict[str, Any] = {
+        "results": [{**hit_dict(h), "content": inert(h.content)} for h in hits],
+        "count": len(hits),
+    }
     if ctx.engine.inspect.read_only:
         result["note"] = "the memory store is read-only: recall works, nothing new can be stored"
     return result
@@ -166,9 +189,18 @@ def _remember(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if importance is not None and not isinstance(importance, int | float):
         raise InvalidInputError("importance must be a number between 0 and 1")
     tags = [storable(str(t)) for t in _list(args.get("tags"), "tags")]
-    memory = ctx.engine.remember(content, scope=ctx.write_scope,
-                                 options=RememberOptions(type=kind, importance=importance, tags=tags,
-                                                         source=Source.TOOL, session_id=ctx.session_id, actor="tool"))
+    memory = ctx.engine.remember(
+        content,
+        scope=ctx.write_scope,
+        options=RememberOptions(
+            type=kind,
+            importance=importance,
+            tags=tags,
+            source=Source.TOOL,
+            session_id=ctx.session_id,
+            actor="tool",
+        ),
+    )
     return {"stored": memory_dict(memory)}
 
 
@@ -177,8 +209,12 @@ def _relate(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     relation = args.get("relation")
     if relation not in _RELATIONS:
         raise InvalidInputError(f"relation must be one of {', '.join(_RELATIONS)}")
-    edge = ctx.engine.relate(_int(args.get("source_id"), "source_id"), _int(args.get("target_id"), "target_id"),
-                             Relation(relation), scopes=_own(ctx))
+    edge = ctx.engine.relate(
+        _int(args.get("source_id"), "source_id"),
+        _int(args.get("target_id"), "target_id"),
+        Relation(relation),
+        scopes=_own(ctx),
+    )
     return {"edge": edge_dict(edge)}
 
 
@@ -214,7 +250,9 @@ def _require_writable(ctx: ToolContext) -> None:
     if not ctx.writable:
         raise InvalidInputError("memory is read-only in this agent (not the primary agent)")
     if ctx.engine.inspect.read_only:
-        raise InvalidInputError("the memory database is read-only (the file or its folder cannot be written)")
+        raise InvalidInputError(
+            "the memory database is read-only (the file or its folder cannot be written)"
+        )
 
 
 def _text(args: Mapping[str, Any], key: str) -> str:
@@ -251,7 +289,9 @@ def _memory_type(value: Any) -> MemoryType:
     try:
         return MemoryType(str(value))
     except ValueError as exc:
-        raise InvalidInputError(f"unknown memory type {value!r}; use one of {', '.join(_TYPES)}") from exc
+        raise InvalidInputError(
+            f"unknown memory type {value!r}; use one of {', '.join(_TYPES)}"
+        ) from exc
 
 
 def _time(value: Any, key: str) -> float | None:
@@ -261,5 +301,3 @@ def _time(value: Any, key: str) -> float | None:
         return parse_iso(str(value))
     except ValueError as exc:
         raise InvalidInputError(f"'{key}' must be an ISO date such as 2026-03-01") from exc
-
-

@@ -51,9 +51,13 @@ class TypeSpec:
     silently miss one (a missing argument is a TypeError at import)."""
 
     name: MemoryType
-    description: str  # what memories of this type hold, for the extraction prompt and tool descriptions
+    description: (
+        str  # what memories of this type hold, for the extraction prompt and tool descriptions
+    )
     importance: float  # default importance of a new memory of this type
-    half_life_factor: float  # x config.weights.decay_half_life_days, for types not exempt from decay
+    half_life_factor: (
+        float  # x config.weights.decay_half_life_days, for types not exempt from decay
+    )
     bulletin: BulletinSection | None  # where the bulletin shows it (None: never)
     markdown: MarkdownTarget | None  # which host file an export writes it to (None: neither)
     markdown_rank: int  # export order within its file (ascending)
@@ -70,39 +74,135 @@ _OBSERVATIONS = BulletinSection("Observations", 7, 4)
 # CHECK stays as a last line of defence and tests/test_types.py asserts it equals this table. A new type is one
 # entry here, one member of MemoryType above (checked below), and a migration that rebuilds the CHECK.
 _BUILTIN_SPECS: tuple[TypeSpec, ...] = (
-    TypeSpec(MemoryType.IDENTITY, "who the user is", 1.0, 4.0, BulletinSection("Identity", 0, 6), "user", 0,
-             r"\b(who am i|my name|about me|who i am|where do i live|my (job|age|family|background))\b",
-             extractable=True, from_assistant=False),
-    TypeSpec(MemoryType.GOAL, "goals", 0.9, 2.0, BulletinSection("Active goals", 1, 5), "user", 2,
-             r"\b(goals?|aims?|objectives?|plans? to|trying to|want to)\b", extractable=True, from_assistant=False),
-    TypeSpec(MemoryType.DECISION, "decisions", 0.8, 2.0, BulletinSection("Recent decisions", 2, 5, by_recency=True),
-             "memory", 3, r"\b(decid\w*|decision\w*|agreed|settled on|chose|chosen|went with)\b",
-             extractable=True, from_assistant=True),
-    TypeSpec(MemoryType.TODO, "plans and todos", 0.8, 1.0, BulletinSection("Open todos", 3, 6, by_recency=True),
-             "memory", 5, r"\b(to-?dos?|remind\w*|tasks?|need to|have to|follow[- ]?up|pending|deadline\w*)\b",
-             extractable=True, from_assistant=True),
-    TypeSpec(MemoryType.PROCEDURE, "procedures", 0.75, 3.0, _FACTS, "memory", 4,
-             r"\b(how (do|did|should|can) (i|we)|how to|steps?|procedure\w*|process|workflow|recipe)\b",
-             extractable=True, from_assistant=True),
-    TypeSpec(MemoryType.PREFERENCE, "preferences", 0.7, 3.0, BulletinSection("Preferences", 4, 6), "user", 1,
-             r"\b(prefer\w*|favou?rite\w*|likes?|dislikes?|hates?|loves?|enjoys?)\b",
-             extractable=True, from_assistant=True),
-    TypeSpec(MemoryType.FACT, "facts about their life, work and projects", 0.6, 2.0, _FACTS, "memory", 6, "",
-             extractable=True, from_assistant=True),
-    TypeSpec(MemoryType.PATTERN, "habits and recurring patterns", 0.6, 2.0, _OBSERVATIONS, "memory", 7,
-             r"\b(usually|tend to|habits?|patterns?|always|often)\b", extractable=True, from_assistant=False),
-    TypeSpec(MemoryType.EVENT, "notable events", 0.4, 0.5,
-             BulletinSection("Recent events", 6, 5, by_recency=True, max_age_days=30.0), "memory", 8,
-             r"\b(happened|events?|meeting|when did)\b", extractable=True, from_assistant=False),
-    TypeSpec(MemoryType.OBSERVATION, "passing observations", 0.3, 0.5, _OBSERVATIONS, "memory", 9, "",
-             extractable=True, from_assistant=False),
+    TypeSpec(
+        MemoryType.IDENTITY,
+        "who the user is",
+        1.0,
+        4.0,
+        BulletinSection("Identity", 0, 6),
+        "user",
+        0,
+        r"\b(who am i|my name|about me|who i am|where do i live|my (job|age|family|background))\b",
+        extractable=True,
+        from_assistant=False,
+    ),
+    TypeSpec(
+        MemoryType.GOAL,
+        "goals",
+        0.9,
+        2.0,
+        BulletinSection("Active goals", 1, 5),
+        "user",
+        2,
+        r"\b(goals?|aims?|objectives?|plans? to|trying to|want to)\b",
+        extractable=True,
+        from_assistant=False,
+    ),
+    TypeSpec(
+        MemoryType.DECISION,
+        "decisions",
+        0.8,
+        2.0,
+        BulletinSection("Recent decisions", 2, 5, by_recency=True),
+        "memory",
+        3,
+        r"\b(decid\w*|decision\w*|agreed|settled on|chose|chosen|went with)\b",
+        extractable=True,
+        from_assistant=True,
+    ),
+    TypeSpec(
+        MemoryType.TODO,
+        "plans and todos",
+        0.8,
+        1.0,
+        BulletinSection("Open todos", 3, 6, by_recency=True),
+        "memory",
+        5,
+        r"\b(to-?dos?|remind\w*|tasks?|need to|have to|follow[- ]?up|pending|deadline\w*)\b",
+        extractable=True,
+        from_assistant=True,
+    ),
+    TypeSpec(
+        MemoryType.PROCEDURE,
+        "procedures",
+        0.75,
+        3.0,
+        _FACTS,
+        "memory",
+        4,
+        r"\b(how (do|did|should|can) (i|we)|how to|steps?|procedure\w*|process|workflow|recipe)\b",
+        extractable=True,
+        from_assistant=True,
+    ),
+    TypeSpec(
+        MemoryType.PREFERENCE,
+        "preferences",
+        0.7,
+        3.0,
+        BulletinSection("Preferences", 4, 6),
+        "user",
+        1,
+        r"\b(prefer\w*|favou?rite\w*|likes?|dislikes?|hates?|loves?|enjoys?)\b",
+        extractable=True,
+        from_assistant=True,
+    ),
+    TypeSpec(
+        MemoryType.FACT,
+        "facts about their life, work and projects",
+        0.6,
+        2.0,
+        _FACTS,
+        "memory",
+        6,
+        "",
+        extractable=True,
+        from_assistant=True,
+    ),
+    TypeSpec(
+        MemoryType.PATTERN,
+        "habits and recurring patterns",
+        0.6,
+        2.0,
+        _OBSERVATIONS,
+        "memory",
+        7,
+        r"\b(usually|tend to|habits?|patterns?|always|often)\b",
+        extractable=True,
+        from_assistant=False,
+    ),
+    TypeSpec(
+        MemoryType.EVENT,
+        "notable events",
+        0.4,
+        0.5,
+        BulletinSection("Recent events", 6, 5, by_recency=True, max_age_days=30.0),
+        "memory",
+        8,
+        r"\b(happened|events?|meeting|when did)\b",
+        extractable=True,
+        from_assistant=False,
+    ),
+    TypeSpec(
+        MemoryType.OBSERVATION,
+        "passing observations",
+        0.3,
+        0.5,
+        _OBSERVATIONS,
+        "memory",
+        9,
+        "",
+        extractable=True,
+        from_assistant=False,
+    ),
 )
 
 MEMORY_TYPES: dict[str, TypeSpec] = {str(spec.name): spec for spec in _BUILTIN_SPECS}
 """The registry every module reads (in this order): name -> spec."""
 
 if list(MEMORY_TYPES) != [str(t) for t in MemoryType]:
-    raise ImportError("MemoryType and the TypeSpec table must list the same types in the same order")
+    raise ImportError(
+        "MemoryType and the TypeSpec table must list the same types in the same order"
+    )
 
 
 def type_specs() -> tuple[TypeSpec, ...]:
@@ -356,8 +456,15 @@ class LLM(Protocol):
     @property
     def name(self) -> str: ...
 
-    def complete(self, prompt: str, *, system: str | None = None, max_tokens: int = 1024,
-                 json_mode: bool = False, timeout: float = 30.0) -> str: ...
+    def complete(
+        self,
+        prompt: str,
+        *,
+        system: str | None = None,
+        max_tokens: int = 1024,
+        json_mode: bool = False,
+        timeout: float = 30.0,
+    ) -> str: ...
 
 
 @dataclass(frozen=True)

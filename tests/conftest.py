@@ -22,8 +22,10 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 # the int8 ONNX model is built once per machine for the tests (and their subprocesses), not once per HERMES_HOME
 # provider tests curate on a thread (no worker process per test); tests/test_worker.py covers the process mode
 os.environ.setdefault("BOWERBIRD_CURATION_MODE", "thread")
-os.environ.setdefault("BOWERBIRD_EMBEDDING_MODELS_DIR",
-                      str(Path(tempfile.gettempdir()) / f"bowerbird-test-models-{os.getuid()}"))
+os.environ.setdefault(
+    "BOWERBIRD_EMBEDDING_MODELS_DIR",
+    str(Path(tempfile.gettempdir()) / f"bowerbird-test-models-{os.getuid()}"),
+)
 
 
 @pytest.fixture(scope="session")

@@ -16,13 +16,22 @@ def turn(i: int) -> tuple[str, str]:
     if k == 2:
         return "thanks!", "You're welcome."
     if k == 3:
-        return (f"Remember that the staging server for project {i % 7} is staging-{i % 7}.example.org.",
-                "I will remember the staging server. " + "It hosts the pre-release build. " * 40)
+        return (
+            f"Remember that the staging server for project {i % 7} is staging-{i % 7}.example.org.",
+            "I will remember the staging server. " + "It hosts the pre-release build. " * 40,
+        )
     if k == 4:
-        return f"We decided to ship release {i // 10} on Friday after the review.", "Sounds like a plan."
+        return (
+            f"We decided to ship release {i // 10} on Friday after the review.",
+            "Sounds like a plan.",
+        )
     if k == 5:
-        return (f"Can you explain how binary search works for case {i}?",
-                "Binary search halves the range each step. " * 30 + "\n\n" + "It needs sorted input. " * 30)
+        return (
+            f"Can you explain how binary search works for case {i}?",
+            "Binary search halves the range each step. " * 30
+            + "\n\n"
+            + "It needs sorted input. " * 30,
+        )
     if k == 6:
         return f"My daughter Sofia is {9 + (i // 100)} years old.", "That's a fun age."
     if k == 7:

@@ -38,8 +38,16 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 from fakes import LoopbackServer
 
-_STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-                 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
 
 
 @dataclass(frozen=True)
@@ -143,10 +151,18 @@ class GeminiStub:
             return _error(failure.status, failure.message)
         if req.action == "batchEmbedContents":
             texts = [_text_of(r.get("content", {})) for r in req.body.get("requests", [])]
-            return 200, {"embeddings": [{"values": self._vector(t, r)} for t, r in
-                                        zip(texts, req.body.get("requests", []), strict=True)]}
+            return 200, {
+                "embeddings": [
+                    {"values": self._vector(t, r)}
+                    for t, r in zip(texts, req.body.get("requests", []), strict=True)
+                ]
+            }
         if req.action == "embedContent":
-            return 200, {"embedding": {"values": self._vector(_text_of(req.body.get("content", {})), req.body)}}
+            return 200, {
+                "embedding": {
+                    "values": self._vector(_text_of(req.body.get("content", {})), req.body)
+                }
+            }
         if req.action == "generateContent":
             return 200, _generate_response(self._reply(req.body))
         return _error(404, f"unknown action {req.action!r}")
@@ -167,8 +183,11 @@ class GeminiStub:
     def _vector(self, text: str, request: dict[str, Any]) -> list[float]:
         if self.embed_fn is not None:
             return self.embed_fn(text)
-        dim = request.get("outputDimensionality") or request.get("embedContentConfig", {}).get(
-            "outputDimensionality") or self.dim
+        dim = (
+            request.get("outputDimensionality")
+            or request.get("embedContentConfig", {}).get("outputDimensionality")
+            or self.dim
+        )
         return stub_vector(text, int(dim))
 
     def _reply(self, body: dict[str, Any]) -> str:
@@ -185,14 +204,27 @@ def _text_of(content: dict[str, Any]) -> str:
 
 
 def _generate_response(text: str) -> dict[str, Any]:
-    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP",
-                            "index": 0}],
-            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
-            "modelVersion": "stub"}
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": text}]},
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+        "modelVersion": "stub",
+    }
 
 
 def _error(status: int, message: str) -> tuple[int, dict[str, Any]]:
-    return status, {"error": {"code": status, "message": message, "status": _STATUS_NAMES.get(status, "UNKNOWN")}}
+    return status, {
+        "error": {
+            "code": status,
+            "message": message,
+            "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+        }
+    }
 
 
 def _make_handler(stub: GeminiStub) -> type[BaseHTTPRequestHandler]:
@@ -207,7 +239,9 @@ def _make_handler(stub: GeminiStub) -> type[BaseHTTPRequestHandler]:
             resource = parts.path.rsplit("/models/", 1)[-1]
             model, _, action = resource.partition(":")
             key = self.headers.get("x-goog-api-key") or parse_qs(parts.query).get("key", [""])[0]
-            status, payload = stub._answer(StubRequest("POST", parts.path, model, action, key, body))
+            status, payload = stub._answer(
+                StubRequest("POST", parts.path, model, action, key, body)
+            )
             data = json.dumps(payload).encode("utf-8")
             try:
                 self.send_response(status)

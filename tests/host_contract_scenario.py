@@ -24,8 +24,14 @@ def main(home: Path) -> dict[str, Any]:
     provider = load_memory_provider("bowerbird")
     assert provider is not None
     manager.add_provider(provider)
-    manager.initialize_all(session_id="parent-1", platform="cli", agent_context="primary",
-                           user_id_alt="alt-1", agent_workspace=str(home), parent_session_id="")
+    manager.initialize_all(
+        session_id="parent-1",
+        platform="cli",
+        agent_context="primary",
+        user_id_alt="alt-1",
+        agent_workspace=str(home),
+        parent_session_id="",
+    )
     manager.build_system_prompt()
     out: dict[str, Any] = {"provider_class": type(provider).__name__}
     manager.on_turn_start(1, "Please delegate the staging port question.")
@@ -36,17 +42,25 @@ def main(home: Path) -> dict[str, Any]:
     engine.vectors.catch_up()
     out["episodes"] = [(e.session_id, e.role, e.content) for e in engine.store.episodes.find()]
     question = "Which port does the staging database listen on?"
-    out["prefetch_in_context"] = manager.prefetch_all(question)  # the tool result is still in the context
+    out["prefetch_in_context"] = manager.prefetch_all(
+        question
+    )  # the tool result is still in the context
     tool = manager.handle_tool_call("bowerbird_recall", {"query": "staging database port"})
     out["tool"] = json.loads(tool)
     manager.on_turn_start(2, "thanks")
-    manager.sync_all("We moved staging to Frankfurt last week.", "Noted: staging is in Frankfurt.",
-                     session_id="parent-1")
+    manager.sync_all(
+        "We moved staging to Frankfurt last week.",
+        "Noted: staging is in Frankfurt.",
+        session_id="parent-1",
+    )
     manager.flush_pending(10)
     engine.flush(60)
-    out["pre_compress"] = manager.on_pre_compress([
-        {"role": "user", "content": "We decided to keep the staging database on port 6543."},
-        {"role": "assistant", "content": "Okay, port 6543 stays."}])
+    out["pre_compress"] = manager.on_pre_compress(
+        [
+            {"role": "user", "content": "We decided to keep the staging database on port 6543."},
+            {"role": "assistant", "content": "Okay, port 6543 stays."},
+        ]
+    )
     engine.flush(60)
     out["prefetch"] = manager.prefetch_all(question)  # compressed away: memory brings it back
     manager.queue_prefetch_all("Where is staging hosted now?")

@@ -22,9 +22,17 @@ def _agent(stub: OpenAIStub, home: Path) -> Any:
     import hermes_state
     import run_agent
 
-    return run_agent.AIAgent(base_url=stub.base_url, api_key="sk-fake", model="fake-model", provider="custom",
-                             quiet_mode=True, platform="cli", enabled_toolsets=["memory"], skip_context_files=True,
-                             session_db=hermes_state.SessionDB(home / "state.db"))
+    return run_agent.AIAgent(
+        base_url=stub.base_url,
+        api_key="sk-fake",
+        model="fake-model",
+        provider="custom",
+        quiet_mode=True,
+        platform="cli",
+        enabled_toolsets=["memory"],
+        skip_context_files=True,
+        session_db=hermes_state.SessionDB(home / "state.db"),
+    )
 
 
 def _settle(agent: Any) -> None:
@@ -52,8 +60,10 @@ def _mirrored(agent: Any) -> dict[str, list[str]]:
     """Bowerbird's view of what the built-in memory tool wrote: current and superseded/forgotten entries."""
     store = agent._memory_manager.get_provider("bowerbird").engine.store
     mirrored = [m for m in store.memories.find(include_forgotten=True) if str(m.source) == "mirror"]
-    return {"current": [m.content for m in mirrored if m.is_current(time.time())],
-            "past": [m.content for m in mirrored if not m.is_current(time.time())]}
+    return {
+        "current": [m.content for m in mirrored if m.is_current(time.time())],
+        "past": [m.content for m in mirrored if not m.is_current(time.time())],
+    }
 
 
 def first(home: Path) -> dict[str, Any]:
@@ -62,43 +72,68 @@ def first(home: Path) -> dict[str, Any]:
         agent = _agent(stub, home)
         out["tools"] = sorted(t["function"]["name"] for t in (agent.tools or []))
         history: list[dict[str, Any]] = []
-        r = agent.run_conversation("Hi! I'm Ada Lovelace. I deploy with Ansible, and never on Fridays.",
-                                   conversation_history=history)
+        r = agent.run_conversation(
+            "Hi! I'm Ada Lovelace. I deploy with Ansible, and never on Fridays.",
+            conversation_history=history,
+        )
         history = r["messages"]
         out["system_prompt"] = stub.chat_requests[0]["messages"][0]["content"]
         _settle(agent)
-        r = agent.run_conversation("Unrelated: what is a good name for a cat?", conversation_history=history)
+        r = agent.run_conversation(
+            "Unrelated: what is a good name for a cat?", conversation_history=history
+        )
         history = r["messages"]
         _settle(agent)
         before = len(stub.chat_requests)
-        r = agent.run_conversation("Which tool do I use to deploy, and which day should I avoid?",
-                                   conversation_history=history)
+        r = agent.run_conversation(
+            "Which tool do I use to deploy, and which day should I avoid?",
+            conversation_history=history,
+        )
         history = r["messages"]
         out["turn3_user"] = _user_text(stub.chat_requests[before])
-        out["turn3_contexts"] = [c.split("</memory-context>", 1)[0] for m in stub.chat_requests[before]["messages"]
-                                 if m.get("role") == "user" and isinstance(m.get("content"), str)
-                                 for c in m["content"].split("<memory-context>")[1:]]
-        stub.script(Reply.tool_call("bowerbird_recall", {"query": "deploy tool"}), Reply.of_text("It is Ansible."))
+        out["turn3_contexts"] = [
+            c.split("</memory-context>", 1)[0]
+            for m in stub.chat_requests[before]["messages"]
+            if m.get("role") == "user" and isinstance(m.get("content"), str)
+            for c in m["content"].split("<memory-context>")[1:]
+        ]
+        stub.script(
+            Reply.tool_call("bowerbird_recall", {"query": "deploy tool"}),
+            Reply.of_text("It is Ansible."),
+        )
         before = len(stub.chat_requests)
-        r = agent.run_conversation("Look it up in your memory tool please.", conversation_history=history)
+        r = agent.run_conversation(
+            "Look it up in your memory tool please.", conversation_history=history
+        )
         history = r["messages"]
         out["tool_results"] = [t for req in stub.chat_requests[before:] for t in _tool_texts(req)]
         out["mirror"] = []
-        for args in ({"action": "add", "target": "user", "content": "Ada prefers green tea."},
-                     {"action": "replace", "target": "user", "old_text": "green tea",
-                      "content": "Ada prefers black coffee."},
-                     {"action": "remove", "target": "user", "old_text": "black coffee"}):
+        for args in (
+            {"action": "add", "target": "user", "content": "Ada prefers green tea."},
+            {
+                "action": "replace",
+                "target": "user",
+                "old_text": "green tea",
+                "content": "Ada prefers black coffee.",
+            },
+            {"action": "remove", "target": "user", "old_text": "black coffee"},
+        ):
             stub.script(Reply.tool_call("memory", args), Reply.of_text("Done."))
-            r = agent.run_conversation(f"Please update your notes ({args['action']}).", conversation_history=history)
+            r = agent.run_conversation(
+                f"Please update your notes ({args['action']}).", conversation_history=history
+            )
             history = r["messages"]
             _settle(agent)
             out["mirror"].append(_mirrored(agent))
         before = len(stub.chat_requests)
         agent._compress_context(history, None, force=True)
-        out["compression_requests"] = [json.dumps(req["messages"]) for req in stub.chat_requests[before:]]
+        out["compression_requests"] = [
+            json.dumps(req["messages"]) for req in stub.chat_requests[before:]
+        ]
         agent._memory_manager.flush_pending(10)
-        agent.shutdown_memory_provider() if hasattr(agent, "shutdown_memory_provider") else \
-            agent._memory_manager.shutdown_all()
+        agent.shutdown_memory_provider() if hasattr(
+            agent, "shutdown_memory_provider"
+        ) else agent._memory_manager.shutdown_all()
     return out
 
 
@@ -109,11 +144,16 @@ def second(home: Path) -> dict[str, Any]:
         provider.engine.embeddings.wait_ready(60)
         r = agent.run_conversation("Remind me how I deploy things?", conversation_history=[])
         first_request = stub.chat_requests[0]
-        out = {"user": _user_text(first_request), "system_prompt": first_request["messages"][0]["content"]}
+        out = {
+            "user": _user_text(first_request),
+            "system_prompt": first_request["messages"][0]["content"],
+        }
         compressed = agent._compress_context(r["messages"], None, force=True)
         before = len(stub.chat_requests)
         agent.run_conversation("And which day do I avoid?", conversation_history=compressed[0])
-        out["system_prompt_after_compression"] = stub.chat_requests[before]["messages"][0]["content"]
+        out["system_prompt_after_compression"] = stub.chat_requests[before]["messages"][0][
+            "content"
+        ]
         agent._memory_manager.shutdown_all()
     return out
 
@@ -124,12 +164,19 @@ ASK = "Which tool should I use for deploying?"
 
 def _contexts(request: dict[str, Any]) -> list[str]:
     """The <memory-context> blocks of the last user message of a request."""
-    return [c.split("</memory-context>", 1)[0] for c in _user_text(request).split("<memory-context>")[1:]]
+    return [
+        c.split("</memory-context>", 1)[0]
+        for c in _user_text(request).split("<memory-context>")[1:]
+    ]
 
 
 def _bulletin(request: dict[str, Any]) -> str:
     prompt = str(request["messages"][0]["content"])
-    return prompt.split("### Bulletin: who the user is and what is going on", 1)[-1] if "### Bulletin" in prompt else ""
+    return (
+        prompt.split("### Bulletin: who the user is and what is going on", 1)[-1]
+        if "### Bulletin" in prompt
+        else ""
+    )
 
 
 def ada(home: Path) -> dict[str, Any]:
@@ -158,6 +205,8 @@ def ada(home: Path) -> dict[str, Any]:
 
 if __name__ == "__main__":
     started = time.time()
-    result = {"first": first, "second": second, "ada": ada}[sys.argv[1]](Path(os.environ["HERMES_HOME"]))
+    result = {"first": first, "second": second, "ada": ada}[sys.argv[1]](
+        Path(os.environ["HERMES_HOME"])
+    )
     result["seconds"] = round(time.time() - started, 2)
     print("RESULT " + json.dumps(result))

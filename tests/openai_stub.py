@@ -68,14 +68,23 @@ class Reply:
 
     @classmethod
     def rate_limited(cls, retry_after: float = 0.0) -> Reply:
-        body = json.dumps({"error": {"message": "Rate limit reached", "type": "rate_limit_error",
-                                     "code": "rate_limit_exceeded"}})
+        body = json.dumps(
+            {
+                "error": {
+                    "message": "Rate limit reached",
+                    "type": "rate_limit_error",
+                    "code": "rate_limit_exceeded",
+                }
+            }
+        )
         return cls(status=429, raw_body=body, headers=(("Retry-After", str(retry_after)),))
 
     @classmethod
     def server_error(cls, status: int = 500) -> Reply:
-        return cls(status=status, raw_body=json.dumps({"error": {"message": "upstream failure",
-                                                                 "type": "server_error"}}))
+        return cls(
+            status=status,
+            raw_body=json.dumps({"error": {"message": "upstream failure", "type": "server_error"}}),
+        )
 
     @classmethod
     def slow(cls, seconds: float, text: str = "late") -> Reply:
@@ -94,8 +103,13 @@ class RecordedRequest:
 class OpenAIStub:
     """The server; start with `start()` or a `with` block, then point a client at `base_url`."""
 
-    def __init__(self, *, default: Reply | None = None, responder: Callable[[dict[str, Any]], Reply] | None = None,
-                 model: str = "fake-model") -> None:
+    def __init__(
+        self,
+        *,
+        default: Reply | None = None,
+        responder: Callable[[dict[str, Any]], Reply] | None = None,
+        model: str = "fake-model",
+    ) -> None:
         self.default = default or Reply()
         self.responder = responder
         self.model = model
@@ -168,8 +182,15 @@ def _handler_for(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             stub._record(RecordedRequest("GET", self.path, dict(self.headers), None))
             if self.path.rstrip("/").endswith("/models"):
-                self._send_json(200, {"object": "list", "data": [
-                    {"id": stub.model, "object": "model", "created": 0, "owned_by": "stub"}]})
+                self._send_json(
+                    200,
+                    {
+                        "object": "list",
+                        "data": [
+                            {"id": stub.model, "object": "model", "created": 0, "owned_by": "stub"}
+                        ],
+                    },
+                )
             else:
                 self._send_json(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -194,19 +215,31 @@ def _handler_for(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
 
         def _answer(self, reply: Reply, body: dict[str, Any]) -> None:
             if reply.raw_body is not None or reply.status != 200:
-                self._send_raw(reply.status, (reply.raw_body or "").encode("utf-8"), "application/json",
-                               reply.headers)
+                self._send_raw(
+                    reply.status,
+                    (reply.raw_body or "").encode("utf-8"),
+                    "application/json",
+                    reply.headers,
+                )
             elif body.get("stream"):
                 self._send_stream(reply, body)
             else:
-                self._send_json(200, completion(reply, body.get("model") or stub.model), reply.headers)
+                self._send_json(
+                    200, completion(reply, body.get("model") or stub.model), reply.headers
+                )
 
-        def _send_json(self, status: int, payload: dict[str, Any],
-                       headers: tuple[tuple[str, str], ...] = ()) -> None:
+        def _send_json(
+            self, status: int, payload: dict[str, Any], headers: tuple[tuple[str, str], ...] = ()
+        ) -> None:
             self._send_raw(status, json.dumps(payload).encode("utf-8"), "application/json", headers)
 
-        def _send_raw(self, status: int, data: bytes, content_type: str,
-                      headers: tuple[tuple[str, str], ...] = ()) -> None:
+        def _send_raw(
+            self,
+            status: int,
+            data: bytes,
+            content_type: str,
+            headers: tuple[tuple[str, str], ...] = (),
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
@@ -221,8 +254,11 @@ def _handler_for(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
             self.send_header("Cache-Control", "no-cache")
             self.send_header("Connection", "close")
             self.end_headers()
-            for chunk in stream_chunks(reply, body.get("model") or stub.model,
-                                       include_usage=bool((body.get("stream_options") or {}).get("include_usage"))):
+            for chunk in stream_chunks(
+                reply,
+                body.get("model") or stub.model,
+                include_usage=bool((body.get("stream_options") or {}).get("include_usage")),
+            ):
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 self.wfile.flush()
             self.wfile.write(b"data: [DONE]\n\n")
@@ -234,12 +270,19 @@ def _handler_for(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
 
 def _usage(reply: Reply) -> dict[str, int]:
     completion_tokens = len((reply.text or "").split()) + 1
-    return {"prompt_tokens": 10, "completion_tokens": completion_tokens, "total_tokens": 10 + completion_tokens}
+    return {
+        "prompt_tokens": 10,
+        "completion_tokens": completion_tokens,
+        "total_tokens": 10 + completion_tokens,
+    }
 
 
 def _tool_call_payload(call: ToolCall, index: int | None = None) -> dict[str, Any]:
-    payload: dict[str, Any] = {"id": call.id, "type": "function",
-                               "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
+    payload: dict[str, Any] = {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+    }
     if index is not None:
         payload["index"] = index
     return payload
@@ -251,13 +294,26 @@ def completion(reply: Reply, model: str) -> dict[str, Any]:
     if reply.tool_calls:
         message["tool_calls"] = [_tool_call_payload(c) for c in reply.tool_calls]
     finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
-    return {"id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": _usage(reply)}
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": _usage(reply),
+    }
 
 
-def stream_chunks(reply: Reply, model: str, *, include_usage: bool = False) -> Iterator[dict[str, Any]]:
+def stream_chunks(
+    reply: Reply, model: str, *, include_usage: bool = False
+) -> Iterator[dict[str, Any]]:
     """chat.completion.chunk objects: a role delta, text in a few pieces, tool-call deltas, the finish."""
-    base = {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+    base = {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -266,7 +322,7 @@ def stream_chunks(reply: Reply, model: str, *, include_usage: bool = False) -> I
     text = reply.text or ""
     step = max(1, len(text) // 3)
     for start in range(0, len(text), step):
-        yield chunk({"content": text[start:start + step]})
+        yield chunk({"content": text[start : start + step]})
     for index, call in enumerate(reply.tool_calls):
         yield chunk({"tool_calls": [_tool_call_payload(call, index)]})
     yield chunk({}, reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"))
@@ -280,5 +336,7 @@ def write_hermes_config(home: Path, stub: OpenAIStub, *, extra_yaml: str = "") -
     path = home / "config.yaml"
     path.write_text(
         f"model:\n  default: {stub.model}\n  provider: custom\n  base_url: {stub.base_url}\n  api_key: sk-fake\n"
-        "auxiliary:\n  transient_retries: 0\n" + extra_yaml, encoding="utf-8")
+        "auxiliary:\n  transient_retries: 0\n" + extra_yaml,
+        encoding="utf-8",
+    )
     return path

@@ -10,8 +10,10 @@ from hermes_bowerbird.types import ItemKind
 
 def add_alias(store: Store, entity_id: int, alias: str, norm: str) -> None:
     """Another name for an entity: queries resolve aliases, but nothing in the engine writes one yet."""
-    store.db.execute("INSERT OR IGNORE INTO entity_aliases (entity_id, alias, norm) VALUES (?, ?, ?)",
-                     (entity_id, alias, norm))
+    store.db.execute(
+        "INSERT OR IGNORE INTO entity_aliases (entity_id, alias, norm) VALUES (?, ?, ?)",
+        (entity_id, alias, norm),
+    )
 
 
 def count_edges(store: Store) -> dict[str, int]:
@@ -30,6 +32,8 @@ def low_since(store: Store, ids: list[int]) -> dict[int, float | None]:
 def stored_vectors(store: Store, kind: ItemKind, ids: list[int]) -> dict[int, np.ndarray]:
     """The stored vectors of these items, by id."""
     marks = ",".join("?" * len(ids))
-    rows = store.db.query(f"SELECT item_id, vector FROM embeddings WHERE kind = ? AND item_id IN ({marks})",
-                          (str(kind), *ids))
+    rows = store.db.query(
+        f"SELECT item_id, vector FROM embeddings WHERE kind = ? AND item_id IN ({marks})",
+        (str(kind), *ids),
+    )
     return {row["item_id"]: np.frombuffer(row["vector"], dtype="<f4") for row in rows}

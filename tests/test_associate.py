@@ -17,10 +17,18 @@ RUN_AGAIN = "This morning I went for a run in the park."
 UNRELATED = "The quarterly report is due on Friday."
 
 
-
-def add(store: Store, vectors: VectorTier, content: str, *, scope: str = "user:alice",
-        subject: str | None = None, embed: bool = True) -> int:
-    memory = store.insert_memory(NewMemory(scope, MemoryType.FACT, content, Source.TURN, subject=subject))
+def add(
+    store: Store,
+    vectors: VectorTier,
+    content: str,
+    *,
+    scope: str = "user:alice",
+    subject: str | None = None,
+    embed: bool = True,
+) -> int:
+    memory = store.insert_memory(
+        NewMemory(scope, MemoryType.FACT, content, Source.TURN, subject=subject)
+    )
     if embed:
         vectors.add(ItemKind.MEMORY, [(memory.id, content)])
     return memory.id
@@ -30,8 +38,9 @@ def relations(store: Store, memory_id: int) -> set[tuple[int, int, Relation]]:
     return {(e.src_id, e.dst_id, e.relation) for e in store.graph.edges_of([memory_id])}
 
 
-def test_only_new_memories_are_processed_and_linked_to_older_neighbours(store: Store, vectors: VectorTier,
-                                                                       config: Config) -> None:
+def test_only_new_memories_are_processed_and_linked_to_older_neighbours(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     associator = Associator(store, vectors, config)
     first = add(store, vectors, RUN)
     add(store, vectors, UNRELATED)
@@ -55,14 +64,22 @@ def test_no_links_across_scopes(store: Store, vectors: VectorTier, config: Confi
     assert relations(store, bob) == set()
 
 
-@pytest.mark.parametrize("old_subject,new_subject,superseded", [
-    ("user:residence", "user:residence", True),
-    ("user:residence", "user:office", False),
-    (None, None, False),
-])
-def test_near_identical_same_subject_memories_supersede(store: Store, vectors: VectorTier, config: Config,
-                                                        old_subject: str | None, new_subject: str | None,
-                                                        superseded: bool) -> None:
+@pytest.mark.parametrize(
+    "old_subject,new_subject,superseded",
+    [
+        ("user:residence", "user:residence", True),
+        ("user:residence", "user:office", False),
+        (None, None, False),
+    ],
+)
+def test_near_identical_same_subject_memories_supersede(
+    store: Store,
+    vectors: VectorTier,
+    config: Config,
+    old_subject: str | None,
+    new_subject: str | None,
+    superseded: bool,
+) -> None:
     old = add(store, vectors, "The user lives in Berlin now.", subject=old_subject)
     new = add(store, vectors, "The user now lives in Berlin.", subject=new_subject)
     result = Associator(store, vectors, config).run()
@@ -81,7 +98,9 @@ def test_dry_run_changes_nothing(store: Store, vectors: VectorTier, config: Conf
     assert associator.cursor() == 0
 
 
-def test_memories_without_vectors_are_embedded_first(store: Store, vectors: VectorTier, config: Config) -> None:
+def test_memories_without_vectors_are_embedded_first(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     first = add(store, vectors, RUN, embed=False)
     second = add(store, vectors, RUN_AGAIN, embed=False)
     assert Associator(store, vectors, config).run().related == 1

@@ -19,8 +19,12 @@ from hermes_bowerbird.explain import describe
 from hermes_bowerbird.provider import BowerbirdProvider
 from hermes_bowerbird.sanitize import storable
 
-ENV = {"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none",
-       "BOWERBIRD_MAINTENANCE_ENABLED": "false", "HF_HUB_OFFLINE": "1"}
+ENV = {
+    "BOWERBIRD_EMBEDDING_BACKEND": "none",
+    "BOWERBIRD_LLM_BACKEND": "none",
+    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    "HF_HUB_OFFLINE": "1",
+}
 
 
 @pytest.fixture
@@ -31,16 +35,21 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _run(home: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False)
+    return CliRunner().invoke(
+        cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False
+    )
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("caf\udce9 au lait", "caf\ufffd au lait"),
-    ("\ud83d\ude00 pair", "\U0001f600 pair"),
-    ("lone high \ud800 end", "lone high \ufffd end"),
-    ("nul\x00byte", "nulbyte"),
-    ("plain text", "plain text"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("caf\udce9 au lait", "caf\ufffd au lait"),
+        ("\ud83d\ude00 pair", "\U0001f600 pair"),
+        ("lone high \ud800 end", "lone high \ufffd end"),
+        ("nul\x00byte", "nulbyte"),
+        ("plain text", "plain text"),
+    ],
+)
 def test_storable_replaces_surrogates_and_drops_nuls(text: str, expected: str) -> None:
     assert storable(text) == expected
 
@@ -50,7 +59,9 @@ def test_a_turn_with_a_lone_surrogate_is_journaled_not_dropped(home: Path) -> No
     provider.initialize("s1", hermes_home=str(home), platform="cli")
     provider.sync_turn("My badge number is 4471 \udcff and my desk is C\x00-12.", "Noted \ud800.")
     assert provider.engine is not None
-    texts = [(e.user_content, e.assistant_content) for e in provider.engine.store.journal.pending(10)]
+    texts = [
+        (e.user_content, e.assistant_content) for e in provider.engine.store.journal.pending(10)
+    ]
     provider.shutdown()
     assert texts == [("My badge number is 4471 \ufffd and my desk is C-12.", "Noted \ufffd.")]
 
@@ -102,8 +113,21 @@ def test_import_refuses_a_fifo_without_hanging(home: Path, tmp_path: Path) -> No
     fifo = tmp_path / "chat.jsonl"
     os.mkfifo(fifo)
     env = {**os.environ, **ENV}
-    result = subprocess.run([sys.executable, "-m", "hermes_bowerbird.cli", "--hermes-home", str(home), "import",
-                             str(fifo)], capture_output=True, text=True, timeout=120, env=env)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hermes_bowerbird.cli",
+            "--hermes-home",
+            str(home),
+            "import",
+            str(fifo),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 1
     assert "not a regular file" in result.stderr
     assert "Traceback" not in result.stderr
@@ -122,14 +146,28 @@ def test_import_files_over_the_bound_are_refused(tmp_path: Path) -> None:
         importers.check_import_file(path, limit=10)
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b'{"role": "user", "content": "hi"}\n{"role": "user", "content": "\xff\xfe"}\n', "line 2: not valid UTF-8"),
-    (b'{"role": "user", "content": "hi"}\n\n{"role": "user"', "line 3: not valid JSON"),
-    (b"[" * 100_000 + b"]" * 100_000 + b"\n", "line 1: JSON nested too deeply"),
-    (b'{"role": "user", "content": "hi", "timestamp": NaN}\n', "line 1: 'timestamp' nan is out of range"),
-    (b'{"role": "user", "content": "hi", "timestamp": 1e400}\n', "line 1: 'timestamp' inf is out of range"),
-])
-def test_jsonl_errors_name_their_line(home: Path, tmp_path: Path, content: bytes, message: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b'{"role": "user", "content": "hi"}\n{"role": "user", "content": "\xff\xfe"}\n',
+            "line 2: not valid UTF-8",
+        ),
+        (b'{"role": "user", "content": "hi"}\n\n{"role": "user"', "line 3: not valid JSON"),
+        (b"[" * 100_000 + b"]" * 100_000 + b"\n", "line 1: JSON nested too deeply"),
+        (
+            b'{"role": "user", "content": "hi", "timestamp": NaN}\n',
+            "line 1: 'timestamp' nan is out of range",
+        ),
+        (
+            b'{"role": "user", "content": "hi", "timestamp": 1e400}\n',
+            "line 1: 'timestamp' inf is out of range",
+        ),
+    ],
+)
+def test_jsonl_errors_name_their_line(
+    home: Path, tmp_path: Path, content: bytes, message: str
+) -> None:
     path = tmp_path / "chat.jsonl"
     path.write_bytes(content)
     result = _run(home, "import", str(path))
@@ -146,9 +184,16 @@ def test_a_failed_import_writes_nothing(home: Path, tmp_path: Path) -> None:
     assert status["data"]["journal"] == {}
 
 
-@pytest.mark.parametrize("messages", [
-    None, 5, "not a list", [None, 3, "x", {"role": "user"}], [{"role": "user", "content": {"nested": 1}}],
-])
+@pytest.mark.parametrize(
+    "messages",
+    [
+        None,
+        5,
+        "not a list",
+        [None, 3, "x", {"role": "user"}],
+        [{"role": "user", "content": {"nested": 1}}],
+    ],
+)
 def test_pre_compress_with_malformed_messages_returns_text(home: Path, messages: object) -> None:
     provider = BowerbirdProvider()
     provider.initialize("s1", hermes_home=str(home), platform="cli")
@@ -157,17 +202,31 @@ def test_pre_compress_with_malformed_messages_returns_text(home: Path, messages:
     assert isinstance(summary, str)
 
 
-@pytest.mark.parametrize(("error", "sentence"), [
-    (sqlite3.OperationalError("attempt to write a readonly database"),
-     "the memory database is read-only (the file or its folder cannot be written)"),
-    (sqlite3.OperationalError("database is locked"),
-     "the memory database is busy (another process holds a write lock); try again shortly"),
-    (sqlite3.DatabaseError("database disk image is malformed"),
-     "the memory database is damaged; run `bowerbird doctor --repair`"),
-    (PermissionError(13, "Permission denied", "/x/memory.db"), "/x/memory.db: permission denied"),
-    (OverflowError("Python int too large to convert to SQLite INTEGER"),
-     "an unexpected OverflowError occurred: Python int too large to convert to SQLite INTEGER"),
-    (InvalidInputError("the query is empty"), "the query is empty"),
-])
+@pytest.mark.parametrize(
+    ("error", "sentence"),
+    [
+        (
+            sqlite3.OperationalError("attempt to write a readonly database"),
+            "the memory database is read-only (the file or its folder cannot be written)",
+        ),
+        (
+            sqlite3.OperationalError("database is locked"),
+            "the memory database is busy (another process holds a write lock); try again shortly",
+        ),
+        (
+            sqlite3.DatabaseError("database disk image is malformed"),
+            "the memory database is damaged; run `bowerbird doctor --repair`",
+        ),
+        (
+            PermissionError(13, "Permission denied", "/x/memory.db"),
+            "/x/memory.db: permission denied",
+        ),
+        (
+            OverflowError("Python int too large to convert to SQLite INTEGER"),
+            "an unexpected OverflowError occurred: Python int too large to convert to SQLite INTEGER",
+        ),
+        (InvalidInputError("the query is empty"), "the query is empty"),
+    ],
+)
 def test_errors_are_described_in_one_sentence(error: BaseException, sentence: str) -> None:
     assert describe(error) == sentence

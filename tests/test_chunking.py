@@ -9,18 +9,25 @@ from hermes_bowerbird.text import estimate_chunk_tokens
 
 
 def _sentence(i: int) -> str:
-    return f"Sentence number {i} talks about the garden, the greenhouse and the barn conversion plans."
+    return (
+        f"Sentence number {i} talks about the garden, the greenhouse and the barn conversion plans."
+    )
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("", []),
-    ("ok", []),  # below 20 characters: dropped
-    ("Thanks, that helps!", []),  # 19 characters
-    ("I moved to Lisbon last month.", ["I moved to Lisbon last month."]),
-    ("First paragraph about Lisbon.\n\nSecond paragraph about Porto.",
-     ["First paragraph about Lisbon.\n\nSecond paragraph about Porto."]),
-    ("  padded text that is long enough  \n\n\n", ["padded text that is long enough"]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", []),
+        ("ok", []),  # below 20 characters: dropped
+        ("Thanks, that helps!", []),  # 19 characters
+        ("I moved to Lisbon last month.", ["I moved to Lisbon last month."]),
+        (
+            "First paragraph about Lisbon.\n\nSecond paragraph about Porto.",
+            ["First paragraph about Lisbon.\n\nSecond paragraph about Porto."],
+        ),
+        ("  padded text that is long enough  \n\n\n", ["padded text that is long enough"]),
+    ],
+)
 def test_small_texts(text: str, expected: list[str]) -> None:
     assert chunk_text(text) == expected
 
@@ -65,12 +72,15 @@ def test_a_short_trailing_fragment_is_dropped_when_it_stands_alone() -> None:
     assert chunk_text("Fine.\n\nOk.", max_tokens=100) == []
 
 
-@pytest.mark.parametrize(("text", "low", "high"), [
-    ("", 0, 0),
-    ("one", 1, 1),
-    ("a quick brown fox jumps over the lazy dog", 9, 12),
-    ("internationalisation", 2, 5),
-])
+@pytest.mark.parametrize(
+    ("text", "low", "high"),
+    [
+        ("", 0, 0),
+        ("one", 1, 1),
+        ("a quick brown fox jumps over the lazy dog", 9, 12),
+        ("internationalisation", 2, 5),
+    ],
+)
 def test_token_estimate(text: str, low: int, high: int) -> None:
     assert low <= estimate_chunk_tokens(text) <= high
 

@@ -14,9 +14,14 @@ from hermes_bowerbird import hermes_cli_bridge
 from hermes_bowerbird.cli import cli, parse_time
 from hermes_bowerbird.timestamps import parse_iso
 
-KEYWORD_ONLY = {"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none",
-                "BOWERBIRD_MAINTENANCE_ENABLED": "false", "GEMINI_API_KEY": "", "GOOGLE_API_KEY": "",
-                "HF_HUB_OFFLINE": "1"}
+KEYWORD_ONLY = {
+    "BOWERBIRD_EMBEDDING_BACKEND": "none",
+    "BOWERBIRD_LLM_BACKEND": "none",
+    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    "GEMINI_API_KEY": "",
+    "GOOGLE_API_KEY": "",
+    "HF_HUB_OFFLINE": "1",
+}
 
 
 @pytest.fixture
@@ -28,8 +33,12 @@ def home(tmp_path: Path) -> Path:
 
 def run(home: Path, *args: str, env: dict[str, str] | None = None) -> Result:
     runner = CliRunner()
-    return runner.invoke(cli, ["--hermes-home", str(home), *args], env={**KEYWORD_ONLY, **(env or {})},
-                         catch_exceptions=False)
+    return runner.invoke(
+        cli,
+        ["--hermes-home", str(home), *args],
+        env={**KEYWORD_ONLY, **(env or {})},
+        catch_exceptions=False,
+    )
 
 
 def run_json(home: Path, *args: str) -> dict[str, Any]:
@@ -45,8 +54,18 @@ def remember(home: Path, text: str, *extra: str) -> int:
     return int(envelope["data"]["memory"]["id"])
 
 
-@pytest.mark.parametrize("args", [("status",), ("recall", "anything"), ("show", "1"), ("bulletin",),
-                                  ("export",), ("doctor",), ("forget", "1")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("status",),
+        ("recall", "anything"),
+        ("show", "1"),
+        ("bulletin",),
+        ("export",),
+        ("doctor",),
+        ("forget", "1"),
+    ],
+)
 def test_missing_database_fails_with_a_clear_message(home: Path, args: tuple[str, ...]) -> None:
     result = run(home, *args)
     assert result.exit_code == 1
@@ -60,7 +79,9 @@ def test_missing_database_fails_with_a_clear_message(home: Path, args: tuple[str
 
 
 def test_remember_show_update_forget_round_trip(home: Path) -> None:
-    first = remember(home, "Quillstack uses SQLite in WAL mode", "--type", "decision", "--tags", "db, quillstack")
+    first = remember(
+        home, "Quillstack uses SQLite in WAL mode", "--type", "decision", "--tags", "db, quillstack"
+    )
     shown = run_json(home, "show", str(first))["data"]
     assert shown["memory"]["type"] == "decision"
     assert shown["memory"]["tags"] == ["db", "quillstack"]
@@ -92,8 +113,12 @@ def test_json_times_are_iso_utc_text(home: Path) -> None:
     first = remember(home, "Quillstack uses SQLite in WAL mode")
     run_json(home, "update", str(first), "Quillstack uses PostgreSQL 16")
     shown = run_json(home, "show", str(first))["data"]
-    times = [shown["memory"]["created_at"], shown["memory"]["valid_until"], shown["edges"][0]["created_at"],
-             *(a["created_at"] for a in shown["audit"])]
+    times = [
+        shown["memory"]["created_at"],
+        shown["memory"]["valid_until"],
+        shown["edges"][0]["created_at"],
+        *(a["created_at"] for a in shown["audit"]),
+    ]
     assert [t for t in times if not _iso_utc(t)] == []
 
 
@@ -104,8 +129,15 @@ def test_recall_json_times_are_iso_utc_text(home: Path) -> None:
     assert [r["created_at"] for r in results if not _iso_utc(r["created_at"])] == []
 
 
-@pytest.mark.parametrize("args", [("show", "999"), ("forget", "999"), ("update", "999", "x"),
-                                  ("relate", "998", "999", "related_to")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("show", "999"),
+        ("forget", "999"),
+        ("update", "999", "x"),
+        ("relate", "998", "999", "related_to"),
+    ],
+)
 def test_unknown_id_exits_non_zero_with_a_clear_message(home: Path, args: tuple[str, ...]) -> None:
     remember(home, "I prefer Neovim")
     result = run(home, *args)
@@ -178,13 +210,20 @@ def chat_lines(*records: object) -> str:
     return "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n"
 
 
-def test_malformed_import_is_rejected_with_line_number_and_nothing_written(home: Path, tmp_path: Path) -> None:
+def test_malformed_import_is_rejected_with_line_number_and_nothing_written(
+    home: Path, tmp_path: Path
+) -> None:
     remember(home, "something already stored")
     before = run_json(home, "status")["data"]["counts"]
     path = tmp_path / "chat.jsonl"
-    path.write_text(chat_lines({"role": "user", "content": "I live in Lisbon", "session_id": "a"},
-                               {"role": "assistant", "content": "ok", "session_id": "a"},
-                               '{"role": "user", "content": broken}'), encoding="utf-8")
+    path.write_text(
+        chat_lines(
+            {"role": "user", "content": "I live in Lisbon", "session_id": "a"},
+            {"role": "assistant", "content": "ok", "session_id": "a"},
+            '{"role": "user", "content": broken}',
+        ),
+        encoding="utf-8",
+    )
     result = run(home, "import", str(path))
     assert result.exit_code == 1
     assert "line 3" in result.output
@@ -197,8 +236,10 @@ def test_malformed_import_is_rejected_with_line_number_and_nothing_written(home:
 
 def test_malformed_import_creates_no_database(home: Path, tmp_path: Path) -> None:
     path = tmp_path / "conv.json"
-    path.write_text('{"conversations": [{"sample_id": "x", "sessions": {"session_1": [{"speaker": "A"}]}}]}',
-                    encoding="utf-8")
+    path.write_text(
+        '{"conversations": [{"sample_id": "x", "sessions": {"session_1": [{"speaker": "A"}]}}]}',
+        encoding="utf-8",
+    )
     result = run(home, "import", str(path))
     assert result.exit_code == 1
     assert "missing 'text'" in result.output
@@ -207,12 +248,20 @@ def test_malformed_import_creates_no_database(home: Path, tmp_path: Path) -> Non
 
 def test_import_chat_log_journals_and_curates(home: Path, tmp_path: Path) -> None:
     path = tmp_path / "chat.jsonl"
-    path.write_text(chat_lines(
-        {"role": "user", "content": "My name is Marcus Rivera and I live in Austin.", "session_id": "s1",
-         "timestamp": "2025-05-15T09:12:00"},
-        {"role": "assistant", "content": "Nice to meet you, Marcus.", "session_id": "s1"},
-        {"role": "user", "content": "I prefer dark roast coffee.", "session_id": "s2"},
-        {"role": "assistant", "content": "Noted.", "session_id": "s2"}), encoding="utf-8")
+    path.write_text(
+        chat_lines(
+            {
+                "role": "user",
+                "content": "My name is Marcus Rivera and I live in Austin.",
+                "session_id": "s1",
+                "timestamp": "2025-05-15T09:12:00",
+            },
+            {"role": "assistant", "content": "Nice to meet you, Marcus.", "session_id": "s1"},
+            {"role": "user", "content": "I prefer dark roast coffee.", "session_id": "s2"},
+            {"role": "assistant", "content": "Noted.", "session_id": "s2"},
+        ),
+        encoding="utf-8",
+    )
     data = run_json(home, "import", str(path))["data"]
     assert (data["format"], data["turns"], data["sessions"], data["curated"]) == ("jsonl", 2, 2, 2)
     status = run_json(home, "status")["data"]
@@ -289,7 +338,9 @@ def test_reindex_without_a_model_says_why(home: Path) -> None:
 
 
 def test_hermes_install_and_uninstall(home: Path) -> None:
-    (home / "config.yaml").write_text("model: gpt\nmemory:\n  provider: holographic\n", encoding="utf-8")
+    (home / "config.yaml").write_text(
+        "model: gpt\nmemory:\n  provider: holographic\n", encoding="utf-8"
+    )
     installed = run_json(home, "hermes-install")["data"]
     assert installed["previous_provider"] == "holographic"
     assert (home / "plugins" / "bowerbird" / "cli.py").exists()
@@ -299,8 +350,9 @@ def test_hermes_install_and_uninstall(home: Path) -> None:
     assert "provider: holographic" in (home / "config.yaml").read_text(encoding="utf-8")
 
 
-def test_hermes_bridge_routes_argparse_to_click(home: Path, capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hermes_bridge_routes_argparse_to_click(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     for key, value in KEYWORD_ONLY.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("HERMES_HOME", str(home))
@@ -308,7 +360,9 @@ def test_hermes_bridge_routes_argparse_to_click(home: Path, capsys: pytest.Captu
     sub = parser.add_subparsers(dest="command").add_parser("bowerbird")
     hermes_cli_bridge.register_cli(sub)
 
-    args = parser.parse_args(["bowerbird", "--json", "remember", "I prefer tabs", "--type", "preference"])
+    args = parser.parse_args(
+        ["bowerbird", "--json", "remember", "I prefer tabs", "--type", "preference"]
+    )
     assert args.func(args) == 0
     envelope = json.loads(capsys.readouterr().out)
     assert envelope["command"] == "remember"
@@ -325,20 +379,24 @@ def test_hermes_bridge_routes_argparse_to_click(home: Path, capsys: pytest.Captu
     assert "--explain" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("7d", 1_000_000.0 - 7 * 86400),
-    ("12h", 1_000_000.0 - 12 * 3600),
-    ("2w", 1_000_000.0 - 14 * 86400),
-    ("1700000000", 1_700_000_000.0),
-    ("2023-11-14T22:13:20Z", 1_700_000_000.0),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("7d", 1_000_000.0 - 7 * 86400),
+        ("12h", 1_000_000.0 - 12 * 3600),
+        ("2w", 1_000_000.0 - 14 * 86400),
+        ("1700000000", 1_700_000_000.0),
+        ("2023-11-14T22:13:20Z", 1_700_000_000.0),
+        (None, None),
+    ],
+)
 def test_parse_time(value: str | None, expected: float | None) -> None:
     assert parse_time(value, 1_000_000.0) == expected
 
 
-def test_hermes_discovers_the_installed_cli_and_runs_it(home: Path, capsys: pytest.CaptureFixture[str],
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hermes_discovers_the_installed_cli_and_runs_it(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     memory_plugins = pytest.importorskip("plugins.memory")
     for key, value in KEYWORD_ONLY.items():
         monkeypatch.setenv(key, value)

@@ -12,18 +12,40 @@ from click.testing import CliRunner, Result
 from hermes_bowerbird.cli import GLOBAL_NAMES, State, cli
 
 KEYWORD_ONLY: dict[str, str | None] = {
-    "BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none", "BOWERBIRD_MAINTENANCE_ENABLED": "false",
-    "GEMINI_API_KEY": "", "GOOGLE_API_KEY": "", "HF_HUB_OFFLINE": "1", "HERMES_HOME": None, "BOWERBIRD_DB_PATH": None,
+    "BOWERBIRD_EMBEDDING_BACKEND": "none",
+    "BOWERBIRD_LLM_BACKEND": "none",
+    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    "GEMINI_API_KEY": "",
+    "GOOGLE_API_KEY": "",
+    "HF_HUB_OFFLINE": "1",
+    "HERMES_HOME": None,
+    "BOWERBIRD_DB_PATH": None,
 }
 
 # Arguments that let each command run up to opening its files. Paths below "blocker" (a plain file) cannot be
 # created, so every command stops early with a JSON error envelope instead of doing its work.
 COMMAND_ARGS: dict[str, list[str]] = {
-    "status": [], "recall": ["tea"], "remember": ["Priya drinks tea"], "relate": ["1", "2", "related_to"],
-    "update": ["1", "Priya drinks coffee"], "forget": ["1"], "show": ["1"], "list": [],
-    "import": ["{chat}"], "export": [], "maintain": [], "bulletin": [], "reindex": [], "doctor": [],
-    "backup": ["{tmp}/copy.db"], "hermes-install": [], "hermes-uninstall": [], "demo": ["--fixture", "{chat}"],
-    "mcp": [], "release": ["1"], "serve": ["--no-open", "--port", "0"],
+    "status": [],
+    "recall": ["tea"],
+    "remember": ["Priya drinks tea"],
+    "relate": ["1", "2", "related_to"],
+    "update": ["1", "Priya drinks coffee"],
+    "forget": ["1"],
+    "show": ["1"],
+    "list": [],
+    "import": ["{chat}"],
+    "export": [],
+    "maintain": [],
+    "bulletin": [],
+    "reindex": [],
+    "doctor": [],
+    "backup": ["{tmp}/copy.db"],
+    "hermes-install": [],
+    "hermes-uninstall": [],
+    "demo": ["--fixture", "{chat}"],
+    "mcp": [],
+    "release": ["1"],
+    "serve": ["--no-open", "--port", "0"],
 }
 SIDES = ["before", "after"]
 
@@ -38,8 +60,17 @@ def paths(tmp_path: Path) -> dict[str, Path]:
 
 
 def _global_args(paths: dict[str, Path]) -> list[str]:
-    return ["--json", "--db", str(paths["db"]), "--hermes-home", str(paths["home"]), "--user", "alice",
-            "--profile", "work"]
+    return [
+        "--json",
+        "--db",
+        str(paths["db"]),
+        "--hermes-home",
+        str(paths["home"]),
+        "--user",
+        "alice",
+        "--profile",
+        "work",
+    ]
 
 
 def _invoke(args: list[str], state: State | None = None) -> Result:
@@ -64,17 +95,25 @@ def test_every_command_declares_the_global_options(name: str) -> None:
 
 @pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("name", sorted(COMMAND_ARGS))
-def test_global_options_reach_the_command_on_either_side(name: str, side: str, paths: dict[str, Path]) -> None:
+def test_global_options_reach_the_command_on_either_side(
+    name: str, side: str, paths: dict[str, Path]
+) -> None:
     state = State()
     _invoke(_command_line(name, paths, side), state)
     assert (state.db, state.hermes_home, state.user, state.profile, state.json_mode) == (
-        paths["db"], paths["home"], "alice", "work", True)
+        paths["db"],
+        paths["home"],
+        "alice",
+        "work",
+        True,
+    )
 
 
 @pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("name", sorted(COMMAND_ARGS))
-def test_json_after_or_before_gives_one_envelope_named_after_the_command(name: str, side: str,
-                                                                          paths: dict[str, Path]) -> None:
+def test_json_after_or_before_gives_one_envelope_named_after_the_command(
+    name: str, side: str, paths: dict[str, Path]
+) -> None:
     envelope = json.loads(_invoke(_command_line(name, paths, side)).output)
     assert envelope["command"] == name
 
@@ -84,8 +123,13 @@ def test_json_after_or_before_gives_one_envelope_named_after_the_command(name: s
 def home(tmp_path: Path) -> Path:
     folder = tmp_path / "hermes"
     folder.mkdir()
-    for user, text in (("alice", "Alice keeps bees on her roof"), ("bob", "Bob keeps bees in the orchard")):
-        assert _invoke(["--hermes-home", str(folder), "--user", user, "remember", text]).exit_code == 0
+    for user, text in (
+        ("alice", "Alice keeps bees on her roof"),
+        ("bob", "Bob keeps bees in the orchard"),
+    ):
+        assert (
+            _invoke(["--hermes-home", str(folder), "--user", user, "remember", text]).exit_code == 0
+        )
     return folder
 
 
@@ -100,13 +144,19 @@ def test_recall_with_json_and_user_after_the_query(home: Path) -> None:
 
 
 def test_a_value_after_the_command_name_wins_over_one_before(home: Path) -> None:
-    result = _invoke(["--user", "bob", "recall", "bees", "--json", "--user", "alice", "--hermes-home", str(home)])
-    assert [r["content"] for r in json.loads(result.output)["data"]["results"]] == ["Alice keeps bees on her roof"]
+    result = _invoke(
+        ["--user", "bob", "recall", "bees", "--json", "--user", "alice", "--hermes-home", str(home)]
+    )
+    assert [r["content"] for r in json.loads(result.output)["data"]["results"]] == [
+        "Alice keeps bees on her roof"
+    ]
 
 
 def test_a_value_before_the_command_name_still_counts(home: Path) -> None:
     result = _invoke(["--user", "bob", "--json", "recall", "bees", "--hermes-home", str(home)])
-    assert [r["content"] for r in json.loads(result.output)["data"]["results"]] == ["Bob keeps bees in the orchard"]
+    assert [r["content"] for r in json.loads(result.output)["data"]["results"]] == [
+        "Bob keeps bees in the orchard"
+    ]
 
 
 def test_a_usage_error_after_json_is_a_json_envelope(home: Path) -> None:
@@ -126,5 +176,7 @@ def test_verbose_after_the_command_logs_at_info(home: Path) -> None:
 
 
 def test_completion_script_for_bash_is_generated() -> None:
-    result = CliRunner().invoke(cli, [], prog_name="bowerbird", env={"_BOWERBIRD_COMPLETE": "bash_source"})
+    result = CliRunner().invoke(
+        cli, [], prog_name="bowerbird", env={"_BOWERBIRD_COMPLETE": "bash_source"}
+    )
     assert "_BOWERBIRD_COMPLETE=bash_complete" in result.output

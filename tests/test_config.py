@@ -23,10 +23,20 @@ def _write(home: Path, text: str) -> None:
     (home / "bowerbird" / "config.yaml").write_text(text)
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("false", False), ("False", False), ("no", False), ("0", False), ("off", False),
-    ("true", True), ("yes", True), ("1", True), ("on", True),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("false", False),
+        ("False", False),
+        ("no", False),
+        ("0", False),
+        ("off", False),
+        ("true", True),
+        ("yes", True),
+        ("1", True),
+        ("on", True),
+    ],
+)
 def test_wizard_strings_become_booleans(tmp_path: Path, raw: str, expected: bool) -> None:
     _write(tmp_path, f"maintenance_enabled: '{raw}'\n")
     assert load_config(tmp_path, environ={}).maintenance_enabled is expected
@@ -34,7 +44,11 @@ def test_wizard_strings_become_booleans(tmp_path: Path, raw: str, expected: bool
 
 def test_yaml_then_environment_then_overrides(tmp_path: Path) -> None:
     _write(tmp_path, "prefetch_budget_tokens: 400\nrecall_limit: '5'\nweights:\n  rrf_k: 30\n")
-    env = {"BOWERBIRD_RECALL_LIMIT": "7", "BOWERBIRD_WEIGHTS_MMR_LAMBDA": "0.5", "BOWERBIRD_DB_PATH": "~/x.db"}
+    env = {
+        "BOWERBIRD_RECALL_LIMIT": "7",
+        "BOWERBIRD_WEIGHTS_MMR_LAMBDA": "0.5",
+        "BOWERBIRD_DB_PATH": "~/x.db",
+    }
     config = load_config(tmp_path, environ=env, overrides={"prefetch_budget_tokens": 300})
     assert config.prefetch_budget_tokens == 300
     assert config.recall_limit == 7
@@ -47,14 +61,17 @@ def test_gemini_key_from_the_usual_variable(tmp_path: Path) -> None:
     assert load_config(tmp_path, environ={"GEMINI_API_KEY": "k"}).gemini_api_key == "k"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("recall_limit: many\n", "recall_limit"),
-    ("maintenance_enabled: perhaps\n", "maintenance_enabled"),
-    ("no_such_setting: 1\n", "unknown setting"),
-    ("weights:\n  nope: 1\n", "unknown retrieval weight"),
-    ("- a list\n", "mapping"),
-    ("key: [unclosed\n", "cannot read"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("recall_limit: many\n", "recall_limit"),
+        ("maintenance_enabled: perhaps\n", "maintenance_enabled"),
+        ("no_such_setting: 1\n", "unknown setting"),
+        ("weights:\n  nope: 1\n", "unknown retrieval weight"),
+        ("- a list\n", "mapping"),
+        ("key: [unclosed\n", "cannot read"),
+    ],
+)
 def test_bad_files_give_clear_errors(tmp_path: Path, text: str, message: str) -> None:
     _write(tmp_path, text)
     with pytest.raises(ConfigError, match=message):
@@ -76,14 +93,18 @@ def test_save_settings_merges_and_validates(tmp_path: Path) -> None:
     assert load_config(tmp_path, environ={}).recall_limit == 5
 
 
-@pytest.mark.parametrize("key, misspelt, allowed", [
-    ("llm_backend", "gemni", "auto, host, gemini, none"),
-    ("llm_backend", "local", "auto, host, gemini, none"),
-    ("llm_backend", "Gemini", "auto, host, gemini, none"),
-    ("embedding_backend", "onxx", "auto, local, onnx, torch, gemini, none"),
-])
-def test_a_misspelt_choice_is_refused_naming_the_allowed_values(tmp_path: Path, key: str, misspelt: str,
-                                                                allowed: str) -> None:
+@pytest.mark.parametrize(
+    "key, misspelt, allowed",
+    [
+        ("llm_backend", "gemni", "auto, host, gemini, none"),
+        ("llm_backend", "local", "auto, host, gemini, none"),
+        ("llm_backend", "Gemini", "auto, host, gemini, none"),
+        ("embedding_backend", "onxx", "auto, local, onnx, torch, gemini, none"),
+    ],
+)
+def test_a_misspelt_choice_is_refused_naming_the_allowed_values(
+    tmp_path: Path, key: str, misspelt: str, allowed: str
+) -> None:
     with pytest.raises(ConfigError, match=f"{key}.*{misspelt}.*{allowed}"):
         load_config(tmp_path, environ={}, overrides={key: misspelt})
 

@@ -15,8 +15,12 @@ from hermes_bowerbird.maintenance.consolidate import CURSOR_KEY
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Relation, Source
 
-RUNS = ("I went for a run in the park this morning.", "This morning I went for a run in the park.",
-        "I went for a run in the park this morning!", "I went running in the park this morning.")
+RUNS = (
+    "I went for a run in the park this morning.",
+    "This morning I went for a run in the park.",
+    "I went for a run in the park this morning!",
+    "I went running in the park this morning.",
+)
 UNRELATED = "The quarterly report is due on Friday."
 
 
@@ -31,29 +35,51 @@ class ScriptedLLM:
     def name(self) -> str:
         return "scripted"
 
-    def complete(self, prompt: str, *, system: str | None = None, max_tokens: int = 1024,
-                 json_mode: bool = False, timeout: float = 30.0) -> str:
+    def complete(
+        self,
+        prompt: str,
+        *,
+        system: str | None = None,
+        max_tokens: int = 1024,
+        json_mode: bool = False,
+        timeout: float = 30.0,
+    ) -> str:
         self.prompts.append(prompt)
         if self.reply is None:
             raise LLMError("endpoint unavailable")
         return self.reply
 
 
-
 _SESSIONS = iter(range(1_000_000))
 
 
-def add(store: Store, vectors: VectorTier, content: str, scope: str = "user:alice", *, session: str | None = None,
-        subject: str | None = "activity:running") -> int:
+def add(
+    store: Store,
+    vectors: VectorTier,
+    content: str,
+    scope: str = "user:alice",
+    *,
+    session: str | None = None,
+    subject: str | None = "activity:running",
+) -> int:
     """An event memory, said in its own session unless `session` is given."""
-    memory = store.insert_memory(NewMemory(scope, MemoryType.EVENT, content, Source.TURN, subject=subject,
-                                           session_id=session or f"s{next(_SESSIONS)}"))
+    memory = store.insert_memory(
+        NewMemory(
+            scope,
+            MemoryType.EVENT,
+            content,
+            Source.TURN,
+            subject=subject,
+            session_id=session or f"s{next(_SESSIONS)}",
+        )
+    )
     vectors.add(ItemKind.MEMORY, [(memory.id, content)])
     return memory.id
 
 
-def test_a_cluster_becomes_a_pattern_with_part_of_edges_and_examples_kept(store: Store, vectors: VectorTier,
-                                                                            config: Config) -> None:
+def test_a_cluster_becomes_a_pattern_with_part_of_edges_and_examples_kept(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     examples = [add(store, vectors, text) for text in RUNS[:3]]
     other = add(store, vectors, UNRELATED, subject="work:report")
     result = Consolidator(store, vectors, config).run()
@@ -61,7 +87,9 @@ def test_a_cluster_becomes_a_pattern_with_part_of_edges_and_examples_kept(store:
     pattern = store.memories.require(result.patterns[0])
     assert pattern.type is MemoryType.PATTERN and pattern.scope == "user:alice"
     assert "seen 3 times since" in pattern.content
-    part_of = {e.src_id for e in store.graph.edges_of([pattern.id]) if e.relation is Relation.PART_OF}
+    part_of = {
+        e.src_id for e in store.graph.edges_of([pattern.id]) if e.relation is Relation.PART_OF
+    }
     assert part_of == set(examples)
     for memory_id in examples:
         memory = store.memories.require(memory_id)
@@ -72,7 +100,9 @@ def test_a_cluster_becomes_a_pattern_with_part_of_edges_and_examples_kept(store:
     assert vectors.vectors(ItemKind.MEMORY, [pattern.id])  # the pattern is searchable by meaning
 
 
-def test_the_same_cluster_is_never_consolidated_twice(store: Store, vectors: VectorTier, config: Config) -> None:
+def test_the_same_cluster_is_never_consolidated_twice(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     for text in RUNS[:3]:
         add(store, vectors, text)
     consolidator = Consolidator(store, vectors, config)
@@ -83,7 +113,9 @@ def test_the_same_cluster_is_never_consolidated_twice(store: Store, vectors: Vec
     assert store.memories.count_by_type().get("pattern") == 1
 
 
-def test_small_or_cross_scope_groups_stay_as_they_are(store: Store, vectors: VectorTier, config: Config) -> None:
+def test_small_or_cross_scope_groups_stay_as_they_are(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     add(store, vectors, RUNS[0], scope="user:alice")
     add(store, vectors, RUNS[1], scope="user:alice")
     add(store, vectors, RUNS[2], scope="user:bob")
@@ -91,7 +123,9 @@ def test_small_or_cross_scope_groups_stay_as_they_are(store: Store, vectors: Vec
     assert result.clusters == 0 and "pattern" not in store.memories.count_by_type()
 
 
-def test_dry_run_finds_the_cluster_and_changes_nothing(store: Store, vectors: VectorTier, config: Config) -> None:
+def test_dry_run_finds_the_cluster_and_changes_nothing(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     for text in RUNS[:3]:
         add(store, vectors, text)
     before = store.health.counts()
@@ -100,13 +134,17 @@ def test_dry_run_finds_the_cluster_and_changes_nothing(store: Store, vectors: Ve
     assert store.health.counts() == before and store.meta.get(CURSOR_KEY) is None
 
 
-@pytest.mark.parametrize("reply,expected", [
-    ("The user runs in the park most mornings.", "The user runs in the park most mornings."),
-    (None, "seen 3 times since"),  # the model failed: heuristic text
-    ("", "seen 3 times since"),  # the model answered with nothing usable
-])
-def test_pattern_text_from_the_llm_with_fallback(store: Store, vectors: VectorTier, config: Config,
-                                                 reply: str | None, expected: str) -> None:
+@pytest.mark.parametrize(
+    "reply,expected",
+    [
+        ("The user runs in the park most mornings.", "The user runs in the park most mornings."),
+        (None, "seen 3 times since"),  # the model failed: heuristic text
+        ("", "seen 3 times since"),  # the model answered with nothing usable
+    ],
+)
+def test_pattern_text_from_the_llm_with_fallback(
+    store: Store, vectors: VectorTier, config: Config, reply: str | None, expected: str
+) -> None:
     for text in RUNS[:3]:
         add(store, vectors, text)
     llm = ScriptedLLM(reply)
@@ -115,27 +153,33 @@ def test_pattern_text_from_the_llm_with_fallback(store: Store, vectors: VectorTi
     assert len(llm.prompts) == 1 and RUNS[0] in llm.prompts[0]
 
 
-def test_one_session_going_on_about_something_is_no_pattern(store: Store, vectors: VectorTier,
-                                                            config: Config) -> None:
+def test_one_session_going_on_about_something_is_no_pattern(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     for text in RUNS[:3]:
         add(store, vectors, text, session="only-one")
     assert Consolidator(store, vectors, config).run().patterns == []
 
 
-def test_similar_memories_about_different_subjects_are_no_pattern(store: Store, vectors: VectorTier,
-                                                                  config: Config) -> None:
+def test_similar_memories_about_different_subjects_are_no_pattern(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     for n, text in enumerate(RUNS[:3]):
         add(store, vectors, text, subject=f"activity:{n}")
     assert Consolidator(store, vectors, config).run().patterns == []
 
 
-def test_quarantined_memories_are_never_examples(store: Store, vectors: VectorTier, config: Config) -> None:
+def test_quarantined_memories_are_never_examples(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     ids = [add(store, vectors, text) for text in RUNS[:3]]
     store.quarantine_item(ItemKind.MEMORY, ids[0], "instruction_override")
     assert Consolidator(store, vectors, config).run().patterns == []
 
 
-def test_two_runs_at_once_write_one_pattern(store: Store, vectors: VectorTier, config: Config) -> None:
+def test_two_runs_at_once_write_one_pattern(
+    store: Store, vectors: VectorTier, config: Config
+) -> None:
     for text in RUNS:
         add(store, vectors, text)
     runs = [threading.Thread(target=Consolidator(store, vectors, config).run) for _ in range(2)]

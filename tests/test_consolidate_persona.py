@@ -22,14 +22,17 @@ _WORD = re.compile(r"[a-z][a-z'-]{3,}")
 
 def _truth_words(truth: dict[str, Any]) -> set[str]:
     """Stems (first 5 letters) of every word the ground truth says about the persona."""
-    texts = [json.dumps(truth.get(key, "")) for key in ("final_profile", "changes", "signal_examples",
-                                                          "temporal_facts", "conflicts")]
+    texts = [
+        json.dumps(truth.get(key, ""))
+        for key in ("final_profile", "changes", "signal_examples", "temporal_facts", "conflicts")
+    ]
     return {w[:5] for text in texts for w in _WORD.findall(text.lower())}
 
 
 @pytest.fixture(scope="module")
-def consolidated(tmp_path_factory: pytest.TempPathFactory
-                 ) -> Iterator[tuple[Bowerbird, dict[int, float], list[int]]]:
+def consolidated(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Bowerbird, dict[int, float], list[int]]]:
     if not (PERSONA / "conversations.jsonl").is_file():
         pytest.skip("persona data not available")
     home = tmp_path_factory.mktemp("persona")
@@ -48,32 +51,46 @@ def consolidated(tmp_path_factory: pytest.TempPathFactory
     engine.shutdown()
 
 
-def test_no_fact_loses_importance(consolidated: tuple[Bowerbird, dict[int, float], list[int]]) -> None:
+def test_no_fact_loses_importance(
+    consolidated: tuple[Bowerbird, dict[int, float], list[int]],
+) -> None:
     engine, before, _ = consolidated
     after = engine.store.memories.get_many(before)
     assert [i for i, old in before.items() if after[i].importance < old] == []
 
 
-def test_every_pattern_repeats_across_sessions(consolidated: tuple[Bowerbird, dict[int, float], list[int]]) -> None:
+def test_every_pattern_repeats_across_sessions(
+    consolidated: tuple[Bowerbird, dict[int, float], list[int]],
+) -> None:
     engine, _, patterns = consolidated
     for pattern_id in patterns:
-        examples = [e.src_id for e in engine.store.graph.edges_of([pattern_id])
-                    if e.relation is Relation.PART_OF and e.dst_id == pattern_id]
+        examples = [
+            e.src_id
+            for e in engine.store.graph.edges_of([pattern_id])
+            if e.relation is Relation.PART_OF and e.dst_id == pattern_id
+        ]
         members = engine.store.memories.get_many(examples).values()
         assert len({m.session_id for m in members}) >= 2
         assert len({m.subject for m in members}) == 1 or all(m.subject is None for m in members)
 
 
 def test_every_pattern_is_about_what_the_ground_truth_says(
-        consolidated: tuple[Bowerbird, dict[int, float], list[int]]) -> None:
+    consolidated: tuple[Bowerbird, dict[int, float], list[int]],
+) -> None:
     engine, _, patterns = consolidated
     truth = _truth_words(json.loads((PERSONA / "ground_truth.json").read_text()))
-    unsupported = [engine.store.memories.require(p).content for p in patterns
-                   if not {w[:5] for w in _WORD.findall(engine.store.memories.require(p).content.lower())} & truth]
+    unsupported = [
+        engine.store.memories.require(p).content
+        for p in patterns
+        if not {w[:5] for w in _WORD.findall(engine.store.memories.require(p).content.lower())}
+        & truth
+    ]
     assert unsupported == []
 
 
-def test_patterns_are_written_once(consolidated: tuple[Bowerbird, dict[int, float], list[int]]) -> None:
+def test_patterns_are_written_once(
+    consolidated: tuple[Bowerbird, dict[int, float], list[int]],
+) -> None:
     engine, _, _ = consolidated
     contents = [m.content for m in engine.store.memories.find(None, types=[MemoryType.PATTERN])]
     assert len(contents) == len(set(contents))

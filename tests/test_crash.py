@@ -23,7 +23,7 @@ from hermes_bowerbird.store import Store
 REPO = Path(__file__).resolve().parent.parent
 TURNS = 1000
 
-CHILD = textwrap.dedent('''
+CHILD = textwrap.dedent("""
     import json, sys, time
     from pathlib import Path
     from hermes_bowerbird.config import build_config
@@ -50,29 +50,38 @@ CHILD = textwrap.dedent('''
         drained = worker.drain(300)
         stopped = worker.stop(10)
         print(json.dumps({"drained": drained, "stopped": stopped}), flush=True)
-''')
+""")
 
 
 def _snapshot(db: Path) -> dict[str, object]:
     """Everything that would show a turn curated twice (or not at all)."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
+
         def rows(sql: str) -> list[tuple[object, ...]]:
             return [tuple(r) for r in conn.execute(sql)]
 
         return {
             "journal": rows("SELECT status, count(*) FROM journal GROUP BY status"),
             "attempts": rows("SELECT attempts, count(*) FROM journal GROUP BY attempts"),
-            "episodes": rows("SELECT journal_id, role, chunk_index, content FROM episodes ORDER BY journal_id, "
-                             "role, chunk_index"),
-            "memories": rows("SELECT type, subject, content, access_count, superseded_by IS NOT NULL FROM memories "
-                             "ORDER BY id"),
-            "provenance": rows("SELECT session_id, turn_index, count(*) FROM memory_provenance "
-                               "GROUP BY session_id, turn_index ORDER BY turn_index"),
+            "episodes": rows(
+                "SELECT journal_id, role, chunk_index, content FROM episodes ORDER BY journal_id, "
+                "role, chunk_index"
+            ),
+            "memories": rows(
+                "SELECT type, subject, content, access_count, superseded_by IS NOT NULL FROM memories "
+                "ORDER BY id"
+            ),
+            "provenance": rows(
+                "SELECT session_id, turn_index, count(*) FROM memory_provenance "
+                "GROUP BY session_id, turn_index ORDER BY turn_index"
+            ),
             "audit": rows("SELECT action, count(*) FROM audit_log GROUP BY action ORDER BY action"),
             "edges": rows("SELECT relation, count(*) FROM edges GROUP BY relation"),
-            "entity_links": rows("SELECT count(*) FROM episode_entities UNION ALL "
-                                 "SELECT count(*) FROM memory_entities"),
+            "entity_links": rows(
+                "SELECT count(*) FROM episode_entities UNION ALL "
+                "SELECT count(*) FROM memory_entities"
+            ),
         }
     finally:
         conn.close()
@@ -94,8 +103,15 @@ def _reference(tmp_path: Path) -> dict[str, object]:
     store = Store.open(db)
     for i in range(TURNS):
         user, assistant = turn(i)
-        store.journal.append(scope="user:u", session_id="s", turn_index=i, platform="cli", user=redact(user),
-                             assistant=redact(assistant), created_at=1.7e9 + i)
+        store.journal.append(
+            scope="user:u",
+            session_id="s",
+            turn_index=i,
+            platform="cli",
+            user=redact(user),
+            assistant=redact(assistant),
+            created_at=1.7e9 + i,
+        )
     Curator(store, None, build_config(db.parent, {}), store.clock, None).run_pending()
     store.close()
     return _snapshot(db)
@@ -107,8 +123,12 @@ def test_sigkill_mid_curation_then_restart_curates_every_turn_exactly_once(tmp_p
     script = tmp_path / "child.py"
     script.write_text(CHILD, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen([sys.executable, str(script), str(db), "capture", str(TURNS)], env=env,
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(db), "capture", str(TURNS)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "captured"
@@ -121,13 +141,23 @@ def test_sigkill_mid_curation_then_restart_curates_every_turn_exactly_once(tmp_p
     done_at_kill = _done(db)
     assert 0 < done_at_kill < TURNS, "the kill must land mid-curation"
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    assert conn.execute("SELECT count(*) FROM journal").fetchone()[0] == TURNS  # every capture survived
+    assert (
+        conn.execute("SELECT count(*) FROM journal").fetchone()[0] == TURNS
+    )  # every capture survived
     conn.close()
 
-    restart = subprocess.run([sys.executable, str(script), str(db), "resume"], env=env, capture_output=True,
-                             text=True, timeout=300, check=True)
+    restart = subprocess.run(
+        [sys.executable, str(script), str(db), "resume"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     assert json.loads(restart.stdout.strip().splitlines()[-1]) == {"drained": True, "stopped": True}
 
     after = _snapshot(db)
     assert after["journal"] == [("done", TURNS)]
-    assert after == _reference(tmp_path)  # identical to a run that never crashed: nothing twice, nothing lost
+    assert after == _reference(
+        tmp_path
+    )  # identical to a run that never crashed: nothing twice, nothing lost

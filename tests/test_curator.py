@@ -61,11 +61,25 @@ class Env:
     def curator(self, llm: LLM | None = None, **kw: Any) -> Curator:
         return Curator(self.store, self.vectors, self.config, self.store.clock, llm, **kw)
 
-    def capture(self, user: str, assistant: str = "", *, session: str = "s1", turn: int | None = None,
-                scope: str = SCOPE) -> int:
+    def capture(
+        self,
+        user: str,
+        assistant: str = "",
+        *,
+        session: str = "s1",
+        turn: int | None = None,
+        scope: str = SCOPE,
+    ) -> int:
         index = self.store.journal.next_turn_index(session) if turn is None else turn
-        return self.store.journal.append(scope=scope, session_id=session, turn_index=index, platform="cli",
-                                         user=user, assistant=assistant, created_at=NOW + index)
+        return self.store.journal.append(
+            scope=scope,
+            session_id=session,
+            turn_index=index,
+            platform="cli",
+            user=user,
+            assistant=assistant,
+            created_at=NOW + index,
+        )
 
     def entry(self, journal_id: int):  # type: ignore[no-untyped-def]
         entry = self.store.journal.get(journal_id)
@@ -75,7 +89,9 @@ class Env:
 
 def _env(tmp_path: Path, embedder: LocalEmbedder | None, **settings: Any) -> Iterator[Env]:
     store = Store.open(tmp_path / "c.db", clock=lambda: NOW + 1000)
-    vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store)) if embedder else None
+    vectors = (
+        VectorTier(store, EmbeddingService.from_embedder(embedder, store)) if embedder else None
+    )
     yield Env(store, vectors, build_config(tmp_path, settings), tmp_path / "c.db")
     store.close()
 
@@ -95,24 +111,34 @@ def bare(tmp_path: Path) -> Iterator[Env]:
 
 
 def test_a_turn_becomes_episodes_memories_entities_and_vectors(env: Env) -> None:
-    jid = env.capture("My name is Alice and I work at Acme Corp as a data engineer.",
-                      "Great to meet you, Alice. Data engineering at Acme Corp sounds like interesting work.")
+    jid = env.capture(
+        "My name is Alice and I work at Acme Corp as a data engineer.",
+        "Great to meet you, Alice. Data engineering at Acme Corp sounds like interesting work.",
+    )
     result = env.curator().process(env.entry(jid))
     assert env.store.journal.get(jid).status is JournalStatus.DONE  # type: ignore[union-attr]
     episodes = env.store.episodes.get_many(result.episode_ids)
-    assert sorted((e.role, e.turn_index, e.chunk_index, e.journal_id, e.session_id) for e in episodes.values()) == \
-        [("assistant", 0, 0, jid, "s1"), ("user", 0, 0, jid, "s1")]
+    assert sorted(
+        (e.role, e.turn_index, e.chunk_index, e.journal_id, e.session_id) for e in episodes.values()
+    ) == [("assistant", 0, 0, jid, "s1"), ("user", 0, 0, jid, "s1")]
     memories = [env.store.memories.require(i) for i in result.created]
-    assert [(m.content, m.subject) for m in memories] == [("My name is Alice.", "user:name"),
-                                                         ("I work at Acme Corp as a data engineer.", "user:employer")]
+    assert [(m.content, m.subject) for m in memories] == [
+        ("My name is Alice.", "user:name"),
+        ("I work at Acme Corp as a data engineer.", "user:employer"),
+    ]
     memory = memories[0]
     assert (memory.type, memory.valid_from) == (MemoryType.IDENTITY, NOW)
     assert env.store.provenance.of([memory.id])[memory.id] == [Provenance("s1", 0)]
     linked = env.store.graph.entities_of_memories(result.created)
-    names = [{e.name for e in env.store.graph.get_entities(linked[m.id]).values()} for m in memories]
+    names = [
+        {e.name for e in env.store.graph.get_entities(linked[m.id]).values()} for m in memories
+    ]
     assert "Alice" in names[0] and "Acme Corp" in names[1]
     counts = env.store.vectors.model_counts()
-    assert counts[("memory", "all-MiniLM-L6-v2", 384)] == 2 and counts[("episode", "all-MiniLM-L6-v2", 384)] == 2
+    assert (
+        counts[("memory", "all-MiniLM-L6-v2", 384)] == 2
+        and counts[("episode", "all-MiniLM-L6-v2", 384)] == 2
+    )
     assert env.vectors is not None
     query = env.vectors.embed_query("Where does Alice work?")
     assert query is not None
@@ -121,11 +147,14 @@ def test_a_turn_becomes_episodes_memories_entities_and_vectors(env: Env) -> None
     assert [a.action for a in env.store.audit.of_memory(memory.id)] == [AuditAction.CREATE]
 
 
-@pytest.mark.parametrize(("user", "assistant"), [
-    ("thanks!", "You're welcome."),
-    ("ok cool", "Sure, here is the summary you asked for."),
-    ("hi there", "Hello! How can I help today?"),
-])
+@pytest.mark.parametrize(
+    ("user", "assistant"),
+    [
+        ("thanks!", "You're welcome."),
+        ("ok cool", "Sure, here is the summary you asked for."),
+        ("hi there", "Hello! How can I help today?"),
+    ],
+)
 def test_noise_makes_no_memories(env: Env, user: str, assistant: str) -> None:
     result = env.curator().process(env.entry(env.capture(user, assistant)))
     assert result.created == [] and result.merged == []
@@ -145,15 +174,21 @@ def test_a_row_is_never_curated_twice(env: Env) -> None:
 
 def test_repeats_reinforce_and_changes_supersede(env: Env) -> None:
     curator = env.curator()
-    porto = curator.process(env.entry(env.capture("I live in Porto.", "Porto is a lovely city."))).created[0]
+    porto = curator.process(
+        env.entry(env.capture("I live in Porto.", "Porto is a lovely city."))
+    ).created[0]
     tea = curator.process(env.entry(env.capture("I prefer green tea in the morning."))).created[0]
     repeat = curator.process(env.entry(env.capture("I prefer green tea in the morning.")))
     assert repeat.merged == [tea] and repeat.created == []
-    moved = curator.process(env.entry(env.capture("I moved to Lisbon last month.", "Enjoy Lisbon!")))
+    moved = curator.process(
+        env.entry(env.capture("I moved to Lisbon last month.", "Enjoy Lisbon!"))
+    )
     lisbon = moved.created[0]
     assert moved.superseded == [(porto, lisbon)]
     assert env.store.memories.require(porto).superseded_by == lisbon
-    assert [m.id for m in env.store.memories.current_by_subject(SCOPE, "user:residence")] == [lisbon]
+    assert [m.id for m in env.store.memories.current_by_subject(SCOPE, "user:residence")] == [
+        lisbon
+    ]
     edges = env.store.graph.edges_of([lisbon])
     assert (lisbon, porto, Relation.UPDATES) in [(e.src_id, e.dst_id, e.relation) for e in edges]
     assert env.store.provenance.of([tea])[tea] == [Provenance("s1", 1), Provenance("s1", 2)]
@@ -166,21 +201,29 @@ def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:
     lisbon = curator.process(bare.entry(bare.capture("I moved to Lisbon last month."))).created[0]
     assert bare.store.memories.require(porto).superseded_by == lisbon
     assert bare.store.vectors.model_counts() == {}  # left for catch-up once a model is ready
-    assert len(bare.store.vectors.missing_texts(ItemKind.EPISODE, "all-MiniLM-L6-v2", 384, 100)) == 3
+    assert (
+        len(bare.store.vectors.missing_texts(ItemKind.EPISODE, "all-MiniLM-L6-v2", 384, 100)) == 3
+    )
 
 
 def test_scopes_never_mix(env: Env) -> None:
     curator = env.curator()
     mine = curator.process(env.entry(env.capture("I live in Porto.", scope="user:alice"))).created
-    theirs = curator.process(env.entry(env.capture("I live in Porto.", session="s2", scope="user:bob"))).created
+    theirs = curator.process(
+        env.entry(env.capture("I live in Porto.", session="s2", scope="user:bob"))
+    ).created
     assert len(mine) == 1 and len(theirs) == 1 and mine != theirs
     assert env.store.memories.require(mine[0]).access_count == 0
 
 
 def test_store_memory_dedups_explicit_writes(env: Env) -> None:
     curator = env.curator()
-    new = NewMemory(scope=SCOPE, type=MemoryType.FACT, content="The staging database is db-staging-2",
-                    source=Source.TOOL)
+    new = NewMemory(
+        scope=SCOPE,
+        type=MemoryType.FACT,
+        content="The staging database is db-staging-2",
+        source=Source.TOOL,
+    )
     first = curator.store_memory(new, actor="tool")
     second = curator.store_memory(new, actor="tool")
     assert first.id == second.id and second.access_count == 1
@@ -196,12 +239,28 @@ _EXISTING = re.compile(r"^- \[(\d+)\] \S+ (\S+): (.*)$", re.MULTILINE)
 def _decide(prompt: str) -> str:
     """A scripted model: supersedes the residence memory it is shown and adds one fact."""
     existing = {subject: int(i) for i, subject, _ in _EXISTING.findall(prompt)}
-    decisions: list[dict[str, Any]] = [{"action": "add", "type": "fact", "content": "The user is learning Rust.",
-                                        "subject": "user:learning", "importance": 0.65, "turn": 2,
-                                        "entities": ["Rust"]}]
+    decisions: list[dict[str, Any]] = [
+        {
+            "action": "add",
+            "type": "fact",
+            "content": "The user is learning Rust.",
+            "subject": "user:learning",
+            "importance": 0.65,
+            "turn": 2,
+            "entities": ["Rust"],
+        }
+    ]
     if "user:residence" in existing:
-        decisions.append({"action": "supersede", "type": "identity", "subject": "user:residence", "turn": 1,
-                          "content": "The user lives in Lisbon.", "target_id": existing["user:residence"]})
+        decisions.append(
+            {
+                "action": "supersede",
+                "type": "identity",
+                "subject": "user:residence",
+                "turn": 1,
+                "content": "The user lives in Lisbon.",
+                "target_id": existing["user:residence"],
+            }
+        )
     decisions.append({"action": "ignore", "content": "The user said thanks."})
     return json.dumps({"decisions": decisions})
 
@@ -235,9 +294,13 @@ def host_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ba
 
         yield Backend(
             llm=HostLLM(wait_max=0.05),
-            malformed=lambda: stub.script(Reply.of_text("Sure! Here are the memories: {decisions: [oops")),
-            slow=slow, rate_limited_then_good=lambda: stub.script(Reply.rate_limited()),
-            prompts=lambda: [_openai_prompt(b) for b in stub.chat_requests])
+            malformed=lambda: stub.script(
+                Reply.of_text("Sure! Here are the memories: {decisions: [oops")
+            ),
+            slow=slow,
+            rate_limited_then_good=lambda: stub.script(Reply.rate_limited()),
+            prompts=lambda: [_openai_prompt(b) for b in stub.chat_requests],
+        )
     aux.shutdown_cached_clients()
 
 
@@ -250,11 +313,18 @@ def gemini_backend() -> Iterator[Backend]:
             stub.delay_seconds = 2.0
 
         yield Backend(
-            llm=GeminiLLM("good-key", model="gemini-test", base_url=stub.url, attempts=2, wait_max=0.05),
+            llm=GeminiLLM(
+                "good-key", model="gemini-test", base_url=stub.url, attempts=2, wait_max=0.05
+            ),
             malformed=lambda: stub.replies.append("{decisions: [oops"),
-            slow=slow, rate_limited_then_good=lambda: stub.fail_next(1, status=429),
-            prompts=lambda: [r.body["contents"][0]["parts"][0]["text"] for r in stub.requests
-                             if "generateContent" in r.action])
+            slow=slow,
+            rate_limited_then_good=lambda: stub.fail_next(1, status=429),
+            prompts=lambda: [
+                r.body["contents"][0]["parts"][0]["text"]
+                for r in stub.requests
+                if "generateContent" in r.action
+            ],
+        )
 
 
 @pytest.fixture(params=["host", "gemini"])
@@ -263,8 +333,10 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return backend
 
 
-_TURNS = [("I live in Porto.", "Porto is lovely."),
-          ("I moved to Lisbon last month and I'm learning Rust now.", "Congratulations on the move!")]
+_TURNS = [
+    ("I live in Porto.", "Porto is lovely."),
+    ("I moved to Lisbon last month and I'm learning Rust now.", "Congratulations on the move!"),
+]
 
 
 def _run_batch(env: Env, curator: Curator) -> list[Any]:
@@ -281,9 +353,19 @@ def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
     assert first.llm == "" and second.llm == "applied"
     prompt = backend.prompts()[-1]
     assert "## Turn 1" in prompt and "I live in Porto." in prompt and "I moved to Lisbon" in prompt
-    assert re.search(r"- \[\d+\] identity user:residence:", prompt)  # the model saw the nearest memories
-    rust = [m for m in env.store.memories.find([SCOPE], current_only=True) if m.subject == "user:learning"]
-    assert len(rust) == 1 and rust[0].metadata == {"role": "model", "origin": "user"} and rust[0].confidence == 0.85
+    assert re.search(
+        r"- \[\d+\] identity user:residence:", prompt
+    )  # the model saw the nearest memories
+    rust = [
+        m
+        for m in env.store.memories.find([SCOPE], current_only=True)
+        if m.subject == "user:learning"
+    ]
+    assert (
+        len(rust) == 1
+        and rust[0].metadata == {"role": "model", "origin": "user"}
+        and rust[0].confidence == 0.85
+    )
     assert env.store.provenance.of([rust[0].id])[rust[0].id] == [Provenance("s1", 1)]
     residence = env.store.memories.current_by_subject(SCOPE, "user:residence")
     assert [m.content for m in residence] == ["The user lives in Lisbon."]
@@ -336,7 +418,11 @@ def test_worker_resumes_pending_rows_on_start_and_follows_notifications(env: Env
         assert worker.drain(60)
         assert env.store.journal.counts() == {"done": 5}
         thread = worker._thread
-        assert thread is not None and thread.name == "bowerbird-curator" and thread in threading.enumerate()
+        assert (
+            thread is not None
+            and thread.name == "bowerbird-curator"
+            and thread in threading.enumerate()
+        )
         env.capture("I live in Porto.")
         worker.notify()
         assert worker.drain(30)
@@ -352,16 +438,23 @@ def _attempts(store: Store, journal_id: int) -> int:
     return entry.attempts if entry is not None else 0
 
 
-def test_a_failing_row_is_retried_later_and_does_not_block_the_queue(env: Env,
-                                                                       caplog: pytest.LogCaptureFixture) -> None:
-    with sqlite3.connect(env.path) as conn:  # a row the database refuses, as a damaged disk or bad data would
-        conn.execute("CREATE TRIGGER poison BEFORE INSERT ON episodes WHEN new.content LIKE '%POISON%' "
-                     "BEGIN SELECT RAISE(ABORT, 'refused'); END")
+def test_a_failing_row_is_retried_later_and_does_not_block_the_queue(
+    env: Env, caplog: pytest.LogCaptureFixture
+) -> None:
+    with sqlite3.connect(
+        env.path
+    ) as conn:  # a row the database refuses, as a damaged disk or bad data would
+        conn.execute(
+            "CREATE TRIGGER poison BEFORE INSERT ON episodes WHEN new.content LIKE '%POISON%' "
+            "BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
     env.capture("I live in Porto.")
     bad = env.capture("This message is POISON and cannot be stored anywhere.")
     env.capture("I prefer green tea in the morning.")
     store = Store.open(env.path)  # retry times need a clock that moves
-    worker = CuratorWorker(Curator(store, env.vectors, env.config), store, retry_base=0.05, retry_delay=0.05)
+    worker = CuratorWorker(
+        Curator(store, env.vectors, env.config), store, retry_base=0.05, retry_delay=0.05
+    )
     worker.start()
     try:
         deadline = time.monotonic() + 60
@@ -369,7 +462,9 @@ def test_a_failing_row_is_retried_later_and_does_not_block_the_queue(env: Env,
             time.sleep(0.05)
         assert store.journal.counts() == {"done": 2, "pending": 1}
         assert store.journal.retrying()["rows"] == 1
-        with sqlite3.connect(env.path) as conn:  # the cause goes away: the next retry curates the row
+        with sqlite3.connect(
+            env.path
+        ) as conn:  # the cause goes away: the next retry curates the row
             conn.execute("DROP TRIGGER poison")
         while store.journal.counts() != {"done": 3} and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -404,23 +499,43 @@ def test_drain_times_out_while_rows_remain(env: Env) -> None:
 # -- parsing the model's decisions ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reply", "expected"), [
-    ('{"decisions": [{"action": "add", "type": "goal", "content": "The user wants to run a marathon."}]}',
-     [("add", MemoryType.GOAL, "The user wants to run a marathon.", None)]),
-    ('```json\n{"decisions": [{"action": "supersede", "content": "Lives in Lisbon", "target_id": 5}]}\n```',
-     [("supersede", MemoryType.FACT, "Lives in Lisbon", 5)]),
-    ('Here you go: [{"action": "update", "type": "nonsense", "content": "x y", "target_id": 99}] thanks',
-     [("add", MemoryType.FACT, "x y", None)]),  # unknown target: a plain add; unknown type: fact
-    ('{"decisions": [{"action": "explode", "content": "a"}, {"action": "add", "content": ""}, 7]}', []),
-    ('{"decisions": [{"action": "ignore", "content": "small talk"}]}',
-     [("ignore", MemoryType.FACT, "small talk", None)]),
-])
-def test_parse_decisions(reply: str, expected: list[tuple[str, MemoryType, str, int | None]]) -> None:
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            '{"decisions": [{"action": "add", "type": "goal", "content": "The user wants to run a marathon."}]}',
+            [("add", MemoryType.GOAL, "The user wants to run a marathon.", None)],
+        ),
+        (
+            '```json\n{"decisions": [{"action": "supersede", "content": "Lives in Lisbon", "target_id": 5}]}\n```',
+            [("supersede", MemoryType.FACT, "Lives in Lisbon", 5)],
+        ),
+        (
+            'Here you go: [{"action": "update", "type": "nonsense", "content": "x y", "target_id": 99}] thanks',
+            [("add", MemoryType.FACT, "x y", None)],
+        ),  # unknown target: a plain add; unknown type: fact
+        (
+            '{"decisions": [{"action": "explode", "content": "a"}, {"action": "add", "content": ""}, 7]}',
+            [],
+        ),
+        (
+            '{"decisions": [{"action": "ignore", "content": "small talk"}]}',
+            [("ignore", MemoryType.FACT, "small talk", None)],
+        ),
+    ],
+)
+def test_parse_decisions(
+    reply: str, expected: list[tuple[str, MemoryType, str, int | None]]
+) -> None:
     decisions = parse_decisions(reply, known_ids={5}, turns=2)
-    assert [(d.action, d.candidate.type, d.candidate.content, d.candidate.supersedes) for d in decisions] == expected
+    assert [
+        (d.action, d.candidate.type, d.candidate.content, d.candidate.supersedes) for d in decisions
+    ] == expected
 
 
-@pytest.mark.parametrize("reply", ["", "no json here", '{"decisions": [', '{"memories": []}', "{oops}"])
+@pytest.mark.parametrize(
+    "reply", ["", "no json here", '{"decisions": [', '{"memories": []}', "{oops}"]
+)
 def test_unusable_replies_raise(reply: str) -> None:
     with pytest.raises(LLMError):
         parse_decisions(reply, known_ids=set(), turns=1)
@@ -428,18 +543,40 @@ def test_unusable_replies_raise(reply: str) -> None:
 
 def test_model_content_is_redacted_and_relations_checked() -> None:
     secret = "AKIA" + "IOSFODNN7EXAMPLE"
-    reply = json.dumps({"decisions": [{"action": "add", "content": f"The key is {secret}", "turn": 9,
-                                       "relations": [{"relation": "caused_by", "target_id": 5},
-                                                     {"relation": "updates", "target_id": 5},
-                                                     {"relation": "part_of", "target_id": 77}]}]})
+    reply = json.dumps(
+        {
+            "decisions": [
+                {
+                    "action": "add",
+                    "content": f"The key is {secret}",
+                    "turn": 9,
+                    "relations": [
+                        {"relation": "caused_by", "target_id": 5},
+                        {"relation": "updates", "target_id": 5},
+                        {"relation": "part_of", "target_id": 77},
+                    ],
+                }
+            ]
+        }
+    )
     [decision] = parse_decisions(reply, known_ids={5}, turns=2)
     assert secret not in decision.candidate.content and decision.turn is None
     assert decision.candidate.relations == ((Relation.CAUSED_BY, 5),)
 
 
 def test_the_prompt_shows_existing_memories_and_turns() -> None:
-    memory = Memory(id=12, scope=SCOPE, type=MemoryType.IDENTITY, content="I live in Porto.", importance=1.0,
-                    confidence=1.0, created_at=NOW, updated_at=NOW, source=Source.TURN, subject="user:residence")
+    memory = Memory(
+        id=12,
+        scope=SCOPE,
+        type=MemoryType.IDENTITY,
+        content="I live in Porto.",
+        importance=1.0,
+        confidence=1.0,
+        created_at=NOW,
+        updated_at=NOW,
+        source=Source.TURN,
+        subject="user:residence",
+    )
     prompt = build_prompt([BatchTurn(1, "I moved to Lisbon.", "Nice!")], [memory])
     assert "- [12] identity user:residence: I live in Porto." in prompt
     assert "## Turn 1\nUser: I moved to Lisbon.\nAssistant: Nice!" in prompt

@@ -21,16 +21,36 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _tables(conn: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")}
+    return {
+        r[0]
+        for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")
+    }
 
 
 def test_blank_database_gets_every_migration(tmp_path: Path) -> None:
     conn = db.connect(tmp_path / "m.db")
     applied = db.migrate(conn)
     assert applied == db.load_migrations()
-    expected = {"memories", "episodes", "entities", "entity_aliases", "memory_entities", "episode_entities",
-                "edges", "embeddings", "embedding_cache", "journal", "audit_log", "bulletins", "meta",
-                "memory_provenance", "memories_fts", "episodes_fts", "memories_fts_insert", "episodes_fts_update"}
+    expected = {
+        "memories",
+        "episodes",
+        "entities",
+        "entity_aliases",
+        "memory_entities",
+        "episode_entities",
+        "edges",
+        "embeddings",
+        "embedding_cache",
+        "journal",
+        "audit_log",
+        "bulletins",
+        "meta",
+        "memory_provenance",
+        "memories_fts",
+        "episodes_fts",
+        "memories_fts_insert",
+        "episodes_fts_update",
+    }
     assert expected <= _tables(conn)
 
 
@@ -70,19 +90,26 @@ def test_failing_migration_leaves_no_partial_schema(tmp_path: Path) -> None:
 
 
 def test_trigger_bodies_stay_whole() -> None:
-    sql = ("CREATE TABLE t (x);\nCREATE TRIGGER tr AFTER INSERT ON t BEGIN\n  INSERT INTO t VALUES (1);\n"
-           "  DELETE FROM t WHERE x = 2;\nEND;\n-- a comment\nCREATE INDEX i ON t (x);")
+    sql = (
+        "CREATE TABLE t (x);\nCREATE TRIGGER tr AFTER INSERT ON t BEGIN\n  INSERT INTO t VALUES (1);\n"
+        "  DELETE FROM t WHERE x = 2;\nEND;\n-- a comment\nCREATE INDEX i ON t (x);"
+    )
     statements = db.split_statements(sql)
     assert len(statements) == 3
     assert statements[1].endswith("END;")
 
 
-@pytest.mark.parametrize("names, message", [
-    (["0001_a.sql", "0001_b.sql"], "share number"),
-    (["1_a.sql"], "not named"),
-    (["0001_Bad-Name.sql"], "not named"),
-])
-def test_malformed_migration_sets_are_refused(tmp_path: Path, names: list[str], message: str) -> None:
+@pytest.mark.parametrize(
+    "names, message",
+    [
+        (["0001_a.sql", "0001_b.sql"], "share number"),
+        (["1_a.sql"], "not named"),
+        (["0001_Bad-Name.sql"], "not named"),
+    ],
+)
+def test_malformed_migration_sets_are_refused(
+    tmp_path: Path, names: list[str], message: str
+) -> None:
     for name in names:
         _write(tmp_path / "migs", name, "SELECT 1;")
     with pytest.raises(MigrationError, match=message):
@@ -93,8 +120,10 @@ def test_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     Store.open(path).close()
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
-                 "VALUES ('bowerbird', '9999_future', '2030-01-01 00:00:00+00:00')")
+    conn.execute(
+        "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+        "VALUES ('bowerbird', '9999_future', '2030-01-01 00:00:00+00:00')"
+    )
     conn.commit()
     conn.close()
     with pytest.raises(SchemaTooNewError, match="upgrade hermes-bowerbird"):
@@ -111,8 +140,22 @@ def test_corrupt_file_gives_a_clear_error_and_is_left_alone(tmp_path: Path) -> N
 
 
 def test_wheel_ships_and_finds_its_migrations(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
     wheel = next((tmp_path / "dist").glob("hermes_bowerbird-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
@@ -121,10 +164,18 @@ def test_wheel_ships_and_finds_its_migrations(tmp_path: Path) -> None:
         assert "hermes_bowerbird/py.typed" in names
         assert "hermes_bowerbird/plugin.yaml" in names
         archive.extractall(tmp_path / "site")
-    code = ("import hermes_bowerbird.db as d, sys; p = d.migrations_dir(); "
-            "print(p); assert str(p).startswith(sys.argv[1]), p; assert d.load_migrations()")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site")], cwd=tmp_path, check=True,
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+    code = (
+        "import hermes_bowerbird.db as d, sys; p = d.migrations_dir(); "
+        "print(p); assert str(p).startswith(sys.argv[1]), p; assert d.load_migrations()"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "site")],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+    )
     assert str(tmp_path / "site") in out.stdout
 
 
@@ -132,16 +183,31 @@ FIXTURE = ROOT / "tests" / "fixtures" / "store_v0_1_0.db"
 
 
 def _sqlite_utils_migrate(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sqlite_utils", "migrate", str(path),
-                           str(ROOT / "migrations" / "migrations.py"), *extra],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sqlite_utils",
+            "migrate",
+            str(path),
+            str(ROOT / "migrations" / "migrations.py"),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def _history(path: Path) -> list[str]:
     conn = sqlite3.connect(path)
     try:
-        return [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'bowerbird' "
-                                           "ORDER BY id")]
+        return [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = 'bowerbird' ORDER BY id"
+            )
+        ]
     finally:
         conn.close()
 
@@ -189,13 +255,22 @@ def test_store_from_the_previous_release_upgrades_in_place(old_store: Path) -> N
     conn.close()
     store = Store.open(old_store)
     store.close()
-    assert _history(old_store)[:len(legacy)] == legacy
+    assert _history(old_store)[: len(legacy)] == legacy
 
 
 def test_upgraded_store_keeps_its_memories(old_store: Path) -> None:
-    before = sqlite3.connect(old_store).execute("SELECT id, content FROM memories ORDER BY id").fetchall()
+    before = (
+        sqlite3.connect(old_store)
+        .execute("SELECT id, content FROM memories ORDER BY id")
+        .fetchall()
+    )
     Store.open(old_store).close()
-    assert sqlite3.connect(old_store).execute("SELECT id, content FROM memories ORDER BY id").fetchall() == before
+    assert (
+        sqlite3.connect(old_store)
+        .execute("SELECT id, content FROM memories ORDER BY id")
+        .fetchall()
+        == before
+    )
 
 
 def test_upgrade_drops_the_old_history_table(old_store: Path) -> None:
@@ -204,10 +279,18 @@ def test_upgrade_drops_the_old_history_table(old_store: Path) -> None:
 
 
 def test_upgrade_keeps_the_original_application_times(old_store: Path) -> None:
-    first = sqlite3.connect(old_store).execute("SELECT applied_at FROM schema_migrations WHERE number = 1").fetchone()
+    first = (
+        sqlite3.connect(old_store)
+        .execute("SELECT applied_at FROM schema_migrations WHERE number = 1")
+        .fetchone()
+    )
     Store.open(old_store).close()
-    row = sqlite3.connect(old_store).execute("SELECT applied_at FROM _sqlite_migrations WHERE name = '0001_initial'")
-    assert row.fetchone()[0].startswith(str(datetime.datetime.fromtimestamp(first[0], tz=datetime.UTC))[:19])
+    row = sqlite3.connect(old_store).execute(
+        "SELECT applied_at FROM _sqlite_migrations WHERE name = '0001_initial'"
+    )
+    assert row.fetchone()[0].startswith(
+        str(datetime.datetime.fromtimestamp(first[0], tz=datetime.UTC))[:19]
+    )
 
 
 def test_sqlite_utils_cli_upgrades_the_previous_release_too(old_store: Path) -> None:

@@ -20,7 +20,6 @@ DAY = 86_400.0
 T0 = 1_700_000_000.0
 
 
-
 def make_store(path: Path, clock: FakeClock) -> Store:
     return Store.open(path, clock=clock)
 
@@ -33,18 +32,32 @@ def no_model_vectors(store: Store) -> VectorTier:
     return VectorTier(store, EmbeddingService(None, store))
 
 
-def add(store: Store, type_: MemoryType, importance: float, content: str = "a remembered thing") -> int:
-    return store.insert_memory(NewMemory("profile:default", type_, content, Source.TOOL, importance=importance)).id
+def add(
+    store: Store, type_: MemoryType, importance: float, content: str = "a remembered thing"
+) -> int:
+    return store.insert_memory(
+        NewMemory("profile:default", type_, content, Source.TOOL, importance=importance)
+    ).id
 
 
-@pytest.mark.parametrize("type_,importance", [
-    (MemoryType.FACT, 0.6), (MemoryType.EVENT, 0.4), (MemoryType.OBSERVATION, 0.9), (MemoryType.GOAL, 0.9),
-])
-def test_same_value_whether_maintenance_ran_zero_or_a_hundred_times(tmp_path: Path, type_: MemoryType,
-                                                                      importance: float) -> None:
+@pytest.mark.parametrize(
+    "type_,importance",
+    [
+        (MemoryType.FACT, 0.6),
+        (MemoryType.EVENT, 0.4),
+        (MemoryType.OBSERVATION, 0.9),
+        (MemoryType.GOAL, 0.9),
+    ],
+)
+def test_same_value_whether_maintenance_ran_zero_or_a_hundred_times(
+    tmp_path: Path, type_: MemoryType, importance: float
+) -> None:
     config = config_for(tmp_path)
     clocks = FakeClock(T0), FakeClock(T0)
-    idle, busy = (make_store(tmp_path / f"{name}.db", c) for name, c in zip(("idle", "busy"), clocks, strict=True))
+    idle, busy = (
+        make_store(tmp_path / f"{name}.db", c)
+        for name, c in zip(("idle", "busy"), clocks, strict=True)
+    )
     idle_id, busy_id = add(idle, type_, importance), add(busy, type_, importance)
     maintenance = Maintenance(busy, no_model_vectors(busy), config, clocks[1])
     for _ in range(100):  # 100 full maintenance passes spread over 120 days
@@ -54,7 +67,9 @@ def test_same_value_whether_maintenance_ran_zero_or_a_hundred_times(tmp_path: Pa
     idle_value = effective_importance(idle.memories.require(idle_id), clocks[0].now, config)
     busy_value = effective_importance(busy.memories.require(busy_id), clocks[1].now, config)
     assert busy_value == idle_value
-    assert busy.memories.require(busy_id).importance == importance  # decay never rewrites importance
+    assert (
+        busy.memories.require(busy_id).importance == importance
+    )  # decay never rewrites importance
     assert 0.0 < busy_value < importance  # and it did decay over those 120 days
 
 
@@ -80,7 +95,9 @@ def test_decay_job_marks_memories_that_fell_low_and_clears_recovered_ones(tmp_pa
     assert low_since(store, [low, kept]) == {low: clock.now, kept: None}
     marked_at = clock.now
     clock.now += DAY
-    assert refresh_low_marks(store, config, clock.now).newly_low == []  # the mark keeps its first time
+    assert (
+        refresh_low_marks(store, config, clock.now).newly_low == []
+    )  # the mark keeps its first time
     assert low_since(store, [low])[low] == marked_at
     store.memories.touch([low])  # recalled again: recency restarts, importance recovers
     watch = refresh_low_marks(store, config, clock.now)

@@ -24,8 +24,12 @@ def test_shipped_fixture_is_a_realistic_multi_session_conversation() -> None:
 
 
 def test_demo_replays_and_shows_capture_recall_supersession_and_bulletin(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["--json", "demo", "--keep", str(tmp_path / "home")],
-                                env={"GEMINI_API_KEY": "", "HF_HUB_OFFLINE": "1"}, catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        ["--json", "demo", "--keep", str(tmp_path / "home")],
+        env={"GEMINI_API_KEY": "", "HF_HUB_OFFLINE": "1"},
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     envelope = json.loads(result.output.splitlines()[-1])
     assert envelope["command"] == "demo" and envelope["success"] is True
@@ -42,14 +46,22 @@ def test_demo_replays_and_shows_capture_recall_supersession_and_bulletin(tmp_pat
     assert (tmp_path / "home" / "bowerbird" / "memory.db").exists()
 
 
-def test_demo_prints_every_section_and_restores_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_demo_prints_every_section_and_restores_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "must-not-be-used")
     monkeypatch.setenv("HERMES_HOME", "/nonexistent/hermes")
     before = dict(os.environ)
     lines: list[str] = []
     data = run_demo(echo=lines.append)
     text = "\n".join(lines)
-    for heading in ("Captured memories by type", "Recall (top 3", "Superseded facts", "Bulletin", "Done in"):
+    for heading in (
+        "Captured memories by type",
+        "Recall (top 3",
+        "Superseded facts",
+        "Bulletin",
+        "Done in",
+    ):
         assert heading in text
     assert "why:" in text and "superseded by #" in text
     assert dict(os.environ) == before

@@ -18,8 +18,12 @@ from hermes_bowerbird.config import load_config
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.provider import BowerbirdProvider
 
-ENV = {"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none",
-       "BOWERBIRD_MAINTENANCE_ENABLED": "false", "HF_HUB_OFFLINE": "1"}
+ENV = {
+    "BOWERBIRD_EMBEDDING_BACKEND": "none",
+    "BOWERBIRD_LLM_BACKEND": "none",
+    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    "HF_HUB_OFFLINE": "1",
+}
 TOTAL = 300
 
 
@@ -27,12 +31,20 @@ TOTAL = 300
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database with TOTAL memories long enough to fill many pages, built once per module."""
     folder = tmp_path_factory.mktemp("template")
-    config = load_config(folder, overrides={"embedding_backend": "none", "llm_backend": "none",
-                                            "maintenance_enabled": "false"})
+    config = load_config(
+        folder,
+        overrides={
+            "embedding_backend": "none",
+            "llm_backend": "none",
+            "maintenance_enabled": "false",
+        },
+    )
     engine = Bowerbird(config, background=False)
     for n in range(TOTAL):
-        engine.remember(f"Vault {n} keeps the blueprint of project number {n}; " + "notes " * 40,
-                        scope="profile:default")
+        engine.remember(
+            f"Vault {n} keeps the blueprint of project number {n}; " + "notes " * 40,
+            scope="profile:default",
+        )
     engine.shutdown()
     return config.db_path
 
@@ -56,8 +68,12 @@ def _damage_page(path: Path) -> None:
     """Random bytes over one leaf page of the memories table, in the middle of it."""
     conn = sqlite3.connect(path)
     try:
-        pages = [r[0] for r in conn.execute(
-            "SELECT pageno FROM dbstat WHERE name = 'memories' AND pagetype = 'leaf' ORDER BY pageno")]
+        pages = [
+            r[0]
+            for r in conn.execute(
+                "SELECT pageno FROM dbstat WHERE name = 'memories' AND pagetype = 'leaf' ORDER BY pageno"
+            )
+        ]
         size = conn.execute("PRAGMA page_size").fetchone()[0]
     except sqlite3.OperationalError:
         pytest.skip("this SQLite has no dbstat table to find a leaf page")
@@ -65,7 +81,7 @@ def _damage_page(path: Path) -> None:
         conn.close()
     page = pages[len(pages) // 2]
     data = bytearray(path.read_bytes())
-    data[(page - 1) * size: page * size] = random.Random(page).randbytes(size)
+    data[(page - 1) * size : page * size] = random.Random(page).randbytes(size)
     path.write_bytes(bytes(data))
 
 
@@ -79,12 +95,17 @@ DAMAGE = {"page": _damage_page, "header": _damage_header}
 
 
 def _run(home: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False)
+    return CliRunner().invoke(
+        cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False
+    )
 
 
 def _kept(home: Path) -> list[Path]:
-    return sorted(p for p in _db(home).parent.iterdir() if ".damaged-" in p.name and not p.name.endswith(("-wal",
-                                                                                                        "-shm")))
+    return sorted(
+        p
+        for p in _db(home).parent.iterdir()
+        if ".damaged-" in p.name and not p.name.endswith(("-wal", "-shm"))
+    )
 
 
 def _memory_count(home: Path) -> int:
@@ -165,7 +186,8 @@ def test_recall_on_a_damaged_header_is_one_clear_line(home: Path) -> None:
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
         "Error: the memory database file is not a SQLite database or its header is damaged; "
-        "run `bowerbird doctor --repair`"]
+        "run `bowerbird doctor --repair`"
+    ]
 
 
 def test_rebuilt_header_has_the_page_size_of_the_file(home: Path) -> None:
@@ -173,7 +195,9 @@ def test_rebuilt_header_has_the_page_size_of_the_file(home: Path) -> None:
     assert recovery.guess_page_size(b"\0" * 100 + data[100:]) == int.from_bytes(data[16:18], "big")
 
 
-def test_provider_on_a_damaged_store_says_so_once(home: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_provider_on_a_damaged_store_says_so_once(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     _damage_header(_db(home))
     provider = BowerbirdProvider()
     with caplog.at_level(logging.WARNING, logger="hermes_bowerbird"):
@@ -214,7 +238,11 @@ def test_doctor_on_an_empty_file_finds_an_empty_store(home: Path) -> None:
 
 def test_doctor_json_on_a_healthy_store(home: Path) -> None:
     envelope = json.loads(_run(home, "--json", "doctor").stdout)
-    assert (envelope["success"], envelope["data"]["healthy"], envelope["data"]["problems"]) == (True, True, [])
+    assert (envelope["success"], envelope["data"]["healthy"], envelope["data"]["problems"]) == (
+        True,
+        True,
+        [],
+    )
 
 
 @pytest.mark.parametrize("fraction", [0.0, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99])
@@ -224,16 +252,20 @@ def test_repair_anywhere_in_the_file_never_tracebacks(home: Path, fraction: floa
     size = int.from_bytes(data[16:18], "big")
     page = int(len(data) // size * fraction)
     start = max(page * size, 100)  # page 1 keeps its header here: the header has its own test
-    data[start:(page + 1) * size] = random.Random(page).randbytes((page + 1) * size - start)
+    data[start : (page + 1) * size] = random.Random(page).randbytes((page + 1) * size - start)
     path.write_bytes(bytes(data))
     result = _run(home, "doctor", "--repair")
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert recovery.check_file(path).healthy or path.read_bytes() == bytes(data)
 
 
-def test_many_providers_on_a_damaged_store_log_one_line(home: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_many_providers_on_a_damaged_store_log_one_line(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     _damage_header(_db(home))
     with caplog.at_level(logging.WARNING, logger="hermes_bowerbird"):
         for user in ("alice", "bob", "carol"):
-            BowerbirdProvider().initialize("s-" + user, hermes_home=str(home), platform="telegram", user_id=user)
+            BowerbirdProvider().initialize(
+                "s-" + user, hermes_home=str(home), platform="telegram", user_id=user
+            )
     assert [r.levelname for r in caplog.records] == ["ERROR"]

@@ -13,18 +13,31 @@ from hermes_bowerbird.cli import cli
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
 
-ENV: dict[str, str | None] = {"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none",
-                              "BOWERBIRD_MAINTENANCE_ENABLED": "false", "HERMES_HOME": None}
+ENV: dict[str, str | None] = {
+    "BOWERBIRD_EMBEDDING_BACKEND": "none",
+    "BOWERBIRD_LLM_BACKEND": "none",
+    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    "HERMES_HOME": None,
+}
 
 
 @pytest.fixture
 def broken(tmp_path: Path) -> Path:
     path = tmp_path / "memory.db"
     store = Store.open(path)
-    memory = store.insert_memory(NewMemory(scope="profile:default", type=MemoryType.FACT,
-                                           content="The cat is named Miso", source=Source.TOOL))
-    store.db.execute("INSERT INTO memories_fts (memories_fts, rowid, content, summary, tags) "
-                   "SELECT 'delete', id, content, summary, tags FROM memories WHERE id = ?", (memory.id,))
+    memory = store.insert_memory(
+        NewMemory(
+            scope="profile:default",
+            type=MemoryType.FACT,
+            content="The cat is named Miso",
+            source=Source.TOOL,
+        )
+    )
+    store.db.execute(
+        "INSERT INTO memories_fts (memories_fts, rowid, content, summary, tags) "
+        "SELECT 'delete', id, content, summary, tags FROM memories WHERE id = ?",
+        (memory.id,),
+    )
     store.close()
     return path
 

@@ -23,7 +23,12 @@ from hermes_bowerbird.errors import EmbeddingError
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import Embedder, ItemKind, MemoryType, NewMemory, Source
 
-FAST_RETRY: dict[str, Any] = {"attempts": 3, "backoff_initial": 0.01, "backoff_max": 0.02, "timeout": 5.0}
+FAST_RETRY: dict[str, Any] = {
+    "attempts": 3,
+    "backoff_initial": 0.01,
+    "backoff_max": 0.02,
+    "timeout": 5.0,
+}
 
 
 class CountingEmbedder(WrappedEmbedder):
@@ -38,7 +43,6 @@ class CountingEmbedder(WrappedEmbedder):
         self.calls += 1
         self.texts.extend(texts)
         return self.inner.embed_batch(texts)
-
 
 
 @pytest.fixture
@@ -59,18 +63,33 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 # ----- the local model -------------------------------------------------------------------------------------
 
 PARAPHRASES = [
-    ("My daughter's name is Alice.", "I have a kid called Alice.", "The quarterly report is due on Friday."),
-    ("I prefer dark roast coffee in the morning.", "In the mornings I like strong dark coffee.",
-     "The database migration failed on the staging server."),
-    ("We decided to deploy with Kubernetes.", "The team chose Kubernetes for deployment.",
-     "My grandmother grows tomatoes in her garden."),
-    ("I'm allergic to peanuts.", "Peanuts give me an allergic reaction.", "The train to Berlin leaves at nine."),
+    (
+        "My daughter's name is Alice.",
+        "I have a kid called Alice.",
+        "The quarterly report is due on Friday.",
+    ),
+    (
+        "I prefer dark roast coffee in the morning.",
+        "In the mornings I like strong dark coffee.",
+        "The database migration failed on the staging server.",
+    ),
+    (
+        "We decided to deploy with Kubernetes.",
+        "The team chose Kubernetes for deployment.",
+        "My grandmother grows tomatoes in her garden.",
+    ),
+    (
+        "I'm allergic to peanuts.",
+        "Peanuts give me an allergic reaction.",
+        "The train to Berlin leaves at nine.",
+    ),
 ]
 
 
 @pytest.mark.parametrize("text, paraphrase, unrelated", PARAPHRASES)
-def test_paraphrases_score_above_unrelated_text(minilm: LocalEmbedder, text: str, paraphrase: str,
-                                                unrelated: str) -> None:
+def test_paraphrases_score_above_unrelated_text(
+    minilm: LocalEmbedder, text: str, paraphrase: str, unrelated: str
+) -> None:
     a, b, c = minilm.embed_batch([text, paraphrase, unrelated])
     assert cosine(a, b) > cosine(a, c) + 0.2
 
@@ -122,11 +141,14 @@ def test_cleared_models_are_loaded_afresh() -> None:
     assert models.get("torch", "/models/a", load) is not before
 
 
-@pytest.mark.parametrize("configured, label, offline", [
-    ("", MINILM_LABEL, True),
-    ("sentence-transformers/all-MiniLM-L6-v2", MINILM_LABEL, True),
-    ("some-org/some-model", "some-org/some-model", False),
-])
+@pytest.mark.parametrize(
+    "configured, label, offline",
+    [
+        ("", MINILM_LABEL, True),
+        ("sentence-transformers/all-MiniLM-L6-v2", MINILM_LABEL, True),
+        ("some-org/some-model", "some-org/some-model", False),
+    ],
+)
 def test_model_resolution_order(configured: str, label: str, offline: bool) -> None:
     source = resolve_local_model(configured)
     assert (source.label, source.offline) == (label, offline)
@@ -139,6 +161,7 @@ def test_a_missing_configured_path_is_a_clear_error(tmp_path: Path) -> None:
 
 # ----- the cache -------------------------------------------------------------------------------------------
 
+
 def test_cache_hits_avoid_the_model(minilm: LocalEmbedder, store: Store) -> None:
     counting = CountingEmbedder(minilm)
     cached = CachedEmbedder(counting, store)
@@ -147,26 +170,37 @@ def test_cache_hits_avoid_the_model(minilm: LocalEmbedder, store: Store) -> None
     assert np.allclose(first[0], first[2])
     second = cached.embed_batch(["beta fact", "gamma fact", "alpha fact"])
     assert counting.calls == 2 and counting.texts[2:] == ["gamma fact"]
-    assert np.allclose(second[0], first[1], atol=1e-6) and np.allclose(second[2], first[0], atol=1e-6)
+    assert np.allclose(second[0], first[1], atol=1e-6) and np.allclose(
+        second[2], first[0], atol=1e-6
+    )
     fresh = CountingEmbedder(minilm)
     CachedEmbedder(fresh, store).embed("gamma fact")  # persistent: a new wrapper still hits
     assert fresh.calls == 0
 
 
-def test_a_local_query_is_kept_in_memory_not_in_the_store(minilm: LocalEmbedder, store: Store) -> None:
+def test_a_local_query_is_kept_in_memory_not_in_the_store(
+    minilm: LocalEmbedder, store: Store
+) -> None:
     counting = CountingEmbedder(minilm)
     cached = CachedEmbedder(counting, store)
     first = cached.embed_query("where did I park the car")
     again = cached.embed_query("where did I park the car")
     assert counting.calls == 1
     assert np.allclose(first, again)
-    assert store.embedding_cache.get([cache_key(minilm.model_name, "where did I park the car")]) == {}
+    assert (
+        store.embedding_cache.get([cache_key(minilm.model_name, "where did I park the car")]) == {}
+    )
 
 
-def test_a_query_vector_equals_the_document_vector_of_the_same_text(minilm: LocalEmbedder, store: Store) -> None:
+def test_a_query_vector_equals_the_document_vector_of_the_same_text(
+    minilm: LocalEmbedder, store: Store
+) -> None:
     cached = CachedEmbedder(minilm, store)
-    assert np.allclose(cached.embed_query("my sister lives in Lyon"), cached.embed("my sister lives in Lyon"),
-                       atol=1e-6)
+    assert np.allclose(
+        cached.embed_query("my sister lives in Lyon"),
+        cached.embed("my sister lives in Lyon"),
+        atol=1e-6,
+    )
 
 
 def test_cache_is_keyed_by_model(store: Store) -> None:
@@ -176,19 +210,30 @@ def test_cache_is_keyed_by_model(store: Store) -> None:
 
 # ----- reindex ---------------------------------------------------------------------------------------------
 
+
 def add_memories(store: Store, texts: Sequence[str]) -> list[int]:
-    return [store.insert_memory(NewMemory(scope="u", type=MemoryType.FACT, content=t, source=Source.TOOL)).id
-            for t in texts]
+    return [
+        store.insert_memory(
+            NewMemory(scope="u", type=MemoryType.FACT, content=t, source=Source.TOOL)
+        ).id
+        for t in texts
+    ]
 
 
-FACTS = ["The user's cat is called Miso.", "The user works as a nurse in Leeds.",
-         "The user is learning to play the cello.", "The user's favourite food is ramen."]
+FACTS = [
+    "The user's cat is called Miso.",
+    "The user works as a nurse in Leeds.",
+    "The user is learning to play the cello.",
+    "The user's favourite food is ramen.",
+]
 
 
 def test_reindex_embeds_missing_items_with_progress(minilm: LocalEmbedder, store: Store) -> None:
     ids = add_memories(store, FACTS)
     seen: list[tuple[int, int]] = []
-    assert reindex(store, minilm, ItemKind.MEMORY, lambda d, t: seen.append((d, t)), batch_size=3) == 4
+    assert (
+        reindex(store, minilm, ItemKind.MEMORY, lambda d, t: seen.append((d, t)), batch_size=3) == 4
+    )
     assert seen == [(3, 4), (4, 4)]
     assert store.vectors.model_counts() == {("memory", MINILM_LABEL, 384): 4}
     assert reindex(store, minilm, ItemKind.MEMORY) == 0
@@ -196,10 +241,14 @@ def test_reindex_embeds_missing_items_with_progress(minilm: LocalEmbedder, store
     assert list(loaded_ids) == ids and matrix.shape == (4, 384)
 
 
-def test_dimension_mismatch_triggers_background_reindex(minilm: LocalEmbedder, store: Store) -> None:
+def test_dimension_mismatch_triggers_background_reindex(
+    minilm: LocalEmbedder, store: Store
+) -> None:
     ids = add_memories(store, FACTS)
     old = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
-    store.vectors.put(ItemKind.MEMORY, MINILM_LABEL, list(zip(ids, old, strict=True)))  # same name, wrong dim
+    store.vectors.put(
+        ItemKind.MEMORY, MINILM_LABEL, list(zip(ids, old, strict=True))
+    )  # same name, wrong dim
     counting = CountingEmbedder(minilm)
     service = EmbeddingService.from_embedder(counting, store)
     service.start()
@@ -208,8 +257,13 @@ def test_dimension_mismatch_triggers_background_reindex(minilm: LocalEmbedder, s
     assert service.status()["reindex"] == {"kind": "memory", "done": 4, "total": 4}
     embedder = service.current()
     assert embedder is not None
-    index = service.indexes.get(store.path, "memory", MINILM_LABEL, 384,
-                                lambda: store.vectors.load(ItemKind.MEMORY, MINILM_LABEL))
+    index = service.indexes.get(
+        store.path,
+        "memory",
+        MINILM_LABEL,
+        384,
+        lambda: store.vectors.load(ItemKind.MEMORY, MINILM_LABEL),
+    )
     hits = index.search(embedder.embed("what instrument is the user practising?"), 1)
     assert hits[0][0] == ids[2]
 
@@ -217,8 +271,14 @@ def test_dimension_mismatch_triggers_background_reindex(minilm: LocalEmbedder, s
 def test_model_change_reindexes_everything(minilm: LocalEmbedder, store: Store) -> None:
     ids = add_memories(store, FACTS[:2])
     store.vectors.put(ItemKind.MEMORY, "old-model", [(i, np.ones(384, np.float32)) for i in ids])
-    episode = store.episodes.insert(scope="u", session_id="s", turn_index=0, chunk_index=0, role="user",
-                                   content="I just got back from Lisbon.")
+    episode = store.episodes.insert(
+        scope="u",
+        session_id="s",
+        turn_index=0,
+        chunk_index=0,
+        role="user",
+        content="I just got back from Lisbon.",
+    )
     assert reindex(store, minilm, ItemKind.MEMORY) == 2
     assert reindex(store, minilm, ItemKind.EPISODE) == 1
     counts = store.vectors.model_counts()
@@ -228,6 +288,7 @@ def test_model_change_reindexes_everything(minilm: LocalEmbedder, store: Store) 
 
 # ----- Gemini against the stub --------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def stub() -> Iterator[GeminiStub]:
     with GeminiStub(api_key="good-key", dim=32) as running:
@@ -235,7 +296,9 @@ def stub() -> Iterator[GeminiStub]:
 
 
 def gemini(stub: GeminiStub, key: str = "good-key", **options: Any) -> GeminiEmbedder:
-    return GeminiEmbedder(GeminiEmbeddingSettings(key, base_url=stub.url, dimension=32, **{**FAST_RETRY, **options}))
+    return GeminiEmbedder(
+        GeminiEmbeddingSettings(key, base_url=stub.url, dimension=32, **{**FAST_RETRY, **options})
+    )
 
 
 def test_gemini_success_is_batched_and_normalised(stub: GeminiStub) -> None:
@@ -292,6 +355,7 @@ def test_gemini_needs_a_key() -> None:
 
 # ----- selection -------------------------------------------------------------------------------------------
 
+
 def test_none_backend_is_disabled_and_says_so(tmp_path: Path) -> None:
     service = EmbeddingService(make_config(tmp_path, embedding_backend="none"))
     service.start()
@@ -303,7 +367,9 @@ def test_none_backend_is_disabled_and_says_so(tmp_path: Path) -> None:
 
 
 def test_auto_without_model_or_key_is_unavailable_with_a_reason(tmp_path: Path) -> None:
-    config = make_config(tmp_path, embedding_model=str(tmp_path / "missing-model"), gemini_api_key="")
+    config = make_config(
+        tmp_path, embedding_model=str(tmp_path / "missing-model"), gemini_api_key=""
+    )
     service = EmbeddingService(config)
     service.start()
     assert not service.wait_ready(30)
@@ -313,16 +379,27 @@ def test_auto_without_model_or_key_is_unavailable_with_a_reason(tmp_path: Path) 
     assert "missing-model" in str(status["reason"]) and "GEMINI_API_KEY" in str(status["reason"])
 
 
-def test_auto_falls_back_to_gemini_when_a_key_is_set(tmp_path: Path, stub: GeminiStub, store: Store) -> None:
-    config = make_config(tmp_path, embedding_model=str(tmp_path / "missing-model"), gemini_api_key="good-key",
-                         gemini_base_url=stub.url)
-    service = EmbeddingService(config, store,
-                               gemini=GeminiEmbeddingSettings.from_config(config, **FAST_RETRY, dimension=32))
+def test_auto_falls_back_to_gemini_when_a_key_is_set(
+    tmp_path: Path, stub: GeminiStub, store: Store
+) -> None:
+    config = make_config(
+        tmp_path,
+        embedding_model=str(tmp_path / "missing-model"),
+        gemini_api_key="good-key",
+        gemini_base_url=stub.url,
+    )
+    service = EmbeddingService(
+        config,
+        store,
+        gemini=GeminiEmbeddingSettings.from_config(config, **FAST_RETRY, dimension=32),
+    )
     service.start()
     assert service.wait_ready(30)
     embedder = service.current()
     assert embedder is not None and embedder.dimension == 32
-    assert service.status()["backend"] == "gemini" and "local model unavailable" in str(service.status()["reason"])
+    assert service.status()["backend"] == "gemini" and "local model unavailable" in str(
+        service.status()["reason"]
+    )
     embedder.embed("cached once")
     embedder.embed("cached once")
     assert stub.count("batchEmbedContents") == 1
@@ -332,10 +409,14 @@ def test_gemini_backend_without_key_is_unavailable(tmp_path: Path) -> None:
     service = EmbeddingService(make_config(tmp_path, embedding_backend="gemini", gemini_api_key=""))
     service.start()
     assert not service.wait_ready(10)
-    assert service.status()["state"] == "unavailable" and "GEMINI_API_KEY" in str(service.status()["reason"])
+    assert service.status()["state"] == "unavailable" and "GEMINI_API_KEY" in str(
+        service.status()["reason"]
+    )
 
 
-def test_local_backend_loads_in_the_background(tmp_path: Path, minilm: LocalEmbedder, store: Store) -> None:
+def test_local_backend_loads_in_the_background(
+    tmp_path: Path, minilm: LocalEmbedder, store: Store
+) -> None:
     service = EmbeddingService(make_config(tmp_path, embedding_backend="torch"), store)
     started = time.perf_counter()
     service.start()
@@ -344,7 +425,11 @@ def test_local_backend_loads_in_the_background(tmp_path: Path, minilm: LocalEmbe
     assert service.wait_ready(60)
     status = service.status()
     assert (status["state"], status["backend"], status["model"], status["dimension"]) == (
-        "ready", "local", MINILM_LABEL, 384)
+        "ready",
+        "local",
+        MINILM_LABEL,
+        384,
+    )
     embedder = service.current()
     assert embedder is not None
     assert np.allclose(embedder.embed("a sentence"), minilm.embed("a sentence"), atol=1e-5)

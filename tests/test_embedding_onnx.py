@@ -14,7 +14,13 @@ import pytest
 from hermes_bowerbird.config import EMBEDDING_BACKENDS, Config, build_config
 from hermes_bowerbird.embeddings import onnx_runtime
 from hermes_bowerbird.embeddings.local import MINILM_LABEL, resolve_local_model
-from hermes_bowerbird.embeddings.onnx_runtime import MODEL_FILE, RUNTIME, OnnxEmbedder, build_dir, ensure_built
+from hermes_bowerbird.embeddings.onnx_runtime import (
+    MODEL_FILE,
+    RUNTIME,
+    OnnxEmbedder,
+    build_dir,
+    ensure_built,
+)
 from hermes_bowerbird.embeddings.service import EmbeddingService, planned_runtime
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.errors import ConfigError, EmbeddingError
@@ -26,7 +32,12 @@ FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "demo_conversati
 def demo_texts() -> list[str]:
     """Every user and assistant turn of the shipped demo conversation, and its questions."""
     data = json.loads(FIXTURE.read_text(encoding="utf-8"))
-    texts = [turn[role] for session in data["sessions"] for turn in session["turns"] for role in ("user", "assistant")]
+    texts = [
+        turn[role]
+        for session in data["sessions"]
+        for turn in session["turns"]
+        for role in ("user", "assistant")
+    ]
     texts += [q["question"] if isinstance(q, dict) else str(q) for q in data["questions"]]
     return [*texts, "hi", "ok thanks", "Where do I live now?"]
 
@@ -58,19 +69,26 @@ def make_config(tmp_path: Path, models_dir: Path, **values: Any) -> Config:
 
 # ----- agreement with torch ---------------------------------------------------------------------------------
 
-def test_int8_vectors_agree_with_torch_on_average(onnx_minilm: OnnxEmbedder, minilm: LocalEmbedder) -> None:
+
+def test_int8_vectors_agree_with_torch_on_average(
+    onnx_minilm: OnnxEmbedder, minilm: LocalEmbedder
+) -> None:
     texts = demo_texts()
     cosines = (onnx_minilm.embed_batch(texts) * minilm.embed_batch(texts)).sum(axis=1)
     assert float(cosines.mean()) >= 0.99
 
 
-def test_int8_vectors_agree_with_torch_on_every_sentence(onnx_minilm: OnnxEmbedder, minilm: LocalEmbedder) -> None:
+def test_int8_vectors_agree_with_torch_on_every_sentence(
+    onnx_minilm: OnnxEmbedder, minilm: LocalEmbedder
+) -> None:
     texts = [t for t in demo_texts() if len(t.split()) >= 4]
     cosines = (onnx_minilm.embed_batch(texts) * minilm.embed_batch(texts)).sum(axis=1)
     assert float(cosines.min()) >= 0.985
 
 
-def test_int8_vectors_stay_close_on_one_or_two_word_replies(onnx_minilm: OnnxEmbedder, minilm: LocalEmbedder) -> None:
+def test_int8_vectors_stay_close_on_one_or_two_word_replies(
+    onnx_minilm: OnnxEmbedder, minilm: LocalEmbedder
+) -> None:
     texts = [t for t in demo_texts() if len(t.split()) < 4]  # "thanks!" is the worst seen, at 0.967
     cosines = (onnx_minilm.embed_batch(texts) * minilm.embed_batch(texts)).sum(axis=1)
     assert float(cosines.min()) >= 0.95
@@ -84,7 +102,10 @@ def test_int8_vectors_are_unit_float32(onnx_minilm: OnnxEmbedder) -> None:
 
 def test_a_text_embeds_alike_alone_and_in_a_padded_batch(onnx_minilm: OnnxEmbedder) -> None:
     # activations are quantised per batch, so a batch's other texts move a vector a little (never below 0.98)
-    texts = ["I moved to Porto last month.", "a much longer text that forces the short one in its batch to pad " * 3]
+    texts = [
+        "I moved to Porto last month.",
+        "a much longer text that forces the short one in its batch to pad " * 3,
+    ]
     batch = onnx_minilm.embed_batch(texts)
     assert float(np.dot(batch[0], onnx_minilm.embed(texts[0]))) >= 0.98
 
@@ -101,13 +122,18 @@ def test_empty_batch_gives_an_empty_matrix(onnx_minilm: OnnxEmbedder) -> None:
     assert onnx_minilm.embed_batch([]).shape == (0, 384)
 
 
-def test_int8_vectors_are_stored_under_the_torch_model_name(onnx_minilm: OnnxEmbedder, minilm: LocalEmbedder) -> None:
+def test_int8_vectors_are_stored_under_the_torch_model_name(
+    onnx_minilm: OnnxEmbedder, minilm: LocalEmbedder
+) -> None:
     assert onnx_minilm.model_name == minilm.model_name == MINILM_LABEL
 
 
 # ----- the cached build --------------------------------------------------------------------------------------
 
-def test_the_build_is_cached_under_the_models_dir(onnx_minilm: OnnxEmbedder, models_dir: Path) -> None:
+
+def test_the_build_is_cached_under_the_models_dir(
+    onnx_minilm: OnnxEmbedder, models_dir: Path
+) -> None:
     source = resolve_local_model()
     assert (build_dir(models_dir, source.label, source.location) / MODEL_FILE).is_file()
 
@@ -138,6 +164,7 @@ def test_a_missing_model_path_is_refused(models_dir: Path, tmp_path: Path) -> No
 
 # ----- configuration and selection ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("backend", EMBEDDING_BACKENDS)
 def test_every_named_backend_is_accepted(tmp_path: Path, backend: str) -> None:
     assert build_config(tmp_path, {"embedding_backend": backend}).embedding_backend == backend
@@ -153,10 +180,18 @@ def test_models_are_cached_under_hermes_home_by_default(tmp_path: Path) -> None:
     assert build_config(tmp_path, {}).model_cache_dir == tmp_path / "bowerbird" / "models"
 
 
-@pytest.mark.parametrize(("backend", "runtime"), [("auto", RUNTIME), ("local", RUNTIME), ("onnx", RUNTIME),
-                                                   ("torch", "torch")])
-def test_the_service_runs_the_configured_runtime(tmp_path: Path, models_dir: Path, onnx_minilm: OnnxEmbedder,
-                                                 store: Store, backend: str, runtime: str) -> None:
+@pytest.mark.parametrize(
+    ("backend", "runtime"),
+    [("auto", RUNTIME), ("local", RUNTIME), ("onnx", RUNTIME), ("torch", "torch")],
+)
+def test_the_service_runs_the_configured_runtime(
+    tmp_path: Path,
+    models_dir: Path,
+    onnx_minilm: OnnxEmbedder,
+    store: Store,
+    backend: str,
+    runtime: str,
+) -> None:
     service = EmbeddingService(make_config(tmp_path, models_dir, embedding_backend=backend), store)
     service.start()
     assert service.wait_ready(120)
@@ -164,15 +199,23 @@ def test_the_service_runs_the_configured_runtime(tmp_path: Path, models_dir: Pat
     service.stop()
 
 
-def test_the_service_embeds_like_torch_with_onnx(tmp_path: Path, models_dir: Path, onnx_minilm: OnnxEmbedder,
-                                                 minilm: LocalEmbedder, store: Store) -> None:
+def test_the_service_embeds_like_torch_with_onnx(
+    tmp_path: Path, models_dir: Path, onnx_minilm: OnnxEmbedder, minilm: LocalEmbedder, store: Store
+) -> None:
     service = EmbeddingService(make_config(tmp_path, models_dir, embedding_backend="onnx"), store)
     service.start()
     assert service.wait_ready(120)
     embedder = service.current()
     assert embedder is not None
-    assert float(np.dot(embedder.embed("I moved to Porto last month"), minilm.embed("I moved to Porto last month"))) \
+    assert (
+        float(
+            np.dot(
+                embedder.embed("I moved to Porto last month"),
+                minilm.embed("I moved to Porto last month"),
+            )
+        )
         >= 0.99
+    )
     service.stop()
 
 
@@ -180,44 +223,80 @@ def _no_onnx(*args: object, **kwargs: object) -> object:
     raise EmbeddingError("onnxruntime and onnx are not installed")
 
 
-def test_auto_falls_back_to_torch_when_onnx_cannot_run(tmp_path: Path, models_dir: Path, minilm: LocalEmbedder,
-                                                       store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_falls_back_to_torch_when_onnx_cannot_run(
+    tmp_path: Path,
+    models_dir: Path,
+    minilm: LocalEmbedder,
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(onnx_runtime, "load_onnx_model", _no_onnx)
     service = EmbeddingService(make_config(tmp_path, models_dir, embedding_backend="auto"), store)
     service.start()
     assert service.wait_ready(120)
-    assert service.status()["runtime"] == "torch" and "onnxruntime" in str(service.status()["reason"])
+    assert service.status()["runtime"] == "torch" and "onnxruntime" in str(
+        service.status()["reason"]
+    )
     service.stop()
 
 
-def test_onnx_alone_is_unavailable_when_it_cannot_run(tmp_path: Path, models_dir: Path, store: Store,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_onnx_alone_is_unavailable_when_it_cannot_run(
+    tmp_path: Path, models_dir: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(onnx_runtime, "load_onnx_model", _no_onnx)
     service = EmbeddingService(make_config(tmp_path, models_dir, embedding_backend="onnx"), store)
     service.start()
     assert not service.wait_ready(30)
-    assert service.status()["state"] == "unavailable" and "onnxruntime" in str(service.status()["reason"])
+    assert service.status()["state"] == "unavailable" and "onnxruntime" in str(
+        service.status()["reason"]
+    )
 
 
-@pytest.mark.parametrize(("backend", "planned"), [("torch", "torch"), ("none", "none"), ("gemini", "gemini"),
-                                                   ("auto", f"{RUNTIME} (built)"), ("onnx", f"{RUNTIME} (built)")])
-def test_the_planned_runtime_is_told_without_loading(tmp_path: Path, models_dir: Path, onnx_minilm: OnnxEmbedder,
-                                                     backend: str, planned: str) -> None:
+@pytest.mark.parametrize(
+    ("backend", "planned"),
+    [
+        ("torch", "torch"),
+        ("none", "none"),
+        ("gemini", "gemini"),
+        ("auto", f"{RUNTIME} (built)"),
+        ("onnx", f"{RUNTIME} (built)"),
+    ],
+)
+def test_the_planned_runtime_is_told_without_loading(
+    tmp_path: Path, models_dir: Path, onnx_minilm: OnnxEmbedder, backend: str, planned: str
+) -> None:
     assert planned_runtime(make_config(tmp_path, models_dir, embedding_backend=backend)) == planned
 
 
 def test_an_unbuilt_model_is_planned_for_first_use(tmp_path: Path) -> None:
-    assert planned_runtime(make_config(tmp_path, tmp_path / "empty")) == f"{RUNTIME} (built on first use)"
+    assert (
+        planned_runtime(make_config(tmp_path, tmp_path / "empty"))
+        == f"{RUNTIME} (built on first use)"
+    )
 
 
-def test_cli_status_names_the_runtime(tmp_path: Path, models_dir: Path, onnx_minilm: OnnxEmbedder) -> None:
+def test_cli_status_names_the_runtime(
+    tmp_path: Path, models_dir: Path, onnx_minilm: OnnxEmbedder
+) -> None:
     from click.testing import CliRunner
 
     from hermes_bowerbird.cli import cli
 
-    env = {"BOWERBIRD_EMBEDDING_BACKEND": "auto", "BOWERBIRD_EMBEDDING_MODELS_DIR": str(models_dir),
-           "BOWERBIRD_LLM_BACKEND": "none", "BOWERBIRD_MAINTENANCE_ENABLED": "false", "HF_HUB_OFFLINE": "1"}
+    env = {
+        "BOWERBIRD_EMBEDDING_BACKEND": "auto",
+        "BOWERBIRD_EMBEDDING_MODELS_DIR": str(models_dir),
+        "BOWERBIRD_LLM_BACKEND": "none",
+        "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+        "HF_HUB_OFFLINE": "1",
+    }
     runner = CliRunner()
-    runner.invoke(cli, ["--hermes-home", str(tmp_path), "remember", "I prefer tea"], env=env, catch_exceptions=False)
-    result = runner.invoke(cli, ["--hermes-home", str(tmp_path), "status"], env=env, catch_exceptions=False)
+    runner.invoke(
+        cli,
+        ["--hermes-home", str(tmp_path), "remember", "I prefer tea"],
+        env=env,
+        catch_exceptions=False,
+    )
+    result = runner.invoke(
+        cli, ["--hermes-home", str(tmp_path), "status"], env=env, catch_exceptions=False
+    )
     assert f"runtime {RUNTIME}" in result.output

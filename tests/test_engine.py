@@ -30,8 +30,9 @@ def _delete_database(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-def test_a_database_recreated_at_the_same_path_does_not_find_the_old_vectors(home_config: Config,
-                                                                              minilm: LocalEmbedder) -> None:
+def test_a_database_recreated_at_the_same_path_does_not_find_the_old_vectors(
+    home_config: Config, minilm: LocalEmbedder
+) -> None:
     first = Bowerbird(home_config, embedder=minilm, background=False)
     first.remember("My sister Ana lives in Lisbon.", scope=SCOPE)
     first.shutdown()
@@ -46,15 +47,20 @@ def test_a_database_recreated_at_the_same_path_does_not_find_the_old_vectors(hom
 
 
 def test_a_database_recreated_at_the_same_path_does_not_wait_for_the_old_ones_reindex(
-        home_config: Config, minilm: LocalEmbedder) -> None:
+    home_config: Config, minilm: LocalEmbedder
+) -> None:
     first = Bowerbird(home_config, embedder=minilm, background=False)
     old_reindex = first.embeddings.indexes.reindex_lock(first.store.path)
-    with old_reindex:  # a reindex of the old database still running on a thread that outlived its shutdown
+    with (
+        old_reindex
+    ):  # a reindex of the old database still running on a thread that outlived its shutdown
         first.shutdown()
         _delete_database(home_config.db_path)
         second = Bowerbird(home_config, embedder=minilm, background=False)
         results: list[int] = []
-        reindexing = threading.Thread(target=lambda: results.append(second.admin.reindex()), daemon=True)
+        reindexing = threading.Thread(
+            target=lambda: results.append(second.admin.reindex()), daemon=True
+        )
         reindexing.start()
         reindexing.join(60)
     try:
@@ -63,8 +69,9 @@ def test_a_database_recreated_at_the_same_path_does_not_wait_for_the_old_ones_re
         second.shutdown()
 
 
-def test_a_shared_engine_reopened_after_release_does_not_find_the_old_vectors(home_config: Config,
-                                                                              minilm: LocalEmbedder) -> None:
+def test_a_shared_engine_reopened_after_release_does_not_find_the_old_vectors(
+    home_config: Config, minilm: LocalEmbedder
+) -> None:
     first = Bowerbird.open_shared(home_config, embedder=minilm, background=False)
     first.remember("My sister Ana lives in Lisbon.", scope=SCOPE)
     first.release()
@@ -80,7 +87,8 @@ def test_a_shared_engine_reopened_after_release_does_not_find_the_old_vectors(ho
 
 
 def test_an_engine_shutting_down_leaves_the_index_of_another_engine_on_the_same_file(
-        home_config: Config, minilm: LocalEmbedder) -> None:
+    home_config: Config, minilm: LocalEmbedder
+) -> None:
     first = Bowerbird(home_config, embedder=minilm, background=False)
     second = Bowerbird(home_config, embedder=minilm, background=False)
     memory = first.remember("My sister Ana lives in Lisbon.", scope=SCOPE)
@@ -96,9 +104,12 @@ def test_an_engine_shutting_down_leaves_the_index_of_another_engine_on_the_same_
 
 # ------------------------------------------------------------------ update goes through the curator
 
+
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"})
+    config = load_config(
+        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
+    )
     bowerbird = Bowerbird(config, background=False)
     yield bowerbird
     bowerbird.shutdown()
@@ -146,4 +157,6 @@ def test_an_update_whose_supersede_fails_stores_no_new_version(engine: Bowerbird
     """)
     with pytest.raises(sqlite3.IntegrityError, match="supersede refused"):
         engine.update(old.id, "The team deploys on Thursdays.", scopes=[SCOPE])
-    assert [m.content for m in engine.inspect.list_memories([SCOPE], current_only=False)] == [old.content]
+    assert [m.content for m in engine.inspect.list_memories([SCOPE], current_only=False)] == [
+        old.content
+    ]

@@ -14,28 +14,45 @@ from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.text import normalise_entity
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("I moved to Lisbon last week with my wife Ana.", {("Lisbon", "place"), ("Ana", "person")}),
-    ("We deploy with Docker and Kubernetes on AWS.", {("Docker", "tool"), ("Kubernetes", "tool"), ("AWS", "tool")}),
-    ("ping @ada_dev about it", {("ada_dev", "person")}),
-    ("I work at Rivera Sustainable Design now.", {("Rivera Sustainable Design", "org")}),
-    ("Yesterday I met Tom at Barton Springs.", {("Tom", "person"), ("Barton Springs", "place")}),
-    ('He called the series "Between Places" on purpose.', {("Between Places", "thing")}),
-    ("The proposal for Austin Housing Authority is due.", {("Austin Housing Authority", "org")}),
-    ("Diana said the lease is signed.", {("Diana", "person")}),
-    ("we use postgres and pytest in the project Falcon", {("postgres", "tool"), ("pytest", "tool"),
-                                                          ("Falcon", "project")}),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("I moved to Lisbon last week with my wife Ana.", {("Lisbon", "place"), ("Ana", "person")}),
+        (
+            "We deploy with Docker and Kubernetes on AWS.",
+            {("Docker", "tool"), ("Kubernetes", "tool"), ("AWS", "tool")},
+        ),
+        ("ping @ada_dev about it", {("ada_dev", "person")}),
+        ("I work at Rivera Sustainable Design now.", {("Rivera Sustainable Design", "org")}),
+        (
+            "Yesterday I met Tom at Barton Springs.",
+            {("Tom", "person"), ("Barton Springs", "place")},
+        ),
+        ('He called the series "Between Places" on purpose.', {("Between Places", "thing")}),
+        (
+            "The proposal for Austin Housing Authority is due.",
+            {("Austin Housing Authority", "org")},
+        ),
+        ("Diana said the lease is signed.", {("Diana", "person")}),
+        (
+            "we use postgres and pytest in the project Falcon",
+            {("postgres", "tool"), ("pytest", "tool"), ("Falcon", "project")},
+        ),
+    ],
+)
 def test_find_entities(text: str, expected: set[tuple[str, str]]) -> None:
     assert expected <= set(find_entities(text))
 
 
-@pytest.mark.parametrize("text", [
-    "Yesterday was long. Honestly the weather was fine.",
-    "The end. Then we slept.",
-    "I think so. Maybe tomorrow.",
-    "go to the store and get some bread",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yesterday was long. Honestly the weather was fine.",
+        "The end. Then we slept.",
+        "I think so. Maybe tomorrow.",
+        "go to the store and get some bread",
+    ],
+)
 def test_sentence_openers_are_not_entities(text: str) -> None:
     assert find_entities(text) == []
 
@@ -45,33 +62,65 @@ def test_entities_are_unique_by_normalised_name() -> None:
     assert len([n for n in names if normalise_entity(n) == "ana"]) == 1
 
 
-@pytest.mark.parametrize("name, key", [
-    ("Marcus's", "marcus"), ("Ana’s", "ana"), ("The Beatles.", "beatles"), ("Node.js", "node.js"),
-    ("  New   York ", "new york"), ("C++", "c++"), ("@ada_dev", "@ada_dev"), ("\"Between Places\"", "between places"),
-])
+@pytest.mark.parametrize(
+    "name, key",
+    [
+        ("Marcus's", "marcus"),
+        ("Ana’s", "ana"),
+        ("The Beatles.", "beatles"),
+        ("Node.js", "node.js"),
+        ("  New   York ", "new york"),
+        ("C++", "c++"),
+        ("@ada_dev", "@ada_dev"),
+        ('"Between Places"', "between places"),
+    ],
+)
 def test_normalise_entity(name: str, key: str) -> None:
     assert normalise_entity(name) == key
 
 
 # ------------------------------------------------------------------ names with inner punctuation, end to end
 
+
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"})
+    config = load_config(
+        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
+    )
     bowerbird = Bowerbird(config, background=False)
     yield bowerbird
     bowerbird.shutdown()
 
 
-@pytest.mark.parametrize("told, asked, name", [
-    ("We moved the marketing site to Next.js last spring.", "Which version of next.js is the site on?", "next.js"),
-    ("My manager Jean-Luc reviews every pull request.", "When does jean-luc review things?", "jean-luc"),
-    ("We drove to St. Louis for the baseball game.", "How long was the drive to St. Louis?", "st. louis"),
-    ("The billing API runs on Node.js behind nginx.", "Which Node.js release does billing use?", "node.js"),
-    ("Most of the firmware is written in C++ by my team.", "Who writes the C++ code?", "c++"),
-])
-def test_names_with_inner_punctuation_are_matched_at_query_time(engine: Bowerbird, told: str, asked: str,
-                                                                 name: str) -> None:
+@pytest.mark.parametrize(
+    "told, asked, name",
+    [
+        (
+            "We moved the marketing site to Next.js last spring.",
+            "Which version of next.js is the site on?",
+            "next.js",
+        ),
+        (
+            "My manager Jean-Luc reviews every pull request.",
+            "When does jean-luc review things?",
+            "jean-luc",
+        ),
+        (
+            "We drove to St. Louis for the baseball game.",
+            "How long was the drive to St. Louis?",
+            "st. louis",
+        ),
+        (
+            "The billing API runs on Node.js behind nginx.",
+            "Which Node.js release does billing use?",
+            "node.js",
+        ),
+        ("Most of the firmware is written in C++ by my team.", "Who writes the C++ code?", "c++"),
+    ],
+)
+def test_names_with_inner_punctuation_are_matched_at_query_time(
+    engine: Bowerbird, told: str, asked: str, name: str
+) -> None:
     engine.capture_turn(TurnCapture(told, "Noted.", scope="profile:default", session_id="s1"))
     engine.curate_now()
     norms = engine.store.graph.entity_norms(["profile:default"])

@@ -21,22 +21,25 @@ def _single(user: str, assistant: str = "") -> Candidate:
     return found[0]
 
 
-@pytest.mark.parametrize("user, mtype", [
-    ("My name is Ada Lovelace.", MemoryType.IDENTITY),
-    ("I work as a nurse at Porto General.", MemoryType.IDENTITY),
-    ("I live in Porto with my two cats.", MemoryType.IDENTITY),
-    ("I prefer dark roast coffee in the morning.", MemoryType.PREFERENCE),
-    ("I never schedule deploys on Fridays.", MemoryType.PREFERENCE),
-    ("I want to run a marathon before I turn 40.", MemoryType.GOAL),
-    ("My goal is to ship the beta by March.", MemoryType.GOAL),
-    ("We decided to use Postgres for the billing service.", MemoryType.DECISION),
-    ("Let's go with the blue logo for the landing page.", MemoryType.DECISION),
-    ("Remind me to renew the passport next month.", MemoryType.TODO),
-    ("I need to call the landlord about the broken heater.", MemoryType.TODO),
-    ("To deploy the app, run make release from the repo root.", MemoryType.PROCEDURE),
-    ("Yesterday I went hiking in Sintra with Marta.", MemoryType.EVENT),
-    ("Our office in Berlin has 40 desks and a rooftop garden.", MemoryType.FACT),
-])
+@pytest.mark.parametrize(
+    "user, mtype",
+    [
+        ("My name is Ada Lovelace.", MemoryType.IDENTITY),
+        ("I work as a nurse at Porto General.", MemoryType.IDENTITY),
+        ("I live in Porto with my two cats.", MemoryType.IDENTITY),
+        ("I prefer dark roast coffee in the morning.", MemoryType.PREFERENCE),
+        ("I never schedule deploys on Fridays.", MemoryType.PREFERENCE),
+        ("I want to run a marathon before I turn 40.", MemoryType.GOAL),
+        ("My goal is to ship the beta by March.", MemoryType.GOAL),
+        ("We decided to use Postgres for the billing service.", MemoryType.DECISION),
+        ("Let's go with the blue logo for the landing page.", MemoryType.DECISION),
+        ("Remind me to renew the passport next month.", MemoryType.TODO),
+        ("I need to call the landlord about the broken heater.", MemoryType.TODO),
+        ("To deploy the app, run make release from the repo root.", MemoryType.PROCEDURE),
+        ("Yesterday I went hiking in Sintra with Marta.", MemoryType.EVENT),
+        ("Our office in Berlin has 40 desks and a rooftop garden.", MemoryType.FACT),
+    ],
+)
 def test_user_statement_types(user: str, mtype: MemoryType) -> None:
     candidate = _single(user)
     assert candidate.type is mtype
@@ -44,45 +47,58 @@ def test_user_statement_types(user: str, mtype: MemoryType) -> None:
     assert 0.0 <= candidate.importance <= 1.0
 
 
-@pytest.mark.parametrize("user", [
-    "What time does the store close?",
-    "Can you explain how solar panels work?",
-    "Thanks, that was helpful.",
-    "ok",
-    "Hey there!",
-    "Would you rather live in Porto or Lisbon?",
-    "What if I moved to Berlin?",
-])
+@pytest.mark.parametrize(
+    "user",
+    [
+        "What time does the store close?",
+        "Can you explain how solar panels work?",
+        "Thanks, that was helpful.",
+        "ok",
+        "Hey there!",
+        "Would you rather live in Porto or Lisbon?",
+        "What if I moved to Berlin?",
+    ],
+)
 def test_questions_and_noise_give_nothing(user: str) -> None:
     assert extract_candidates(user, "Sure, here is an answer for you.") == []
 
 
-@pytest.mark.parametrize("first, second, subject", [
-    ("I live in Porto.", "I moved to Lisbon last month.", "user:residence"),
-    ("We live in Chicago, near the lake.", "We just moved to Denver!", "user:residence"),
-    ("I work at Acme Corp as a tester.", "I just joined Globex.", "user:employer"),
-    ("I'm a software engineer.", "I'm now a product manager at a startup.", "user:job"),
-    ("I'm vegetarian.", "I've decided to go fully vegan.", "user:diet"),
-    ("My wife Ana is a doctor.", "We're getting divorced.", "user:relationship"),
-    ("I'm 34 years old.", "I just turned 35.", "user:age"),
-    ("My favourite band is Radiohead.", "My favorite band is Wilco these days.", "user:favourite:band"),
-    ("We deploy with Heroku.", "We'll deploy on Fly.io from now on.", "project:deploy-tool"),
-    ("We use MySQL for the app.", "We switched to Postgres last week.", "project:database"),
-    ("My dog Rex loves the beach.", "We adopted a dog named Luna.", "user:pet:dog"),
-])
+@pytest.mark.parametrize(
+    "first, second, subject",
+    [
+        ("I live in Porto.", "I moved to Lisbon last month.", "user:residence"),
+        ("We live in Chicago, near the lake.", "We just moved to Denver!", "user:residence"),
+        ("I work at Acme Corp as a tester.", "I just joined Globex.", "user:employer"),
+        ("I'm a software engineer.", "I'm now a product manager at a startup.", "user:job"),
+        ("I'm vegetarian.", "I've decided to go fully vegan.", "user:diet"),
+        ("My wife Ana is a doctor.", "We're getting divorced.", "user:relationship"),
+        ("I'm 34 years old.", "I just turned 35.", "user:age"),
+        (
+            "My favourite band is Radiohead.",
+            "My favorite band is Wilco these days.",
+            "user:favourite:band",
+        ),
+        ("We deploy with Heroku.", "We'll deploy on Fly.io from now on.", "project:deploy-tool"),
+        ("We use MySQL for the app.", "We switched to Postgres last week.", "project:database"),
+        ("My dog Rex loves the beach.", "We adopted a dog named Luna.", "user:pet:dog"),
+    ],
+)
 def test_changing_facts_share_a_subject(first: str, second: str, subject: str) -> None:
     assert subject_of(first) == subject
     assert subject_of(second) == subject
     assert any(c.subject == subject for c in extract_candidates(second, ""))
 
 
-@pytest.mark.parametrize("sentence", [
-    "She said she lives in Boston now.",
-    "My brother moved to Lisbon.",
-    "The house will be mostly vegan but the kids can eat what they want.",
-    "We live in boxes until the movers come.",
-    "He is 41 and works at Acme.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "She said she lives in Boston now.",
+        "My brother moved to Lisbon.",
+        "The house will be mostly vegan but the kids can eat what they want.",
+        "We live in boxes until the movers come.",
+        "He is 41 and works at Acme.",
+    ],
+)
 def test_statements_about_others_have_no_user_subject(sentence: str) -> None:
     subject = subject_of(sentence)
     assert subject is None or not subject.startswith("user:")
@@ -106,14 +122,18 @@ def test_entities_are_attached() -> None:
 def test_relative_dates_are_anchored_when_now_is_given() -> None:
     now = 1_700_000_000.0  # 2023-11-14 UTC
     candidate = _single("Yesterday I signed the lease for the new studio in Braga.")
-    dated = extract_candidates("Yesterday I signed the lease for the new studio in Braga.", "", now=now)[0]
+    dated = extract_candidates(
+        "Yesterday I signed the lease for the new studio in Braga.", "", now=now
+    )[0]
     assert candidate.type is MemoryType.EVENT
     assert "2023-11-13" in dated.content
 
 
 def test_assistant_conclusions_but_not_chit_chat() -> None:
-    assistant = ("Great question! To summarise, we decided to keep Redis for the job queue. "
-                 "The fix is to raise the connection pool to 50. How does that sound?")
+    assistant = (
+        "Great question! To summarise, we decided to keep Redis for the job queue. "
+        "The fix is to raise the connection pool to 50. How does that sound?"
+    )
     found = extract_candidates("", assistant)
     assert {c.role for c in found} == {"assistant"}
     assert any("Redis" in c.content and c.type is MemoryType.DECISION for c in found)
@@ -122,8 +142,10 @@ def test_assistant_conclusions_but_not_chit_chat() -> None:
 
 
 def test_assistant_numbered_steps_become_a_procedure() -> None:
-    assistant = ("To release a new version:\n1. Run `make test`.\n2. Bump the version in pyproject.toml.\n"
-                 "3. Run `git tag v1.2.3` and push the tag.")
+    assistant = (
+        "To release a new version:\n1. Run `make test`.\n2. Bump the version in pyproject.toml.\n"
+        "3. Run `git tag v1.2.3` and push the tag."
+    )
     procedures = [c for c in extract_candidates("", assistant) if c.type is MemoryType.PROCEDURE]
     assert len(procedures) == 1
     assert "git tag" in procedures[0].content and "To release" in procedures[0].content
@@ -136,13 +158,33 @@ def test_candidates_are_unique() -> None:
 
 # ------------------------------------------------------------------ persona replay
 
-_STOP = {"the", "and", "with", "for", "from", "near", "at", "a", "an", "of", "in", "to", "on", "his", "her",
-         "uses", "works"}
+_STOP = {
+    "the",
+    "and",
+    "with",
+    "for",
+    "from",
+    "near",
+    "at",
+    "a",
+    "an",
+    "of",
+    "in",
+    "to",
+    "on",
+    "his",
+    "her",
+    "uses",
+    "works",
+}
 
 
 def _stems(phrase: str) -> list[str]:
-    return [w[:5] for w in re.findall(r"[a-z0-9]+", phrase.lower()) if (len(w) >= 3 or w.isdigit())
-            and w not in _STOP]
+    return [
+        w[:5]
+        for w in re.findall(r"[a-z0-9]+", phrase.lower())
+        if (len(w) >= 3 or w.isdigit()) and w not in _STOP
+    ]
 
 
 def _phrases(value: object) -> list[list[str]]:
@@ -166,8 +208,12 @@ def _replay() -> tuple[dict[str, object], list[tuple[int, Candidate]]]:
         pytest.skip("persona data not available")
     rows = [json.loads(line) for line in conv_path.read_text().splitlines() if line.strip()]
     rows.sort(key=lambda r: (r["timestamp"], r["message_id"]))
-    found = [(r["message_id"], c) for r in rows if r["role"] == "user"
-             for c in extract_candidates(r["content"], "")]
+    found = [
+        (r["message_id"], c)
+        for r in rows
+        if r["role"] == "user"
+        for c in extract_candidates(r["content"], "")
+    ]
     return json.loads(truth_path.read_text()), found
 
 
@@ -175,13 +221,23 @@ def test_persona_final_profile_facts_get_candidates() -> None:
     truth, found = _replay()
     profile = truth["final_profile"]
     assert isinstance(profile, dict)
-    covered = [name for name, fact in profile.items() if any(_matches(fact["value"], c.content) for _, c in found)]
-    print(f"final_profile facts with a candidate: {len(covered)}/{len(profile)} (candidates: {len(found)})")
+    covered = [
+        name
+        for name, fact in profile.items()
+        if any(_matches(fact["value"], c.content) for _, c in found)
+    ]
+    print(
+        f"final_profile facts with a candidate: {len(covered)}/{len(profile)} (candidates: {len(found)})"
+    )
     assert len(covered) >= 14
 
 
-_FACT_SUBJECT = {"occupation": "user:job", "city": "user:residence", "relationship_status": "user:relationship",
-                 "diet": "user:diet"}
+_FACT_SUBJECT = {
+    "occupation": "user:job",
+    "city": "user:residence",
+    "relationship_status": "user:relationship",
+    "diet": "user:diet",
+}
 
 
 def test_persona_changes_give_same_subject_candidates() -> None:
@@ -191,10 +247,16 @@ def test_persona_changes_give_same_subject_candidates() -> None:
     hits = 0
     for i, change in enumerate(changes):
         subject = _FACT_SUBJECT[change["fact"]]
-        later = [c["changed_around_msg"] for c in changes[i + 1:] if c["fact"] == change["fact"]]
+        later = [c["changed_around_msg"] for c in changes[i + 1 :] if c["fact"] == change["fact"]]
         earlier = [c["changed_around_msg"] for c in changes[:i] if c["fact"] == change["fact"]]
-        old_lo, new_lo, new_hi = max(earlier, default=0), min(change["key_messages"]), min(later, default=10**9)
-        old = any(c.subject == subject for mid, c in found if old_lo <= mid < change["changed_around_msg"])
+        old_lo, new_lo, new_hi = (
+            max(earlier, default=0),
+            min(change["key_messages"]),
+            min(later, default=10**9),
+        )
+        old = any(
+            c.subject == subject for mid, c in found if old_lo <= mid < change["changed_around_msg"]
+        )
         new = any(c.subject == subject for mid, c in found if new_lo <= mid < new_hi)
         hits += old and new
     print(f"changes with same-subject candidates for old and new value: {hits}/{len(changes)}")
@@ -203,58 +265,91 @@ def test_persona_changes_give_same_subject_candidates() -> None:
 
 # ------------------------------------------------------------------ memories that stand on their own
 
+
 def _contents(user: str) -> list[str]:
     return [c.content for c in extract_candidates(user, "")]
 
 
 def test_a_compound_turn_becomes_separate_memories() -> None:
-    found = extract_candidates("Hi, I'm Ada Lovelace. I always deploy with Ansible, and we never deploy on Fridays.",
-                               "")
-    assert [c.content for c in found] == ["I'm Ada Lovelace.", "I always deploy with Ansible.",
-                                          "We never deploy on Fridays."]
-    assert [c.type for c in found] == [MemoryType.IDENTITY, MemoryType.PREFERENCE, MemoryType.PREFERENCE]
+    found = extract_candidates(
+        "Hi, I'm Ada Lovelace. I always deploy with Ansible, and we never deploy on Fridays.", ""
+    )
+    assert [c.content for c in found] == [
+        "I'm Ada Lovelace.",
+        "I always deploy with Ansible.",
+        "We never deploy on Fridays.",
+    ]
+    assert [c.type for c in found] == [
+        MemoryType.IDENTITY,
+        MemoryType.PREFERENCE,
+        MemoryType.PREFERENCE,
+    ]
     assert [c.subject for c in found] == ["user:name", "project:deploy-tool", None]
 
 
-@pytest.mark.parametrize("user, expected", [
-    ("Big news: I moved to Berlin last week, so yeah, new city!", ["I moved to Berlin last week, new city!"]),
-    ("btw I live in Porto with my two cats.", ["I live in Porto with my two cats."]),
-    ("Hey there! So yeah, I work as a nurse at Porto General lol.", ["I work as a nurse at Porto General."]),
-    ("Good morning! My name is Ada Lovelace.", ["My name is Ada Lovelace."]),
-])
+@pytest.mark.parametrize(
+    "user, expected",
+    [
+        (
+            "Big news: I moved to Berlin last week, so yeah, new city!",
+            ["I moved to Berlin last week, new city!"],
+        ),
+        ("btw I live in Porto with my two cats.", ["I live in Porto with my two cats."]),
+        (
+            "Hey there! So yeah, I work as a nurse at Porto General lol.",
+            ["I work as a nurse at Porto General."],
+        ),
+        ("Good morning! My name is Ada Lovelace.", ["My name is Ada Lovelace."]),
+    ],
+)
 def test_greetings_and_filler_are_dropped(user: str, expected: list[str]) -> None:
     assert _contents(user) == expected
 
 
-@pytest.mark.parametrize("user, expected", [
-    ("My name is Alice and I work at Acme Corp as a data engineer.",
-     ["My name is Alice.", "I work at Acme Corp as a data engineer."]),
-    ("I live in Porto; my partner Joana works in Braga as a teacher.",
-     ["I live in Porto.", "My partner Joana works in Braga as a teacher."]),
-])
+@pytest.mark.parametrize(
+    "user, expected",
+    [
+        (
+            "My name is Alice and I work at Acme Corp as a data engineer.",
+            ["My name is Alice.", "I work at Acme Corp as a data engineer."],
+        ),
+        (
+            "I live in Porto; my partner Joana works in Braga as a teacher.",
+            ["I live in Porto.", "My partner Joana works in Braga as a teacher."],
+        ),
+    ],
+)
 def test_compounds_split_into_first_person_statements(user: str, expected: list[str]) -> None:
     assert _contents(user) == expected
 
 
-@pytest.mark.parametrize("user", [
-    "For sync conflicts we decided on last-writer-wins per note, and we keep a history table so nothing is lost.",
-    "When I moved to Lisbon, I started learning Portuguese and I joined a choir.",
-    "My daughter's name is Clementine and she is allergic to peanuts.",
-])
+@pytest.mark.parametrize(
+    "user",
+    [
+        "For sync conflicts we decided on last-writer-wins per note, and we keep a history table so nothing is lost.",
+        "When I moved to Lisbon, I started learning Portuguese and I joined a choir.",
+        "My daughter's name is Clementine and she is allergic to peanuts.",
+    ],
+)
 def test_a_compound_whose_parts_do_not_stand_alone_stays_whole(user: str) -> None:
     assert _contents(user) == [user]
 
 
-@pytest.mark.parametrize("user", [
-    "I wonder which editor is best for Rust?",
-    "I was wondering if Porto is nice in winter.",
-    "Which tool should I use for deploying the billing service?",
-    "Do you think I should move my blog to Hugo?",
-])
+@pytest.mark.parametrize(
+    "user",
+    [
+        "I wonder which editor is best for Rust?",
+        "I was wondering if Porto is nice in winter.",
+        "Which tool should I use for deploying the billing service?",
+        "Do you think I should move my blog to Hugo?",
+    ],
+)
 def test_a_question_the_user_asked_is_not_a_fact(user: str) -> None:
     assert _contents(user) == []
 
 
 def test_the_statement_before_a_question_is_kept_in_the_users_words() -> None:
     found = extract_candidates("I'm 41 and my left knee hurts after running, is that normal?", "")
-    assert [(c.content, c.subject) for c in found] == [("I'm 41 and my left knee hurts after running.", "user:age")]
+    assert [(c.content, c.subject) for c in found] == [
+        ("I'm 41 and my left knee hurts after running.", "user:age")
+    ]

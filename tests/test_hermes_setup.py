@@ -50,13 +50,19 @@ def test_uninstall_restores_the_previous_provider(tmp_path: Path) -> None:
     assert not (tmp_path / "plugins" / "bowerbird").exists()
 
 
-@pytest.mark.parametrize("initial, expected_memory", [
-    ("", {"provider": "bowerbird"}),
-    ("model: x\n", {"provider": "bowerbird"}),
-    ("memory:\n  memory_enabled: false\n", {"memory_enabled": False, "provider": "bowerbird"}),
-    ("memory: {provider: mem0, user_profile_enabled: true}\n", {"provider": "bowerbird", "user_profile_enabled": True}),
-    ("memory:\n    provider: honcho  # old\n", {"provider": "bowerbird"}),
-])
+@pytest.mark.parametrize(
+    "initial, expected_memory",
+    [
+        ("", {"provider": "bowerbird"}),
+        ("model: x\n", {"provider": "bowerbird"}),
+        ("memory:\n  memory_enabled: false\n", {"memory_enabled": False, "provider": "bowerbird"}),
+        (
+            "memory: {provider: mem0, user_profile_enabled: true}\n",
+            {"provider": "bowerbird", "user_profile_enabled": True},
+        ),
+        ("memory:\n    provider: honcho  # old\n", {"provider": "bowerbird"}),
+    ],
+)
 def test_config_layouts(tmp_path: Path, initial: str, expected_memory: dict[str, object]) -> None:
     if initial:
         (tmp_path / "config.yaml").write_text(initial)
@@ -78,7 +84,9 @@ def test_the_real_host_discovers_and_loads_the_installed_provider(tmp_path: Path
     (home / "config.yaml").write_text("model:\n  default: fake\n")
     exe = shutil.which("bowerbird", path=str(Path(sys.executable).parent))
     assert exe, "the bowerbird console script is installed with the package"
-    subprocess.run([exe, "hermes-install", "--hermes-home", str(home)], check=True, capture_output=True)
+    subprocess.run(
+        [exe, "hermes-install", "--hermes-home", str(home)], check=True, capture_output=True
+    )
     probe = (
         "from plugins.memory import load_memory_provider, discover_memory_providers\n"
         "p = load_memory_provider('bowerbird')\n"
@@ -89,8 +97,15 @@ def test_the_real_host_discovers_and_loads_the_installed_provider(tmp_path: Path
     )
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["HERMES_HOME"] = str(home)
-    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path, check=True,
-                         capture_output=True, text=True, timeout=120).stdout.splitlines()
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=env,
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout.splitlines()
     assert out[0] == "BowerbirdProvider bowerbird"
     assert "('bowerbird'," in out[1] and "True)" in out[1]
     assert out[2] == "bowerbird"

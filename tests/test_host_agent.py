@@ -18,19 +18,35 @@ pytestmark = pytest.mark.slow
 def _run(phase: str, home: Path) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(HERMES_HOME=str(home), HF_HUB_OFFLINE="1", BOWERBIRD_LLM_BACKEND="none")
-    proc = subprocess.run([sys.executable, str(HERE / "host_scenario.py"), phase], env=env, cwd=home,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "host_scenario.py"), phase],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert proc.returncode == 0 and lines, proc.stderr[-4000:]
-    return json.loads(lines[-1][len("RESULT "):])
+    return json.loads(lines[-1][len("RESULT ") :])
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("hermes_home")
     (path / "config.yaml").write_text("memory:\n  provider: bowerbird\n")
-    subprocess.run([sys.executable, "-m", "hermes_bowerbird.cli", "hermes-install", "--hermes-home", str(path)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hermes_bowerbird.cli",
+            "hermes-install",
+            "--hermes-home",
+            str(path),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return path
 
 
@@ -40,15 +56,22 @@ def first(home: Path) -> dict[str, Any]:
 
 
 def test_tools_are_offered_to_the_model(first: dict[str, Any]) -> None:
-    assert {"bowerbird_recall", "bowerbird_remember", "bowerbird_update", "bowerbird_forget",
-            "bowerbird_relate"} <= set(first["tools"])
+    assert {
+        "bowerbird_recall",
+        "bowerbird_remember",
+        "bowerbird_update",
+        "bowerbird_forget",
+        "bowerbird_relate",
+    } <= set(first["tools"])
 
 
 def test_system_prompt_carries_the_labelled_block(first: dict[str, Any]) -> None:
     assert "Long-term memory (bowerbird)" in first["system_prompt"]
 
 
-def test_a_later_turn_of_the_same_session_gets_no_copy_of_what_it_holds(first: dict[str, Any]) -> None:
+def test_a_later_turn_of_the_same_session_gets_no_copy_of_what_it_holds(
+    first: dict[str, Any],
+) -> None:
     """By turn 3 the facts of turn 1 are still in the host's context: prefetch does not inject them again."""
     assert not any("Ansible" in context for context in first["turn3_contexts"])
 
@@ -60,7 +83,9 @@ def test_a_tool_call_to_recall_returns_them(first: dict[str, Any]) -> None:
 def test_the_built_in_memory_tool_is_mirrored(first: dict[str, Any]) -> None:
     added, replaced, removed = first["mirror"]
     assert added["current"] == ["Ada prefers green tea."]
-    assert replaced["current"] == ["Ada prefers black coffee."] and replaced["past"] == ["Ada prefers green tea."]
+    assert replaced["current"] == ["Ada prefers black coffee."] and replaced["past"] == [
+        "Ada prefers green tea."
+    ]
     assert removed["current"] == []
     assert sorted(removed["past"]) == ["Ada prefers black coffee.", "Ada prefers green tea."]
 
@@ -68,7 +93,9 @@ def test_the_built_in_memory_tool_is_mirrored(first: dict[str, Any]) -> None:
 def test_compression_carries_our_durable_points_to_the_summariser(first: dict[str, Any]) -> None:
     joined = "\n".join(first["compression_requests"])
     assert "<memory-provider-context>" in joined
-    context = joined.split("<memory-provider-context>", 1)[1].split("</memory-provider-context>", 1)[0]
+    context = joined.split("<memory-provider-context>", 1)[1].split(
+        "</memory-provider-context>", 1
+    )[0]
     assert "Ansible" in context
 
 
@@ -89,14 +116,25 @@ def test_the_bulletin_opens_the_session_and_survives_compression(second: dict[st
 
 # ------------------------------------------------------------------ the Ada turn, then a new session right after
 
+
 @pytest.fixture(scope="module")
 def ada(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     path = tmp_path_factory.mktemp("hermes_home_ada")
     (path / "config.yaml").write_text("memory:\n  provider: bowerbird\n")
     (path / "memories").mkdir()
     (path / "memories" / "MEMORY.md").write_text("The team keeps its runbooks in the ops wiki.")
-    subprocess.run([sys.executable, "-m", "hermes_bowerbird.cli", "hermes-install", "--hermes-home", str(path)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hermes_bowerbird.cli",
+            "hermes-install",
+            "--hermes-home",
+            str(path),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return _run("ada", path)
 
 

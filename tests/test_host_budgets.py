@@ -68,13 +68,17 @@ def queued(tmp_path_factory: pytest.TempPathFactory, minilm: LocalEmbedder) -> t
     config = _config(tmp_path_factory.mktemp("queued"), import_markdown=False)
     provider = _provider_on(config, SlowModel(minilm, pause=0.3), "busy")
     for i in range(TURNS):
-        provider.sync_turn(f"Turn {i}: the nightly export of shard {i} finished at {i % 24:02d}:15.", "Noted.")
+        provider.sync_turn(
+            f"Turn {i}: the nightly export of shard {i} finished at {i % 24:02d}:15.", "Noted."
+        )
     started = time.monotonic()
     provider.shutdown()
     return config, time.monotonic() - started
 
 
-def test_shutdown_with_a_thousand_turns_queued_does_not_wait_for_them(queued: tuple[Config, float]) -> None:
+def test_shutdown_with_a_thousand_turns_queued_does_not_wait_for_them(
+    queued: tuple[Config, float],
+) -> None:
     _, seconds = queued
     assert seconds < GENEROUS_SECONDS
 
@@ -87,7 +91,9 @@ def test_turns_not_curated_at_shutdown_stay_pending(queued: tuple[Config, float]
 
 def test_pending_turns_resume_at_the_next_start(queued: tuple[Config, float]) -> None:
     config, _ = queued
-    provider = BowerbirdProvider(replace(config, embedding_backend="none"))  # vectors catch up later
+    provider = BowerbirdProvider(
+        replace(config, embedding_backend="none")
+    )  # vectors catch up later
     provider.initialize("next", hermes_home=str(config.hermes_home), platform="cli")
     assert provider.engine is not None and provider.engine.flush(300)
     provider.shutdown()
@@ -97,23 +103,30 @@ def test_pending_turns_resume_at_the_next_start(queued: tuple[Config, float]) ->
 @pytest.fixture(scope="module")
 def queued_in_process_mode(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, float]:
     """1,000 turns synced while the memory home's worker process loads its model, then shut down."""
-    config = _config(tmp_path_factory.mktemp("queued-process"), import_markdown=False, curation_mode="process")
+    config = _config(
+        tmp_path_factory.mktemp("queued-process"), import_markdown=False, curation_mode="process"
+    )
     provider = BowerbirdProvider(config)
     provider.initialize("busy", hermes_home=str(config.hermes_home), platform="cli")
     for i in range(TURNS):
-        provider.sync_turn(f"Turn {i}: the nightly export of shard {i} finished at {i % 24:02d}:15.", "Noted.")
+        provider.sync_turn(
+            f"Turn {i}: the nightly export of shard {i} finished at {i % 24:02d}:15.", "Noted."
+        )
     started = time.monotonic()
     provider.shutdown()
     return config, time.monotonic() - started
 
 
-def test_shutdown_in_process_mode_does_not_wait_for_the_worker(queued_in_process_mode: tuple[Config, float]
-                                                               ) -> None:
+def test_shutdown_in_process_mode_does_not_wait_for_the_worker(
+    queued_in_process_mode: tuple[Config, float],
+) -> None:
     _, seconds = queued_in_process_mode
     assert seconds < GENEROUS_SECONDS
 
 
-def test_the_worker_leaves_with_its_last_provider(queued_in_process_mode: tuple[Config, float]) -> None:
+def test_the_worker_leaves_with_its_last_provider(
+    queued_in_process_mode: tuple[Config, float],
+) -> None:
     from hermes_bowerbird.curation.worker import worker_state
 
     config, _ = queued_in_process_mode
@@ -123,7 +136,9 @@ def test_the_worker_leaves_with_its_last_provider(queued_in_process_mode: tuple[
     assert not worker_state(config.db_path).alive
 
 
-def test_turns_the_worker_did_not_curate_stay_in_the_journal(queued_in_process_mode: tuple[Config, float]) -> None:
+def test_turns_the_worker_did_not_curate_stay_in_the_journal(
+    queued_in_process_mode: tuple[Config, float],
+) -> None:
     config, _ = queued_in_process_mode
     assert sum(_journal(config).values()) == TURNS
 
@@ -132,8 +147,10 @@ def test_turns_the_worker_did_not_curate_stay_in_the_journal(queued_in_process_m
 def big_memory_md(tmp_path: Path) -> Path:
     folder = tmp_path / "memories"
     folder.mkdir()
-    entries = [f"Server {i} of the lab cluster runs the {('build', 'test', 'deploy')[i % 3]} stage on port {8000 + i}."
-               for i in range(ENTRIES)]
+    entries = [
+        f"Server {i} of the lab cluster runs the {('build', 'test', 'deploy')[i % 3]} stage on port {8000 + i}."
+        for i in range(ENTRIES)
+    ]
     (folder / "MEMORY.md").write_text("\n§\n".join(entries), encoding="utf-8")
     return tmp_path
 
@@ -143,8 +160,9 @@ def _held(provider: BowerbirdProvider) -> int:
     return sum(provider.engine.store.memories.count_by_type(provider.visible).values())
 
 
-def test_initialize_returns_before_a_large_memory_md_is_imported(big_memory_md: Path, minilm: LocalEmbedder
-                                                                 ) -> None:
+def test_initialize_returns_before_a_large_memory_md_is_imported(
+    big_memory_md: Path, minilm: LocalEmbedder
+) -> None:
     config = _config(big_memory_md, import_markdown=True)
     provider = _provider_on(config, SlowModel(minilm, pause=0.3), "init")
     held_at_return = _held(provider)

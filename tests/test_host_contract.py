@@ -21,16 +21,36 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     pytest.importorskip("agent.memory_manager")
     home = tmp_path_factory.mktemp("hermes_home")
     (home / "config.yaml").write_text("memory:\n  provider: bowerbird\n")
-    subprocess.run([sys.executable, "-m", "hermes_bowerbird.cli", "hermes-install", "--hermes-home", str(home)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hermes_bowerbird.cli",
+            "hermes-install",
+            "--hermes-home",
+            str(home),
+        ],
+        check=True,
+        capture_output=True,
+    )
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(HERMES_HOME=str(home), HF_HUB_OFFLINE="1", BOWERBIRD_LLM_BACKEND="none",
-               BOWERBIRD_MAINTENANCE_ENABLED="false")
-    proc = subprocess.run([sys.executable, str(HERE / "host_contract_scenario.py")], env=env, cwd=home,
-                          capture_output=True, text=True, timeout=300)
+    env.update(
+        HERMES_HOME=str(home),
+        HF_HUB_OFFLINE="1",
+        BOWERBIRD_LLM_BACKEND="none",
+        BOWERBIRD_MAINTENANCE_ENABLED="false",
+    )
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "host_contract_scenario.py")],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert proc.returncode == 0 and lines, proc.stderr[-4000:]
-    return dict(json.loads(lines[-1][len("RESULT "):]))
+    return dict(json.loads(lines[-1][len("RESULT ") :]))
 
 
 def test_the_host_loaded_bowerbird(run: dict[str, Any]) -> None:
@@ -38,14 +58,20 @@ def test_the_host_loaded_bowerbird(run: dict[str, Any]) -> None:
 
 
 def test_a_delegation_becomes_an_episode_of_the_parent_session(run: dict[str, Any]) -> None:
-    assert any(session == "parent-1" and "6543" in content for session, _, content in run["episodes"])
+    assert any(
+        session == "parent-1" and "6543" in content for session, _, content in run["episodes"]
+    )
 
 
-def test_the_subagents_result_is_not_injected_while_the_context_holds_it(run: dict[str, Any]) -> None:
+def test_the_subagents_result_is_not_injected_while_the_context_holds_it(
+    run: dict[str, Any],
+) -> None:
     assert "pgbouncer" not in run["prefetch_in_context"]
 
 
-def test_the_subagents_result_is_recalled_in_the_parent_session_after_compression(run: dict[str, Any]) -> None:
+def test_the_subagents_result_is_recalled_in_the_parent_session_after_compression(
+    run: dict[str, Any],
+) -> None:
     assert "pgbouncer" in run["prefetch"]  # the subagent's words, not the compressed turns' ones
 
 

@@ -14,14 +14,24 @@ from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import JournalStatus
 
 
-def _append(store: Store, user: str, *, turn: int | None, session: str = "s", assistant: str = "ok") -> int:
-    return store.journal.append(scope="p", session_id=session, turn_index=turn, platform="cli", user=user,
-                                assistant=assistant)
+def _append(
+    store: Store, user: str, *, turn: int | None, session: str = "s", assistant: str = "ok"
+) -> int:
+    return store.journal.append(
+        scope="p",
+        session_id=session,
+        turn_index=turn,
+        platform="cli",
+        user=user,
+        assistant=assistant,
+    )
 
 
 def _turns(store: Store, session: str = "s") -> list[tuple[int, str]]:
     entries = [store.journal.get(e.id) for e in store.journal.pending(limit=10_000)]
-    return sorted((e.turn_index, e.user_content) for e in entries if e is not None and e.session_id == session)
+    return sorted(
+        (e.turn_index, e.user_content) for e in entries if e is not None and e.session_id == session
+    )
 
 
 def test_a_free_requested_index_is_used(store: Store) -> None:
@@ -38,7 +48,9 @@ def test_a_taken_index_moves_the_new_turn_to_the_end_of_the_session(store: Store
 
 def test_a_replay_of_the_identical_turn_returns_the_same_row(store: Store) -> None:
     first = _append(store, "I live in Porto.", turn=0)
-    again = _append(store, "I live in  porto.", turn=0)  # same text once case and spacing are folded
+    again = _append(
+        store, "I live in  porto.", turn=0
+    )  # same text once case and spacing are folded
     assert again == first
 
 
@@ -62,7 +74,9 @@ def test_two_writers_on_one_session_keep_every_turn(tmp_path: Path) -> None:
         for i in range(100):  # both count from 0, as two providers resuming one session do
             _append(store, f"{name} turn {i}", turn=i)
 
-    threads = [threading.Thread(target=write, args=(s, n)) for s, n in zip(stores, "AB", strict=True)]
+    threads = [
+        threading.Thread(target=write, args=(s, n)) for s, n in zip(stores, "AB", strict=True)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -74,8 +88,9 @@ def test_two_writers_on_one_session_keep_every_turn(tmp_path: Path) -> None:
     assert sorted(i for i, _ in turns) == list(range(200))
 
 
-def test_a_write_waits_out_a_lock_held_longer_than_the_busy_timeout(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_write_waits_out_a_lock_held_longer_than_the_busy_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 50)
     path = tmp_path / "m.db"
     store = Store.open(path)
@@ -93,12 +108,15 @@ def test_a_write_waits_out_a_lock_held_longer_than_the_busy_timeout(tmp_path: Pa
     store.close()
 
 
-@pytest.mark.parametrize(("message", "busy"), [
-    ("database is locked", True),
-    ("database is busy", True),
-    ("database table is locked: journal", True),
-    ("no such table: journal", False),
-])
+@pytest.mark.parametrize(
+    ("message", "busy"),
+    [
+        ("database is locked", True),
+        ("database is busy", True),
+        ("database table is locked: journal", True),
+        ("no such table: journal", False),
+    ],
+)
 def test_only_busy_errors_are_retried(message: str, busy: bool) -> None:
     assert db.is_busy(sqlite3.OperationalError(message)) is busy
 
@@ -132,8 +150,11 @@ def _old_database(path: Path) -> sqlite3.Connection:
 
 
 def _old_row(conn: sqlite3.Connection, turn: int, user: str, status: str = "done") -> int:
-    cur = conn.execute("INSERT INTO journal (scope, session_id, turn_index, user_content, created_at, status) "
-                       "VALUES ('p', 's', ?, ?, 1.0, ?)", (turn, user, status))
+    cur = conn.execute(
+        "INSERT INTO journal (scope, session_id, turn_index, user_content, created_at, status) "
+        "VALUES ('p', 's', ?, ?, 1.0, ?)",
+        (turn, user, status),
+    )
     return int(cur.lastrowid or 0)
 
 
@@ -149,12 +170,17 @@ def test_upgrade_moves_clashing_turns_to_the_end_of_their_session(tmp_path: Path
     store.close()
 
 
-def test_upgrade_drops_a_moved_turns_partial_episodes_so_it_is_curated_again(tmp_path: Path) -> None:
+def test_upgrade_drops_a_moved_turns_partial_episodes_so_it_is_curated_again(
+    tmp_path: Path,
+) -> None:
     conn = _old_database(tmp_path / "m.db")
     _old_row(conn, 0, "first")
     clash = _old_row(conn, 0, "clashed")
-    conn.execute("INSERT INTO episodes (scope, session_id, turn_index, chunk_index, role, content, created_at, "
-                 "journal_id) VALUES ('p', 's', 0, 1, 'user', 'the clashing turn''s extra chunk', 1.0, ?)", (clash,))
+    conn.execute(
+        "INSERT INTO episodes (scope, session_id, turn_index, chunk_index, role, content, created_at, "
+        "journal_id) VALUES ('p', 's', 0, 1, 'user', 'the clashing turn''s extra chunk', 1.0, ?)",
+        (clash,),
+    )
     conn.close()
     store = Store.open(tmp_path / "m.db")
     assert store.episodes.find(["p"]) == []
@@ -174,5 +200,7 @@ def test_the_unique_guard_refuses_a_second_row_for_a_session_turn(store: Store) 
     _append(store, "first", turn=0)
     conn = sqlite3.connect(store.path)
     with pytest.raises(sqlite3.IntegrityError):
-        conn.execute("INSERT INTO journal (scope, session_id, turn_index, created_at) VALUES ('p', 's', 0, 1.0)")
+        conn.execute(
+            "INSERT INTO journal (scope, session_id, turn_index, created_at) VALUES ('p', 's', 0, 1.0)"
+        )
     conn.close()

@@ -11,8 +11,21 @@ PACKAGE = Path(__file__).resolve().parent.parent / "hermes_bowerbird"
 STORE = "hermes_bowerbird.store"
 # Below the engine (they are handed the store by it) or the engine side itself; every other module is an edge
 # (provider, tools, CLI, MCP, web, imports and exports) and goes through the engine's services.
-MAY_USE_STORE = ("store", "curation", "retrieval", "maintenance", "embeddings", "llm", "embedding",
-                 "embedding_onnx", "vectors", "semantic", "engine", "inspection", "admin")
+MAY_USE_STORE = (
+    "store",
+    "curation",
+    "retrieval",
+    "maintenance",
+    "embeddings",
+    "llm",
+    "embedding",
+    "embedding_onnx",
+    "vectors",
+    "semantic",
+    "engine",
+    "inspection",
+    "admin",
+)
 MAX_METHODS = 30
 # Being split elsewhere; listed so this test guards every other class meanwhile.
 TOO_MANY_METHODS_FOR_NOW = {"provider.BowerbirdProvider"}
@@ -34,7 +47,7 @@ def _imported(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
@@ -51,9 +64,12 @@ def _modules() -> list[Path]:
 
 
 def _store_importers() -> list[str]:
-    return [_module_name(path) for path in _modules()
-            if _owner(path) not in MAY_USE_STORE
-            and any(name == STORE or name.startswith(STORE + ".") for name in _imported(path))]
+    return [
+        _module_name(path)
+        for path in _modules()
+        if _owner(path) not in MAY_USE_STORE
+        and any(name == STORE or name.startswith(STORE + ".") for name in _imported(path))
+    ]
 
 
 def test_only_the_engine_side_imports_the_store() -> None:
@@ -80,22 +96,29 @@ def test_no_edge_reaches_into_the_engine_internals() -> None:
     assert _internal_reaches() == []
 
 
-def test_a_reach_into_the_store_from_an_edge_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reach_into_the_store_from_an_edge_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake_package = tmp_path / "hermes_bowerbird"
     fake_package.mkdir()
-    (fake_package / "cli.py").write_text("def count(engine):\n    return engine.store.health.counts()\n",
-                                         encoding="utf-8")
+    (fake_package / "cli.py").write_text(
+        "def count(engine):\n    return engine.store.health.counts()\n", encoding="utf-8"
+    )
     monkeypatch.setitem(globals(), "PACKAGE", fake_package)
     assert _internal_reaches() == ["hermes_bowerbird.cli:2 store"]
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("from .store import Store\n", {"hermes_bowerbird.store", "hermes_bowerbird.store.Store"}),
-    ("from . import store\n", {"hermes_bowerbird", "hermes_bowerbird.store"}),
-    ("import hermes_bowerbird.store.memories\n", {"hermes_bowerbird.store.memories"}),
-])
-def test_the_import_reader_resolves_each_import_form(tmp_path: Path, source: str, expected: set[str],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from .store import Store\n", {"hermes_bowerbird.store", "hermes_bowerbird.store.Store"}),
+        ("from . import store\n", {"hermes_bowerbird", "hermes_bowerbird.store"}),
+        ("import hermes_bowerbird.store.memories\n", {"hermes_bowerbird.store.memories"}),
+    ],
+)
+def test_the_import_reader_resolves_each_import_form(
+    tmp_path: Path, source: str, expected: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake_package = tmp_path / "hermes_bowerbird"
     fake_package.mkdir()
     edge = fake_package / "edge.py"
@@ -104,7 +127,9 @@ def test_the_import_reader_resolves_each_import_form(tmp_path: Path, source: str
     assert _imported(edge) == expected
 
 
-def test_a_store_import_from_an_edge_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_store_import_from_an_edge_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake_package = tmp_path / "hermes_bowerbird"
     (fake_package / "web").mkdir(parents=True)
     (fake_package / "web" / "views.py").write_text("from ..store import Store\n", encoding="utf-8")
@@ -119,14 +144,19 @@ def _method_counts() -> dict[str, int]:
         prefix = _module_name(path).removeprefix("hermes_bowerbird.")
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef):
-                methods = [b for b in node.body if isinstance(b, ast.FunctionDef | ast.AsyncFunctionDef)]
+                methods = [
+                    b for b in node.body if isinstance(b, ast.FunctionDef | ast.AsyncFunctionDef)
+                ]
                 counts[f"{prefix}.{node.name}"] = len(methods)
     return counts
 
 
 def test_no_class_has_more_than_thirty_methods() -> None:
-    crowded = {name: n for name, n in _method_counts().items()
-               if n > MAX_METHODS and name not in TOO_MANY_METHODS_FOR_NOW}
+    crowded = {
+        name: n
+        for name, n in _method_counts().items()
+        if n > MAX_METHODS and name not in TOO_MANY_METHODS_FOR_NOW
+    }
     assert crowded == {}
 
 

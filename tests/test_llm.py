@@ -19,7 +19,9 @@ from hermes_bowerbird.llm.host import HostLLM, response_text
 from hermes_bowerbird.llm.selection import select_llm
 from hermes_bowerbird.store import Store
 
-GOOD_JSON = '{"decisions": [{"action": "add", "type": "fact", "content": "The user lives in Lisbon."}]}'
+GOOD_JSON = (
+    '{"decisions": [{"action": "add", "type": "fact", "content": "The user lives in Lisbon."}]}'
+)
 
 
 # -- the OpenAI-compatible stub itself (reused to drive the real host) ----------------------------------------
@@ -31,20 +33,38 @@ def test_stub_serves_models_plain_and_streaming_completions_and_tool_calls() -> 
     with OpenAIStub() as stub:
         client = OpenAI(base_url=stub.base_url, api_key="sk-fake", max_retries=0)
         assert [m.id for m in client.models.list()] == ["fake-model"]
-        stub.script(Reply.of_text("hello there"), Reply.of_text("streamed words"),
-                    Reply.tool_call("memory", {"action": "add", "content": "x"}))
-        plain = client.chat.completions.create(model="fake-model", messages=[{"role": "user", "content": "hi"}])
+        stub.script(
+            Reply.of_text("hello there"),
+            Reply.of_text("streamed words"),
+            Reply.tool_call("memory", {"action": "add", "content": "x"}),
+        )
+        plain = client.chat.completions.create(
+            model="fake-model", messages=[{"role": "user", "content": "hi"}]
+        )
         assert plain.choices[0].message.content == "hello there"
-        chunks = client.chat.completions.create(model="fake-model", stream=True,
-                                                messages=[{"role": "user", "content": "hi again"}])
-        assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "streamed words"
-        tool = client.chat.completions.create(model="fake-model", messages=[{"role": "user", "content": "save"}])
+        chunks = client.chat.completions.create(
+            model="fake-model", stream=True, messages=[{"role": "user", "content": "hi again"}]
+        )
+        assert (
+            "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+            == "streamed words"
+        )
+        tool = client.chat.completions.create(
+            model="fake-model", messages=[{"role": "user", "content": "save"}]
+        )
         calls = tool.choices[0].message.tool_calls
         assert calls is not None and calls[0].type == "function"
         call = calls[0]
-        assert (call.function.name, call.function.arguments) == ("memory", '{"action": "add", "content": "x"}')
+        assert (call.function.name, call.function.arguments) == (
+            "memory",
+            '{"action": "add", "content": "x"}',
+        )
         assert tool.choices[0].finish_reason == "tool_calls"
-        assert [b["messages"][0]["content"] for b in stub.chat_requests] == ["hi", "hi again", "save"]
+        assert [b["messages"][0]["content"] for b in stub.chat_requests] == [
+            "hi",
+            "hi again",
+            "save",
+        ]
         assert stub.chat_requests[1]["stream"] is True
 
 
@@ -73,8 +93,15 @@ def host_stub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenA
         home = tmp_path / "hermes"
         write_hermes_config(home, stub)
         monkeypatch.setenv("HERMES_HOME", str(home))
-        for name in ("OPENAI_API_KEY", "OPENROUTER_API_KEY", "ANTHROPIC_API_KEY", "NOUS_API_KEY",
-                     "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_BASE_URL"):
+        for name in (
+            "OPENAI_API_KEY",
+            "OPENROUTER_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "NOUS_API_KEY",
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "OPENAI_BASE_URL",
+        ):
             monkeypatch.delenv(name, raising=False)
         yield stub
     aux.shutdown_cached_clients()
@@ -87,12 +114,16 @@ def test_host_is_configured_and_answers(host_stub: OpenAIStub) -> None:
     assert text == GOOD_JSON
     sent = host_stub.chat_requests[-1]
     assert sent["model"] == "fake-model"
-    assert sent["messages"] == [{"role": "system", "content": "you are careful"},
-                                {"role": "user", "content": "extract this"}]
+    assert sent["messages"] == [
+        {"role": "system", "content": "you are careful"},
+        {"role": "user", "content": "extract this"},
+    ]
 
 
 def test_host_malformed_response_body_is_an_llm_error(host_stub: OpenAIStub) -> None:
-    host_stub.default = Reply.malformed_json()  # the host may retry through its fallback chain: every answer is bad
+    host_stub.default = (
+        Reply.malformed_json()
+    )  # the host may retry through its fallback chain: every answer is bad
     with pytest.raises(LLMError):
         HostLLM().complete("x", timeout=5)
 
@@ -111,14 +142,30 @@ def test_host_rate_limit_then_success(host_stub: OpenAIStub) -> None:
     assert len(host_stub.chat_requests) == 2
 
 
-@pytest.mark.parametrize(("response", "expected"), [
-    (SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content="text"))]), "text"),
-    (SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(
-        content=[{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]))]), "ab"),
-    (SimpleNamespace(choices=[]), None),
-    (SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=None))]), None),
-    ("not a response", None),
-])
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        (
+            SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content="text"))]),
+            "text",
+        ),
+        (
+            SimpleNamespace(
+                choices=[
+                    SimpleNamespace(
+                        message=SimpleNamespace(
+                            content=[{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
+                        )
+                    )
+                ]
+            ),
+            "ab",
+        ),
+        (SimpleNamespace(choices=[]), None),
+        (SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=None))]), None),
+        ("not a response", None),
+    ],
+)
 def test_response_text(response: object, expected: str | None) -> None:
     if expected is None:
         with pytest.raises(LLMError):
@@ -142,7 +189,10 @@ def _gemini(stub: GeminiStub, key: str = "good-key") -> GeminiLLM:
 
 def test_gemini_answers_with_json_mode_and_system_prompt(gemini: GeminiStub) -> None:
     gemini.replies.append(GOOD_JSON)
-    assert _gemini(gemini).complete("extract", system="be brief", json_mode=True, max_tokens=99) == GOOD_JSON
+    assert (
+        _gemini(gemini).complete("extract", system="be brief", json_mode=True, max_tokens=99)
+        == GOOD_JSON
+    )
     body = gemini.requests[-1].body
     assert body["generationConfig"]["responseMimeType"] == "application/json"
     assert body["generationConfig"]["maxOutputTokens"] == 99
@@ -180,7 +230,9 @@ def test_gemini_timeout_is_retried_then_an_llm_error(gemini: GeminiStub) -> None
 
 
 def test_gemini_returns_malformed_json_text_verbatim(gemini: GeminiStub) -> None:
-    gemini.replies.append('{"decisions": [')  # the caller's parser decides; the backend does not guess
+    gemini.replies.append(
+        '{"decisions": ['
+    )  # the caller's parser decides; the backend does not guess
     assert _gemini(gemini).complete("x", json_mode=True) == '{"decisions": ['
 
 
@@ -195,8 +247,15 @@ class _Echo:
     def __init__(self) -> None:
         self.calls = 0
 
-    def complete(self, prompt: str, *, system: str | None = None, max_tokens: int = 1024,
-                 json_mode: bool = False, timeout: float = 30.0) -> str:
+    def complete(
+        self,
+        prompt: str,
+        *,
+        system: str | None = None,
+        max_tokens: int = 1024,
+        json_mode: bool = False,
+        timeout: float = 30.0,
+    ) -> str:
         self.calls += 1
         return prompt
 
@@ -217,16 +276,21 @@ def test_budget_counts_calls_per_utc_day(tmp_path: Path) -> None:
     store.close()
 
 
-@pytest.mark.parametrize(("values", "host", "expected"), [
-    ({"llm_backend": "none", "gemini_api_key": "k"}, True, None),
-    ({"llm_backend": "auto"}, True, "host:bowerbird"),
-    ({"llm_backend": "auto", "gemini_api_key": "k"}, False, "gemini:gemini-2.5-flash"),
-    ({"llm_backend": "auto"}, False, None),
-    ({"llm_backend": "host", "gemini_api_key": "k"}, False, None),
-    ({"llm_backend": "gemini", "gemini_api_key": "k"}, True, "gemini:gemini-2.5-flash"),
-    ({"llm_backend": "gemini"}, True, None),
-])
-def test_select_llm(tmp_path: Path, values: dict[str, str], host: bool, expected: str | None) -> None:
+@pytest.mark.parametrize(
+    ("values", "host", "expected"),
+    [
+        ({"llm_backend": "none", "gemini_api_key": "k"}, True, None),
+        ({"llm_backend": "auto"}, True, "host:bowerbird"),
+        ({"llm_backend": "auto", "gemini_api_key": "k"}, False, "gemini:gemini-2.5-flash"),
+        ({"llm_backend": "auto"}, False, None),
+        ({"llm_backend": "host", "gemini_api_key": "k"}, False, None),
+        ({"llm_backend": "gemini", "gemini_api_key": "k"}, True, "gemini:gemini-2.5-flash"),
+        ({"llm_backend": "gemini"}, True, None),
+    ],
+)
+def test_select_llm(
+    tmp_path: Path, values: dict[str, str], host: bool, expected: str | None
+) -> None:
     config = build_config(tmp_path, values)
     llm = select_llm(config, host_configured=lambda: host)
     assert (llm.name if llm is not None else None) == expected
@@ -234,7 +298,13 @@ def test_select_llm(tmp_path: Path, values: dict[str, str], host: bool, expected
 
 def test_select_llm_with_a_store_applies_the_budget(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "s.db")
-    config = build_config(tmp_path, {"llm_backend": "gemini", "gemini_api_key": "k", "llm_daily_budget": "5"})
+    config = build_config(
+        tmp_path, {"llm_backend": "gemini", "gemini_api_key": "k", "llm_daily_budget": "5"}
+    )
     llm = select_llm(config, store, host_configured=lambda: False)
-    assert isinstance(llm, BudgetedLLM) and llm.remaining() == 5 and llm.name == "gemini:gemini-2.5-flash"
+    assert (
+        isinstance(llm, BudgetedLLM)
+        and llm.remaining() == 5
+        and llm.name == "gemini:gemini-2.5-flash"
+    )
     store.close()

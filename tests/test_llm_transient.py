@@ -43,12 +43,20 @@ TRANSIENT = [
     pytest.param(ConnectionResetError(), id="ConnectionResetError"),
     pytest.param(httpx.ConnectError("refused", request=REQUEST), id="httpx.ConnectError"),
     pytest.param(httpx.ReadTimeout("slow", request=REQUEST), id="httpx.ReadTimeout"),
-    pytest.param(httpx.RemoteProtocolError("closed", request=REQUEST), id="httpx.RemoteProtocolError"),
-    pytest.param(httpx.HTTPStatusError("busy", request=REQUEST, response=_http(503)), id="httpx 503"),
+    pytest.param(
+        httpx.RemoteProtocolError("closed", request=REQUEST), id="httpx.RemoteProtocolError"
+    ),
+    pytest.param(
+        httpx.HTTPStatusError("busy", request=REQUEST, response=_http(503)), id="httpx 503"
+    ),
     pytest.param(_gemini(429), id="Gemini 429"),
     pytest.param(genai_errors.ServerError(500, {"error": {"message": "x"}}), id="Gemini 500"),
-    pytest.param(openai.RateLimitError("slow down", response=_http(429), body=None), id="openai 429"),
-    pytest.param(openai.InternalServerError("oops", response=_http(500), body=None), id="openai 500"),
+    pytest.param(
+        openai.RateLimitError("slow down", response=_http(429), body=None), id="openai 429"
+    ),
+    pytest.param(
+        openai.InternalServerError("oops", response=_http(500), body=None), id="openai 500"
+    ),
     pytest.param(openai.APIConnectionError(request=REQUEST), id="openai connection error"),
     pytest.param(openai.APITimeoutError(request=REQUEST), id="openai timeout"),
 ]
@@ -59,7 +67,9 @@ REFUSED = [
     pytest.param(_Status(403), id="403"),
     pytest.param(_Status(404), id="404"),
     pytest.param(_Status(422), id="422"),
-    pytest.param(httpx.HTTPStatusError("bad", request=REQUEST, response=_http(400)), id="httpx 400"),
+    pytest.param(
+        httpx.HTTPStatusError("bad", request=REQUEST, response=_http(400)), id="httpx 400"
+    ),
     pytest.param(_gemini(400, "API key not valid"), id="Gemini 400"),
     pytest.param(_gemini(403), id="Gemini 403"),
     pytest.param(openai.AuthenticationError("no", response=_http(401), body=None), id="openai 401"),
@@ -81,23 +91,33 @@ def test_refused_requests_and_our_own_errors_are_not_retried(exc: BaseException)
     assert is_transient(exc) is False
 
 
-@pytest.mark.parametrize(("exc", "auth"), [
-    pytest.param(_Status(401), True, id="401"),
-    pytest.param(_Status(403), True, id="403"),
-    pytest.param(_gemini(400, "API key not valid. Please pass a valid API key."), True, id="Gemini 400 naming the key"),
-    pytest.param(_gemini(400, "bad request"), False, id="Gemini 400 otherwise"),
-    pytest.param(_Status(429), False, id="429"),
-    pytest.param(TimeoutError(), False, id="timeout"),
-])
+@pytest.mark.parametrize(
+    ("exc", "auth"),
+    [
+        pytest.param(_Status(401), True, id="401"),
+        pytest.param(_Status(403), True, id="403"),
+        pytest.param(
+            _gemini(400, "API key not valid. Please pass a valid API key."),
+            True,
+            id="Gemini 400 naming the key",
+        ),
+        pytest.param(_gemini(400, "bad request"), False, id="Gemini 400 otherwise"),
+        pytest.param(_Status(429), False, id="429"),
+        pytest.param(TimeoutError(), False, id="timeout"),
+    ],
+)
 def test_auth_failures_are_told_apart(exc: BaseException, auth: bool) -> None:
     assert is_auth_failure(exc) is auth
 
 
-@pytest.mark.parametrize(("exc", "limited"), [
-    pytest.param(_Status(429), True, id="429"),
-    pytest.param(_gemini(429), True, id="Gemini 429"),
-    pytest.param(_Status(503), False, id="503"),
-    pytest.param(TimeoutError(), False, id="timeout"),
-])
+@pytest.mark.parametrize(
+    ("exc", "limited"),
+    [
+        pytest.param(_Status(429), True, id="429"),
+        pytest.param(_gemini(429), True, id="Gemini 429"),
+        pytest.param(_Status(503), False, id="503"),
+        pytest.param(TimeoutError(), False, id="timeout"),
+    ],
+)
 def test_rate_limits_are_told_apart(exc: BaseException, limited: bool) -> None:
     assert is_rate_limited(exc) is limited

@@ -13,7 +13,11 @@ from pathlib import Path
 from fakes import FakeClock
 
 from hermes_bowerbird.maintenance import Budget, Job, Scheduler
-from hermes_bowerbird.maintenance.scheduler import LOCK_BUSY_RETRY_SECONDS, RunnerLock, runner_lock_path
+from hermes_bowerbird.maintenance.scheduler import (
+    LOCK_BUSY_RETRY_SECONDS,
+    RunnerLock,
+    runner_lock_path,
+)
 
 
 def test_the_lock_file_sits_beside_the_database(tmp_path: Path) -> None:
@@ -57,14 +61,17 @@ def _sleeping_job(name: str, log: list[tuple[str, float, float]]) -> Job:
         time.sleep(0.3)
         log.append((name, started, time.monotonic()))
         return {}
+
     return Job("work", 3600, run)
 
 
 def test_two_schedulers_on_one_memory_home_never_run_at_once(tmp_path: Path) -> None:
     path = runner_lock_path(tmp_path / "m.db")
     runs: list[tuple[str, float, float]] = []
-    schedulers = [Scheduler([_sleeping_job(n, runs)], first_delay_seconds=0, lock=RunnerLock(path))
-                  for n in ("a", "b")]
+    schedulers = [
+        Scheduler([_sleeping_job(n, runs)], first_delay_seconds=0, lock=RunnerLock(path))
+        for n in ("a", "b")
+    ]
     threads = [threading.Thread(target=s.run_due) for s in schedulers]
     for t in threads:
         t.start()
@@ -77,7 +84,9 @@ def test_a_scheduler_that_found_the_lock_busy_looks_again_later(tmp_path: Path) 
     path = tmp_path / "m.lock"
     clock = FakeClock()
     runs: list[tuple[str, float, float]] = []
-    scheduler = Scheduler([_sleeping_job("a", runs)], clock, first_delay_seconds=0, lock=RunnerLock(path))
+    scheduler = Scheduler(
+        [_sleeping_job("a", runs)], clock, first_delay_seconds=0, lock=RunnerLock(path)
+    )
     with RunnerLock(path).held():
         assert scheduler.run_due() == {}
     assert scheduler.seconds_until_next() == LOCK_BUSY_RETRY_SECONDS
@@ -85,21 +94,22 @@ def test_a_scheduler_that_found_the_lock_busy_looks_again_later(tmp_path: Path) 
     assert list(scheduler.run_due()) == ["work"]
 
 
-HOLDER = textwrap.dedent('''
+HOLDER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     from hermes_bowerbird.maintenance.scheduler import RunnerLock
     with RunnerLock(Path(sys.argv[1])).held() as got:
         print("held" if got else "busy", flush=True)
         time.sleep(60)
-''')
+""")
 
 
 def test_another_process_holding_the_lock_keeps_this_one_out_until_it_dies(tmp_path: Path) -> None:
     path = tmp_path / "m.lock"
     repo = Path(__file__).resolve().parent.parent
-    child = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True,
-                             cwd=repo)
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True, cwd=repo
+    )
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "held"
         with RunnerLock(path).held() as while_alive:

@@ -15,32 +15,44 @@ from hermes_bowerbird.options import RememberOptions
 from hermes_bowerbird.types import MemoryType, Source
 
 
-@pytest.mark.parametrize("text, entries", [
-    ("Project uses SQLite.\n§\nDeploys on Fridays.", ["Project uses SQLite.", "Deploys on Fridays."]),
-    ("One entry\nspanning lines", ["One entry\nspanning lines"]),
-    ("a\r\n§\r\nb", ["a", "b"]),
-    ("", []),
-    ("\n§\n\n§\n", []),
-    ("uses § inline\n§\nnext", ["uses § inline", "next"]),
-])
+@pytest.mark.parametrize(
+    "text, entries",
+    [
+        (
+            "Project uses SQLite.\n§\nDeploys on Fridays.",
+            ["Project uses SQLite.", "Deploys on Fridays."],
+        ),
+        ("One entry\nspanning lines", ["One entry\nspanning lines"]),
+        ("a\r\n§\r\nb", ["a", "b"]),
+        ("", []),
+        ("\n§\n\n§\n", []),
+        ("uses § inline\n§\nnext", ["uses § inline", "next"]),
+    ],
+)
 def test_split_entries(text: str, entries: list[str]) -> None:
     assert markdown.split_entries(text) == entries
 
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"})
+    config = load_config(
+        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
+    )
     bowerbird = Bowerbird(config, background=False)
     yield bowerbird
     bowerbird.shutdown()
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"\x00\x01binary", "binary"),
-    (b"\xff\xfe not utf-8", "not UTF-8"),
-])
-def test_bad_files_are_refused_and_nothing_is_written(engine: Bowerbird, tmp_path: Path, content: bytes,
-                                                      message: str) -> None:
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x00\x01binary", "binary"),
+        (b"\xff\xfe not utf-8", "not UTF-8"),
+    ],
+)
+def test_bad_files_are_refused_and_nothing_is_written(
+    engine: Bowerbird, tmp_path: Path, content: bytes, message: str
+) -> None:
     path = tmp_path / "MEMORY.md"
     path.write_bytes(content)
     with pytest.raises(InvalidInputError, match=message):
@@ -60,10 +72,17 @@ def test_import_is_idempotent_and_typed_by_file(engine: Bowerbird, tmp_path: Pat
 
 def test_export_round_trips_and_respects_the_host_limits(engine: Bowerbird, tmp_path: Path) -> None:
     for i in range(60):
-        engine.remember(f"Service {i} runs on port {8000 + i} behind the gateway.", scope="profile:default",
-                        options=RememberOptions(type=MemoryType.FACT))
-    engine.remember("Name is Ada.", scope="profile:default", options=RememberOptions(type=MemoryType.IDENTITY))
-    counts = markdown.export_markdown(engine, tmp_path / "out", scopes=["profile:default"], within_limits=True)
+        engine.remember(
+            f"Service {i} runs on port {8000 + i} behind the gateway.",
+            scope="profile:default",
+            options=RememberOptions(type=MemoryType.FACT),
+        )
+    engine.remember(
+        "Name is Ada.", scope="profile:default", options=RememberOptions(type=MemoryType.IDENTITY)
+    )
+    counts = markdown.export_markdown(
+        engine, tmp_path / "out", scopes=["profile:default"], within_limits=True
+    )
     memory_text = (tmp_path / "out" / "MEMORY.md").read_text()
     assert len(memory_text) <= markdown.HOST_LIMITS["memory"]
     assert not memory_text.endswith("\n")

@@ -20,17 +20,32 @@ from hermes_bowerbird.timestamps import parse_iso  # noqa: E402
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPECTED_TOOLS = {"memory_search", "memory_store", "memory_update", "memory_relate", "memory_forget",
-                  "memory_status", "memory_bulletin"}
+EXPECTED_TOOLS = {
+    "memory_search",
+    "memory_store",
+    "memory_update",
+    "memory_relate",
+    "memory_forget",
+    "memory_status",
+    "memory_bulletin",
+}
 
 
 def server_params(home: Path, *extra: str) -> StdioServerParameters:
-    env = {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "HF_HUB_OFFLINE": "1",
-           "BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none", "GEMINI_API_KEY": "",
-           "HOME": str(home)}
-    return StdioServerParameters(command=sys.executable,
-                                 args=["-m", "hermes_bowerbird.cli", "--hermes-home", str(home), *extra, "mcp"],
-                                 env=env, cwd=str(ROOT))
+    env = {
+        "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "HF_HUB_OFFLINE": "1",
+        "BOWERBIRD_EMBEDDING_BACKEND": "none",
+        "BOWERBIRD_LLM_BACKEND": "none",
+        "GEMINI_API_KEY": "",
+        "HOME": str(home),
+    }
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hermes_bowerbird.cli", "--hermes-home", str(home), *extra, "mcp"],
+        env=env,
+        cwd=str(ROOT),
+    )
 
 
 def payload(result: Any) -> dict[str, Any]:
@@ -46,22 +61,45 @@ def text_of(result: Any) -> str:
 
 async def session_run(home: Path, *extra: str) -> dict[str, Any]:
     seen: dict[str, Any] = {}
-    async with stdio_client(server_params(home, *extra)) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(server_params(home, *extra)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         tools = await session.list_tools()
         seen["tools"] = {t.name for t in tools.tools}
-        seen["store"] = payload(await session.call_tool(
-            "memory_store", {"content": "Quillstack uses SQLite in WAL mode", "type": "decision"}))
-        second = payload(await session.call_tool("memory_store", {"content": "I moved to Berlin last week"}))
-        seen["relate"] = payload(await session.call_tool("memory_relate", {
-            "source_id": second["stored"]["id"], "target_id": seen["store"]["stored"]["id"],
-            "relation": "related_to"}))
-        seen["search"] = payload(await session.call_tool("memory_search", {"query": "which database Quillstack"}))
-        seen["update"] = payload(await session.call_tool(
-            "memory_update", {"id": second["stored"]["id"], "content": "I live in Berlin"}))
+        seen["store"] = payload(
+            await session.call_tool(
+                "memory_store",
+                {"content": "Quillstack uses SQLite in WAL mode", "type": "decision"},
+            )
+        )
+        second = payload(
+            await session.call_tool("memory_store", {"content": "I moved to Berlin last week"})
+        )
+        seen["relate"] = payload(
+            await session.call_tool(
+                "memory_relate",
+                {
+                    "source_id": second["stored"]["id"],
+                    "target_id": seen["store"]["stored"]["id"],
+                    "relation": "related_to",
+                },
+            )
+        )
+        seen["search"] = payload(
+            await session.call_tool("memory_search", {"query": "which database Quillstack"})
+        )
+        seen["update"] = payload(
+            await session.call_tool(
+                "memory_update", {"id": second["stored"]["id"], "content": "I live in Berlin"}
+            )
+        )
         seen["status"] = payload(await session.call_tool("memory_status", {}))
         seen["bulletin"] = payload(await session.call_tool("memory_bulletin", {"force": True}))
-        seen["forget"] = payload(await session.call_tool("memory_forget", {"id": seen["store"]["stored"]["id"]}))
+        seen["forget"] = payload(
+            await session.call_tool("memory_forget", {"id": seen["store"]["stored"]["id"]})
+        )
         missing = await session.call_tool("memory_forget", {"id": 999})
         seen["missing"] = (missing.is_error, text_of(missing))
     return seen
@@ -92,11 +130,15 @@ def test_mcp_server_lists_tools_stores_searches_and_reports_status(tmp_path: Pat
 
 
 async def scoped_search(home: Path, user: str, query: str) -> list[dict[str, Any]]:
-    async with stdio_client(server_params(home, "--user", user)) as (read, write), \
-            ClientSession(read, write) as session:
+    async with (
+        stdio_client(server_params(home, "--user", user)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         if user == "alice":
-            await session.call_tool("memory_store", {"content": "Alice's side project is called Bluebird"})
+            await session.call_tool(
+                "memory_store", {"content": "Alice's side project is called Bluebird"}
+            )
         return list(payload(await session.call_tool("memory_search", {"query": query}))["results"])
 
 

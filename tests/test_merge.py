@@ -5,12 +5,19 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from hermes_bowerbird.config import build_config
-from hermes_bowerbird.curation.merge import MergePlan, Merger, Neighbour, distinct_values, plan_merge
+from hermes_bowerbird.curation.merge import (
+    MergePlan,
+    Merger,
+    Neighbour,
+    distinct_values,
+    plan_merge,
+)
 from hermes_bowerbird.embeddings.service import EmbeddingService
 from hermes_bowerbird.embeddings.tier import VectorTier
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
@@ -31,21 +38,50 @@ NOW = 1_750_000_000.0
 SCOPE = "user:alice"
 
 
-def _memory(i: int, content: str, subject: str | None = None, **kw: object) -> Memory:
-    return Memory(id=i, scope=SCOPE, type=MemoryType.FACT, content=content, importance=0.6, confidence=1.0,
-                  created_at=NOW - 100, updated_at=NOW - 100, source=Source.TURN, subject=subject,
-                  **kw)  # type: ignore[arg-type]
+def _memory(i: int, content: str, subject: str | None = None, **kw: Any) -> Memory:
+    return Memory(
+        id=i,
+        scope=SCOPE,
+        type=MemoryType.FACT,
+        content=content,
+        importance=0.6,
+        confidence=1.0,
+        created_at=NOW - 100,
+        updated_at=NOW - 100,
+        source=Source.TURN,
+        subject=subject,
+        **kw,
+    )
 
 
-def _candidate(content: str, subject: str | None = None, supersedes: int | None = None) -> Candidate:
-    return Candidate(type=MemoryType.FACT, content=content, importance=0.6, subject=subject, supersedes=supersedes)
+def _candidate(
+    content: str, subject: str | None = None, supersedes: int | None = None
+) -> Candidate:
+    return Candidate(
+        type=MemoryType.FACT,
+        content=content,
+        importance=0.6,
+        subject=subject,
+        supersedes=supersedes,
+    )
 
 
-def _plan(candidate: Candidate, *, exact: Memory | None = None, same: list[Memory] | None = None,
-          neighbours: list[tuple[Memory, float]] | None = None) -> MergePlan:
-    return plan_merge(candidate, exact=exact, same_subject=same or [],
-                      neighbours=[Neighbour(m, s) for m, s in neighbours or []],
-                      dedup_threshold=0.92, related_threshold=0.75, now=NOW)
+def _plan(
+    candidate: Candidate,
+    *,
+    exact: Memory | None = None,
+    same: list[Memory] | None = None,
+    neighbours: list[tuple[Memory, float]] | None = None,
+) -> MergePlan:
+    return plan_merge(
+        candidate,
+        exact=exact,
+        same_subject=same or [],
+        neighbours=[Neighbour(m, s) for m, s in neighbours or []],
+        dedup_threshold=0.92,
+        related_threshold=0.75,
+        now=NOW,
+    )
 
 
 PORTO = _memory(1, "I live in Porto", "user:city")
@@ -53,40 +89,133 @@ TEA = _memory(2, "I prefer green tea in the morning")
 GARDEN = _memory(3, "Planning a vegetable garden this spring")
 
 
-@pytest.mark.parametrize(("name", "candidate", "kwargs", "action", "target", "supersede", "related"), [
-    ("exact hash reinforces", _candidate("I live in Porto"), {"exact": PORTO}, "reinforce", 1, (), ()),
-    ("exact hash of a superseded memory is new again", _candidate("I live in Porto", "user:city"),
-     {"exact": _memory(1, "I live in Porto", "user:city", superseded_by=9)}, "create", None, (), ()),
-    ("near-identical reinforces", _candidate("I prefer green tea in the mornings"),
-     {"neighbours": [(TEA, 0.97)]}, "reinforce", 2, (), ()),
-    ("near-identical but a changed value is not a duplicate", _candidate("I live in Lisbon", "user:city"),
-     {"same": [PORTO], "neighbours": [(PORTO, 0.95)]}, "create", None, (1,), ()),
-    ("same subject, changed value supersedes", _candidate("I moved to Lisbon last month", "user:city"),
-     {"same": [PORTO], "neighbours": [(PORTO, 0.70)]}, "create", None, (1,), ()),
-    ("different subjects never merge", _candidate("I prefer green tea in the mornings", "user:drink"),
-     {"neighbours": [(_memory(4, "I prefer green tea in the morning", "user:breakfast"), 0.97)]},
-     "create", None, (), ((4, 0.97),)),
-    ("related gets an edge, not a merge", _candidate("Bought seeds for the vegetable garden"),
-     {"neighbours": [(GARDEN, 0.80), (TEA, 0.40)]}, "create", None, (), ((3, 0.8),)),
-    ("no subject: similar but not identical never supersedes", _candidate("I live near the beach"),
-     {"neighbours": [(PORTO, 0.85)]}, "create", None, (), ((1, 0.85),)),
-    ("model-named target is superseded", _candidate("Works at Rivera Design", supersedes=7),
-     {"neighbours": [(_memory(7, "Works at a NYC firm"), 0.78)]}, "create", None, (7,), ()),
-    ("nothing known: plain create", _candidate("My sister is called Ana"), {}, "create", None, (), ()),
-])
-def test_plan_merge(name: str, candidate: Candidate, kwargs: dict[str, object], action: str, target: int | None,
-                    supersede: tuple[int, ...], related: tuple[tuple[int, float], ...]) -> None:
+@pytest.mark.parametrize(
+    ("name", "candidate", "kwargs", "action", "target", "supersede", "related"),
+    [
+        (
+            "exact hash reinforces",
+            _candidate("I live in Porto"),
+            {"exact": PORTO},
+            "reinforce",
+            1,
+            (),
+            (),
+        ),
+        (
+            "exact hash of a superseded memory is new again",
+            _candidate("I live in Porto", "user:city"),
+            {"exact": _memory(1, "I live in Porto", "user:city", superseded_by=9)},
+            "create",
+            None,
+            (),
+            (),
+        ),
+        (
+            "near-identical reinforces",
+            _candidate("I prefer green tea in the mornings"),
+            {"neighbours": [(TEA, 0.97)]},
+            "reinforce",
+            2,
+            (),
+            (),
+        ),
+        (
+            "near-identical but a changed value is not a duplicate",
+            _candidate("I live in Lisbon", "user:city"),
+            {"same": [PORTO], "neighbours": [(PORTO, 0.95)]},
+            "create",
+            None,
+            (1,),
+            (),
+        ),
+        (
+            "same subject, changed value supersedes",
+            _candidate("I moved to Lisbon last month", "user:city"),
+            {"same": [PORTO], "neighbours": [(PORTO, 0.70)]},
+            "create",
+            None,
+            (1,),
+            (),
+        ),
+        (
+            "different subjects never merge",
+            _candidate("I prefer green tea in the mornings", "user:drink"),
+            {
+                "neighbours": [
+                    (_memory(4, "I prefer green tea in the morning", "user:breakfast"), 0.97)
+                ]
+            },
+            "create",
+            None,
+            (),
+            ((4, 0.97),),
+        ),
+        (
+            "related gets an edge, not a merge",
+            _candidate("Bought seeds for the vegetable garden"),
+            {"neighbours": [(GARDEN, 0.80), (TEA, 0.40)]},
+            "create",
+            None,
+            (),
+            ((3, 0.8),),
+        ),
+        (
+            "no subject: similar but not identical never supersedes",
+            _candidate("I live near the beach"),
+            {"neighbours": [(PORTO, 0.85)]},
+            "create",
+            None,
+            (),
+            ((1, 0.85),),
+        ),
+        (
+            "model-named target is superseded",
+            _candidate("Works at Rivera Design", supersedes=7),
+            {"neighbours": [(_memory(7, "Works at a NYC firm"), 0.78)]},
+            "create",
+            None,
+            (7,),
+            (),
+        ),
+        (
+            "nothing known: plain create",
+            _candidate("My sister is called Ana"),
+            {},
+            "create",
+            None,
+            (),
+            (),
+        ),
+    ],
+)
+def test_plan_merge(
+    name: str,
+    candidate: Candidate,
+    kwargs: dict[str, object],
+    action: str,
+    target: int | None,
+    supersede: tuple[int, ...],
+    related: tuple[tuple[int, float], ...],
+) -> None:
     plan = _plan(candidate, **kwargs)  # type: ignore[arg-type]
-    assert (plan.action, plan.target, plan.supersede, plan.related) == (action, target, supersede, related), name
+    assert (plan.action, plan.target, plan.supersede, plan.related) == (
+        action,
+        target,
+        supersede,
+        related,
+    ), name
 
 
-@pytest.mark.parametrize(("a", "b", "distinct"), [
-    ("I live in Porto", "I live in Lisbon", True),
-    ("My daughter is 9", "My daughter is 10", True),
-    ("I love Python", "I really love python.", False),
-    ("Deploys happen on Fridays.", "We deploy on Fridays", False),
-    ("Meeting with Tom at 3pm", "meeting with tom at 3pm", False),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "distinct"),
+    [
+        ("I live in Porto", "I live in Lisbon", True),
+        ("My daughter is 9", "My daughter is 10", True),
+        ("I love Python", "I really love python.", False),
+        ("Deploys happen on Fridays.", "We deploy on Fridays", False),
+        ("Meeting with Tom at 3pm", "meeting with tom at 3pm", False),
+    ],
+)
 def test_distinct_values(a: str, b: str, distinct: bool) -> None:
     assert distinct_values(a, b) is distinct
 
@@ -109,14 +238,21 @@ def env(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[tuple[Store, Vector
     store.close()
 
 
-def _store(store: Store, vectors: VectorTier, merger: Merger, candidate: Candidate,
-           turn: int = 0) -> tuple[str, int]:
+def _store(
+    store: Store, vectors: VectorTier, merger: Merger, candidate: Candidate, turn: int = 0
+) -> tuple[str, int]:
     vector = vectors.embed_query(candidate.content)
     neighbours = merger.neighbours(SCOPE, vector, store.memories.live_ids([SCOPE]))
     plan = merger.plan(SCOPE, candidate, neighbours)
-    new = NewMemory(scope=SCOPE, type=candidate.type, content=candidate.content, source=Source.TURN,
-                    importance=candidate.importance, subject=candidate.subject,
-                    provenance=(Provenance("s1", turn),))
+    new = NewMemory(
+        scope=SCOPE,
+        type=candidate.type,
+        content=candidate.content,
+        source=Source.TURN,
+        importance=candidate.importance,
+        subject=candidate.subject,
+        provenance=(Provenance("s1", turn),),
+    )
     with store.transaction():
         outcome = merger.apply(plan, new, candidate)
     if outcome.action == "created":
@@ -124,15 +260,24 @@ def _store(store: Store, vectors: VectorTier, merger: Merger, candidate: Candida
     return outcome.action, outcome.memory_id
 
 
-def test_near_duplicate_reinforces_with_provenance_and_audit(env: tuple[Store, VectorTier, Merger]) -> None:
+def test_near_duplicate_reinforces_with_provenance_and_audit(
+    env: tuple[Store, VectorTier, Merger],
+) -> None:
     store, vectors, merger = env
-    _, first = _store(store, vectors, merger, _candidate("I prefer green tea in the morning"), turn=0)
-    action, second = _store(store, vectors, merger, _candidate("I prefer green tea in the mornings."), turn=3)
+    _, first = _store(
+        store, vectors, merger, _candidate("I prefer green tea in the morning"), turn=0
+    )
+    action, second = _store(
+        store, vectors, merger, _candidate("I prefer green tea in the mornings."), turn=3
+    )
     assert (action, second) == ("merged", first)
     memory = store.memories.require(first)
     assert memory.access_count == 1
     assert store.provenance.of([first])[first] == [Provenance("s1", 0), Provenance("s1", 3)]
-    assert [a.action for a in store.audit.of_memory(first)] == [AuditAction.CREATE, AuditAction.MERGE]
+    assert [a.action for a in store.audit.of_memory(first)] == [
+        AuditAction.CREATE,
+        AuditAction.MERGE,
+    ]
     assert store.health.counts()["memories"] == 1
 
 
@@ -143,8 +288,13 @@ def test_exact_repeat_reinforces_even_without_vectors(tmp_path: Path) -> None:
     for turn in range(3):
         candidate = _candidate("Deploys happen on Fridays")
         plan = merger.plan(SCOPE, candidate, merger.neighbours(SCOPE, None, None))
-        new = NewMemory(scope=SCOPE, type=MemoryType.FACT, content=candidate.content, source=Source.TURN,
-                        provenance=(Provenance("s1", turn),))
+        new = NewMemory(
+            scope=SCOPE,
+            type=MemoryType.FACT,
+            content=candidate.content,
+            source=Source.TURN,
+            provenance=(Provenance("s1", turn),),
+        )
         with store.transaction():
             results.append(merger.apply(plan, new, candidate).action)
     assert results == ["created", "merged", "merged"]
@@ -154,7 +304,9 @@ def test_exact_repeat_reinforces_even_without_vectors(tmp_path: Path) -> None:
 def test_changed_value_supersedes_with_updates_edge(env: tuple[Store, VectorTier, Merger]) -> None:
     store, vectors, merger = env
     _, old = _store(store, vectors, merger, _candidate("I live in Porto", "user:city"))
-    action, new = _store(store, vectors, merger, _candidate("I moved to Lisbon", "user:city"), turn=1)
+    action, new = _store(
+        store, vectors, merger, _candidate("I moved to Lisbon", "user:city"), turn=1
+    )
     assert action == "created"
     stale = store.memories.require(old)
     assert stale.superseded_by == new and stale.valid_until == NOW and not stale.is_current(NOW + 1)
@@ -167,8 +319,12 @@ def test_changed_value_supersedes_with_updates_edge(env: tuple[Store, VectorTier
 
 def test_related_memory_gets_a_weighted_edge(env: tuple[Store, VectorTier, Merger]) -> None:
     store, vectors, merger = env
-    _, garden = _store(store, vectors, merger, _candidate("I am planting a vegetable garden this spring"))
-    _, seeds = _store(store, vectors, merger, _candidate("Planting vegetables in the garden this spring"))
+    _, garden = _store(
+        store, vectors, merger, _candidate("I am planting a vegetable garden this spring")
+    )
+    _, seeds = _store(
+        store, vectors, merger, _candidate("Planting vegetables in the garden this spring")
+    )
     assert seeds != garden
     a = vectors.embed_query("I am planting a vegetable garden this spring")
     b = vectors.embed_query("Planting vegetables in the garden this spring")
@@ -176,22 +332,32 @@ def test_related_memory_gets_a_weighted_edge(env: tuple[Store, VectorTier, Merge
     similarity = float(np.dot(a, b))
     assert 0.75 <= similarity < 0.92  # the model agrees these are related, not duplicates
     edges = store.graph.edges_of([seeds])
-    assert [(e.src_id, e.dst_id, e.relation) for e in edges] == [(seeds, garden, Relation.RELATED_TO)]
+    assert [(e.src_id, e.dst_id, e.relation) for e in edges] == [
+        (seeds, garden, Relation.RELATED_TO)
+    ]
     assert edges[0].weight == pytest.approx(similarity, abs=1e-3)
 
 
 def test_unrelated_memories_stay_apart(env: tuple[Store, VectorTier, Merger]) -> None:
     store, vectors, merger = env
     _store(store, vectors, merger, _candidate("My sister is called Ana"))
-    _, other = _store(store, vectors, merger, _candidate("The deploy script lives in tools/release.sh"))
+    _, other = _store(
+        store, vectors, merger, _candidate("The deploy script lives in tools/release.sh")
+    )
     assert store.graph.edges_of([other]) == []
     assert store.health.counts()["memories"] == 2
 
 
 def test_neighbours_never_cross_scopes(env: tuple[Store, VectorTier, Merger]) -> None:
     store, vectors, merger = env
-    other = store.insert_memory(NewMemory(scope="user:bob", type=MemoryType.FACT,
-                                          content="I prefer green tea in the morning", source=Source.TURN))
+    other = store.insert_memory(
+        NewMemory(
+            scope="user:bob",
+            type=MemoryType.FACT,
+            content="I prefer green tea in the morning",
+            source=Source.TURN,
+        )
+    )
     vectors.add(ItemKind.MEMORY, [(other.id, other.content)])
     action, mine = _store(store, vectors, merger, _candidate("I prefer green tea in the morning"))
     assert action == "created" and mine != other.id

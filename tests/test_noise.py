@@ -12,45 +12,94 @@ from hermes_bowerbird.curation.noise import is_noise, is_trivial_prompt
 PERSONA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "persona"
 
 
-@pytest.mark.parametrize("text", [
-    "ok", "Okay!", "thanks", "Thank you so much!", "Thanks, that was helpful.", "hi", "Hey there!",
-    "Good morning", "got it", "Sounds good.", "Will do.", "lol", "👍", "", "   ", "Never mind, I'll figure it out.",
-    "Sure, go ahead.", "What time does the pharmacy close?", "Can you explain how DNS works?",
-    "Cool. Talk later.", "Yeah. I know.", "Sorry, I got sidetracked. What were we talking about?",
-    "That actually sounds doable.", "Making this tomorrow.", "Right, I keep forgetting you can't do that.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ok",
+        "Okay!",
+        "thanks",
+        "Thank you so much!",
+        "Thanks, that was helpful.",
+        "hi",
+        "Hey there!",
+        "Good morning",
+        "got it",
+        "Sounds good.",
+        "Will do.",
+        "lol",
+        "👍",
+        "",
+        "   ",
+        "Never mind, I'll figure it out.",
+        "Sure, go ahead.",
+        "What time does the pharmacy close?",
+        "Can you explain how DNS works?",
+        "Cool. Talk later.",
+        "Yeah. I know.",
+        "Sorry, I got sidetracked. What were we talking about?",
+        "That actually sounds doable.",
+        "Making this tomorrow.",
+        "Right, I keep forgetting you can't do that.",
+    ],
+)
 def test_user_noise(text: str) -> None:
     assert is_noise(text)
 
 
-@pytest.mark.parametrize("text", [
-    "I'm vegan.", "My name is Ada Lovelace.", "I live in Porto with my partner.", "I moved to Lisbon last week.",
-    "We decided to use Postgres for the ledger service.", "Remind me to renew the domain before June 3.",
-    "I hate meetings before 10am.", "My sister Rita is a nurse in Boston.",
-    "ok, my flight to Tokyo is on the 14th", "Thanks! By the way, I switched jobs: I work at Acme now.",
-    "Our deploy script must run the migrations before restarting the web workers, every single time.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm vegan.",
+        "My name is Ada Lovelace.",
+        "I live in Porto with my partner.",
+        "I moved to Lisbon last week.",
+        "We decided to use Postgres for the ledger service.",
+        "Remind me to renew the domain before June 3.",
+        "I hate meetings before 10am.",
+        "My sister Rita is a nurse in Boston.",
+        "ok, my flight to Tokyo is on the 14th",
+        "Thanks! By the way, I switched jobs: I work at Acme now.",
+        "Our deploy script must run the migrations before restarting the web workers, every single time.",
+    ],
+)
 def test_user_signal(text: str) -> None:
     assert not is_noise(text)
 
 
-@pytest.mark.parametrize("text, noise", [
-    ("Sure! Here's what you asked for.", True),
-    ("Happy to help. Let me know if you need anything else!", True),
-    ("Great question?", True),
-    ("The migration failed because the users table has a NOT NULL column without a default.", False),
-    ("We decided to deploy the API with Fly.io and keep the worker on the old VM.", False),
-])
+@pytest.mark.parametrize(
+    "text, noise",
+    [
+        ("Sure! Here's what you asked for.", True),
+        ("Happy to help. Let me know if you need anything else!", True),
+        ("Great question?", True),
+        (
+            "The migration failed because the users table has a NOT NULL column without a default.",
+            False,
+        ),
+        ("We decided to deploy the API with Fly.io and keep the worker on the old VM.", False),
+    ],
+)
 def test_assistant_noise(text: str, noise: bool) -> None:
     assert is_noise(text, role="assistant") is noise
 
 
-@pytest.mark.parametrize("text, trivial", [
-    ("/new", True), ("/help me", True), ("ok", True), ("thanks!", True), ("hey", True), ("Good night!", True),
-    ("...", True), ("", True), ("ok so what did I decide about the database?", False),
-    ("what's my sister's name?", False), ("hi, can you summarise yesterday's meeting?", False),
-    ("Deploy the staging branch", False),
-])
+@pytest.mark.parametrize(
+    "text, trivial",
+    [
+        ("/new", True),
+        ("/help me", True),
+        ("ok", True),
+        ("thanks!", True),
+        ("hey", True),
+        ("Good night!", True),
+        ("...", True),
+        ("", True),
+        ("ok so what did I decide about the database?", False),
+        ("what's my sister's name?", False),
+        ("hi, can you summarise yesterday's meeting?", False),
+        ("Deploy the staging branch", False),
+    ],
+)
 def test_trivial_prompt(text: str, trivial: bool) -> None:
     assert is_trivial_prompt(text) is trivial
 
@@ -60,7 +109,9 @@ def _persona_examples() -> tuple[list[str], list[str]]:
     if not path.exists():
         pytest.skip("persona data not available")
     truth = json.loads(path.read_text())
-    return [e["text"] for e in truth["signal_examples"]], [e["text"] for e in truth["noise_examples"]]
+    return [e["text"] for e in truth["signal_examples"]], [
+        e["text"] for e in truth["noise_examples"]
+    ]
 
 
 def test_persona_signal_and_noise_examples() -> None:

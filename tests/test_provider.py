@@ -15,14 +15,18 @@ from hermes_bowerbird.provider import BowerbirdProvider
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
-    monkeypatch.setenv("BOWERBIRD_EMBEDDING_BACKEND", "none")  # keyword + graph: fast and deterministic
+    monkeypatch.setenv(
+        "BOWERBIRD_EMBEDDING_BACKEND", "none"
+    )  # keyword + graph: fast and deterministic
     monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
     return tmp_path
 
 
 def _provider(home: Path, session: str = "s1", **kw: str) -> BowerbirdProvider:
     provider = BowerbirdProvider()
-    provider.initialize(session, hermes_home=str(home), platform=kw.pop("platform", "telegram"), **kw)
+    provider.initialize(
+        session, hermes_home=str(home), platform=kw.pop("platform", "telegram"), **kw
+    )
     return provider
 
 
@@ -30,35 +34,55 @@ def _provider(home: Path, session: str = "s1", **kw: str) -> BowerbirdProvider:
 def two_users(home: Path) -> Iterator[tuple[BowerbirdProvider, BowerbirdProvider]]:
     alice = _provider(home, "sa", user_id="alice", agent_context="primary")
     bob = _provider(home, "sb", user_id="bob", agent_context="primary")
-    alice.sync_turn("My locker code is kept in the blue notebook and my dentist is Dr Okafor.", "Noted.",
-                    session_id="sa")
+    alice.sync_turn(
+        "My locker code is kept in the blue notebook and my dentist is Dr Okafor.",
+        "Noted.",
+        session_id="sa",
+    )
     bob.sync_turn("My dentist is Dr Lindqvist in Malmo.", "Noted.", session_id="sb")
     assert alice.engine is not None and alice.engine.flush(30)
-    for provider, session in ((alice, "sa-2"), (bob, "sb-2")):  # told in an earlier session, asked in a new one
+    for provider, session in (
+        (alice, "sa-2"),
+        (bob, "sb-2"),
+    ):  # told in an earlier session, asked in a new one
         provider.on_session_switch(session, reset=True)
     yield alice, bob
     alice.shutdown()
     bob.shutdown()
 
 
-def test_users_on_one_database_never_see_each_other(two_users: tuple[BowerbirdProvider, BowerbirdProvider]) -> None:
+def test_users_on_one_database_never_see_each_other(
+    two_users: tuple[BowerbirdProvider, BowerbirdProvider],
+) -> None:
     alice, bob = two_users
     assert alice.engine is bob.engine  # one engine per database file in a process
     assert "Okafor" in alice.prefetch("who is my dentist?")
     assert "Lindqvist" not in alice.prefetch("who is my dentist Lindqvist Malmo?")
     bob_sees = bob.prefetch("dentist Okafor blue notebook locker")
     assert "Okafor" not in bob_sees and "notebook" not in bob_sees
-    result = json.loads(bob.handle_tool_call("bowerbird_recall", {"query": "Okafor notebook locker dentist"}))
+    result = json.loads(
+        bob.handle_tool_call("bowerbird_recall", {"query": "Okafor notebook locker dentist"})
+    )
     assert all("Okafor" not in r["content"] for r in result["results"])
-    stored = json.loads(alice.handle_tool_call("bowerbird_remember", {"content": "Alice's gym is FitBox."}))
+    stored = json.loads(
+        alice.handle_tool_call("bowerbird_remember", {"content": "Alice's gym is FitBox."})
+    )
     alice_id = stored["stored"]["id"]
-    for tool, args in (("bowerbird_forget", {"id": alice_id}), ("bowerbird_update", {"id": alice_id, "content": "x"}),
-                       ("bowerbird_relate", {"source_id": alice_id, "target_id": alice_id, "relation": "related_to"})):
+    for tool, args in (
+        ("bowerbird_forget", {"id": alice_id}),
+        ("bowerbird_update", {"id": alice_id, "content": "x"}),
+        (
+            "bowerbird_relate",
+            {"source_id": alice_id, "target_id": alice_id, "relation": "related_to"},
+        ),
+    ):
         assert "no memory with id" in json.loads(bob.handle_tool_call(tool, args))["error"]
     assert "FitBox" not in bob.prefetch("gym FitBox")
 
 
-def test_prefetch_never_repeats_in_a_session_until_it_resets(two_users: tuple[BowerbirdProvider, ...]) -> None:
+def test_prefetch_never_repeats_in_a_session_until_it_resets(
+    two_users: tuple[BowerbirdProvider, ...],
+) -> None:
     alice, _ = two_users
     first = alice.prefetch("who is my dentist?")
     assert "Okafor" in first
@@ -68,7 +92,9 @@ def test_prefetch_never_repeats_in_a_session_until_it_resets(two_users: tuple[Bo
 
 
 @pytest.mark.parametrize("query", ["hi", "ok", "thanks!", "/new", "   ", ""])
-def test_trivial_prompts_get_no_recall(two_users: tuple[BowerbirdProvider, ...], query: str) -> None:
+def test_trivial_prompts_get_no_recall(
+    two_users: tuple[BowerbirdProvider, ...], query: str
+) -> None:
     assert two_users[0].prefetch(query) == ""
 
 
@@ -87,21 +113,33 @@ def test_non_primary_agents_are_read_only(home: Path, context: str) -> None:
 def test_host_memory_files_are_imported_once(home: Path) -> None:
     memories = home / "memories"
     memories.mkdir()
-    (memories / "MEMORY.md").write_text("Project uses SQLite.\n§\nDeploys on Fridays are banned.\nAlways tag releases.")
+    (memories / "MEMORY.md").write_text(
+        "Project uses SQLite.\n§\nDeploys on Fridays are banned.\nAlways tag releases."
+    )
     (memories / "USER.md").write_text("Name is Ada.\n§\nPrefers dark mode.")
     for _ in range(2):
         provider = _provider(home, platform="cli")
         assert provider.engine is not None and provider.engine.wait_import(60)
         contents = sorted(m.content for m in provider.engine.store.memories.find())
         provider.shutdown()
-    assert contents == sorted(["Project uses SQLite.", "Deploys on Fridays are banned.\nAlways tag releases.",
-                               "Name is Ada.", "Prefers dark mode."])
+    assert contents == sorted(
+        [
+            "Project uses SQLite.",
+            "Deploys on Fridays are banned.\nAlways tag releases.",
+            "Name is Ada.",
+            "Prefers dark mode.",
+        ]
+    )
     provider = _provider(home, platform="cli")
     assert provider.engine is not None and provider.engine.wait_import(60)
-    dark = next(m for m in provider.engine.store.memories.find() if m.content == "Prefers dark mode.")
+    dark = next(
+        m for m in provider.engine.store.memories.find() if m.content == "Prefers dark mode."
+    )
     provider.engine.forget(dark.id, scopes=provider.visible)
     provider.shutdown()
-    provider = _provider(home, platform="cli")  # the next start must not bring a forgotten entry back
+    provider = _provider(
+        home, platform="cli"
+    )  # the next start must not bring a forgotten entry back
     assert provider.engine is not None and provider.engine.wait_import(60)
     assert "Prefers dark mode." not in [m.content for m in provider.engine.store.memories.find()]
     provider.shutdown()
@@ -111,9 +149,12 @@ def test_built_in_memory_writes_are_mirrored(home: Path) -> None:
     provider = _provider(home, platform="cli")
     engine = provider.engine
     assert engine is not None
-    provider.on_memory_write("add", "user", "Prefers green tea in the afternoon.", {"write_origin": "tool"})
-    provider.on_memory_write("replace", "user", "Prefers black coffee in the afternoon.",
-                             {"old_text": "green tea"})
+    provider.on_memory_write(
+        "add", "user", "Prefers green tea in the afternoon.", {"write_origin": "tool"}
+    )
+    provider.on_memory_write(
+        "replace", "user", "Prefers black coffee in the afternoon.", {"old_text": "green tea"}
+    )
     current = [m.content for m in engine.store.memories.find(current_only=True)]
     assert current == ["Prefers black coffee in the afternoon."]
     old = next(m for m in engine.store.memories.find() if "green tea" in m.content)
@@ -129,7 +170,9 @@ def test_hooks_swallow_and_log_their_errors(home: Path, caplog: pytest.LogCaptur
     provider.engine.store.close()  # a closed database: every hook must still return
     assert provider.prefetch("what do I deploy with?") == ""
     provider.sync_turn("I deploy with Ansible.", "ok")
-    assert provider.on_pre_compress([{"role": "user", "content": "We decided to use Postgres."}]) != None  # noqa: E711
+    assert isinstance(
+        provider.on_pre_compress([{"role": "user", "content": "We decided to use Postgres."}]), str
+    )
     assert provider.system_prompt_block() == ""
     assert "error" in json.loads(provider.handle_tool_call("bowerbird_recall", {"query": "x"}))
     assert "failed" in caplog.text
@@ -137,8 +180,10 @@ def test_hooks_swallow_and_log_their_errors(home: Path, caplog: pytest.LogCaptur
 
 def test_pre_compress_lists_durable_points_within_the_limit(home: Path) -> None:
     provider = _provider(home, platform="cli")
-    messages = [{"role": "user", "content": f"We decided to use Postgres for service {i}. I prefer tabs."}
-                for i in range(100)]
+    messages = [
+        {"role": "user", "content": f"We decided to use Postgres for service {i}. I prefer tabs."}
+        for i in range(100)
+    ]
     text = provider.on_pre_compress(messages)
     assert "Postgres" in text and len(text) <= 1500
     provider.shutdown()
@@ -146,8 +191,15 @@ def test_pre_compress_lists_durable_points_within_the_limit(home: Path) -> None:
 
 def test_pre_compress_reads_multimodal_messages(home: Path) -> None:
     provider = _provider(home, platform="cli")
-    messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:,"}},
-                                             {"type": "text", "text": "We decided to deploy on Fridays."}]}]
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "image_url", "image_url": {"url": "data:,"}},
+                {"type": "text", "text": "We decided to deploy on Fridays."},
+            ],
+        }
+    ]
     assert "deploy on Fridays" in provider.on_pre_compress(messages)
     provider.shutdown()
 
@@ -161,7 +213,9 @@ def test_initialize_is_fast_and_config_comes_from_hermes_home(home: Path) -> Non
     assert provider.engine is not None
     assert provider.engine.config.db_path == load_config(home).db_path
     provider.shutdown()
-    assert elapsed < 5.0  # generous bound for a loaded CI machine; the benchmark records the real number
+    assert (
+        elapsed < 5.0
+    )  # generous bound for a loaded CI machine; the benchmark records the real number
 
 
 def test_setup_hooks_activate_and_report(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -175,7 +229,10 @@ def test_setup_hooks_activate_and_report(home: Path, capsys: pytest.CaptureFixtu
     provider.save_config({"prefetch_budget_tokens": "450", "gemini_api_key": "secret"}, str(home))
     assert load_config(home).prefetch_budget_tokens == 450
     assert "secret" not in (home / "bowerbird" / "config.yaml").read_text()
-    assert {f["key"] for f in provider.get_config_schema()} >= {"embedding_backend", "gemini_api_key"}
+    assert {f["key"] for f in provider.get_config_schema()} >= {
+        "embedding_backend",
+        "gemini_api_key",
+    }
 
 
 class BrokenModel:
@@ -196,22 +253,43 @@ def test_a_failing_model_never_breaks_a_turn(home: Path, caplog: pytest.LogCaptu
     from hermes_bowerbird.engine import Bowerbird
 
     config = load_config(home)
-    holder = Bowerbird.open_shared(config, embedder=BrokenModel())  # the provider below shares this engine
+    holder = Bowerbird.open_shared(
+        config, embedder=BrokenModel()
+    )  # the provider below shares this engine
     provider = _provider(home, platform="cli")
     assert provider.engine is holder
     provider.sync_turn("We decided to deploy with Ansible from now on.", "Good choice.")
-    assert holder.flush(30) and holder.store.journal.counts() == {"done": 1}  # curated without vectors
+    assert holder.flush(30) and holder.store.journal.counts() == {
+        "done": 1
+    }  # curated without vectors
     provider.on_session_switch("s2", reset=True)
-    assert "Ansible" in provider.prefetch("how do we deploy with Ansible?")  # keyword recall still works
-    result = json.loads(provider.handle_tool_call("bowerbird_remember", {"content": "Prefers tabs."}))
+    assert "Ansible" in provider.prefetch(
+        "how do we deploy with Ansible?"
+    )  # keyword recall still works
+    result = json.loads(
+        provider.handle_tool_call("bowerbird_remember", {"content": "Prefers tabs."})
+    )
     assert result["stored"]["content"] == "Prefers tabs."
     assert "model crashed" in caplog.text
     provider.shutdown()
     holder.release()
 
 
-@pytest.mark.parametrize("query", ['"unbalanced', "NEAR(deploy", "*", "- -", "\x00\x01", "deploy " * 5000,
-                                   "🙂🙂", "content: OR AND NOT", "((((", "' OR 1=1 --"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"unbalanced',
+        "NEAR(deploy",
+        "*",
+        "- -",
+        "\x00\x01",
+        "deploy " * 5000,
+        "🙂🙂",
+        "content: OR AND NOT",
+        "((((",
+        "' OR 1=1 --",
+    ],
+)
 def test_hostile_queries_never_raise(two_users: tuple[BowerbirdProvider, ...], query: str) -> None:
     alice, _ = two_users
     assert isinstance(alice.prefetch(query), str)
@@ -226,7 +304,9 @@ def test_a_bulletin_only_rewritten_from_the_same_memory_sends_no_note(home: Path
     provider.system_prompt_block()
     seen = engine.store.bulletins.latest(provider.write_scope)
     assert seen is not None and seen.generator == "deterministic"
-    engine.store.bulletins.add(provider.write_scope, "Ada lives in Porto.", seen.state_hash, "llm:test")
+    engine.store.bulletins.add(
+        provider.write_scope, "Ada lives in Porto.", seen.state_hash, "llm:test"
+    )
     assert "Memory changed" not in provider.prefetch("where does Ada live these days?")
     provider.shutdown()
 
@@ -236,11 +316,17 @@ def test_a_newer_bulletin_reaches_the_session_once_as_a_short_note(home: Path) -
     engine = provider.engine
     assert engine is not None
     engine.remember("My name is Ada and I live in Porto.", scope=provider.write_scope)
-    assert "Porto" in provider.system_prompt_block()  # the bulletin is frozen into the session's prompt
+    assert (
+        "Porto" in provider.system_prompt_block()
+    )  # the bulletin is frozen into the session's prompt
     engine.remember("We decided to move the API to Rust.", scope=provider.write_scope)
-    engine.bulletin(provider.write_scope, visible=provider.visible, force=True)  # what the hourly job does
+    engine.bulletin(
+        provider.write_scope, visible=provider.visible, force=True
+    )  # what the hourly job does
     first = provider.prefetch("what did we decide about the API language?")
     second = provider.prefetch("what else did we decide about the API language?")
-    assert first.startswith("Memory changed") and first.count("move the API to Rust") == 1  # not repeated below
+    assert (
+        first.startswith("Memory changed") and first.count("move the API to Rust") == 1
+    )  # not repeated below
     assert "bulletin" not in second.lower()
     provider.shutdown()

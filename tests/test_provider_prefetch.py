@@ -55,7 +55,9 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
 @pytest.fixture
 def slow(config: Config, minilm: LocalEmbedder) -> Iterator[tuple[SlowModel, Bowerbird]]:
     model = SlowModel(minilm)
-    engine = Bowerbird.open_shared(config, embedder=model)  # providers opened on this home share this engine
+    engine = Bowerbird.open_shared(
+        config, embedder=model
+    )  # providers opened on this home share this engine
     yield model, engine
     engine.release()
 
@@ -67,12 +69,15 @@ def _provider(config: Config, session: str = "now") -> BowerbirdProvider:
 
 
 def _told_earlier(engine: Bowerbird, provider: BowerbirdProvider, text: str = FACT) -> None:
-    engine.capture_turn(TurnCapture(text, "Noted.", scope=provider.write_scope, session_id="earlier"))
+    engine.capture_turn(
+        TurnCapture(text, "Noted.", scope=provider.write_scope, session_id="earlier")
+    )
     assert engine.flush(30)
 
 
-def test_a_timed_out_prefetch_leaves_its_hits_for_the_next_turn(config: Config,
-                                                                 slow: tuple[SlowModel, Bowerbird]) -> None:
+def test_a_timed_out_prefetch_leaves_its_hits_for_the_next_turn(
+    config: Config, slow: tuple[SlowModel, Bowerbird]
+) -> None:
     model, engine = slow
     provider = _provider(config)
     _told_earlier(engine, provider)
@@ -114,7 +119,9 @@ def test_a_turn_still_in_the_context_is_not_injected(quick: BowerbirdProvider) -
 
 def test_after_compression_it_may_be_injected(quick: BowerbirdProvider) -> None:
     _say(quick, DENTIST)
-    quick.on_pre_compress([{"role": "user", "content": DENTIST}, {"role": "assistant", "content": "Noted."}])
+    quick.on_pre_compress(
+        [{"role": "user", "content": DENTIST}, {"role": "assistant", "content": "Noted."}]
+    )
     quick.on_session_switch("s1-b", parent_session_id="s1", reset=False, reason="compression")
     assert "Okafor" in quick.prefetch(ASK_DENTIST)
 

@@ -19,7 +19,6 @@ T0 = 1_700_000_000.0
 SCOPE = "user:alice"
 
 
-
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock(T0)
@@ -30,9 +29,12 @@ def store(tmp_path: Path, clock: FakeClock) -> Store:
     return Store.open(tmp_path / "m.db", clock=clock)
 
 
-def add(store: Store, type_: MemoryType, importance: float, content: str, subject: str | None = None) -> int:
-    return store.insert_memory(NewMemory(SCOPE, type_, content, Source.TURN, importance=importance,
-                                         subject=subject)).id
+def add(
+    store: Store, type_: MemoryType, importance: float, content: str, subject: str | None = None
+) -> int:
+    return store.insert_memory(
+        NewMemory(SCOPE, type_, content, Source.TURN, importance=importance, subject=subject)
+    ).id
 
 
 def low_observation(store: Store) -> int:
@@ -85,8 +87,14 @@ CASES = [
 
 
 @pytest.mark.parametrize("name,build,forgotten", CASES, ids=[c[0] for c in CASES])
-def test_prune_table(store: Store, clock: FakeClock, config: Config, name: str, build: Callable[[Store], int],
-                     forgotten: bool) -> None:
+def test_prune_table(
+    store: Store,
+    clock: FakeClock,
+    config: Config,
+    name: str,
+    build: Callable[[Store], int],
+    forgotten: bool,
+) -> None:
     memory_id = build(store)
     clock.now += 400 * DAY
     prune(store, config, clock.now)  # first sighting below the threshold starts the grace period
@@ -100,7 +108,9 @@ def test_prune_table(store: Store, clock: FakeClock, config: Config, name: str, 
         assert audit.action == "forget" and audit.actor == "maintenance"
 
 
-def test_nothing_is_forgotten_inside_the_grace_period(store: Store, clock: FakeClock, config: Config) -> None:
+def test_nothing_is_forgotten_inside_the_grace_period(
+    store: Store, clock: FakeClock, config: Config
+) -> None:
     memory_id = low_observation(store)
     clock.now += 400 * DAY
     prune(store, config, clock.now)
@@ -109,8 +119,9 @@ def test_nothing_is_forgotten_inside_the_grace_period(store: Store, clock: FakeC
     assert not store.memories.require(memory_id).forgotten
 
 
-def test_a_recall_during_the_grace_period_saves_the_memory(store: Store, clock: FakeClock,
-                                                            config: Config) -> None:
+def test_a_recall_during_the_grace_period_saves_the_memory(
+    store: Store, clock: FakeClock, config: Config
+) -> None:
     memory_id = low_observation(store)
     clock.now += 400 * DAY
     prune(store, config, clock.now)
@@ -123,10 +134,17 @@ def test_a_recall_during_the_grace_period_saves_the_memory(store: Store, clock: 
 
 def snapshot(store: Store, ids: list[int]) -> tuple[object, ...]:
     memories = store.memories.get_many(ids)
-    return (memories, low_since(store, ids), [store.audit.of_memory(i) for i in ids], store.health.counts())
+    return (
+        memories,
+        low_since(store, ids),
+        [store.audit.of_memory(i) for i in ids],
+        store.health.counts(),
+    )
 
 
-def test_dry_run_lists_candidates_and_changes_nothing(store: Store, clock: FakeClock, config: Config) -> None:
+def test_dry_run_lists_candidates_and_changes_nothing(
+    store: Store, clock: FakeClock, config: Config
+) -> None:
     ids = [build(store) for _, build, _ in CASES]
     clock.now += 400 * DAY
     prune(store, config, clock.now)
@@ -139,7 +157,9 @@ def test_dry_run_lists_candidates_and_changes_nothing(store: Store, clock: FakeC
     assert real.candidates == dry.candidates and real.forgotten == len(dry.candidates)
 
 
-def test_dry_run_from_a_fresh_store_marks_nothing(store: Store, clock: FakeClock, config: Config) -> None:
+def test_dry_run_from_a_fresh_store_marks_nothing(
+    store: Store, clock: FakeClock, config: Config
+) -> None:
     memory_id = low_observation(store)
     clock.now += 400 * DAY
     before = snapshot(store, [memory_id])
@@ -147,7 +167,9 @@ def test_dry_run_from_a_fresh_store_marks_nothing(store: Store, clock: FakeClock
     assert snapshot(store, [memory_id]) == before
 
 
-def test_purge_deletes_only_long_forgotten_memories(store: Store, clock: FakeClock, config: Config) -> None:
+def test_purge_deletes_only_long_forgotten_memories(
+    store: Store, clock: FakeClock, config: Config
+) -> None:
     old = low_observation(store)
     store.forget(old, reason="test", actor="test")
     clock.now += (config.purge_after_days - 10) * DAY
@@ -165,14 +187,19 @@ def test_purge_deletes_only_long_forgotten_memories(store: Store, clock: FakeClo
 
 
 @pytest.mark.parametrize("retention_days,kept", [(0.0, 2), (30.0, 1)])
-def test_episodes_are_kept_unless_a_retention_is_configured(tmp_path: Path, store: Store, clock: FakeClock,
-                                                            retention_days: float, kept: int) -> None:
-    config = build_config(tmp_path, {"db_path": str(tmp_path / "unused.db"),
-                                     "episode_retention_days": retention_days})
-    first = store.episodes.insert(scope=SCOPE, session_id="s", turn_index=0, chunk_index=0, role="user",
-                                 content="old turn")
+def test_episodes_are_kept_unless_a_retention_is_configured(
+    tmp_path: Path, store: Store, clock: FakeClock, retention_days: float, kept: int
+) -> None:
+    config = build_config(
+        tmp_path, {"db_path": str(tmp_path / "unused.db"), "episode_retention_days": retention_days}
+    )
+    first = store.episodes.insert(
+        scope=SCOPE, session_id="s", turn_index=0, chunk_index=0, role="user", content="old turn"
+    )
     clock.now += 60 * DAY
-    store.episodes.insert(scope=SCOPE, session_id="s", turn_index=1, chunk_index=0, role="user", content="new turn")
+    store.episodes.insert(
+        scope=SCOPE, session_id="s", turn_index=1, chunk_index=0, role="user", content="new turn"
+    )
     removed: list[tuple[ItemKind, list[int]]] = []
 
     class Vectors:

@@ -20,8 +20,12 @@ from hermes_bowerbird.provider import BowerbirdProvider
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.tools import ToolContext, handle_tool_call
 
-ENV = {"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none",
-       "BOWERBIRD_MAINTENANCE_ENABLED": "false", "HF_HUB_OFFLINE": "1"}
+ENV = {
+    "BOWERBIRD_EMBEDDING_BACKEND": "none",
+    "BOWERBIRD_LLM_BACKEND": "none",
+    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    "HF_HUB_OFFLINE": "1",
+}
 FACT = "The staging database runs PostgreSQL 16 on the host called heron."
 
 
@@ -54,8 +58,9 @@ def _really_read_only(path: Path) -> bool:
 
 
 @pytest.fixture(params=["file", "folder"])
-def read_only_home(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                   ) -> Iterator[Path]:
+def read_only_home(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     """A Hermes home whose memory database holds FACT, then is locked (the file, or its whole folder)."""
     for key, value in ENV.items():
         monkeypatch.setenv(key, value)
@@ -76,7 +81,9 @@ def read_only_home(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: 
 
 
 def _run(home: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False)
+    return CliRunner().invoke(
+        cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False
+    )
 
 
 def test_store_opens_read_only_and_recall_finds_the_fact(read_only_home: Path) -> None:
@@ -123,19 +130,31 @@ def test_cli_remember_fails_with_one_line(read_only_home: Path) -> None:
     result = _run(read_only_home, "remember", "Deploys happen on Fridays.")
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
-        "Error: the memory database is read-only (the file or its folder cannot be written)"]
+        "Error: the memory database is read-only (the file or its folder cannot be written)"
+    ]
 
 
 def test_tools_recall_with_a_note_and_refuse_writes_in_one_sentence(read_only_home: Path) -> None:
     engine = Bowerbird(load_config(read_only_home), background=False)
     try:
-        ctx = ToolContext(engine=engine, write_scope="profile:default", visible=("profile:default",),
-                          session_id="s", writable=True)
-        recalled = json.loads(handle_tool_call(ctx, "bowerbird_recall", {"query": "heron database"}))
+        ctx = ToolContext(
+            engine=engine,
+            write_scope="profile:default",
+            visible=("profile:default",),
+            session_id="s",
+            writable=True,
+        )
+        recalled = json.loads(
+            handle_tool_call(ctx, "bowerbird_recall", {"query": "heron database"})
+        )
         assert recalled["results"][0]["content"] == FACT
         assert "read-only" in recalled["note"]
-        refused = json.loads(handle_tool_call(ctx, "bowerbird_remember", {"content": "A new fact."}))
-        assert refused == {"error": "the memory database is read-only (the file or its folder cannot be written)"}
+        refused = json.loads(
+            handle_tool_call(ctx, "bowerbird_remember", {"content": "A new fact."})
+        )
+        assert refused == {
+            "error": "the memory database is read-only (the file or its folder cannot be written)"
+        }
     finally:
         engine.shutdown()
 

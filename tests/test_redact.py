@@ -43,12 +43,15 @@ def test_negative_case_is_unchanged(case: dict[str, object]) -> None:
     assert redact(text) == text
 
 
-@pytest.mark.parametrize("text, kept", [
-    ("postgres://bob:s3cretFake9@db.local:5432/app", ["postgres://bob:", "@db.local:5432/app"]),
-    ("password=hunter2fake # comment", ["password=", " # comment"]),
-    ('"api_key": "abcd1234fakeefgh5678"}', ['"api_key": "', '"}']),
-    ("Authorization: Bearer abcDEF1234567890ghiJKL", ["Authorization: Bearer "]),
-])
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        ("postgres://bob:s3cretFake9@db.local:5432/app", ["postgres://bob:", "@db.local:5432/app"]),
+        ("password=hunter2fake # comment", ["password=", " # comment"]),
+        ('"api_key": "abcd1234fakeefgh5678"}', ['"api_key": "', '"}']),
+        ("Authorization: Bearer abcDEF1234567890ghiJKL", ["Authorization: Bearer "]),
+    ],
+)
 def test_only_the_value_is_replaced(text: str, kept: list[str]) -> None:
     out = redact(text)
     for piece in kept:
@@ -124,12 +127,15 @@ def test_secrets_corpus_sentence_loses_its_secret(row: dict[str, str]) -> None:
     assert row["secret"] not in redact(row["text"])
 
 
-@pytest.mark.parametrize("text, kept", [
-    ("sshpass -p 'MyS3cret!pw' ssh root@10.0.0.5", "ssh root@10.0.0.5"),
-    ("curl -u admin:Adm1nPass99 https://api.internal/v1", "curl -u admin:"),
-    ("DB_PASSWORD=s3cr3tPass\nDB_USER=app", "DB_USER=app"),
-    ("the passphrase is purple monkey dishwasher", "the passphrase is "),
-])
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        ("sshpass -p 'MyS3cret!pw' ssh root@10.0.0.5", "ssh root@10.0.0.5"),
+        ("curl -u admin:Adm1nPass99 https://api.internal/v1", "curl -u admin:"),
+        ("DB_PASSWORD=s3cr3tPass\nDB_USER=app", "DB_USER=app"),
+        ("the passphrase is purple monkey dishwasher", "the passphrase is "),
+    ],
+)
 def test_the_surrounding_text_stays(text: str, kept: str) -> None:
     assert kept in redact(text)
 

@@ -11,13 +11,22 @@ from hermes_bowerbird.retrieval.budget import hit_line, truncate_text
 from hermes_bowerbird.types import ItemKind, MemoryType, Provenance
 
 WHEN = datetime(2026, 3, 4, 12, tzinfo=UTC).timestamp()
-LONG = ("The deploy runs from the release branch. Tags are signed with the team key. "
-        "Staging gets every build first. Production waits for a green canary. ") * 4
+LONG = (
+    "The deploy runs from the release branch. Tags are signed with the team key. "
+    "Staging gets every build first. Production waits for a green canary. "
+) * 4
 
 
 def hit(hit_id: int, score: float, content: str = LONG, kind: ItemKind = ItemKind.MEMORY) -> Hit:
-    return Hit(kind, hit_id, MemoryType.PROCEDURE if kind is ItemKind.MEMORY else None, content, score, WHEN,
-               (Provenance("s1", hit_id),))
+    return Hit(
+        kind,
+        hit_id,
+        MemoryType.PROCEDURE if kind is ItemKind.MEMORY else None,
+        content,
+        score,
+        WHEN,
+        (Provenance("s1", hit_id),),
+    )
 
 
 def test_line_format() -> None:
@@ -27,14 +36,20 @@ def test_line_format() -> None:
     assert episode == "- [episode #e34, 2026-03-04] user: hi there"
 
 
-@pytest.mark.parametrize(("limit", "expected"), [
-    (100, "The deploy runs from the release branch. Tags are signed with the team key."),
-    (45, "The deploy runs from the release branch."),
-    (20, "The deploy runs…"),
-])
+@pytest.mark.parametrize(
+    ("limit", "expected"),
+    [
+        (100, "The deploy runs from the release branch. Tags are signed with the team key."),
+        (45, "The deploy runs from the release branch."),
+        (20, "The deploy runs…"),
+    ],
+)
 def test_truncation_at_sentence_boundaries(limit: int, expected: str) -> None:
-    text, cut = truncate_text("The deploy runs from the release branch. Tags are signed with the team key. "
-                              "Staging gets every build first.", limit)
+    text, cut = truncate_text(
+        "The deploy runs from the release branch. Tags are signed with the team key. "
+        "Staging gets every build first.",
+        limit,
+    )
     assert text == expected
     assert cut and len(text) <= limit
 

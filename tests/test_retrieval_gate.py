@@ -43,7 +43,9 @@ def test_chance_maximum_grows_with_the_store(small: int, large: int) -> None:
 
 
 def test_chance_maximum_has_a_floor_for_tiny_stores() -> None:
-    assert gate.Baseline(0, 1, 2).chance_max == gate.Baseline(0, 1, tuning.MIN_CHANCE_SIZE).chance_max
+    assert (
+        gate.Baseline(0, 1, 2).chance_max == gate.Baseline(0, 1, tuning.MIN_CHANCE_SIZE).chance_max
+    )
 
 
 def test_chance_maximum_is_the_gaussian_extreme() -> None:
@@ -95,7 +97,11 @@ class Fetcher:
 def test_sample_is_bounded_and_spread_over_the_store() -> None:
     fetch = Fetcher()
     picked = gate.StoreSample(fetch).get(("user:a",), list(range(1000)))
-    assert picked.shape[0] == tuning.SAMPLE_SIZE and fetch.calls[0][0] == 0 and fetch.calls[0][-1] == 999
+    assert (
+        picked.shape[0] == tuning.SAMPLE_SIZE
+        and fetch.calls[0][0] == 0
+        and fetch.calls[0][-1] == 999
+    )
 
 
 def test_sample_is_reused_while_the_store_grows_a_little() -> None:
@@ -133,4 +139,5 @@ def test_the_plain_cosine_part_is_neutral_at_its_center() -> None:
     base = gate.Baseline(0.1, 0.05, 200)
     weighted = RetrievalWeights(gate_cosine=10.0, gate_cosine_center=0.3)
     assert gate.relevance(0.3, 0.0, base, weighted) == pytest.approx(
-        gate.relevance(0.3, 0.0, base, RetrievalWeights(gate_cosine=0.0, gate_cosine_center=0.3)))
+        gate.relevance(0.3, 0.0, base, RetrievalWeights(gate_cosine=0.0, gate_cosine_center=0.3))
+    )

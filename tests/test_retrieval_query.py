@@ -25,14 +25,17 @@ def day(y: int, m: int, d: int, h: int = 0) -> float:
     return datetime(y, m, d, h, tzinfo=UTC).timestamp()
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("What did Caroline research?", ("caroline", "research")),
-    ("Where does the user deploy the service", ("user", "deploy", "service")),
-    ("the the THE Database database", ("database",)),
-    ("who am I", ("who", "am", "i")),  # only stop words: keep them rather than search nothing
-    ("", ()),
-    ("Python 3 and C++", ("python", "3")),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What did Caroline research?", ("caroline", "research")),
+        ("Where does the user deploy the service", ("user", "deploy", "service")),
+        ("the the THE Database database", ("database",)),
+        ("who am I", ("who", "am", "i")),  # only stop words: keep them rather than search nothing
+        ("", ()),
+        ("Python 3 and C++", ("python", "3")),
+    ],
+)
 def test_keywords(text: str, expected: tuple[str, ...]) -> None:
     assert extract_keywords(text) == expected
 
@@ -40,46 +43,57 @@ def test_keywords(text: str, expected: tuple[str, ...]) -> None:
 NORMS = {"caroline": 1, "new york": 2, "art": 3, "project falcon": 4, "falcon": 4, "it": 5}
 
 
-@pytest.mark.parametrize(("text", "ids"), [
-    ("Caroline's trip to New York", (2, 1)),
-    ("What is new in York?", ()),  # words must be adjacent
-    ("artistic carts and startups", ()),  # no substring matches
-    ("How is Project Falcon going?", (4,)),
-    ("falcon and art", (4, 3)),
-    ("is it done", ()),  # stop-word names never match on their own
-])
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("Caroline's trip to New York", (2, 1)),
+        ("What is new in York?", ()),  # words must be adjacent
+        ("artistic carts and startups", ()),  # no substring matches
+        ("How is Project Falcon going?", (4,)),
+        ("falcon and art", (4, 3)),
+        ("is it done", ()),  # stop-word names never match on their own
+    ],
+)
 def test_entity_matching_uses_whole_words(text: str, ids: tuple[int, ...]) -> None:
     assert match_entities(text, NORMS)[0] == ids
 
 
-@pytest.mark.parametrize(("text", "ids"), [
-    ("Is the site on Next.js yet?", (1,)),
-    ("ask jean-luc's opinion", (2,)),
-    ("flights to St. Louis", (3,)),
-    ("is it C++ or C#?", (4, 5)),
-    ("next js and jean luc", ()),  # the written punctuation is part of the name
-    ("c and c", ()),
-])
-def test_entity_names_with_inner_punctuation_match_as_written(text: str, ids: tuple[int, ...]) -> None:
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("Is the site on Next.js yet?", (1,)),
+        ("ask jean-luc's opinion", (2,)),
+        ("flights to St. Louis", (3,)),
+        ("is it C++ or C#?", (4, 5)),
+        ("next js and jean luc", ()),  # the written punctuation is part of the name
+        ("c and c", ()),
+    ],
+)
+def test_entity_names_with_inner_punctuation_match_as_written(
+    text: str, ids: tuple[int, ...]
+) -> None:
     norms = {"next.js": 1, "jean-luc": 2, "st. louis": 3, "c++": 4, "c#": 5}
     assert match_entities(text, norms)[0] == ids
 
 
-@pytest.mark.parametrize(("text", "start", "end"), [
-    ("what did I do yesterday", day(2026, 3, 3), day(2026, 3, 4)),
-    ("anything this morning?", day(2026, 3, 4), NOW + 1),
-    ("what happened last week", day(2026, 2, 23), day(2026, 3, 2)),
-    ("this week's plans", day(2026, 3, 2), NOW + 1),
-    ("what did we decide in March", day(2026, 3, 1), day(2026, 4, 1)),
-    ("the trip in December", day(2025, 12, 1), day(2026, 1, 1)),
-    ("during june 2024", day(2024, 6, 1), day(2024, 7, 1)),
-    ("2 days ago", day(2026, 3, 2), day(2026, 3, 3)),
-    ("a day ago", day(2026, 3, 3), day(2026, 3, 4)),
-    ("last month", day(2026, 2, 1), day(2026, 3, 1)),
-    ("last year", day(2025, 1, 1), day(2026, 1, 1)),
-    ("in the past 3 days", NOW - 3 * 86400, NOW + 1),
-    ("last night", day(2026, 3, 3, 17), day(2026, 3, 4, 6)),
-])
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("what did I do yesterday", day(2026, 3, 3), day(2026, 3, 4)),
+        ("anything this morning?", day(2026, 3, 4), NOW + 1),
+        ("what happened last week", day(2026, 2, 23), day(2026, 3, 2)),
+        ("this week's plans", day(2026, 3, 2), NOW + 1),
+        ("what did we decide in March", day(2026, 3, 1), day(2026, 4, 1)),
+        ("the trip in December", day(2025, 12, 1), day(2026, 1, 1)),
+        ("during june 2024", day(2024, 6, 1), day(2024, 7, 1)),
+        ("2 days ago", day(2026, 3, 2), day(2026, 3, 3)),
+        ("a day ago", day(2026, 3, 3), day(2026, 3, 4)),
+        ("last month", day(2026, 2, 1), day(2026, 3, 1)),
+        ("last year", day(2025, 1, 1), day(2026, 1, 1)),
+        ("in the past 3 days", NOW - 3 * 86400, NOW + 1),
+        ("last night", day(2026, 3, 3, 17), day(2026, 3, 4, 6)),
+    ],
+)
 def test_time_windows(text: str, start: float, end: float) -> None:
     window, _ = parse_time(text, NOW, UTC)
     assert window is not None
@@ -99,27 +113,33 @@ def test_no_time_window(text: str) -> None:
     assert parse_time(text, NOW, UTC)[0] is None
 
 
-@pytest.mark.parametrize(("text", "recency"), [
-    ("what have I been working on recently", 1.0),
-    ("my current job", 1.0),
-    ("my job", 0.0),
-    ("what do I know about Rome", 0.0),
-])
+@pytest.mark.parametrize(
+    ("text", "recency"),
+    [
+        ("what have I been working on recently", 1.0),
+        ("my current job", 1.0),
+        ("my job", 0.0),
+        ("what do I know about Rome", 0.0),
+    ],
+)
 def test_recency(text: str, recency: float) -> None:
     assert parse_time(text, NOW, UTC)[1] == recency
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("what did we decide about the database", {MemoryType.DECISION}),
-    ("when did the meeting happen", {MemoryType.EVENT}),
-    ("my preferences for editors", {MemoryType.PREFERENCE}),
-    ("what's my favourite food", {MemoryType.PREFERENCE}),
-    ("remind me what's on my todo list", {MemoryType.TODO}),
-    ("how do I release a new version", {MemoryType.PROCEDURE}),
-    ("what are my goals this year", {MemoryType.GOAL}),
-    ("who am I", {MemoryType.IDENTITY}),
-    ("the deploy script", set()),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what did we decide about the database", {MemoryType.DECISION}),
+        ("when did the meeting happen", {MemoryType.EVENT}),
+        ("my preferences for editors", {MemoryType.PREFERENCE}),
+        ("what's my favourite food", {MemoryType.PREFERENCE}),
+        ("remind me what's on my todo list", {MemoryType.TODO}),
+        ("how do I release a new version", {MemoryType.PROCEDURE}),
+        ("what are my goals this year", {MemoryType.GOAL}),
+        ("who am I", {MemoryType.IDENTITY}),
+        ("the deploy script", set()),
+    ],
+)
 def test_type_hints(text: str, expected: set[MemoryType]) -> None:
     assert type_hints(text) == expected
 
@@ -132,46 +152,93 @@ def test_analyze_query_combines_everything() -> None:
     assert MemoryType.DECISION in analysis.type_hints
 
 
-@pytest.mark.parametrize("text", ['"', "NEAR(a b)", "*", "'; DROP TABLE memories; --", "\x00\x01", "())((",
-                                  "content:foo", "🦜🦜", "a" * 100_000, "in 99999 years ago"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"',
+        "NEAR(a b)",
+        "*",
+        "'; DROP TABLE memories; --",
+        "\x00\x01",
+        "())((",
+        "content:foo",
+        "🦜🦜",
+        "a" * 100_000,
+        "in 99999 years ago",
+    ],
+)
 def test_hostile_queries_analyse(text: str) -> None:
     analysis = analyze_query(text, NOW, NORMS, UTC)
     assert len(analysis.text) <= 2_000
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Where do I live now?", ("user:residence", "user:home")),
-    ("What do I do for work?", ("user:job", "user:employer", "user:work-location")),
-    ("what's my diet like these days", ("user:diet",)),
-    ("Am I still married?", ("user:relationship",)),
-    ("how old am I", ("user:age",)),
-    ("What did we decide about the deploy?", ()),
-    ("Do I have kids?", ("user:children",)),
-    ("What are my hobbies?", ("user:routine:", "user:habit:")),
-    ("How are my parents doing?", ()),  # not the user's children
-    ("What are the conditions of my lease?", ()),  # not health
-    ("Where is my mother based?", ()),  # someone else's home
-    ("What does my spouse do for a living?", ("user:relationship",)),  # only the slot the person word names
-    ("What is my little girl called?", ()),  # not the user's name
-    ("What's my brother's name?", ()),
-    ("Where are my overseas colleagues based?", ()),
-    ("What's my mother-in-law's name?", ()),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Where do I live now?", ("user:residence", "user:home")),
+        ("What do I do for work?", ("user:job", "user:employer", "user:work-location")),
+        ("what's my diet like these days", ("user:diet",)),
+        ("Am I still married?", ("user:relationship",)),
+        ("how old am I", ("user:age",)),
+        ("What did we decide about the deploy?", ()),
+        ("Do I have kids?", ("user:children",)),
+        ("What are my hobbies?", ("user:routine:", "user:habit:")),
+        ("How are my parents doing?", ()),  # not the user's children
+        ("What are the conditions of my lease?", ()),  # not health
+        ("Where is my mother based?", ()),  # someone else's home
+        (
+            "What does my spouse do for a living?",
+            ("user:relationship",),
+        ),  # only the slot the person word names
+        ("What is my little girl called?", ()),  # not the user's name
+        ("What's my brother's name?", ()),
+        ("Where are my overseas colleagues based?", ()),
+        ("What's my mother-in-law's name?", ()),
+    ],
+)
 def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:
     assert subject_hints(text) == expected
 
 
-@pytest.mark.parametrize(("text", "names", "about_user", "keywords", "subjects", "semantic"), [
-    ("What is Marcus's diet?", {"marcus"}, True, ("diet",), ("user:diet",), "What is my diet?"),
-    ("Where does Marcus Rivera live?", {"marcus rivera", "marcus"}, True, ("live",),
-     ("user:residence", "user:home"), "Where does I live?"),
-    ("Where do I live?", set(), True, ("live",), ("user:residence", "user:home"), ""),
-    ("Where does Caroline live?", {"marcus"}, False, ("caroline", "live"), (), ""),  # someone else: no slots
-    ("Is Marcusville far?", {"marcus"}, False, ("marcusville", "far"), (), ""),  # whole words only
-])
-def test_the_users_own_name_is_a_self_reference(text: str, names: set[str], about_user: bool,
-                                               keywords: tuple[str, ...], subjects: tuple[str, ...],
-                                               semantic: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "names", "about_user", "keywords", "subjects", "semantic"),
+    [
+        ("What is Marcus's diet?", {"marcus"}, True, ("diet",), ("user:diet",), "What is my diet?"),
+        (
+            "Where does Marcus Rivera live?",
+            {"marcus rivera", "marcus"},
+            True,
+            ("live",),
+            ("user:residence", "user:home"),
+            "Where does I live?",
+        ),
+        ("Where do I live?", set(), True, ("live",), ("user:residence", "user:home"), ""),
+        (
+            "Where does Caroline live?",
+            {"marcus"},
+            False,
+            ("caroline", "live"),
+            (),
+            "",
+        ),  # someone else: no slots
+        (
+            "Is Marcusville far?",
+            {"marcus"},
+            False,
+            ("marcusville", "far"),
+            (),
+            "",
+        ),  # whole words only
+    ],
+)
+def test_the_users_own_name_is_a_self_reference(
+    text: str,
+    names: set[str],
+    about_user: bool,
+    keywords: tuple[str, ...],
+    subjects: tuple[str, ...],
+    semantic: str,
+) -> None:
     analysis = analyze_query(text, NOW, {"marcus": 7, "caroline": 8}, UTC, self_names=names)
     assert analysis.about_user is about_user
     assert analysis.keywords == keywords
@@ -180,33 +247,61 @@ def test_the_users_own_name_is_a_self_reference(text: str, names: set[str], abou
     assert 7 not in analysis.entity_ids or not names
 
 
-@pytest.mark.parametrize(("text", "subjects"), [
-    ("What are my hobbies?", ("user:routine:meditation", "user:routine:running", "user:habit:drinking")),
-    ("How is my health?", ("user:health:asthma", "user:allergy")),  # single slots stay, stored or not
-    ("Do I have pets?", ()),  # no pet stored: the family names nothing
-    ("What are Caroline's hobbies?", ()),  # someone else's
-])
+@pytest.mark.parametrize(
+    ("text", "subjects"),
+    [
+        (
+            "What are my hobbies?",
+            ("user:routine:meditation", "user:routine:running", "user:habit:drinking"),
+        ),
+        (
+            "How is my health?",
+            ("user:health:asthma", "user:allergy"),
+        ),  # single slots stay, stored or not
+        ("Do I have pets?", ()),  # no pet stored: the family names nothing
+        ("What are Caroline's hobbies?", ()),  # someone else's
+    ],
+)
 def test_slot_families_expand_to_the_stored_keys(text: str, subjects: tuple[str, ...]) -> None:
-    known = {"user:routine:meditation", "user:routine:running", "user:habit:drinking", "user:health:asthma",
-             "user:diet", "project:routine"}
+    known = {
+        "user:routine:meditation",
+        "user:routine:running",
+        "user:habit:drinking",
+        "user:health:asthma",
+        "user:diet",
+        "project:routine",
+    }
     assert analyze_query(text, NOW, {}, UTC, known_subjects=known).subjects == subjects
 
 
 def test_first_person_rewrite() -> None:
-    assert first_person("Tell me about Marcus's property. Does Marcus rent?", {"marcus"}) == \
-        "Tell me about my property. Does I rent?"
+    assert (
+        first_person("Tell me about Marcus's property. Does Marcus rent?", {"marcus"})
+        == "Tell me about my property. Does I rent?"
+    )
 
 
-@pytest.mark.parametrize("keywords, about_user, expected", [
-    (("editor",), True, ("project:editor", "user:editor")),
-    (("editors",), False, ("project:editor",)),
-    (("database", "choose"), False, ("project:database",)),
-    (("diet",), True, ("user:diet",)),
-    (("diet",), False, ()),
-    (("car",), True, ()),  # too short to match on its own
-    (("weather",), True, ()),
-])
-def test_query_words_name_stored_subjects(keywords: tuple[str, ...], about_user: bool,
-                                          expected: tuple[str, ...]) -> None:
-    known = {"project:editor", "user:editor", "project:database", "user:diet", "user:car", "user:favourite:food"}
+@pytest.mark.parametrize(
+    "keywords, about_user, expected",
+    [
+        (("editor",), True, ("project:editor", "user:editor")),
+        (("editors",), False, ("project:editor",)),
+        (("database", "choose"), False, ("project:database",)),
+        (("diet",), True, ("user:diet",)),
+        (("diet",), False, ()),
+        (("car",), True, ()),  # too short to match on its own
+        (("weather",), True, ()),
+    ],
+)
+def test_query_words_name_stored_subjects(
+    keywords: tuple[str, ...], about_user: bool, expected: tuple[str, ...]
+) -> None:
+    known = {
+        "project:editor",
+        "user:editor",
+        "project:database",
+        "user:diet",
+        "user:car",
+        "user:favourite:food",
+    }
     assert named_subjects(keywords, known, about_user) == expected

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from store_rows import add_alias
@@ -50,16 +51,38 @@ class World:
     clock: Clock
     config: Config
 
-    def remember(self, content: str, type: MemoryType = MemoryType.FACT, scope: str = "user:a",
-                 provenance: tuple[Provenance, ...] = (), **kwargs: object) -> int:
-        memory = self.store.insert_memory(NewMemory(scope=scope, type=type, content=content, source=Source.TOOL,
-                                                    provenance=provenance, **kwargs))  # type: ignore[arg-type]
+    def remember(
+        self,
+        content: str,
+        type: MemoryType = MemoryType.FACT,
+        scope: str = "user:a",
+        provenance: tuple[Provenance, ...] = (),
+        **kwargs: Any,
+    ) -> int:
+        memory = self.store.insert_memory(
+            NewMemory(
+                scope=scope,
+                type=type,
+                content=content,
+                source=Source.TOOL,
+                provenance=provenance,
+                **kwargs,
+            )
+        )
         self.vectors.add(ItemKind.MEMORY, [(memory.id, content)])
         return memory.id
 
-    def episode(self, content: str, session: str = "s1", turn: int = 0, scope: str = "user:a") -> int:
-        episode_id = self.store.episodes.insert(scope=scope, session_id=session, turn_index=turn, chunk_index=0,
-                                               role="user", content=content)
+    def episode(
+        self, content: str, session: str = "s1", turn: int = 0, scope: str = "user:a"
+    ) -> int:
+        episode_id = self.store.episodes.insert(
+            scope=scope,
+            session_id=session,
+            turn_index=turn,
+            chunk_index=0,
+            role="user",
+            content=content,
+        )
         self.vectors.add(ItemKind.EPISODE, [(episode_id, content)])
         return episode_id
 
@@ -71,7 +94,11 @@ def _world(tmp_path: Path, embedder: LocalEmbedder | None) -> Iterator[World]:
     clock = Clock()
     config = build_config(tmp_path, {})
     store = Store.open(tmp_path / "memory.db", clock=clock)
-    service = EmbeddingService.from_embedder(embedder, store) if embedder else EmbeddingService(None, store)
+    service = (
+        EmbeddingService.from_embedder(embedder, store)
+        if embedder
+        else EmbeddingService(None, store)
+    )
     vectors = VectorTier(store, service)
     retriever = Retriever(store, vectors, config, clock)
     yield World(store, vectors, retriever, clock, config)
@@ -91,7 +118,9 @@ def keyword_world(tmp_path: Path) -> Iterator[World]:
 
 
 def test_finds_by_keyword_and_by_meaning(world: World) -> None:
-    deploy = world.remember("The team deploys the API with Ansible every Tuesday", MemoryType.PROCEDURE)
+    deploy = world.remember(
+        "The team deploys the API with Ansible every Tuesday", MemoryType.PROCEDURE
+    )
     cat = world.remember("The user's cat is called Miso")
     world.remember("Lunch is usually at noon")
     assert world.search("Ansible")[0].id == deploy
@@ -116,7 +145,9 @@ def test_scope_isolation(world: World) -> None:
 
 
 def test_superseded_fact_ranks_below_its_successor(world: World) -> None:
-    old = world.remember("The user lives in Berlin, Germany, in a flat in Kreuzberg", subject="user:residence")
+    old = world.remember(
+        "The user lives in Berlin, Germany, in a flat in Kreuzberg", subject="user:residence"
+    )
     world.clock.now += 30 * DAY
     new = world.remember("The user moved to Lisbon", subject="user:residence")
     world.store.supersede(old, new, reason="moved", actor="test")
@@ -157,7 +188,9 @@ def test_graph_edges_bring_in_linked_memories(keyword_world: World) -> None:
 def test_entities_named_in_the_query_seed_the_graph(keyword_world: World) -> None:
     linked = keyword_world.remember("The deadline moved to June")
     keyword_world.remember("The falconry club meets on Sundays")  # 'falcon' only as a substring
-    entity = keyword_world.store.graph.upsert_entity("user:a", "Project Falcon", "project falcon", "project")
+    entity = keyword_world.store.graph.upsert_entity(
+        "user:a", "Project Falcon", "project falcon", "project"
+    )
     add_alias(keyword_world.store, entity, "Falcon", "falcon")
     keyword_world.store.graph.link_memory_entities(linked, [entity])
     hits = keyword_world.search("status of falcon", explain=True)
@@ -196,26 +229,39 @@ def test_since_until_and_exclude(keyword_world: World) -> None:
 
 def test_episodes_carry_their_provenance(keyword_world: World) -> None:
     keyword_world.episode("Caroline: I went to a support group yesterday", session="conv:1", turn=3)
-    memory = keyword_world.remember("Caroline attends a support group",
-                                    provenance=(Provenance("conv:1", 5), Provenance("conv:2", 0)))
+    memory = keyword_world.remember(
+        "Caroline attends a support group",
+        provenance=(Provenance("conv:1", 5), Provenance("conv:2", 0)),
+    )
     hits = keyword_world.search("support group")
     by_kind = {h.kind: h for h in hits}
     assert by_kind[ItemKind.EPISODE].provenance == (Provenance("conv:1", 3),)
-    assert set(by_kind[ItemKind.MEMORY].provenance) == {Provenance("conv:1", 5), Provenance("conv:2", 0)}
+    assert set(by_kind[ItemKind.MEMORY].provenance) == {
+        Provenance("conv:1", 5),
+        Provenance("conv:2", 0),
+    }
     assert by_kind[ItemKind.MEMORY].id == memory
-    assert all(h.kind is ItemKind.MEMORY for h in keyword_world.search("support group", include_episodes=False))
+    assert all(
+        h.kind is ItemKind.MEMORY
+        for h in keyword_world.search("support group", include_episodes=False)
+    )
 
 
 def test_memory_and_its_source_episode_take_one_place(keyword_world: World) -> None:
     keyword_world.episode("Melanie: we went camping by the lake with the kids", session="c", turn=2)
-    keyword_world.remember("Melanie went camping by the lake with her kids", provenance=(Provenance("c", 2),))
+    keyword_world.remember(
+        "Melanie went camping by the lake with her kids", provenance=(Provenance("c", 2),)
+    )
     keyword_world.episode("Melanie: the lake was cold", session="c", turn=9)
     hits = keyword_world.search("camping lake kids")
     assert [p.turn_index for h in hits for p in h.provenance] == [2, 9]
 
 
 def test_budget_and_touch(keyword_world: World) -> None:
-    ids = [keyword_world.remember(f"Release note {i}: the exporter gained a new option. " * 6) for i in range(6)]
+    ids = [
+        keyword_world.remember(f"Release note {i}: the exporter gained a new option. " * 6)
+        for i in range(6)
+    ]
     hits = keyword_world.search("exporter release note", budget_tokens=120)
     assert hits and estimate_tokens(format_hits(hits, 120)) <= 120
     touched = keyword_world.store.memories.get_many(ids)
@@ -230,8 +276,23 @@ def test_forgotten_memories_are_never_returned(world: World) -> None:
     assert world.search("staging password rotation") == []
 
 
-@pytest.mark.parametrize("query", ['"', "NEAR(a b)", "*", "'; DROP TABLE memories; --", "\x00", "())((",
-                                   "content:foo OR", "🦜", "a" * 50_000, "AND OR NOT", "   ", ""])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        "NEAR(a b)",
+        "*",
+        "'; DROP TABLE memories; --",
+        "\x00",
+        "())((",
+        "content:foo OR",
+        "🦜",
+        "a" * 50_000,
+        "AND OR NOT",
+        "   ",
+        "",
+    ],
+)
 def test_hostile_queries_never_raise(keyword_world: World, query: str) -> None:
     keyword_world.remember("content: foo bar")
     hits = keyword_world.search(query)
@@ -244,16 +305,28 @@ def test_empty_scopes_return_nothing(keyword_world: World) -> None:
     assert keyword_world.search("anything", scopes=()) == []
 
 
-def test_old_turns_that_stated_a_superseded_fact_rank_below_the_current_one(keyword_world: World) -> None:
+def test_old_turns_that_stated_a_superseded_fact_rank_below_the_current_one(
+    keyword_world: World,
+) -> None:
     w = keyword_world
-    stale = [w.episode("I live in Lisbon, in an old flat near the river, and I love Lisbon", turn=t)
-             for t in range(3)]
-    old = w.remember("I live in Lisbon", MemoryType.IDENTITY, subject="user:residence",
-                     provenance=(Provenance("s1", 0), Provenance("s1", 1), Provenance("s1", 2)))
+    stale = [
+        w.episode("I live in Lisbon, in an old flat near the river, and I love Lisbon", turn=t)
+        for t in range(3)
+    ]
+    old = w.remember(
+        "I live in Lisbon",
+        MemoryType.IDENTITY,
+        subject="user:residence",
+        provenance=(Provenance("s1", 0), Provenance("s1", 1), Provenance("s1", 2)),
+    )
     w.clock.now += 30 * DAY
     w.episode("We finally moved to Berlin last week", session="s2", turn=0)
-    new = w.remember("I moved to Berlin", MemoryType.IDENTITY, subject="user:residence",
-                     provenance=(Provenance("s2", 0),))
+    new = w.remember(
+        "I moved to Berlin",
+        MemoryType.IDENTITY,
+        subject="user:residence",
+        provenance=(Provenance("s2", 0),),
+    )
     w.store.supersede(old, new, reason="moved", actor="test")
     hits = w.search("Where do I live now? Lisbon?", limit=6)
     keys = [h.key for h in hits]
@@ -270,7 +343,9 @@ def test_the_users_own_name_reads_as_first_person(keyword_world: World) -> None:
     w.store.graph.link_memory_entities(name, [marcus])
     for turn in range(4):
         w.episode(f"Have a good day, Marcus. See you at {turn}.", turn=turn)
-    diet = w.remember("I eat mostly plants now, with local eggs", MemoryType.PREFERENCE, subject="user:diet")
+    diet = w.remember(
+        "I eat mostly plants now, with local eggs", MemoryType.PREFERENCE, subject="user:diet"
+    )
     hits = w.search("What is Marcus's diet?", limit=3, explain=True)
     assert hits[0].id == diet and hits[0].kind is ItemKind.MEMORY
     assert "subject" in hits[0].signals
@@ -278,14 +353,24 @@ def test_the_users_own_name_reads_as_first_person(keyword_world: World) -> None:
     assert analysis.about_user and "marcus" not in analysis.keywords and not analysis.entity_ids
 
 
-@pytest.mark.parametrize(("query", "floor", "expected"), [
-    ("what is a good name for a cat?", 0.3, set()),  # unrelated to anything stored
-    ("what is a good name for a cat?", 0.0, {"kubernetes", "pasta"}),  # no floor: something always comes back
-    ("how do we deploy to kubernetes?", 0.3, {"kubernetes"}),
-])
-def test_min_relevance_drops_unrelated_items(world: World, query: str, floor: float,
-                                             expected: set[str]) -> None:
-    world.remember("We deploy the billing service to Kubernetes with Helm charts", MemoryType.DECISION)
+@pytest.mark.parametrize(
+    ("query", "floor", "expected"),
+    [
+        ("what is a good name for a cat?", 0.3, set()),  # unrelated to anything stored
+        (
+            "what is a good name for a cat?",
+            0.0,
+            {"kubernetes", "pasta"},
+        ),  # no floor: something always comes back
+        ("how do we deploy to kubernetes?", 0.3, {"kubernetes"}),
+    ],
+)
+def test_min_relevance_drops_unrelated_items(
+    world: World, query: str, floor: float, expected: set[str]
+) -> None:
+    world.remember(
+        "We deploy the billing service to Kubernetes with Helm charts", MemoryType.DECISION
+    )
     world.remember("The user's favourite pasta is cacio e pepe", MemoryType.PREFERENCE)
     hits = world.search(query, min_relevance=floor, explain=True)
     found = {word for word in ("kubernetes", "pasta") for h in hits if word in h.content.lower()}

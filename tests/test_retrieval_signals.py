@@ -39,19 +39,28 @@ class Home:
         self.config = build_config(tmp_path, {})
 
     def remember(self, content: str) -> int:
-        memory = self.store.insert_memory(NewMemory(scope="user:a", type=MemoryType.FACT, content=content,
-                                                    source=Source.TOOL))
+        memory = self.store.insert_memory(
+            NewMemory(scope="user:a", type=MemoryType.FACT, content=content, source=Source.TOOL)
+        )
         return memory.id
 
     def episode(self, content: str) -> int:
-        return self.store.episodes.insert(scope="user:a", session_id="s1", turn_index=0, chunk_index=0,
-                                         role="user", content=content)
+        return self.store.episodes.insert(
+            scope="user:a",
+            session_id="s1",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content=content,
+        )
 
     def search(self, query: str, signals: tuple[SignalSpec, ...], **kwargs: object) -> list[Hit]:
         retriever = Retriever(self.store, self.vectors, self.config, lambda: NOW, signals=signals)
         try:
-            return retriever.search(RecallRequest(query, SCOPES, explain=True, **kwargs),  # type: ignore[arg-type]
-                                    touch=False)
+            return retriever.search(
+                RecallRequest(query, SCOPES, explain=True, **kwargs),  # type: ignore[arg-type]
+                touch=False,
+            )
         finally:
             retriever.close()
 
@@ -93,12 +102,17 @@ def test_without_the_added_signal_the_item_is_not_found(home: Home) -> None:
 
 def test_a_signal_weighted_zero_adds_no_score(home: Home) -> None:
     lunch = home.remember("Lunch is usually at noon")
-    assert [h.score for h in home.search("ansible deploy", (*SIGNALS, pinned(lunch, weight=0.0)))] == [0.0]
+    assert [
+        h.score for h in home.search("ansible deploy", (*SIGNALS, pinned(lunch, weight=0.0)))
+    ] == [0.0]
 
 
 def test_an_episode_signal_is_not_run_when_only_memories_are_asked_for(home: Home) -> None:
     turn = home.episode("Lunch is usually at noon")
-    assert home.search("ansible", (*SIGNALS, pinned(turn, ItemKind.EPISODE)), types=(MemoryType.FACT,)) == []
+    assert (
+        home.search("ansible", (*SIGNALS, pinned(turn, ItemKind.EPISODE)), types=(MemoryType.FACT,))
+        == []
+    )
 
 
 def test_an_episode_signal_finds_episodes(home: Home) -> None:
@@ -112,16 +126,19 @@ def test_registry_names_are_unique() -> None:
     assert len(names) == len(set(names))
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("fts_memory", 0.7),
-    ("fts_episode", 1.0),
-    ("vector_memory", 0.5),
-    ("vector_episode", 0.8),
-    ("graph_entity", 0.3),
-    ("graph_entity_episode", 0.3),
-    ("graph_edge", 0.3),
-    ("subject", 1.0),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("fts_memory", 0.7),
+        ("fts_episode", 1.0),
+        ("vector_memory", 0.5),
+        ("vector_episode", 0.8),
+        ("graph_entity", 0.3),
+        ("graph_entity_episode", 0.3),
+        ("graph_edge", 0.3),
+        ("subject", 1.0),
+    ],
+)
 def test_each_signal_reads_its_weight_from_config(name: str, expected: float) -> None:
     assert fusion_weights(SIGNALS, RetrievalWeights())[name] == expected
 
@@ -139,14 +156,19 @@ def test_a_vector_signal_without_a_query_vector_says_so(home: Home) -> None:
 BASE = {"fts_memory": 0.7, "vector_memory": 0.5, "vector_episode": 0.8}
 
 
-@pytest.mark.parametrize(("evidence", "expected"), [
-    (0.0, 1.5),  # no keyword of the question found: the vector signal counts 1 + 2 times
-    (0.25, 1.0),  # half of `enough`: 1 + 2 x 0.5
-    (0.5, 0.5),  # enough keyword evidence: unchanged
-    (1.0, 0.5),
-])
+@pytest.mark.parametrize(
+    ("evidence", "expected"),
+    [
+        (0.0, 1.5),  # no keyword of the question found: the vector signal counts 1 + 2 times
+        (0.25, 1.0),  # half of `enough`: 1 + 2 x 0.5
+        (0.5, 0.5),  # enough keyword evidence: unchanged
+        (1.0, 0.5),
+    ],
+)
 def test_a_question_the_keywords_miss_leans_on_meaning(evidence: float, expected: float) -> None:
-    assert lean_on_meaning(SIGNALS, BASE, evidence, lean=2.0, enough=0.5)["vector_memory"] == pytest.approx(expected)
+    assert lean_on_meaning(SIGNALS, BASE, evidence, lean=2.0, enough=0.5)[
+        "vector_memory"
+    ] == pytest.approx(expected)
 
 
 def test_the_lean_leaves_keyword_signals_alone() -> None:
@@ -157,15 +179,18 @@ def test_no_lean_leaves_every_weight() -> None:
     assert lean_on_meaning(SIGNALS, BASE, 0.0, lean=0.0) == BASE
 
 
-@pytest.mark.parametrize(("name", "matches"), [
-    ("fts_memory", Match.WORDS),
-    ("fts_episode", Match.WORDS),
-    ("vector_memory", Match.MEANING),
-    ("vector_episode", Match.MEANING),
-    ("graph_entity", Match.OTHER),
-    ("subject", Match.OTHER),
-    ("graph_edge", Match.OTHER),
-])
+@pytest.mark.parametrize(
+    ("name", "matches"),
+    [
+        ("fts_memory", Match.WORDS),
+        ("fts_episode", Match.WORDS),
+        ("vector_memory", Match.MEANING),
+        ("vector_episode", Match.MEANING),
+        ("graph_entity", Match.OTHER),
+        ("subject", Match.OTHER),
+        ("graph_edge", Match.OTHER),
+    ],
+)
 def test_each_signal_says_what_it_matches(name: str, matches: Match) -> None:
     assert next(spec for spec in SIGNALS if spec.name == name).matches is matches
 
@@ -179,20 +204,37 @@ def fact_position(tmp_path: Path, embedder: LocalEmbedder, lean: str) -> int:
     """Where a fact told in other words than the question ranks among turns that share the question's words."""
     store = Store.open(tmp_path / f"lean{lean}.db", clock=lambda: NOW)
     vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
-    said = ["Dinner with the Harrisons is on Saturday at eight.", "The team dinner budget is forty pounds a head.",
-            "Never go into the server room without a badge.", "I can't stand coriander, it tastes like soap to me."]
+    said = [
+        "Dinner with the Harrisons is on Saturday at eight.",
+        "The team dinner budget is forty pounds a head.",
+        "Never go into the server room without a badge.",
+        "I can't stand coriander, it tastes like soap to me.",
+    ]
     ids = []
     for n, text in enumerate(said):
-        ids.append(store.episodes.insert(scope="user:a", session_id=f"s{n}", turn_index=0, chunk_index=0,
-                                        role="user", content=text))
+        ids.append(
+            store.episodes.insert(
+                scope="user:a",
+                session_id=f"s{n}",
+                turn_index=0,
+                chunk_index=0,
+                role="user",
+                content=text,
+            )
+        )
         vectors.add(ItemKind.EPISODE, [(ids[-1], text)])
-    retriever = Retriever(store, vectors, build_config(tmp_path, {"weights.meaning_lean": lean}), lambda: NOW)
-    hits = retriever.search(RecallRequest("Which herb must never go into my dinners?", SCOPES, limit=4), touch=False)
+    retriever = Retriever(
+        store, vectors, build_config(tmp_path, {"weights.meaning_lean": lean}), lambda: NOW
+    )
+    hits = retriever.search(
+        RecallRequest("Which herb must never go into my dinners?", SCOPES, limit=4), touch=False
+    )
     retriever.close()
     store.close()
     return [h.id for h in hits].index(ids[-1])
 
 
-def test_a_question_in_other_words_ranks_its_fact_higher_with_the_lean(tmp_path: Path,
-                                                                       embedder: LocalEmbedder) -> None:
+def test_a_question_in_other_words_ranks_its_fact_higher_with_the_lean(
+    tmp_path: Path, embedder: LocalEmbedder
+) -> None:
     assert fact_position(tmp_path, embedder, "2.0") < fact_position(tmp_path, embedder, "0")

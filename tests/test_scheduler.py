@@ -25,14 +25,18 @@ def counting_job(name: str, interval: float, calls: list[str]) -> Job:
     def run(budget: Budget) -> Mapping[str, object]:
         calls.append(name)
         return {"done": len(calls)}
+
     return Job(name, interval, run)
 
 
 def test_each_job_runs_at_its_interval_in_order() -> None:
     clock = FakeClock()
     calls: list[str] = []
-    scheduler = Scheduler([counting_job("fast", 10, calls), counting_job("slow", 100, calls)], clock,
-                          first_delay_seconds=5)
+    scheduler = Scheduler(
+        [counting_job("fast", 10, calls), counting_job("slow", 100, calls)],
+        clock,
+        first_delay_seconds=5,
+    )
     assert scheduler.run_due() == {}
     clock.now += 5
     assert list(scheduler.run_due()) == ["fast", "slow"]
@@ -47,19 +51,28 @@ def test_each_job_runs_at_its_interval_in_order() -> None:
 def test_a_failing_job_is_logged_and_the_others_still_run(caplog: pytest.LogCaptureFixture) -> None:
     def broken(budget: Budget) -> Mapping[str, object]:
         raise RuntimeError("disk on fire")
+
     calls: list[str] = []
-    scheduler = Scheduler([Job("broken", 10, broken), counting_job("fine", 10, calls)], FakeClock(),
-                          first_delay_seconds=0)
+    scheduler = Scheduler(
+        [Job("broken", 10, broken), counting_job("fine", 10, calls)],
+        FakeClock(),
+        first_delay_seconds=0,
+    )
     with caplog.at_level(logging.INFO, logger="hermes_bowerbird.maintenance.scheduler"):
         results = scheduler.run_due()
     assert results["broken"] == {"error": "disk on fire"} and calls == ["fine"]
     assert any("broken failed" in r.message and r.exc_info for r in caplog.records)
-    assert any(r.levelno == logging.INFO and "maintenance fine: done=1" in r.getMessage() for r in caplog.records)
+    assert any(
+        r.levelno == logging.INFO and "maintenance fine: done=1" in r.getMessage()
+        for r in caplog.records
+    )
 
 
 def test_not_primary_means_no_thread_and_no_work() -> None:
     calls: list[str] = []
-    scheduler = Scheduler([counting_job("job", 1, calls)], FakeClock(), primary=False, first_delay_seconds=0)
+    scheduler = Scheduler(
+        [counting_job("job", 1, calls)], FakeClock(), primary=False, first_delay_seconds=0
+    )
     assert scheduler.start() is False and not scheduler.is_alive()
     assert scheduler.run_due() == {} and calls == []
 
@@ -70,7 +83,9 @@ def test_stop_is_prompt_while_idle() -> None:
     assert any(t.name == THREAD_NAME for t in threading.enumerate())
     started = time.monotonic()
     assert scheduler.stop(timeout=5)
-    assert time.monotonic() - started < 2.0  # far below the 3600 s wait or 120 s job budget it interrupts
+    assert (
+        time.monotonic() - started < 2.0
+    )  # far below the 3600 s wait or 120 s job budget it interrupts
     assert not scheduler.is_alive()
 
 
@@ -84,12 +99,15 @@ def test_stop_is_prompt_while_a_job_is_working() -> None:
             time.sleep(0.01)
             steps += 1
         return {"steps": steps}
+
     scheduler = Scheduler([Job("long", 3600, long_job)], budget_seconds=120, first_delay_seconds=0)
     scheduler.start()
     assert running.wait(5)
     started = time.monotonic()
     assert scheduler.stop(timeout=5)
-    assert time.monotonic() - started < 2.0  # far below the 3600 s wait or 120 s job budget it interrupts
+    assert (
+        time.monotonic() - started < 2.0
+    )  # far below the 3600 s wait or 120 s job budget it interrupts
 
 
 def test_budget_runs_out() -> None:
@@ -103,7 +121,9 @@ def test_budget_runs_out() -> None:
 @pytest.fixture
 def maintenance(tmp_path: Path) -> Maintenance:
     store = Store.open(tmp_path / "m.db")
-    store.insert_memory(NewMemory("profile:default", MemoryType.IDENTITY, "The user is called Sam.", Source.TOOL))
+    store.insert_memory(
+        NewMemory("profile:default", MemoryType.IDENTITY, "The user is called Sam.", Source.TOOL)
+    )
     config = build_config(tmp_path, {"db_path": str(tmp_path / "m.db")})
     return Maintenance(store, VectorTier(store, EmbeddingService(None, store)), config)
 
@@ -118,8 +138,12 @@ def test_maintenance_runs_every_job_and_reports_progress(maintenance: Maintenanc
 
 
 def test_maintenance_dry_run_and_unknown_jobs(maintenance: Maintenance) -> None:
-    assert maintenance.run("bulletin", dry_run=True)["bulletin"] == {"dry_run": True, "scopes": 1, "stale": 1,
-                                                                     "rebuilt": 0}
+    assert maintenance.run("bulletin", dry_run=True)["bulletin"] == {
+        "dry_run": True,
+        "scopes": 1,
+        "stale": 1,
+        "rebuilt": 0,
+    }
     assert maintenance.store.bulletins.latest("profile:default") is None
     with pytest.raises(InvalidInputError, match="unknown maintenance job"):
         maintenance.run("defragment")

@@ -14,8 +14,12 @@ from hermes_bowerbird.config import load_config
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.provider import BowerbirdProvider
 
-ENV = {"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none",
-       "BOWERBIRD_MAINTENANCE_ENABLED": "false", "HF_HUB_OFFLINE": "1"}
+ENV = {
+    "BOWERBIRD_EMBEDDING_BACKEND": "none",
+    "BOWERBIRD_LLM_BACKEND": "none",
+    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    "HF_HUB_OFFLINE": "1",
+}
 SHARED = "Project uses SQLite."
 PRIVATE = "My locker code is kept in the blue notebook."
 
@@ -28,34 +32,47 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _run(home: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False)
+    return CliRunner().invoke(
+        cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False
+    )
 
 
-@pytest.mark.parametrize(("first", "second"), [
-    (("a.b", "telegram"), ("a_b", "telegram")),
-    (("alice smith", "discord"), ("alice_smith", "discord")),
-    (("12345", "telegram"), ("12345", "discord")),
-    (("x" * 60 + "1", "slack"), ("x" * 60 + "2", "slack")),
-    (("Alice", "cli"), ("alice", "cli")),
-])
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (("a.b", "telegram"), ("a_b", "telegram")),
+        (("alice smith", "discord"), ("alice_smith", "discord")),
+        (("12345", "telegram"), ("12345", "discord")),
+        (("x" * 60 + "1", "slack"), ("x" * 60 + "2", "slack")),
+        (("Alice", "cli"), ("alice", "cli")),
+    ],
+)
 def test_user_keys_never_collide(first: tuple[str, str], second: tuple[str, str]) -> None:
     assert scopes.user_scope(*first) != scopes.user_scope(*second)
 
 
-@pytest.mark.parametrize(("user", "platform", "prefix"), [
-    ("12345", "telegram", "user:telegram:12345~"),
-    ("@alice:matrix.org", "matrix", "user:matrix:@alice_matrix.org~"),
-    ("bob", None, "user:bob~"),
-])
-def test_user_keys_carry_platform_and_a_readable_id(user: str, platform: str | None, prefix: str) -> None:
+@pytest.mark.parametrize(
+    ("user", "platform", "prefix"),
+    [
+        ("12345", "telegram", "user:telegram:12345~"),
+        ("@alice:matrix.org", "matrix", "user:matrix:@alice_matrix.org~"),
+        ("bob", None, "user:bob~"),
+    ],
+)
+def test_user_keys_carry_platform_and_a_readable_id(
+    user: str, platform: str | None, prefix: str
+) -> None:
     assert scopes.user_scope(user, platform).startswith(prefix)
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("telegram:12345", ("12345", "telegram")),
-    ("12345", ("12345", None)),
-    ("@alice:matrix.org", ("@alice:matrix.org", None)),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("telegram:12345", ("12345", "telegram")),
+        ("12345", ("12345", None)),
+        ("@alice:matrix.org", ("@alice:matrix.org", None)),
+    ],
+)
 def test_cli_user_may_name_its_platform(value: str, expected: tuple[str, str | None]) -> None:
     assert scopes.split_user(value) == expected
 
@@ -96,7 +113,9 @@ def test_new_memories_go_to_the_new_key(home: Path) -> None:
     _old_store(home)
     alice = _provider(home, "alice")
     try:
-        stored = json.loads(alice.handle_tool_call("bowerbird_remember", {"content": "My gym is FitBox."}))
+        stored = json.loads(
+            alice.handle_tool_call("bowerbird_remember", {"content": "My gym is FitBox."})
+        )
     finally:
         alice.shutdown()
     assert stored["stored"]["scope"] == scopes.user_scope("alice", "telegram")
@@ -116,7 +135,9 @@ def test_a_user_can_forget_an_old_key_memory(home: Path) -> None:
 
 def test_cli_user_with_platform_sees_the_old_key(home: Path) -> None:
     _old_store(home)
-    found = json.loads(_run(home, "--json", "--user", "telegram:alice", "recall", "locker code notebook").stdout)
+    found = json.loads(
+        _run(home, "--json", "--user", "telegram:alice", "recall", "locker code notebook").stdout
+    )
     assert PRIVATE in [r["content"] for r in found["data"]["results"]]
 
 

@@ -11,11 +11,19 @@ from click.testing import CliRunner
 from hermes_bowerbird.cli import cli
 from hermes_bowerbird.provider import BowerbirdProvider
 
-CORPUS = [json.loads(line) for line in
-          (Path(__file__).resolve().parent / "fixtures" / "secrets_corpus.jsonl").read_text().splitlines() if line]
+CORPUS = [
+    json.loads(line)
+    for line in (Path(__file__).resolve().parent / "fixtures" / "secrets_corpus.jsonl")
+    .read_text()
+    .splitlines()
+    if line
+]
 SECRETS = sorted({row["secret"] for row in CORPUS})
-ENV = {"BOWERBIRD_LLM_BACKEND": "none", "BOWERBIRD_EMBEDDING_BACKEND": "none",
-       "BOWERBIRD_MAINTENANCE_ENABLED": "false"}
+ENV = {
+    "BOWERBIRD_LLM_BACKEND": "none",
+    "BOWERBIRD_EMBEDDING_BACKEND": "none",
+    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+}
 
 
 def _session(home: Path) -> tuple[BowerbirdProvider, list[str]]:
@@ -26,18 +34,33 @@ def _session(home: Path) -> tuple[BowerbirdProvider, list[str]]:
     provider.initialize("s1", hermes_home=str(home), platform="cli")
     messages: list[dict[str, str]] = []
     for n, row in enumerate(CORPUS):
-        user, assistant = (row["text"], "Got it.") if row["role"] == "user" else ("Set it up please.", row["text"])
+        user, assistant = (
+            (row["text"], "Got it.")
+            if row["role"] == "user"
+            else ("Set it up please.", row["text"])
+        )
         provider.sync_turn(user, f"{assistant}\n\nTool output:\n{row['text']}")
-        messages += [{"role": "user", "content": user}, {"role": "assistant", "content": assistant},
-                     {"role": "tool", "content": row["text"]}]
+        messages += [
+            {"role": "user", "content": user},
+            {"role": "assistant", "content": assistant},
+            {"role": "tool", "content": row["text"]},
+        ]
         provider.on_memory_write("add", "memory" if n % 2 else "user", row["text"])
-        stored = json.loads(provider.handle_tool_call("bowerbird_remember", {"content": f"Note {n}: {row['text']}"}))
-        provider.handle_tool_call("bowerbird_update", {"id": stored["stored"]["id"],
-                                                       "content": f"Note {n} again: {row['text']}"})
-    handed_back = [provider.on_pre_compress([*messages[:40], {"role": "user", "content": "I am new, hi"}])]
+        stored = json.loads(
+            provider.handle_tool_call("bowerbird_remember", {"content": f"Note {n}: {row['text']}"})
+        )
+        provider.handle_tool_call(
+            "bowerbird_update",
+            {"id": stored["stored"]["id"], "content": f"Note {n} again: {row['text']}"},
+        )
+    handed_back = [
+        provider.on_pre_compress([*messages[:40], {"role": "user", "content": "I am new, hi"}])
+    ]
     provider.on_session_end(messages)
-    handed_back += [provider.system_prompt_block(), *(provider.prefetch(f"what is my {row['form'].replace('_', ' ')}")
-                                                       for row in CORPUS[:10])]
+    handed_back += [
+        provider.system_prompt_block(),
+        *(provider.prefetch(f"what is my {row['form'].replace('_', ' ')}") for row in CORPUS[:10]),
+    ]
     return provider, handed_back
 
 
@@ -50,9 +73,13 @@ def finished_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[
         provider, handed_back = _session(home)
         assert provider.engine is not None and provider.engine.flush(60)
         runner = CliRunner()
-        for args in (["export", "-o", str(home / "exports" / "all.jsonl")],
-                     ["export", "--markdown", str(home / "exports" / "md")]):
-            result = runner.invoke(cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False)
+        for args in (
+            ["export", "-o", str(home / "exports" / "all.jsonl")],
+            ["export", "--markdown", str(home / "exports" / "md")],
+        ):
+            result = runner.invoke(
+                cli, ["--hermes-home", str(home), *args], env=ENV, catch_exceptions=False
+            )
             assert result.exit_code == 0, result.output
         provider.shutdown()
     return home, handed_back
@@ -76,7 +103,9 @@ def test_no_file_holds_the_secret(finished_home: tuple[Path, list[str]], secret:
 
 
 @pytest.mark.parametrize("secret", SECRETS)
-def test_no_text_handed_to_the_host_holds_the_secret(finished_home: tuple[Path, list[str]], secret: str) -> None:
+def test_no_text_handed_to_the_host_holds_the_secret(
+    finished_home: tuple[Path, list[str]], secret: str
+) -> None:
     _, handed_back = finished_home
     assert [t for t in handed_back if secret in t] == []
 

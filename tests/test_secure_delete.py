@@ -20,10 +20,18 @@ FILLER = "my neighbour keeps a small garden of herbs and tomatoes behind the old
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none",
-                                            "BOWERBIRD_MAINTENANCE_ENABLED": "false"})
+    config = load_config(
+        tmp_path,
+        environ={
+            "BOWERBIRD_EMBEDDING_BACKEND": "none",
+            "BOWERBIRD_LLM_BACKEND": "none",
+            "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+        },
+    )
     bowerbird = Bowerbird(config, background=False)
-    for i in range(40):  # other rows share the pages, so a deleted row leaves free space inside a page, too
+    for i in range(
+        40
+    ):  # other rows share the pages, so a deleted row leaves free space inside a page, too
         bowerbird.remember(f"{FILLER} number {i}", scope=SCOPE)
     yield bowerbird
     bowerbird.shutdown()
@@ -51,7 +59,9 @@ def test_connections_overwrite_deleted_content(tmp_path: Path) -> None:
 
 
 def test_forgotten_then_purged_text_leaves_no_bytes(engine: Bowerbird) -> None:
-    memory = engine.remember("my parrot answers only to quokkazanzibar when it is hungry", scope=SCOPE)
+    memory = engine.remember(
+        "my parrot answers only to quokkazanzibar when it is hungry", scope=SCOPE
+    )
     _forget(engine, memory)
     assert _purge_all(engine) == 1
     assert _on_disk(engine, "quokkazanzibar") == []

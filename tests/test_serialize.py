@@ -14,7 +14,14 @@ from hermes_bowerbird.config import load_config
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import RememberOptions
 from hermes_bowerbird.retrieval import Hit
-from hermes_bowerbird.serialize import bulletin_dict, detail_json, edge_dict, hit_dict, iso, memory_dict
+from hermes_bowerbird.serialize import (
+    bulletin_dict,
+    detail_json,
+    edge_dict,
+    hit_dict,
+    iso,
+    memory_dict,
+)
 from hermes_bowerbird.types import Bulletin, Edge, ItemKind, MemoryType, Provenance, Relation
 
 SCOPE = "profile:default"
@@ -24,7 +31,9 @@ WHEN = datetime(2026, 3, 4, 12, tzinfo=UTC).timestamp()
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"})
+    config = load_config(
+        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
+    )
     bowerbird = Bowerbird(config, background=False, clock=FakeClock())
     yield bowerbird
     bowerbird.shutdown()
@@ -51,11 +60,25 @@ def test_iso_keeps_none() -> None:
 
 
 def test_hit_dict() -> None:
-    hit = Hit(ItemKind.MEMORY, 7, MemoryType.PROCEDURE, "Uses uv for Python.", 0.5, WHEN, (Provenance("s1", 7),))
+    hit = Hit(
+        ItemKind.MEMORY,
+        7,
+        MemoryType.PROCEDURE,
+        "Uses uv for Python.",
+        0.5,
+        WHEN,
+        (Provenance("s1", 7),),
+    )
     assert hit_dict(hit) == {
-        "kind": "memory", "id": 7, "type": "procedure", "content": "Uses uv for Python.", "score": 0.5,
-        "created_at": "2026-03-04T12:00:00+00:00", "date": "2026-03-04",
-        "provenance": [{"session_id": "s1", "turn_index": 7}], "superseded": False,
+        "kind": "memory",
+        "id": 7,
+        "type": "procedure",
+        "content": "Uses uv for Python.",
+        "score": 0.5,
+        "created_at": "2026-03-04T12:00:00+00:00",
+        "date": "2026-03-04",
+        "provenance": [{"session_id": "s1", "turn_index": 7}],
+        "superseded": False,
     }
 
 
@@ -66,23 +89,45 @@ def test_hit_dict_shows_signals_when_explained() -> None:
 
 def test_edge_dict() -> None:
     edge = Edge(4, 2, 1, Relation.UPDATES, 1.0, T0)
-    assert edge_dict(edge) == {"id": 4, "source_id": 2, "target_id": 1, "relation": "updates", "weight": 1.0,
-                               "created_at": T0_ISO}
+    assert edge_dict(edge) == {
+        "id": 4,
+        "source_id": 2,
+        "target_id": 1,
+        "relation": "updates",
+        "weight": 1.0,
+        "created_at": T0_ISO,
+    }
 
 
 def test_bulletin_dict() -> None:
     bulletin = Bulletin(1, SCOPE, "Ada lives in Lisbon.", "h", "s", "template", T0)
-    assert bulletin_dict(bulletin) == {"text": "Ada lives in Lisbon.", "scope": SCOPE, "generator": "template",
-                                       "created_at": T0_ISO, "hash": "h"}
+    assert bulletin_dict(bulletin) == {
+        "text": "Ada lives in Lisbon.",
+        "scope": SCOPE,
+        "generator": "template",
+        "created_at": T0_ISO,
+        "hash": "h",
+    }
 
 
 def test_memory_dict(engine: Bowerbird) -> None:
-    memory = engine.remember("The team deploys on Fridays.", scope=SCOPE,
-                             options=RememberOptions(type=MemoryType.PROCEDURE))
+    memory = engine.remember(
+        "The team deploys on Fridays.",
+        scope=SCOPE,
+        options=RememberOptions(type=MemoryType.PROCEDURE),
+    )
     assert memory_dict(memory) == {
-        "id": memory.id, "type": "procedure", "content": "The team deploys on Fridays.",
-        "importance": memory.importance, "created_at": T0_ISO, "valid_until": None, "superseded_by": None,
-        "forgotten": False, "tags": [], "source": "tool", "scope": SCOPE,
+        "id": memory.id,
+        "type": "procedure",
+        "content": "The team deploys on Fridays.",
+        "importance": memory.importance,
+        "created_at": T0_ISO,
+        "valid_until": None,
+        "superseded_by": None,
+        "forgotten": False,
+        "tags": [],
+        "source": "tool",
+        "scope": SCOPE,
     }
 
 
@@ -94,12 +139,25 @@ def _shown(engine: Bowerbird) -> dict[str, Any]:
 
 def test_detail_json_times_are_iso_text(engine: Bowerbird) -> None:
     times = dict(_times(_shown(engine)))
-    assert times == {".memory.created_at": T0_ISO, ".memory.valid_until": T0_ISO, ".edges[0].created_at": T0_ISO,
-                     ".audit[0].created_at": T0_ISO, ".audit[1].created_at": T0_ISO}
+    assert times == {
+        ".memory.created_at": T0_ISO,
+        ".memory.valid_until": T0_ISO,
+        ".edges[0].created_at": T0_ISO,
+        ".audit[0].created_at": T0_ISO,
+        ".audit[1].created_at": T0_ISO,
+    }
 
 
 def test_detail_json_edges(engine: Bowerbird) -> None:
     shown = _shown(engine)
     new_id = shown["memory"]["superseded_by"]
-    assert shown["edges"] == [{"id": 1, "source_id": new_id, "target_id": shown["memory"]["id"],
-                               "relation": "updates", "weight": 1.0, "created_at": T0_ISO}]
+    assert shown["edges"] == [
+        {
+            "id": 1,
+            "source_id": new_id,
+            "target_id": shown["memory"]["id"],
+            "relation": "updates",
+            "weight": 1.0,
+            "created_at": T0_ISO,
+        }
+    ]

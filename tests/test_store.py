@@ -36,9 +36,16 @@ def store(tmp_path: Path) -> Iterator[Store]:
     s.close()
 
 
-def _add(store: Store, content: str, scope: str = "profile:default", kind: MemoryType = MemoryType.FACT,
-         **kw: Any) -> int:
-    return store.insert_memory(NewMemory(scope=scope, type=kind, content=content, source=Source.TOOL, **kw)).id
+def _add(
+    store: Store,
+    content: str,
+    scope: str = "profile:default",
+    kind: MemoryType = MemoryType.FACT,
+    **kw: Any,
+) -> int:
+    return store.insert_memory(
+        NewMemory(scope=scope, type=kind, content=content, source=Source.TOOL, **kw)
+    ).id
 
 
 def _fts(store: Store, text: str, scopes: tuple[str, ...] = ("profile:default",)) -> list[int]:
@@ -47,8 +54,13 @@ def _fts(store: Store, text: str, scopes: tuple[str, ...] = ("profile:default",)
 
 
 def test_insert_and_read_back_with_defaults(store: Store) -> None:
-    memory_id = _add(store, "Ada deploys with Ansible", kind=MemoryType.PROCEDURE, tags=("ops",),
-                     provenance=(Provenance("s1", 0), Provenance("s1", 2)))
+    memory_id = _add(
+        store,
+        "Ada deploys with Ansible",
+        kind=MemoryType.PROCEDURE,
+        tags=("ops",),
+        provenance=(Provenance("s1", 0), Provenance("s1", 2)),
+    )
     memory = store.memories.require(memory_id)
     assert memory.importance == 0.75
     assert memory.tags == ("ops",)
@@ -65,7 +77,9 @@ def test_empty_content_is_refused(store: Store) -> None:
 def test_fts_follows_insert_update_and_delete(store: Store) -> None:
     memory_id = _add(store, "The cat is named Miso")
     assert _fts(store, "miso") == [memory_id]
-    store.db.execute("UPDATE memories SET content = 'The cat is named Tofu' WHERE id = ?", (memory_id,))
+    store.db.execute(
+        "UPDATE memories SET content = 'The cat is named Tofu' WHERE id = ?", (memory_id,)
+    )
     assert _fts(store, "miso") == []
     assert _fts(store, "tofu") == [memory_id]
     store.forget(memory_id, reason="test", actor="test")
@@ -83,12 +97,34 @@ def test_porter_stemming_matches_word_forms(store: Store) -> None:
 ANSIBLE_MEMORY = "deploys with ansible"
 ANSIBLE_EPISODE = "we deploy with ansible on fridays"
 HOSTILE_FTS = [  # (input, whether its words include "ansible": then both rows are found, else none is)
-    ('"', False), ('""', False), ("'", False), ("*", False), ("ansible*", True), ("NEAR(", False),
-    ("NEAR(a b", False), ("-", False), ("- ansible", True), ("a OR", False), ("AND", False), ("(((", False),
-    (")))", False), ("col:ansible", True), ("^ansible", True), ("{a b}", False), ("", False), ("   ", False),
-    ("\x00", False), ("ansible\x00deploy", True), ("🙂 emoji", False), ("x" * 10_000, False),
-    ("ansible " * 2_000, True), ("a AND (b OR", False), ("NOT", False), ("content:*", False),
-    ('"unbalanced', False), ('a"b"c', False),
+    ('"', False),
+    ('""', False),
+    ("'", False),
+    ("*", False),
+    ("ansible*", True),
+    ("NEAR(", False),
+    ("NEAR(a b", False),
+    ("-", False),
+    ("- ansible", True),
+    ("a OR", False),
+    ("AND", False),
+    ("(((", False),
+    (")))", False),
+    ("col:ansible", True),
+    ("^ansible", True),
+    ("{a b}", False),
+    ("", False),
+    ("   ", False),
+    ("\x00", False),
+    ("ansible\x00deploy", True),
+    ("🙂 emoji", False),
+    ("x" * 10_000, False),
+    ("ansible " * 2_000, True),
+    ("a AND (b OR", False),
+    ("NOT", False),
+    ("content:*", False),
+    ('"unbalanced', False),
+    ('a"b"c', False),
 ]
 
 
@@ -96,22 +132,30 @@ HOSTILE_FTS = [  # (input, whether its words include "ansible": then both rows a
 def ansible_rows(store: Store) -> tuple[int, int]:
     memory_id = _add(store, ANSIBLE_MEMORY)
     _add(store, "episode text", kind=MemoryType.EVENT)
-    episode_id = store.episodes.insert(scope="profile:default", session_id="s", turn_index=0, chunk_index=0,
-                                      role="user", content=ANSIBLE_EPISODE)
+    episode_id = store.episodes.insert(
+        scope="profile:default",
+        session_id="s",
+        turn_index=0,
+        chunk_index=0,
+        role="user",
+        content=ANSIBLE_EPISODE,
+    )
     return memory_id, episode_id
 
 
 @pytest.mark.parametrize("hostile, finds", HOSTILE_FTS)
-def test_hostile_fts_input_finds_memories_by_its_words(store: Store, ansible_rows: tuple[int, int], hostile: str,
-                                                      finds: bool) -> None:
+def test_hostile_fts_input_finds_memories_by_its_words(
+    store: Store, ansible_rows: tuple[int, int], hostile: str, finds: bool
+) -> None:
     match = fts_match_expression(hostile)
     found = [i for i, _ in store.search.memories(match, ["profile:default"])] if match else []
     assert found == ([ansible_rows[0]] if finds else [])
 
 
 @pytest.mark.parametrize("hostile, finds", HOSTILE_FTS)
-def test_hostile_fts_input_finds_episodes_by_its_words(store: Store, ansible_rows: tuple[int, int], hostile: str,
-                                                      finds: bool) -> None:
+def test_hostile_fts_input_finds_episodes_by_its_words(
+    store: Store, ansible_rows: tuple[int, int], hostile: str, finds: bool
+) -> None:
     match = fts_match_expression(hostile)
     found = [i for i, _ in store.search.episodes(match, ["profile:default"])] if match else []
     assert found == ([ansible_rows[1]] if finds else [])
@@ -125,8 +169,9 @@ def test_hostile_fts_input_becomes_quoted_words_only(hostile: str) -> None:
 
 
 @pytest.mark.parametrize("raw", ['"', "NEAR(", "col:ansible", "a OR", "*", "(((", "content:*"])
-def test_a_raw_expression_fts5_cannot_parse_is_refused(store: Store, ansible_rows: tuple[int, int],
-                                                       raw: str) -> None:
+def test_a_raw_expression_fts5_cannot_parse_is_refused(
+    store: Store, ansible_rows: tuple[int, int], raw: str
+) -> None:
     with pytest.raises(InvalidInputError, match="fts_match_expression"):
         store.search.memories(raw, ["profile:default"])
 
@@ -146,7 +191,9 @@ def test_supersede_marks_old_and_links_new(store: Store) -> None:
     old_memory = store.memories.require(old)
     assert old_memory.superseded_by == new
     assert not old_memory.is_current(store.clock() + 1)
-    assert [m.id for m in store.memories.current_by_subject("profile:default", "user:residence")] == [new]
+    assert [
+        m.id for m in store.memories.current_by_subject("profile:default", "user:residence")
+    ] == [new]
     edges = store.graph.edges_of([old])
     assert [(e.src_id, e.dst_id, e.relation) for e in edges] == [(new, old, Relation.UPDATES)]
     assert AuditAction.SUPERSEDE in [a.action for a in store.audit.of_memory(old)]
@@ -163,10 +210,22 @@ def test_edges_strengthen_and_refuse_self_loops(store: Store) -> None:
 
 
 def test_episodes_are_idempotent_and_searchable(store: Store) -> None:
-    first = store.episodes.insert(scope="p", session_id="s", turn_index=0, chunk_index=0, role="user",
-                                 content="We talked about the Kyoto trip")
-    again = store.episodes.insert(scope="p", session_id="s", turn_index=0, chunk_index=0, role="user",
-                                 content="We talked about the Kyoto trip")
+    first = store.episodes.insert(
+        scope="p",
+        session_id="s",
+        turn_index=0,
+        chunk_index=0,
+        role="user",
+        content="We talked about the Kyoto trip",
+    )
+    again = store.episodes.insert(
+        scope="p",
+        session_id="s",
+        turn_index=0,
+        chunk_index=0,
+        role="user",
+        content="We talked about the Kyoto trip",
+    )
     assert first == again
     match = fts_match_expression("kyoto")
     assert match
@@ -174,8 +233,12 @@ def test_episodes_are_idempotent_and_searchable(store: Store) -> None:
 
 
 def test_journal_lifecycle(store: Store) -> None:
-    ids = [store.journal.append(scope="p", session_id="s", turn_index=i, platform="cli", user=f"u{i}",
-                                assistant=f"a{i}") for i in range(3)]
+    ids = [
+        store.journal.append(
+            scope="p", session_id="s", turn_index=i, platform="cli", user=f"u{i}", assistant=f"a{i}"
+        )
+        for i in range(3)
+    ]
     assert [e.id for e in store.journal.pending()] == ids
     store.journal.mark(ids[0], JournalStatus.DONE)
     store.journal.mark(ids[1], JournalStatus.FAILED, "boom")
@@ -210,8 +273,11 @@ def test_backup_is_a_readable_copy(store: Store, tmp_path: Path) -> None:
 
 def _break_fts(store: Store, memory_id: int) -> None:
     """Drop a row from the index behind the triggers' back (what a crash mid-write to an old file can leave)."""
-    store.db.execute("INSERT INTO memories_fts (memories_fts, rowid, content, summary, tags) "
-                   "SELECT 'delete', id, content, summary, tags FROM memories WHERE id = ?", (memory_id,))
+    store.db.execute(
+        "INSERT INTO memories_fts (memories_fts, rowid, content, summary, tags) "
+        "SELECT 'delete', id, content, summary, tags FROM memories WHERE id = ?",
+        (memory_id,),
+    )
 
 
 def test_rebuild_fts_repairs_an_index_out_of_step(store: Store) -> None:
@@ -237,10 +303,14 @@ def test_mapped_columns_are_decoded(store: Store) -> None:
         SELECT 1 AS id, NULL AS memory_id, 'forget' AS action, 'r' AS reason, 'cli' AS actor,
                2.5 AS created_at, '{"k": [1]}' AS details
     """)
-    assert from_rows(AuditEntry, rows) == [AuditEntry(1, None, AuditAction.FORGET, "r", "cli", 2.5, {"k": [1]})]
+    assert from_rows(AuditEntry, rows) == [
+        AuditEntry(1, None, AuditAction.FORGET, "r", "cli", 2.5, {"k": [1]})
+    ]
 
 
 def test_a_column_without_a_field_is_refused(store: Store) -> None:
-    rows = store.db.query("SELECT 1 AS id, 'u' AS scope, 'Ana' AS name, 'person' AS kind, 'x' AS nickname")
+    rows = store.db.query(
+        "SELECT 1 AS id, 'u' AS scope, 'Ana' AS name, 'person' AS kind, 'x' AS nickname"
+    )
     with pytest.raises(TypeError, match="nickname"):
         from_rows(Entity, rows)

@@ -51,8 +51,9 @@ def test_bulletin_scopes(tmp_path: Path) -> None:
 def test_memory_heads_are_live_memories_of_the_types_without_content(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "m.db")
     fact = add(store, "user:a", "a fact")
-    event = store.insert_memory(NewMemory("user:b", MemoryType.EVENT, "an event", Source.TURN, subject="trip",
-                                          tags=("x",))).id
+    event = store.insert_memory(
+        NewMemory("user:b", MemoryType.EVENT, "an event", Source.TURN, subject="trip", tags=("x",))
+    ).id
     gone = add(store, "user:a", "a forgotten fact")
     store.forget(gone, reason="test", actor="test")
     store.memories.touch([event])
@@ -61,7 +62,14 @@ def test_memory_heads_are_live_memories_of_the_types_without_content(tmp_path: P
     full = store.memories.require(event)
     assert heads[1].content == ""
     assert heads[1].tags == ()
-    assert (heads[1].scope, heads[1].subject, heads[1].access_count, heads[1].accessed_at, heads[1].source) == (
-        full.scope, full.subject, full.access_count, full.accessed_at, full.source)
-    assert [h.id for h in store.memories.heads([MemoryType.FACT, MemoryType.EVENT], after_id=fact)] == [event]
+    assert (
+        heads[1].scope,
+        heads[1].subject,
+        heads[1].access_count,
+        heads[1].accessed_at,
+        heads[1].source,
+    ) == (full.scope, full.subject, full.access_count, full.accessed_at, full.source)
+    assert [
+        h.id for h in store.memories.heads([MemoryType.FACT, MemoryType.EVENT], after_id=fact)
+    ] == [event]
     assert store.memories.heads([MemoryType.FACT], limit=1)[0].id == fact

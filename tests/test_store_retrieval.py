@@ -17,7 +17,9 @@ def test_entity_stamp_changes_when_entities_or_aliases_are_added(tmp_path: Path)
     second = store.graph.entity_stamp()
     add_alias(store, entity, "Falcon", "falcon")
     third = store.graph.entity_stamp()
-    store.graph.upsert_entity("user:a", "Project Falcon", "project falcon")  # already known: no change
+    store.graph.upsert_entity(
+        "user:a", "Project Falcon", "project falcon"
+    )  # already known: no change
     assert len({first, second, third}) == 3
     assert store.graph.entity_stamp() == third
     store.close()
@@ -25,12 +27,25 @@ def test_entity_stamp_changes_when_entities_or_aliases_are_added(tmp_path: Path)
 
 def test_scoped_ids_after(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "m.db")
-    ids = [store.insert_memory(NewMemory(scope=scope, type=MemoryType.FACT, content=f"fact {i}",
-                                         source=Source.TOOL)).id
-           for i, scope in enumerate(["user:a", "user:b", "user:a", "profile:default"])]
-    episode = store.episodes.insert(scope="user:b", session_id="s", turn_index=0, chunk_index=0, role="user",
-                                   content="hello there")
-    assert store.search.ids_after(ItemKind.MEMORY, ["user:a", "profile:default"]) == [ids[0], ids[2], ids[3]]
+    ids = [
+        store.insert_memory(
+            NewMemory(scope=scope, type=MemoryType.FACT, content=f"fact {i}", source=Source.TOOL)
+        ).id
+        for i, scope in enumerate(["user:a", "user:b", "user:a", "profile:default"])
+    ]
+    episode = store.episodes.insert(
+        scope="user:b",
+        session_id="s",
+        turn_index=0,
+        chunk_index=0,
+        role="user",
+        content="hello there",
+    )
+    assert store.search.ids_after(ItemKind.MEMORY, ["user:a", "profile:default"]) == [
+        ids[0],
+        ids[2],
+        ids[3],
+    ]
     assert store.search.ids_after(ItemKind.MEMORY, ["user:a"], after_id=ids[0]) == [ids[2]]
     assert store.search.ids_after(ItemKind.EPISODE, ["user:a"]) == []
     assert store.search.ids_after(ItemKind.EPISODE, ["user:b"]) == [episode]
@@ -41,8 +56,15 @@ def test_memories_by_subject_lists_current_first_then_history(tmp_path: Path) ->
     store = Store.open(tmp_path / "m.db")
 
     def add(content: str, scope: str = "user:a", subject: str = "user:residence") -> int:
-        return store.insert_memory(NewMemory(scope=scope, type=MemoryType.IDENTITY, content=content,
-                                             source=Source.TOOL, subject=subject)).id
+        return store.insert_memory(
+            NewMemory(
+                scope=scope,
+                type=MemoryType.IDENTITY,
+                content=content,
+                source=Source.TOOL,
+                subject=subject,
+            )
+        ).id
 
     oldest, old, current = add("I live in Porto"), add("I live in Lisbon"), add("I live in Berlin")
     add("I live in Oslo", scope="user:b")
@@ -50,7 +72,10 @@ def test_memories_by_subject_lists_current_first_then_history(tmp_path: Path) ->
     store.supersede(oldest, old, reason="moved", actor="test")
     store.supersede(old, current, reason="moved", actor="test")
     assert store.memories.by_subject(["user:a"], ["user:residence"]) == [current, old, oldest]
-    assert store.memories.by_subject(["user:a"], ["user:residence", "user:diet"], limit=2) == [diet, current]
+    assert store.memories.by_subject(["user:a"], ["user:residence", "user:diet"], limit=2) == [
+        diet,
+        current,
+    ]
     assert store.memories.by_subject(["user:a"], []) == []
     store.forget(current, reason="wrong", actor="test")
     assert store.memories.by_subject(["user:a"], ["user:residence"]) == [old, oldest]
@@ -59,14 +84,35 @@ def test_memories_by_subject_lists_current_first_then_history(tmp_path: Path) ->
 
 def test_memories_from_episodes_follows_provenance_within_the_scope(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "m.db")
-    mine = store.episodes.insert(scope="user:a", session_id="s", turn_index=3, chunk_index=0, role="user",
-                                content="I live in Lisbon")
-    quiet = store.episodes.insert(scope="user:a", session_id="s", turn_index=4, chunk_index=0, role="user",
-                                 content="ok")
-    memory = store.insert_memory(NewMemory(scope="user:a", type=MemoryType.IDENTITY, content="I live in Lisbon",
-                                           source=Source.TURN, provenance=(Provenance("s", 3),))).id
-    store.insert_memory(NewMemory(scope="user:b", type=MemoryType.FACT, content="other scope, same turn ids",
-                                  source=Source.TURN, provenance=(Provenance("s", 3),)))
+    mine = store.episodes.insert(
+        scope="user:a",
+        session_id="s",
+        turn_index=3,
+        chunk_index=0,
+        role="user",
+        content="I live in Lisbon",
+    )
+    quiet = store.episodes.insert(
+        scope="user:a", session_id="s", turn_index=4, chunk_index=0, role="user", content="ok"
+    )
+    memory = store.insert_memory(
+        NewMemory(
+            scope="user:a",
+            type=MemoryType.IDENTITY,
+            content="I live in Lisbon",
+            source=Source.TURN,
+            provenance=(Provenance("s", 3),),
+        )
+    ).id
+    store.insert_memory(
+        NewMemory(
+            scope="user:b",
+            type=MemoryType.FACT,
+            content="other scope, same turn ids",
+            source=Source.TURN,
+            provenance=(Provenance("s", 3),),
+        )
+    )
     assert store.provenance.memories_from_episodes([mine, quiet]) == {mine: [memory]}
     assert store.provenance.memories_from_episodes([]) == {}
     store.close()
@@ -74,8 +120,12 @@ def test_memories_from_episodes_follows_provenance_within_the_scope(tmp_path: Pa
 
 def test_stale_memory_ids_are_the_superseded_and_forgotten_ones(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "m.db")
-    current, old, new, gone = (store.insert_memory(NewMemory(scope="user:a", type=MemoryType.FACT, content=text,
-                                                             source=Source.TOOL)).id for text in "abcd")
+    current, old, new, gone = (
+        store.insert_memory(
+            NewMemory(scope="user:a", type=MemoryType.FACT, content=text, source=Source.TOOL)
+        ).id
+        for text in "abcd"
+    )
     store.supersede(old, new, reason="changed", actor="test")
     store.forget(gone, reason="wrong", actor="test")
     assert store.memories.stale_ids([current, old, new, gone], now=store.clock()) == {old, gone}

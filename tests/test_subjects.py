@@ -8,191 +8,215 @@ from hermes_bowerbird.curation.extract import extract_candidates
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 
 
-@pytest.mark.parametrize("sentence, subject", [
-    # age
-    ("I'm 41.", "user:age"),
-    ("I'm 41 and I had this moment at work where I wondered, is this it?", "user:age"),
-    ("I just turned forty-one last week.", "user:age"),
-    ("I turned 30 yesterday, which feels strange.", "user:age"),
-    ("I'm now 52 years old.", "user:age"),
-    ("I'm in my late thirties.", "user:age"),
-    # diet
-    ("I'm vegan now.", "user:diet"),
-    ("These days I eat mostly plant-based.", "user:diet"),
-    ("I've switched to a keto diet.", "user:diet"),
-    ("I no longer eat meat.", "user:diet"),
-    ("I've started eating fish again.", "user:diet"),
-    ("I went pescatarian in January.", "user:diet"),
-    ("I'm not strictly vegetarian anymore.", "user:diet"),
-    ("Mostly vegan, with the odd exception when I travel.", "user:diet"),
-    ("I'm doing intermittent fasting these days.", "user:diet"),
-    # relationship
-    ("We got divorced last year.", "user:relationship"),
-    ("I started dating someone from my climbing gym.", "user:relationship"),
-    ("I'm seeing someone new.", "user:relationship"),
-    ("I'm going through a divorce.", "user:relationship"),
-    ("My girlfriend Priya moved in with me.", "user:relationship"),
-    ("We broke up in March.", "user:relationship"),
-    ("I'm single again.", "user:relationship"),
-    ("We just got engaged!", "user:relationship"),
-    ("My divorce is final as of Friday.", "user:relationship"),
-    # residence, home, origin
-    ("We relocated to Denver in the spring.", "user:residence"),
-    ("I'm now based in Rotterdam.", "user:residence"),
-    ("I don't live in Leeds anymore.", "user:residence"),
-    ("I moved here from Texas.", "user:residence"),
-    ("We bought a small cottage near the coast.", "user:home"),
-    ("I grew up in Manila.", "user:origin"),
-    # work
-    ("I work at Stripe on the payments team.", "user:employer"),
-    ("I joined Shopify as a staff engineer.", "user:employer"),
-    ("I just quit my job.", "user:employer"),
-    ("I got laid off on Monday.", "user:employer"),
-    ("I run my own design studio.", "user:employer"),
-    ("I no longer work for the agency.", "user:employer"),
-    ("I'm now a product manager.", "user:job"),
-    ("I work as a paramedic.", "user:job"),
-    ("I'm retired.", "user:job"),
-    ("I got promoted to team lead.", "user:job"),
-    ("I'm switching careers to nursing.", "user:job"),
-    ("I work remotely these days.", "user:work-location"),
-    ("I bike to work most days.", "user:work-location"),
-    # family, pets, vehicles
-    ("We have two kids.", "user:children"),
-    ("We adopted a rescue dog last month.", "user:pet:dog"),
-    ("My cat Miso is fourteen.", "user:pet:cat"),
-    ("Our dog died in the summer.", "user:pet:dog"),
-    ("I drive a Subaru Outback.", "user:car"),
-    ("I sold my car.", "user:car"),
-    ("I ride a vintage motorcycle.", "user:vehicle:motorcycle"),
-    ("I got a new e-bike.", "user:vehicle:e-bike"),
-    # health and habits
-    ("I was diagnosed with type 2 diabetes.", "user:health:diabetes"),
-    ("I have ADHD.", "user:health:adhd"),
-    ("I've recovered from burnout.", "user:health:burnout"),
-    ("I'm pregnant!", "user:health:pregnancy"),
-    ("I have a torn knee ligament.", "user:health:knee-injury"),
-    ("I quit smoking two years ago.", "user:habit:smoking"),
-    ("I don't drink anymore.", "user:habit:drinking"),
-    ("I stopped drinking coffee.", "user:habit:caffeine"),
-    ("I take a vitamin D supplement.", "user:medication:vitamin-d"),
-    ("I'm on sertraline for my anxiety.", "user:medication:sertraline"),
-    # hobbies and routines
-    ("I meditate for 60 minutes every morning.", "user:routine:meditation"),
-    ("I've taken up pottery.", "user:routine:pottery"),
-    ("I run 5k three times a week.", "user:routine:running"),
-    ("I play tennis on Sundays.", "user:routine:tennis"),
-    ("I no longer play the piano.", "user:routine:music"),
-    ("I go to the gym before work.", "user:routine:gym"),
-    ("I'm training for a marathon.", "user:routine:running"),
-    ("I've been swimming laps twice a week.", "user:routine:swimming"),
-    ("I gave up climbing after the injury.", "user:routine:climbing"),
-    # favourites and tools
-    ("My favourite book right now is Piranesi.", "user:favourite:book"),
-    ("Radiohead is my favourite band.", "user:favourite:band"),
-    ("I've switched to Firefox.", "user:browser"),
-    ("I use Obsidian for my notes.", "project:notes-app"),
-    ("We migrated to Postgres.", "project:database"),
-    # the user in the third person (tool and model written memories)
-    ("The user lives in Porto.", "user:residence"),
-    ("User is vegetarian.", "user:diet"),
-    ("The user's partner is called Sam.", "user:relationship"),
-    ("The user works at Globex.", "user:employer"),
-])
+@pytest.mark.parametrize(
+    "sentence, subject",
+    [
+        # age
+        ("I'm 41.", "user:age"),
+        ("I'm 41 and I had this moment at work where I wondered, is this it?", "user:age"),
+        ("I just turned forty-one last week.", "user:age"),
+        ("I turned 30 yesterday, which feels strange.", "user:age"),
+        ("I'm now 52 years old.", "user:age"),
+        ("I'm in my late thirties.", "user:age"),
+        # diet
+        ("I'm vegan now.", "user:diet"),
+        ("These days I eat mostly plant-based.", "user:diet"),
+        ("I've switched to a keto diet.", "user:diet"),
+        ("I no longer eat meat.", "user:diet"),
+        ("I've started eating fish again.", "user:diet"),
+        ("I went pescatarian in January.", "user:diet"),
+        ("I'm not strictly vegetarian anymore.", "user:diet"),
+        ("Mostly vegan, with the odd exception when I travel.", "user:diet"),
+        ("I'm doing intermittent fasting these days.", "user:diet"),
+        # relationship
+        ("We got divorced last year.", "user:relationship"),
+        ("I started dating someone from my climbing gym.", "user:relationship"),
+        ("I'm seeing someone new.", "user:relationship"),
+        ("I'm going through a divorce.", "user:relationship"),
+        ("My girlfriend Priya moved in with me.", "user:relationship"),
+        ("We broke up in March.", "user:relationship"),
+        ("I'm single again.", "user:relationship"),
+        ("We just got engaged!", "user:relationship"),
+        ("My divorce is final as of Friday.", "user:relationship"),
+        # residence, home, origin
+        ("We relocated to Denver in the spring.", "user:residence"),
+        ("I'm now based in Rotterdam.", "user:residence"),
+        ("I don't live in Leeds anymore.", "user:residence"),
+        ("I moved here from Texas.", "user:residence"),
+        ("We bought a small cottage near the coast.", "user:home"),
+        ("I grew up in Manila.", "user:origin"),
+        # work
+        ("I work at Stripe on the payments team.", "user:employer"),
+        ("I joined Shopify as a staff engineer.", "user:employer"),
+        ("I just quit my job.", "user:employer"),
+        ("I got laid off on Monday.", "user:employer"),
+        ("I run my own design studio.", "user:employer"),
+        ("I no longer work for the agency.", "user:employer"),
+        ("I'm now a product manager.", "user:job"),
+        ("I work as a paramedic.", "user:job"),
+        ("I'm retired.", "user:job"),
+        ("I got promoted to team lead.", "user:job"),
+        ("I'm switching careers to nursing.", "user:job"),
+        ("I work remotely these days.", "user:work-location"),
+        ("I bike to work most days.", "user:work-location"),
+        # family, pets, vehicles
+        ("We have two kids.", "user:children"),
+        ("We adopted a rescue dog last month.", "user:pet:dog"),
+        ("My cat Miso is fourteen.", "user:pet:cat"),
+        ("Our dog died in the summer.", "user:pet:dog"),
+        ("I drive a Subaru Outback.", "user:car"),
+        ("I sold my car.", "user:car"),
+        ("I ride a vintage motorcycle.", "user:vehicle:motorcycle"),
+        ("I got a new e-bike.", "user:vehicle:e-bike"),
+        # health and habits
+        ("I was diagnosed with type 2 diabetes.", "user:health:diabetes"),
+        ("I have ADHD.", "user:health:adhd"),
+        ("I've recovered from burnout.", "user:health:burnout"),
+        ("I'm pregnant!", "user:health:pregnancy"),
+        ("I have a torn knee ligament.", "user:health:knee-injury"),
+        ("I quit smoking two years ago.", "user:habit:smoking"),
+        ("I don't drink anymore.", "user:habit:drinking"),
+        ("I stopped drinking coffee.", "user:habit:caffeine"),
+        ("I take a vitamin D supplement.", "user:medication:vitamin-d"),
+        ("I'm on sertraline for my anxiety.", "user:medication:sertraline"),
+        # hobbies and routines
+        ("I meditate for 60 minutes every morning.", "user:routine:meditation"),
+        ("I've taken up pottery.", "user:routine:pottery"),
+        ("I run 5k three times a week.", "user:routine:running"),
+        ("I play tennis on Sundays.", "user:routine:tennis"),
+        ("I no longer play the piano.", "user:routine:music"),
+        ("I go to the gym before work.", "user:routine:gym"),
+        ("I'm training for a marathon.", "user:routine:running"),
+        ("I've been swimming laps twice a week.", "user:routine:swimming"),
+        ("I gave up climbing after the injury.", "user:routine:climbing"),
+        # favourites and tools
+        ("My favourite book right now is Piranesi.", "user:favourite:book"),
+        ("Radiohead is my favourite band.", "user:favourite:band"),
+        ("I've switched to Firefox.", "user:browser"),
+        ("I use Obsidian for my notes.", "project:notes-app"),
+        ("We migrated to Postgres.", "project:database"),
+        # the user in the third person (tool and model written memories)
+        ("The user lives in Porto.", "user:residence"),
+        ("User is vegetarian.", "user:diet"),
+        ("The user's partner is called Sam.", "user:relationship"),
+        ("The user works at Globex.", "user:employer"),
+    ],
+)
 def test_statements_of_current_values_get_a_subject(sentence: str, subject: str) -> None:
     assert subject_of(sentence) == subject
 
 
-@pytest.mark.parametrize("sentence", [
-    # hypotheticals, plans, wishes
-    "If I moved to Berlin I would need a new job.",
-    "I've been thinking about going vegan.",
-    "I want to move to Lisbon someday.",
-    "I'm going to quit my job next month.",
-    "I'll be 40 in March.",
-    "Maybe I should take up pottery.",
-    "I wish I lived in Kyoto.",
-    "I'd love to get a dog.",
-    "I'm considering going keto.",
-    # questions
-    "Am I too old to start running?",
-    "Should I switch to Firefox?",
-    "Is it weird that I'm 41 and single?",
-    # the past
-    "I used to live in Chicago.",
-    "I used to be vegan.",
-    "When I was 25 I lived in Madrid.",
-    "I was a teacher for ten years.",
-    "Back when I lived in Leeds, I cycled everywhere.",
-    # other people
-    "My brother moved to Lisbon.",
-    "She's vegan and lives in Austin.",
-    "My wife has been eating vegan for a month.",
-    "My sister is 41.",
-    "He got divorced last year.",
-    "Elena said she's glad I moved here.",
-    # quotes and jokes
-    "I said 'I'm an architect, I only know the Latin for concrete.'",
-    'She told me "I live in Paris now" and hung up.',
-    # look-alikes
-    "I'm 20 minutes late, sorry.",
-    "I'm 100% sure about this.",
-    "I'm a big believer in naps.",
-    "I'm a light sleeper.",
-    "I joined a book club.",
-    "I moved to Obsidian for notes.",
-    "I have a back porch that needs painting.",
-    "I run the team meetings every Monday.",
-    "Home is where the heart is.",
-    "The house is mostly vegan but the kids eat what they want.",
-    "My morning meditation was rough today.",
-    "We live in interesting times.",
-    "Moving to design development next.",
-    "Vegan, gluten-free and nut-free options are available.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # hypotheticals, plans, wishes
+        "If I moved to Berlin I would need a new job.",
+        "I've been thinking about going vegan.",
+        "I want to move to Lisbon someday.",
+        "I'm going to quit my job next month.",
+        "I'll be 40 in March.",
+        "Maybe I should take up pottery.",
+        "I wish I lived in Kyoto.",
+        "I'd love to get a dog.",
+        "I'm considering going keto.",
+        # questions
+        "Am I too old to start running?",
+        "Should I switch to Firefox?",
+        "Is it weird that I'm 41 and single?",
+        # the past
+        "I used to live in Chicago.",
+        "I used to be vegan.",
+        "When I was 25 I lived in Madrid.",
+        "I was a teacher for ten years.",
+        "Back when I lived in Leeds, I cycled everywhere.",
+        # other people
+        "My brother moved to Lisbon.",
+        "She's vegan and lives in Austin.",
+        "My wife has been eating vegan for a month.",
+        "My sister is 41.",
+        "He got divorced last year.",
+        "Elena said she's glad I moved here.",
+        # quotes and jokes
+        "I said 'I'm an architect, I only know the Latin for concrete.'",
+        'She told me "I live in Paris now" and hung up.',
+        # look-alikes
+        "I'm 20 minutes late, sorry.",
+        "I'm 100% sure about this.",
+        "I'm a big believer in naps.",
+        "I'm a light sleeper.",
+        "I joined a book club.",
+        "I moved to Obsidian for notes.",
+        "I have a back porch that needs painting.",
+        "I run the team meetings every Monday.",
+        "Home is where the heart is.",
+        "The house is mostly vegan but the kids eat what they want.",
+        "My morning meditation was rough today.",
+        "We live in interesting times.",
+        "Moving to design development next.",
+        "Vegan, gluten-free and nut-free options are available.",
+    ],
+)
 def test_non_statements_get_no_user_subject(sentence: str) -> None:
     subject = subject_of(sentence)
     assert subject is None or not subject.startswith("user:"), subject
 
 
-@pytest.mark.parametrize("old, new, subject", [
-    ("I'm a strict vegan.", "I'm flexitarian now.", "user:diet"),
-    ("I'm vegetarian.", "I've started eating meat again.", "user:diet"),
-    ("We've been married for ten years.", "We got divorced in May.", "user:relationship"),
-    ("I'm divorced.", "I started dating Elena.", "user:relationship"),
-    ("I'm single.", "I'm in a relationship now.", "user:relationship"),
-    ("I'm 40.", "I just turned 41.", "user:age"),
-    ("I live in Austin, Texas.", "We moved to Vermont.", "user:residence"),
-    ("I work at Acme.", "I quit my job.", "user:employer"),
-    ("I'm a corporate architect.", "I'm pivoting to sustainable building consulting.", "user:job"),
-    ("I'm a nurse.", "I'm retired now.", "user:job"),
-    ("I run every morning.", "I stopped running.", "user:routine:running"),
-    ("I'm a smoker.", "I quit smoking.", "user:habit:smoking"),
-    ("I have asthma.", "My asthma is under control.", "user:health:asthma"),
-    ("I drive a Civic.", "I sold my car.", "user:car"),
-    ("We use Chrome.", "I've switched to Firefox.", "user:browser"),
-])
+@pytest.mark.parametrize(
+    "old, new, subject",
+    [
+        ("I'm a strict vegan.", "I'm flexitarian now.", "user:diet"),
+        ("I'm vegetarian.", "I've started eating meat again.", "user:diet"),
+        ("We've been married for ten years.", "We got divorced in May.", "user:relationship"),
+        ("I'm divorced.", "I started dating Elena.", "user:relationship"),
+        ("I'm single.", "I'm in a relationship now.", "user:relationship"),
+        ("I'm 40.", "I just turned 41.", "user:age"),
+        ("I live in Austin, Texas.", "We moved to Vermont.", "user:residence"),
+        ("I work at Acme.", "I quit my job.", "user:employer"),
+        (
+            "I'm a corporate architect.",
+            "I'm pivoting to sustainable building consulting.",
+            "user:job",
+        ),
+        ("I'm a nurse.", "I'm retired now.", "user:job"),
+        ("I run every morning.", "I stopped running.", "user:routine:running"),
+        ("I'm a smoker.", "I quit smoking.", "user:habit:smoking"),
+        ("I have asthma.", "My asthma is under control.", "user:health:asthma"),
+        ("I drive a Civic.", "I sold my car.", "user:car"),
+        ("We use Chrome.", "I've switched to Firefox.", "user:browser"),
+    ],
+)
 def test_new_values_share_the_old_subject(old: str, new: str, subject: str) -> None:
     assert subject_of(old) == subject
     assert subject_of(new) == subject
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("The user lives in Porto.", "I live in Porto."),
-    ("User is vegetarian.", "I am vegetarian."),
-    ("The user's partner is Sam.", "my partner is Sam."),
-    ("the user moved to Lisbon", "I moved to Lisbon"),
-    ("The user watches films.", "I watch films."),
-    ("The user interface is slow.", "The user interface is slow."),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("The user lives in Porto.", "I live in Porto."),
+        ("User is vegetarian.", "I am vegetarian."),
+        ("The user's partner is Sam.", "my partner is Sam."),
+        ("the user moved to Lisbon", "I moved to Lisbon"),
+        ("The user watches films.", "I watch films."),
+        ("The user interface is slow.", "The user interface is slow."),
+    ],
+)
 def test_first_person_view(text: str, expected: str) -> None:
     assert first_person_view(text) == expected
 
 
-@pytest.mark.parametrize("text, value", [
-    ("41", 41), ("forty-one", 41), ("forty one", 41), ("thirty", 30), ("nineteen", 19), ("forty-eleven", None),
-    ("lots", None),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("41", 41),
+        ("forty-one", 41),
+        ("forty one", 41),
+        ("thirty", 30),
+        ("nineteen", 19),
+        ("forty-eleven", None),
+        ("lots", None),
+    ],
+)
 def test_spoken_number(text: str, value: int | None) -> None:
     assert spoken_number(text) == value
 
@@ -204,7 +228,9 @@ def test_spelled_ages_carry_digits() -> None:
 
 
 def test_self_description_fragments_are_expanded() -> None:
-    found = extract_candidates("I wrote it down: I am a teacher. A father. A flexitarian. A runner.", "")
+    found = extract_candidates(
+        "I wrote it down: I am a teacher. A father. A flexitarian. A runner.", ""
+    )
     by_subject = {c.subject: c.content for c in found if c.subject}
     assert by_subject.get("user:diet") == "I am a flexitarian."
     assert not any(c.content == "I am a father." for c in found)
@@ -215,14 +241,17 @@ def test_a_contained_sentence_keeps_its_own_subject() -> None:
     assert {"user:employer", "user:job"} <= {c.subject for c in found}
 
 
-@pytest.mark.parametrize("sentence, subject", [
-    ("Lost my job as a banker yesterday.", "user:employer"),
-    ("I started my own online clothing store.", "user:employer"),
-    ("I play clarinet!", "user:routine:music"),
-    ("I started playing acoustic guitar five years ago.", "user:routine:music"),
-    ("I think I am an expert hiker now.", None),
-    ("It's a reminder of why I started playing basketball.", None),
-    ("She wrote about how I play guitar for the kids.", None),
-])
+@pytest.mark.parametrize(
+    "sentence, subject",
+    [
+        ("Lost my job as a banker yesterday.", "user:employer"),
+        ("I started my own online clothing store.", "user:employer"),
+        ("I play clarinet!", "user:routine:music"),
+        ("I started playing acoustic guitar five years ago.", "user:routine:music"),
+        ("I think I am an expert hiker now.", None),
+        ("It's a reminder of why I started playing basketball.", None),
+        ("She wrote about how I play guitar for the kids.", None),
+    ],
+)
 def test_more_phrasings(sentence: str, subject: str | None) -> None:
     assert subject_of(sentence) == subject

@@ -19,13 +19,16 @@ from hermes_bowerbird.text import (
 )
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Where does Ana live?", ["where", "does", "ana", "live"]),
-    ("next.js and C++", ["next", "js", "and", "c"]),
-    ("Zoë's café in São Paulo", ["zoë", "s", "café", "in", "são", "paulo"]),
-    ("snake_case stays whole", ["snake_case", "stays", "whole"]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Where does Ana live?", ["where", "does", "ana", "live"]),
+        ("next.js and C++", ["next", "js", "and", "c"]),
+        ("Zoë's café in São Paulo", ["zoë", "s", "café", "in", "são", "paulo"]),
+        ("snake_case stays whole", ["snake_case", "stays", "whole"]),
+        ("", []),
+    ],
+)
 def test_search_words(text: str, expected: list[str]) -> None:
     assert search_words(text) == expected
 
@@ -34,38 +37,50 @@ def test_search_word_spans_point_at_the_words() -> None:
     assert search_word_spans("St. Louis!") == [(0, 2), (4, 9)]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("O'Brien moved to X-Men HQ", ["O'Brien", "moved", "to", "X-Men", "HQ"]),
-    ("on 2024-05-01, at 9", ["on", "2024-05-01", "at", "9"]),
-    ("next.js", ["next", "js"]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("O'Brien moved to X-Men HQ", ["O'Brien", "moved", "to", "X-Men", "HQ"]),
+        ("on 2024-05-01, at 9", ["on", "2024-05-01", "at", "9"]),
+        ("next.js", ["next", "js"]),
+    ],
+)
 def test_value_words(text: str, expected: list[str]) -> None:
     assert [m.group() for m in value_words(text)] == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("I live in Porto", ["live", "Porto"]),
-    ("snake_case ab_cdef", ["snake", "case", "cdef"]),
-    ("Zoë visits Köln", ["Zoë", "visits", "Köln"]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live in Porto", ["live", "Porto"]),
+        ("snake_case ab_cdef", ["snake", "case", "cdef"]),
+        ("Zoë visits Köln", ["Zoë", "visits", "Köln"]),
+    ],
+)
 def test_stem_words(text: str, expected: list[str]) -> None:
     assert stem_words(text) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("I don't like R&D, e.g. meetings.", ["I", "don't", "like", "R&D", "e.g", "meetings"]),
-    ("well-known -- dash", ["well-known", "dash"]),
-    ("Zoë", ["Zo"]),
-    ("it’s 5 o'clock...", ["it’s", "5", "o'clock"]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I don't like R&D, e.g. meetings.", ["I", "don't", "like", "R&D", "e.g", "meetings"]),
+        ("well-known -- dash", ["well-known", "dash"]),
+        ("Zoë", ["Zo"]),
+        ("it’s 5 o'clock...", ["it’s", "5", "o'clock"]),
+    ],
+)
 def test_chat_words(text: str, expected: list[str]) -> None:
     assert chat_words(text) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("key=abc123  next\tline\n", ["key=abc123", "next", "line"]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("key=abc123  next\tline\n", ["key=abc123", "next", "line"]),
+        ("", []),
+    ],
+)
 def test_whitespace_tokens(text: str, expected: list[str]) -> None:
     assert whitespace_tokens(text) == expected
 
@@ -79,25 +94,36 @@ def test_word_count(text: str, expected: int) -> None:
     assert word_count(text) == expected
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("The Beatles", "beatles"),
-    ("Ana's", "ana"),
-    ("Next.js", "next.js"),
-    ("C++", "c++"),
-    ("  St.   Louis ", "st. louis"),
-    ("@handle", "@handle"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("The Beatles", "beatles"),
+        ("Ana's", "ana"),
+        ("Next.js", "next.js"),
+        ("C++", "c++"),
+        ("  St.   Louis ", "st. louis"),
+        ("@handle", "@handle"),
+    ],
+)
 def test_normalise_entity(name: str, expected: str) -> None:
     assert normalise_entity(name) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [("", 0), ("abcd", 1), ("abcde", 2), ("x" * 400, 100)])
+@pytest.mark.parametrize(
+    ("text", "expected"), [("", 0), ("abcd", 1), ("abcde", 2), ("x" * 400, 100)]
+)
 def test_estimate_tokens(text: str, expected: int) -> None:
     assert estimate_tokens(text) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("", 0), ("one two three", 3), ("internationalisation", 4), ("a  b", 2),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", 0),
+        ("one two three", 3),
+        ("internationalisation", 4),
+        ("a  b", 2),
+    ],
+)
 def test_estimate_chunk_tokens(text: str, expected: int) -> None:
     assert estimate_chunk_tokens(text) == expected

@@ -14,7 +14,12 @@ import pytest
 
 from hermes_bowerbird.cli import cli
 from hermes_bowerbird.config import build_config
-from hermes_bowerbird.curation.llm_batch import BatchTurn, build_prompt, parse_decisions, system_prompt
+from hermes_bowerbird.curation.llm_batch import (
+    BatchTurn,
+    build_prompt,
+    parse_decisions,
+    system_prompt,
+)
 from hermes_bowerbird.maintenance.bulletin import BulletinBuilder, sections
 from hermes_bowerbird.markdown import group_for_export, user_file_types
 from hermes_bowerbird.retrieval.query import type_hints
@@ -37,8 +42,18 @@ DAY = 86_400.0
 NOW = 1_800_000_000.0
 MILESTONE = cast(MemoryType, "milestone")
 MILESTONES = BulletinSection("Milestones", 2, 3)
-SPEC = TypeSpec(MILESTONE, "milestones the user reached", 0.85, 10.0, MILESTONES, "user", 3,
-                r"\bmilestones?\b", extractable=True, from_assistant=False)
+SPEC = TypeSpec(
+    MILESTONE,
+    "milestones the user reached",
+    0.85,
+    10.0,
+    MILESTONES,
+    "user",
+    3,
+    r"\bmilestones?\b",
+    extractable=True,
+    from_assistant=False,
+)
 
 
 @pytest.fixture
@@ -48,10 +63,24 @@ def milestone(monkeypatch: pytest.MonkeyPatch) -> Iterator[TypeSpec]:
     yield SPEC
 
 
-def _memory(memory_type: MemoryType, content: str = "Shipped version one of the app", *, created: float = NOW,
-            memory_id: int = 1) -> Memory:
-    return Memory(id=memory_id, scope="s", type=memory_type, content=content, importance=0.8, confidence=1.0,
-                  created_at=created, updated_at=created, source=Source.TURN)
+def _memory(
+    memory_type: MemoryType,
+    content: str = "Shipped version one of the app",
+    *,
+    created: float = NOW,
+    memory_id: int = 1,
+) -> Memory:
+    return Memory(
+        id=memory_id,
+        scope="s",
+        type=memory_type,
+        content=content,
+        importance=0.8,
+        confidence=1.0,
+        created_at=created,
+        updated_at=created,
+        source=Source.TURN,
+    )
 
 
 def _check_list(sql: str) -> list[str]:
@@ -62,8 +91,11 @@ def _check_list(sql: str) -> list[str]:
 
 def test_schema_check_lists_exactly_the_table(tmp_path: Path) -> None:
     Store.open(tmp_path / "m.db").close()
-    sql = sqlite3.connect(tmp_path / "m.db").execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'").fetchone()[0]
+    sql = (
+        sqlite3.connect(tmp_path / "m.db")
+        .execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'")
+        .fetchone()[0]
+    )
     assert _check_list(sql) == list(type_names())
 
 
@@ -76,11 +108,14 @@ def test_a_spec_without_every_field_is_refused() -> None:
         TypeSpec(MILESTONE, "milestones", 0.8, 1.0, None, None, 0, "", extractable=True)  # type: ignore[call-arg]
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("identity", MemoryType.IDENTITY),
-    (" Goal ", MemoryType.GOAL),
-    ("EVENT", MemoryType.EVENT),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("identity", MemoryType.IDENTITY),
+        (" Goal ", MemoryType.GOAL),
+        ("EVENT", MemoryType.EVENT),
+    ],
+)
 def test_memory_type_parses_names(value: str, expected: MemoryType) -> None:
     assert memory_type(value) is expected
 
@@ -90,11 +125,21 @@ def test_memory_type_names_the_known_types_when_refusing() -> None:
         memory_type("identty")
 
 
-@pytest.mark.parametrize(("memory_type_", "importance"), [
-    (MemoryType.IDENTITY, 1.0), (MemoryType.GOAL, 0.9), (MemoryType.DECISION, 0.8), (MemoryType.TODO, 0.8),
-    (MemoryType.PROCEDURE, 0.75), (MemoryType.PREFERENCE, 0.7), (MemoryType.FACT, 0.6), (MemoryType.PATTERN, 0.6),
-    (MemoryType.EVENT, 0.4), (MemoryType.OBSERVATION, 0.3),
-])
+@pytest.mark.parametrize(
+    ("memory_type_", "importance"),
+    [
+        (MemoryType.IDENTITY, 1.0),
+        (MemoryType.GOAL, 0.9),
+        (MemoryType.DECISION, 0.8),
+        (MemoryType.TODO, 0.8),
+        (MemoryType.PROCEDURE, 0.75),
+        (MemoryType.PREFERENCE, 0.7),
+        (MemoryType.FACT, 0.6),
+        (MemoryType.PATTERN, 0.6),
+        (MemoryType.EVENT, 0.4),
+        (MemoryType.OBSERVATION, 0.3),
+    ],
+)
 def test_default_importance_per_type(memory_type_: MemoryType, importance: float) -> None:
     assert DEFAULT_IMPORTANCE[memory_type_] == importance
 
@@ -128,18 +173,29 @@ def test_new_type_default_importance(milestone: TypeSpec) -> None:
 
 
 def test_new_type_has_its_bulletin_section(milestone: TypeSpec) -> None:
-    assert [s.title for s in sections()][:4] == ["Identity", "Active goals", "Recent decisions", "Milestones"]
+    assert [s.title for s in sections()][:4] == [
+        "Identity",
+        "Active goals",
+        "Recent decisions",
+        "Milestones",
+    ]
 
 
 def test_new_type_is_rendered_in_the_bulletin(milestone: TypeSpec, tmp_path: Path) -> None:
     builder = BulletinBuilder(cast(Store, None), build_config(tmp_path, {}), lambda: NOW)
     chosen = [(s, [_memory(MILESTONE)] if s.title == "Milestones" else []) for s in sections()]
-    assert builder.render(chosen, NOW, 200).splitlines()[1:] == ["Milestones:", "- Shipped version one of the app"]
+    assert builder.render(chosen, NOW, 200).splitlines()[1:] == [
+        "Milestones:",
+        "- Shipped version one of the app",
+    ]
 
 
 def test_new_type_is_exported_to_its_markdown_file(milestone: TypeSpec) -> None:
-    memories = [_memory(MemoryType.FACT, "Uses Postgres", memory_id=1), _memory(MILESTONE, memory_id=2),
-                _memory(MemoryType.IDENTITY, "Named Ana", memory_id=3)]
+    memories = [
+        _memory(MemoryType.FACT, "Uses Postgres", memory_id=1),
+        _memory(MILESTONE, memory_id=2),
+        _memory(MemoryType.IDENTITY, "Named Ana", memory_id=3),
+    ]
     assert [m.id for m in group_for_export(memories)["user"]] == [3, 2]
 
 
@@ -163,8 +219,10 @@ def test_new_type_is_in_the_mcp_tool_description(milestone: TypeSpec, tmp_path: 
     from hermes_bowerbird.engine import Bowerbird
     from hermes_bowerbird.mcp_server import build_server
 
-    config = build_config(tmp_path, {"embedding_backend": "none", "llm_backend": "none",
-                                     "maintenance_enabled": "false"})
+    config = build_config(
+        tmp_path,
+        {"embedding_backend": "none", "llm_backend": "none", "maintenance_enabled": "false"},
+    )
     engine = Bowerbird(config, background=False)
     try:
         tools: list[Any] = anyio.run(build_server(engine).list_tools)
@@ -188,8 +246,24 @@ def test_new_type_is_accepted_from_the_model(milestone: TypeSpec) -> None:
     assert parse_decisions(reply, known_ids=(), turns=1)[0].candidate.type == MILESTONE
 
 
-def test_a_type_extraction_may_not_produce_is_read_as_a_fact(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(MEMORY_TYPES, str(MILESTONE), TypeSpec(
-        MILESTONE, "milestones", 0.85, 10.0, None, None, 0, "", extractable=False, from_assistant=False))
+def test_a_type_extraction_may_not_produce_is_read_as_a_fact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(
+        MEMORY_TYPES,
+        str(MILESTONE),
+        TypeSpec(
+            MILESTONE,
+            "milestones",
+            0.85,
+            10.0,
+            None,
+            None,
+            0,
+            "",
+            extractable=False,
+            from_assistant=False,
+        ),
+    )
     reply = '{"decisions": [{"action": "add", "type": "milestone", "content": "The user shipped version one."}]}'
     assert parse_decisions(reply, known_ids=(), turns=1)[0].candidate.type == MemoryType.FACT

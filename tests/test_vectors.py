@@ -172,7 +172,9 @@ def test_concurrent_readers_while_one_writer_appends_and_deletes() -> None:
         local = np.random.default_rng(seed)
         try:
             while not stop.is_set():
-                hits = index.search(local.standard_normal(DIM), 10, None if seed % 2 else set(range(0, 20_000, 3)))
+                hits = index.search(
+                    local.standard_normal(DIM), 10, None if seed % 2 else set(range(0, 20_000, 3))
+                )
                 assert len(hits) <= 10
                 assert all(hits[j][1] >= hits[j + 1][1] for j in range(len(hits) - 1))
         except BaseException as exc:  # collected and re-raised in the main thread
@@ -272,7 +274,9 @@ def test_a_dropped_database_gets_a_fresh_reindex_lock(tmp_path: Path) -> None:
 
 def test_registry_starts_empty_when_stored_dimension_differs(tmp_path: Path) -> None:
     registry = IndexRegistry()
-    index = registry.get(tmp_path / "m.db", "memory", "m", 8, lambda: (np.array([1]), np.ones((1, 4))))
+    index = registry.get(
+        tmp_path / "m.db", "memory", "m", 8, lambda: (np.array([1]), np.ones((1, 4)))
+    )
     assert len(index) == 0 and index.dim == 8
 
 
@@ -305,8 +309,9 @@ def test_index_loaded_from_store_round_trips(tmp_path: Path) -> None:
     try:
         mat = unit(rng, 50)
         store.vectors.put(ItemKind.EPISODE, "m", list(zip(range(1, 51), mat, strict=True)))
-        index = IndexRegistry().get(store.path, "episode", "m", DIM,
-                                    lambda: store.vectors.load(ItemKind.EPISODE, "m"))
+        index = IndexRegistry().get(
+            store.path, "episode", "m", DIM, lambda: store.vectors.load(ItemKind.EPISODE, "m")
+        )
         assert len(index) == 50
         assert index.search(mat[9], 1)[0][0] == 10
     finally:

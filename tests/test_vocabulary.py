@@ -82,38 +82,61 @@ def test_every_offered_key_is_one_curation_writes(offered: str) -> None:
     assert declared(subject_of(EXAMPLES[key]) or "") == declared(key)
 
 
-@pytest.mark.parametrize(("key", "memory_type"), [
-    ("user:name", MemoryType.IDENTITY),
-    ("user:residence", MemoryType.IDENTITY),
-    ("user:diet", MemoryType.PREFERENCE),
-    ("user:work-location", MemoryType.FACT),
-    ("user:pet:dog", MemoryType.IDENTITY),
-    ("user:routine:running", MemoryType.PREFERENCE),
-    ("user:favourite:band", MemoryType.PREFERENCE),
-    ("user:habit:smoking", MemoryType.PREFERENCE),
-    ("user:health:asthma", MemoryType.FACT),
-    ("project:database", MemoryType.FACT),
-    ("user:city", MemoryType.FACT),  # undeclared (a model's own key): a fact
-])
+@pytest.mark.parametrize(
+    ("key", "memory_type"),
+    [
+        ("user:name", MemoryType.IDENTITY),
+        ("user:residence", MemoryType.IDENTITY),
+        ("user:diet", MemoryType.PREFERENCE),
+        ("user:work-location", MemoryType.FACT),
+        ("user:pet:dog", MemoryType.IDENTITY),
+        ("user:routine:running", MemoryType.PREFERENCE),
+        ("user:favourite:band", MemoryType.PREFERENCE),
+        ("user:habit:smoking", MemoryType.PREFERENCE),
+        ("user:health:asthma", MemoryType.FACT),
+        ("project:database", MemoryType.FACT),
+        ("user:city", MemoryType.FACT),  # undeclared (a model's own key): a fact
+    ],
+)
 def test_subject_type(key: str, memory_type: MemoryType) -> None:
     assert subject_type(key) == memory_type
 
 
-@pytest.mark.parametrize(("sentence", "memory_type"), [
-    ("I live in Porto now.", MemoryType.IDENTITY),
-    ("I'm vegan.", MemoryType.PREFERENCE),
-    ("We adopted a dog.", MemoryType.IDENTITY),
-])
+@pytest.mark.parametrize(
+    ("sentence", "memory_type"),
+    [
+        ("I live in Porto now.", MemoryType.IDENTITY),
+        ("I'm vegan.", MemoryType.PREFERENCE),
+        ("We adopted a dog.", MemoryType.IDENTITY),
+    ],
+)
 def test_extraction_types_a_statement_by_its_key(sentence: str, memory_type: MemoryType) -> None:
     assert [c.type for c in extract_candidates(sentence, "")] == [memory_type]
 
 
-@pytest.mark.parametrize("question", [
-    "Where do I live?", "Where do I work?", "What is my diet?", "Am I married?", "What is my name?",
-    "How old am I?", "Where is my hometown?", "What car do I drive?", "What phone do I have?", "Do I have kids?",
-    "What are my hobbies?", "Do I have pets?",
-    pytest.param("How is my health?", marks=pytest.mark.xfail(
-        strict=True, reason="the allergy hint names user:allergy; curation writes user:allergy:<x>")),
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where do I live?",
+        "Where do I work?",
+        "What is my diet?",
+        "Am I married?",
+        "What is my name?",
+        "How old am I?",
+        "Where is my hometown?",
+        "What car do I drive?",
+        "What phone do I have?",
+        "Do I have kids?",
+        "What are my hobbies?",
+        "Do I have pets?",
+        pytest.param(
+            "How is my health?",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="the allergy hint names user:allergy; curation writes user:allergy:<x>",
+            ),
+        ),
+    ],
+)
 def test_query_hints_name_declared_keys(question: str) -> None:
     assert [key for key in subject_hints(question) if declared(key) is None] == []

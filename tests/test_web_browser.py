@@ -21,10 +21,20 @@ from hermes_bowerbird.web import Inspector
 if TYPE_CHECKING:
     from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-NO_CHROMIUM = ("no chromium found: install Debian's chromium (`make test` does so when run as root with apt-get) "
-               "or point BOWERBIRD_CHROMIUM at a chromium binary")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+NO_CHROMIUM = (
+    "no chromium found: install Debian's chromium (`make test` does so when run as root with apt-get) "
+    "or point BOWERBIRD_CHROMIUM at a chromium binary"
+)
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "ensure-chromium.sh"
 
 
@@ -33,7 +43,9 @@ def find_chromium() -> str | None:
     configured = os.environ.get("BOWERBIRD_CHROMIUM")
     if configured:
         return configured if os.access(configured, os.X_OK) else None
-    return next((found for name in ("chromium", "chromium-browser") if (found := shutil.which(name))), None)
+    return next(
+        (found for name in ("chromium", "chromium-browser") if (found := shutil.which(name))), None
+    )
 
 
 @dataclass
@@ -45,7 +57,9 @@ class Site:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install playwright)")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright is not installed (pip install playwright)"
+    )
     chromium = find_chromium()
     if chromium is None:
         pytest.skip(NO_CHROMIUM)
@@ -80,7 +94,9 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
-def test_search_open_edit_see_the_supersession_and_forget(site: Site, page: Any, shots: Path) -> None:
+def test_search_open_edit_see_the_supersession_and_forget(
+    site: Site, page: Any, shots: Path
+) -> None:
     from playwright.sync_api import expect
 
     page.goto(f"{site.url}/?token={TOKEN}")
@@ -125,7 +141,9 @@ def test_bulletin_and_status_pages(site: Site, page: Any, shots: Path) -> None:
 
     page.goto(f"{site.url}/?token={TOKEN}")
     page.click("header nav >> text=Bulletin")
-    expect(page.locator("pre.bulletin")).to_contain_text("We decided to ship the Quillstack beta on Friday")
+    expect(page.locator("pre.bulletin")).to_contain_text(
+        "We decided to ship the Quillstack beta on Friday"
+    )
     page.screenshot(path=str(shots / "5-bulletin.png"), full_page=True)
     page.click("header nav >> text=Status")
     expect(page.locator("#embedding")).to_contain_text("all-MiniLM-L6-v2 (384 dims)")
@@ -144,9 +162,11 @@ def test_cancelling_the_confirmation_forgets_nothing(site: Site, page: Any) -> N
 
 def test_hostile_memory_text_stays_inert(site: Site, page: Any) -> None:
     dialogs: list[str] = []
+
     def on_dialog(dialog: Any) -> None:
         dialogs.append(dialog.message)
         dialog.dismiss()
+
     page.on("dialog", on_dialog)
     page.goto(f"{site.url}/?token={TOKEN}")
     page.goto(f"{site.url}/memories/{site.ids['hostile']}")
@@ -184,6 +204,8 @@ def test_ensure_chromium_never_fails_where_it_cannot_install(tmp_path: Path) -> 
     (bin_dir / "id").write_text("#!/bin/sh\necho 1000\n")
     (bin_dir / "id").chmod(0o755)
     env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
-    done = subprocess.run(["/bin/sh", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        ["/bin/sh", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0
     assert "the browser tests will skip" in done.stderr

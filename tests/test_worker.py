@@ -18,7 +18,12 @@ import pytest
 from crash_turns import turn
 
 from hermes_bowerbird.config import load_config
-from hermes_bowerbird.curation.worker import parents_lock_path, settings_of, worker_lock_path, worker_state
+from hermes_bowerbird.curation.worker import (
+    parents_lock_path,
+    settings_of,
+    worker_lock_path,
+    worker_state,
+)
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.provider import BowerbirdProvider
@@ -31,10 +36,12 @@ REPO = Path(__file__).resolve().parent.parent
 SCOPE = "profile:default"
 WAIT = 120.0  # generous "does not hang" bound: a worker loads the embedding model before curating
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the worker election uses POSIX file locks")
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32", reason="the worker election uses POSIX file locks"
+)
 
 # A Hermes process: a provider over HERMES_HOME in process mode; captures turns when told, prints the worker's pid
-PARENT = textwrap.dedent('''
+PARENT = textwrap.dedent("""
     import json, sys, time
     from hermes_bowerbird.provider import BowerbirdProvider
     from hermes_bowerbird.curation.worker import worker_state
@@ -51,18 +58,30 @@ PARENT = textwrap.dedent('''
         print(json.dumps({"flushed": provider.engine.flush(120)}), flush=True)
         sys.stdin.readline()
     provider.shutdown()
-''')
+""")
 
 
 def _env(home: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(REPO), "HERMES_HOME": str(home), "BOWERBIRD_CURATION_MODE": "process",
-            "BOWERBIRD_LLM_BACKEND": "none", "BOWERBIRD_MAINTENANCE_ENABLED": "false",
-            "BOWERBIRD_IMPORT_MARKDOWN": "false"}
+    return {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "HERMES_HOME": str(home),
+        "BOWERBIRD_CURATION_MODE": "process",
+        "BOWERBIRD_LLM_BACKEND": "none",
+        "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+        "BOWERBIRD_IMPORT_MARKDOWN": "false",
+    }
 
 
 def _parent(home: Path, session: str, texts: list[str] = ()) -> subprocess.Popen[str]:  # type: ignore[assignment]
-    return subprocess.Popen([sys.executable, "-c", PARENT, str(home), session, json.dumps(list(texts))],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=_env(home), cwd=REPO)
+    return subprocess.Popen(
+        [sys.executable, "-c", PARENT, str(home), session, json.dumps(list(texts))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(home),
+        cwd=REPO,
+    )
 
 
 def _read(proc: subprocess.Popen[str]) -> dict[str, object]:
@@ -107,8 +126,11 @@ def _workers_of(home: Path) -> list[int]:
             env = (proc / "environ").read_bytes()
         except OSError:
             continue
-        if b"-m\0hermes_bowerbird.curation.worker" in cmd and f"HERMES_HOME={home}\0".encode() in env \
-                and _running(int(proc.name)):
+        if (
+            b"-m\0hermes_bowerbird.curation.worker" in cmd
+            and f"HERMES_HOME={home}\0".encode() in env
+            and _running(int(proc.name))
+        ):
             found.append(int(proc.name))
     return found
 
@@ -163,8 +185,12 @@ def _journal(db: Path) -> dict[str, int]:
 def _duplicate_episodes(db: Path) -> int:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return int(conn.execute("SELECT count(*) - count(DISTINCT journal_id || '/' || role || '/' || chunk_index) "
-                                "FROM episodes").fetchone()[0])
+        return int(
+            conn.execute(
+                "SELECT count(*) - count(DISTINCT journal_id || '/' || role || '/' || chunk_index) "
+                "FROM episodes"
+            ).fetchone()[0]
+        )
     finally:
         conn.close()
 
@@ -182,7 +208,9 @@ def test_the_worker_is_another_process(shared: Bowerbird) -> None:
 
 def test_the_worker_curates_what_this_process_captured(shared: Bowerbird) -> None:
     engine = shared
-    engine.capture_turn(TurnCapture("My sister Ines lives in Lisbon.", "Noted.", scope=SCOPE, session_id="s1"))
+    engine.capture_turn(
+        TurnCapture("My sister Ines lives in Lisbon.", "Noted.", scope=SCOPE, session_id="s1")
+    )
     assert engine.flush(WAIT)
     assert _journal(engine.store.path).get("pending", 0) == 0
 
@@ -192,15 +220,27 @@ def test_status_shows_the_worker(shared: Bowerbird) -> None:
     assert _until(lambda: worker_state(engine.store.path).alive)
     status = engine.status()["curation_worker"]
     assert isinstance(status, dict)
-    assert (status["mode"], status["alive"], status["pid"]) == ("process", True, worker_state(engine.store.path).pid)
+    assert (status["mode"], status["alive"], status["pid"]) == (
+        "process",
+        True,
+        worker_state(engine.store.path).pid,
+    )
 
 
 def test_the_parent_sees_new_vectors_after_the_worker_curates(shared: Bowerbird) -> None:
     engine = shared
     assert engine.embeddings.wait_ready(WAIT)
-    engine.recall("anything at all", scopes=[SCOPE])  # the index is loaded (empty) before the worker writes
-    engine.capture_turn(TurnCapture("I keep bees on the roof of my building in Porto.", "Lovely.", scope=SCOPE,
-                                    session_id="s1"))
+    engine.recall(
+        "anything at all", scopes=[SCOPE]
+    )  # the index is loaded (empty) before the worker writes
+    engine.capture_turn(
+        TurnCapture(
+            "I keep bees on the roof of my building in Porto.",
+            "Lovely.",
+            scope=SCOPE,
+            session_id="s1",
+        )
+    )
     assert engine.flush(WAIT)
     memories = [m.id for m in engine.inspect.list_memories([SCOPE])]
     engine.recall("insects", scopes=[SCOPE])
@@ -224,10 +264,14 @@ def _blocked_capture(engine: Bowerbird, text: str, session: str) -> float:
 
 def test_a_turn_captured_while_another_process_writes_does_not_wait(shared: Bowerbird) -> None:
     engine = shared
-    assert _blocked_capture(engine, "I moved to Oslo in March.", "blocked-1") < 0.4  # the lock is held 0.5 s
+    assert (
+        _blocked_capture(engine, "I moved to Oslo in March.", "blocked-1") < 0.4
+    )  # the lock is held 0.5 s
 
 
-def test_a_turn_captured_while_another_process_writes_reaches_the_journal(shared: Bowerbird) -> None:
+def test_a_turn_captured_while_another_process_writes_reaches_the_journal(
+    shared: Bowerbird,
+) -> None:
     engine = shared
     _blocked_capture(engine, "I moved to Oslo in March.", "blocked-2")
     assert engine.wait_captured(30)
@@ -238,14 +282,19 @@ def test_a_killed_worker_is_replaced_and_resumes_its_rows(engine: Bowerbird) -> 
     count = 300
     for i in range(count):
         user, assistant = turn(i)
-        engine.capture_turn(TurnCapture(user, assistant, scope=SCOPE, session_id="crash", turn_index=i))
+        engine.capture_turn(
+            TurnCapture(user, assistant, scope=SCOPE, session_id="crash", turn_index=i)
+        )
     assert _until(lambda: _journal(engine.store.path).get("done", 0) >= 20)
     first = worker_state(engine.store.path).pid
     assert first is not None
     os.kill(first, signal.SIGKILL)  # mid-batch: the journal still holds pending rows
     assert _journal(engine.store.path).get("pending", 0) > 0
     assert engine.flush(WAIT)
-    assert (_journal(engine.store.path), _duplicate_episodes(engine.store.path)) == ({"done": count}, 0)
+    assert (_journal(engine.store.path), _duplicate_episodes(engine.store.path)) == (
+        {"done": count},
+        0,
+    )
 
 
 def test_a_killed_worker_gives_way_to_a_new_one(engine: Bowerbird) -> None:
@@ -281,7 +330,9 @@ def test_the_worker_exits_with_its_last_parent(home: Path) -> None:
     assert _until(lambda: not _running(pid), 30.0)
 
 
-def test_turns_captured_in_one_process_are_recalled_in_another(shared: Bowerbird, shared_home: Path) -> None:
+def test_turns_captured_in_one_process_are_recalled_in_another(
+    shared: Bowerbird, shared_home: Path
+) -> None:
     engine, home = shared, shared_home
     assert engine.embeddings.wait_ready(WAIT)
     engine.recall("warm up the index", scopes=[SCOPE])
@@ -303,14 +354,18 @@ def test_shutdown_leaves_the_parents_lock(engine: Bowerbird) -> None:
     try:
         import fcntl
 
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if this process still held it shared
+        fcntl.flock(
+            fd, fcntl.LOCK_EX | fcntl.LOCK_NB
+        )  # raises if this process still held it shared
     finally:
         os.close(fd)
     assert _until(lambda: not worker_state(engine.store.path).alive, 30.0)
 
 
 @pytest.mark.parametrize(("mode", "expected"), [("process", "process"), ("thread", "thread")])
-def test_the_setting_chooses_the_mode(home: Path, monkeypatch: pytest.MonkeyPatch, mode: str, expected: str) -> None:
+def test_the_setting_chooses_the_mode(
+    home: Path, monkeypatch: pytest.MonkeyPatch, mode: str, expected: str
+) -> None:
     monkeypatch.setenv("BOWERBIRD_CURATION_MODE", mode)
     monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
     monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
@@ -321,8 +376,9 @@ def test_the_setting_chooses_the_mode(home: Path, monkeypatch: pytest.MonkeyPatc
         engine.shutdown()
 
 
-def test_an_injected_model_keeps_curation_on_a_thread(home: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    minilm: LocalEmbedder) -> None:
+def test_an_injected_model_keeps_curation_on_a_thread(
+    home: Path, monkeypatch: pytest.MonkeyPatch, minilm: LocalEmbedder
+) -> None:
     monkeypatch.setenv("BOWERBIRD_CURATION_MODE", "process")
     engine = Bowerbird(load_config(home, overrides={"maintenance_enabled": False}), embedder=minilm)
     try:
@@ -334,7 +390,11 @@ def test_an_injected_model_keeps_curation_on_a_thread(home: Path, monkeypatch: p
 def test_the_worker_gets_its_parents_settings(home: Path) -> None:
     config = load_config(home, overrides={"dedup_threshold": 0.8, "weights.rrf_k": 5})
     settings = settings_of(config, llm_backend="none")
-    assert (settings["dedup_threshold"], settings["weights.rrf_k"], settings["llm_backend"]) == (0.8, 5.0, "none")
+    assert (settings["dedup_threshold"], settings["weights.rrf_k"], settings["llm_backend"]) == (
+        0.8,
+        5.0,
+        "none",
+    )
 
 
 def test_lock_files_sit_beside_the_database(home: Path) -> None:
@@ -342,7 +402,9 @@ def test_lock_files_sit_beside_the_database(home: Path) -> None:
     assert (worker_lock_path(db).parent, parents_lock_path(db).parent) == (db.parent, db.parent)
 
 
-def test_a_provider_in_process_mode_captures_turns(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_provider_in_process_mode_captures_turns(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for key, value in _env(home).items():
         if key.startswith("BOWERBIRD_"):
             monkeypatch.setenv(key, value)

@@ -35,18 +35,38 @@ def open_engine(tmp_path: Path, embedder: Embedder | None) -> Bowerbird:
 def seed(engine: Bowerbird) -> dict[str, int]:
     """A few memories of different types, one from a captured turn, one hostile, one of another user."""
     ids = {
-        "tea": engine.remember("I prefer green tea over coffee in the morning", scope=SCOPE,
-                               options=RememberOptions(type=MemoryType.PREFERENCE)).id,
-        "db": engine.remember("Quillstack stores its data in SQLite with WAL mode", scope=SCOPE,
-                              options=RememberOptions(type=MemoryType.FACT)).id,
-        "ship": engine.remember("We decided to ship the Quillstack beta on Friday", scope=SCOPE,
-                                options=RememberOptions(type=MemoryType.DECISION)).id,
-        "hostile": engine.remember(HOSTILE, scope=SCOPE, options=RememberOptions(type=MemoryType.FACT)).id,
-        "bob": engine.remember("Bob keeps the spare bike key under the blue flower pot", scope=OTHER_USER,
-                               options=RememberOptions(type=MemoryType.FACT)).id,
+        "tea": engine.remember(
+            "I prefer green tea over coffee in the morning",
+            scope=SCOPE,
+            options=RememberOptions(type=MemoryType.PREFERENCE),
+        ).id,
+        "db": engine.remember(
+            "Quillstack stores its data in SQLite with WAL mode",
+            scope=SCOPE,
+            options=RememberOptions(type=MemoryType.FACT),
+        ).id,
+        "ship": engine.remember(
+            "We decided to ship the Quillstack beta on Friday",
+            scope=SCOPE,
+            options=RememberOptions(type=MemoryType.DECISION),
+        ).id,
+        "hostile": engine.remember(
+            HOSTILE, scope=SCOPE, options=RememberOptions(type=MemoryType.FACT)
+        ).id,
+        "bob": engine.remember(
+            "Bob keeps the spare bike key under the blue flower pot",
+            scope=OTHER_USER,
+            options=RememberOptions(type=MemoryType.FACT),
+        ).id,
     }
-    engine.capture_turn(TurnCapture("My sister Maya lives in Lisbon and works as an architect.", "Good to know!",
-                                    scope=SCOPE, session_id="session-1"))
+    engine.capture_turn(
+        TurnCapture(
+            "My sister Maya lives in Lisbon and works as an architect.",
+            "Good to know!",
+            scope=SCOPE,
+            session_id="session-1",
+        )
+    )
     engine.curate_now()
     maya = [m for m in engine.inspect.list_memories([SCOPE]) if "Maya" in m.content]
     ids["maya"] = maya[0].id
@@ -57,9 +77,13 @@ def seed(engine: Bowerbird) -> dict[str, int]:
 def running(inspector: Inspector) -> Iterator[str]:
     """Serve the inspector on a free port in a thread; yields its base URL (http://127.0.0.1:PORT)."""
     sock = bind(0)
-    config = uvicorn.Config(create_app(inspector), log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        create_app(inspector), log_level="warning", access_log=False, lifespan="off"
+    )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="inspector-test", daemon=True)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="inspector-test", daemon=True
+    )
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started and thread.is_alive() and time.monotonic() < deadline:

@@ -77,7 +77,9 @@ class Capture:
             try:
                 self.store.journal.append(**row)
                 self.on_appended()
-            except Exception:  # the store's busy policy gave up (or it closed): say so, keep the thread
+            except (
+                Exception
+            ):  # the store's busy policy gave up (or it closed): say so, keep the thread
                 log.exception("a captured turn could not be journaled; it is lost")
             finally:
                 with self._idle:

@@ -14,7 +14,9 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+")
 
 
-def chunk_text(text: str, *, max_tokens: int = DEFAULT_MAX_TOKENS, min_chars: int = MIN_CHUNK_CHARS) -> list[str]:
+def chunk_text(
+    text: str, *, max_tokens: int = DEFAULT_MAX_TOKENS, min_chars: int = MIN_CHUNK_CHARS
+) -> list[str]:
     """Verbatim chunks of `text`; paragraphs are kept together, oversized ones split at sentences."""
     pieces: list[str] = []
     for paragraph in _paragraphs(text):

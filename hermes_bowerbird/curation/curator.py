@@ -66,7 +66,9 @@ class CurationResult:
     related: int = 0
     noise: bool = False
     skipped: bool = False  # the row was already curated (or is not pending)
-    llm: str = ""  # "" (no model step), "applied", or "fallback" (the model failed; heuristics stand)
+    llm: str = (
+        ""  # "" (no model step), "applied", or "fallback" (the model failed; heuristics stand)
+    )
 
     def extend(self, other: CurationResult) -> None:
         self.journal_ids += other.journal_ids
@@ -116,7 +118,8 @@ class _IndexUpdates:
     """Vectors to append to the in-memory indexes once the transaction has committed."""
 
     items: dict[ItemKind, list[tuple[int, np.ndarray]]] = field(
-        default_factory=lambda: {ItemKind.MEMORY: [], ItemKind.EPISODE: []})
+        default_factory=lambda: {ItemKind.MEMORY: [], ItemKind.EPISODE: []}
+    )
 
 
 @dataclass
@@ -127,9 +130,15 @@ class _MergeContext:
     embedder: Embedder | None
     updates: _IndexUpdates  # vectors to add to the in-memory indexes after the commit
     actor: str = ACTOR
-    allowed: set[int] | None = None  # live memory ids of the scope a vector search may return (None: not read yet)
-    fresh: list[tuple[Memory, np.ndarray]] = field(default_factory=list)  # created so far: a batch dedups itself
-    entities: dict[str, int] = field(default_factory=dict)  # normalised entity name -> id, resolved so far
+    allowed: set[int] | None = (
+        None  # live memory ids of the scope a vector search may return (None: not read yet)
+    )
+    fresh: list[tuple[Memory, np.ndarray]] = field(
+        default_factory=list
+    )  # created so far: a batch dedups itself
+    entities: dict[str, int] = field(
+        default_factory=dict
+    )  # normalised entity name -> id, resolved so far
 
 
 @dataclass(frozen=True)
@@ -145,8 +154,16 @@ class _MergeRequest:
 class Curator:
     """Curates journal rows: episodes, noise filter, extraction, optional model batches, merge, entities, audit."""
 
-    def __init__(self, store: Store, vectors: VectorTier | None, config: Config, clock: Clock = time.time,
-                 llm: LLM | None = None, *, llm_timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        vectors: VectorTier | None,
+        config: Config,
+        clock: Clock = time.time,
+        llm: LLM | None = None,
+        *,
+        llm_timeout: float = 60.0,
+    ) -> None:
         self.store = store
         self.vectors = vectors
         self.config = config
@@ -165,17 +182,23 @@ class Curator:
         prepared = self._prepare_rows([entry])[0]
         return self._commit_row(entry, prepared)
 
-    def process_rows(self, entries: Sequence[JournalEntry],
-                     retry_base: float = RETRY_BASE_SECONDS) -> list[CurationResult | None]:
+    def process_rows(
+        self, entries: Sequence[JournalEntry], retry_base: float = RETRY_BASE_SECONDS
+    ) -> list[CurationResult | None]:
         """Curate rows in order, embedding all their texts in one model call; each row commits on its own.
 
         A row that fails gets None and is kept pending, due again after a growing pause; others go on.
         """
         try:
             prepared = self._prepare_rows(entries)
-        except Exception:  # one bad row must not sink its neighbours: fall back to one row at a time
-            log.warning("preparing %d rows together failed; curating them one by one", len(entries),
-                        exc_info=True)
+        except (
+            Exception
+        ):  # one bad row must not sink its neighbours: fall back to one row at a time
+            log.warning(
+                "preparing %d rows together failed; curating them one by one",
+                len(entries),
+                exc_info=True,
+            )
             return [self._process_recorded(entry, retry_base) for entry in entries]
         out: list[CurationResult | None] = []
         for entry, prep in zip(entries, prepared, strict=True):
@@ -189,14 +212,26 @@ class Curator:
         """`process`, but a failure is recorded on the row (retried later) instead of raised."""
         try:
             return self.process(entry)
-        except Exception as exc:  # any bug or data problem must not stop the queue; it is logged and recorded
+        except (
+            Exception
+        ) as exc:  # any bug or data problem must not stop the queue; it is logged and recorded
             return self._record_failure(entry, exc, retry_base)
 
-    def _record_failure(self, entry: JournalEntry, exc: Exception, retry_base: float) -> CurationResult | None:
-        log.error("curating journal row %d failed (attempt %d); it stays pending and is retried later",
-                  entry.id, entry.attempts + 1, exc_info=exc)
-        self.store.journal.retry_later(entry.id, f"{type(exc).__name__}: {exc}"[:500], base_seconds=retry_base,
-                                       max_seconds=RETRY_MAX_SECONDS)
+    def _record_failure(
+        self, entry: JournalEntry, exc: Exception, retry_base: float
+    ) -> CurationResult | None:
+        log.error(
+            "curating journal row %d failed (attempt %d); it stays pending and is retried later",
+            entry.id,
+            entry.attempts + 1,
+            exc_info=exc,
+        )
+        self.store.journal.retry_later(
+            entry.id,
+            f"{type(exc).__name__}: {exc}"[:500],
+            base_seconds=retry_base,
+            max_seconds=RETRY_MAX_SECONDS,
+        )
         return None
 
     def _commit_row(self, entry: JournalEntry, prepared: _Prepared) -> CurationResult:
@@ -218,7 +253,9 @@ class Curator:
         """Curate pending rows on the calling thread, in order; returns how many were curated."""
         done, after = 0, 0
         while limit is None or done < limit:
-            rows = self.store.journal.pending(limit=min(page, limit - done) if limit else page, after_id=after)
+            rows = self.store.journal.pending(
+                limit=min(page, limit - done) if limit else page, after_id=after
+            )
             if not rows:
                 break
             done += sum(1 for r in self.process_rows(rows) if r is not None)
@@ -238,8 +275,13 @@ class Curator:
             ctx = _MergeContext(new.scope, embedder, _IndexUpdates(), actor)
             with self.store.transaction():
                 outcome = self._merge_one(ctx, _MergeRequest(candidate, new, vectors[0]))
-                if supersedes is not None and supersedes not in (outcome.memory_id, *outcome.superseded):
-                    self.store.supersede(supersedes, outcome.memory_id, reason="updated", actor=actor)
+                if supersedes is not None and supersedes not in (
+                    outcome.memory_id,
+                    *outcome.superseded,
+                ):
+                    self.store.supersede(
+                        supersedes, outcome.memory_id, reason="updated", actor=actor
+                    )
             self._index(ctx.updates)
         return self.store.memories.require(outcome.memory_id)
 
@@ -254,11 +296,14 @@ class Curator:
             ctx = _MergeContext(news[0].scope, embedder, _IndexUpdates(), actor)
             ids = []
             with self.store.transaction():
-                ctx.allowed = self.store.memories.live_ids([ctx.scope]) if embedder is not None else None
+                ctx.allowed = (
+                    self.store.memories.live_ids([ctx.scope]) if embedder is not None else None
+                )
                 for new, vector in zip(news, vectors, strict=True):
                     candidate = _explicit(new)
-                    outcome = self._merge_one(ctx, _MergeRequest(candidate, _with_origin(new, candidate.origin),
-                                                                 vector))
+                    outcome = self._merge_one(
+                        ctx, _MergeRequest(candidate, _with_origin(new, candidate.origin), vector)
+                    )
                     ids.append(outcome.memory_id)
             self._index(ctx.updates)
         return ids
@@ -276,7 +321,9 @@ class Curator:
         unique = list(dict.fromkeys(texts))
         try:
             matrix = np.asarray(embedder.embed_batch(unique), dtype=np.float32)
-        except Exception:  # a failing model must not lose the turn: curate without vectors, catch up later
+        except (
+            Exception
+        ):  # a failing model must not lose the turn: curate without vectors, catch up later
             log.warning("embedding failed; curating without vectors", exc_info=True)
             return [None] * len(texts)
         by_text = dict(zip(unique, matrix, strict=True))
@@ -297,40 +344,73 @@ class Curator:
     def _prepare(self, entry: JournalEntry) -> _Prepared:
         bodies = (("user", entry.user_content), ("assistant", entry.assistant_content))
         noisy = {role for role, body in bodies if not body.strip() or is_noise(body, role)}
-        chunks = [_Chunk(role, i, text, _mentions(text)) for role, body in bodies
-                  for i, text in enumerate(_episode_texts(body, role in noisy))]
+        chunks = [
+            _Chunk(role, i, text, _mentions(text))
+            for role, body in bodies
+            for i, text in enumerate(_episode_texts(body, role in noisy))
+        ]
         provenance: tuple[Provenance, ...] = (Provenance(entry.session_id, entry.turn_index),)
-        found = extract_candidates(entry.user_content, entry.assistant_content, now=entry.created_at)
-        candidates = [(weigh(c, column_origin(c.role, entry.platform)), provenance) for c in found
-                      if c.role not in noisy]
-        return _Prepared(chunks, candidates, noise=noisy >= {"user", "assistant"},
-                         candidate_mentions=[_mentions(c.content, c.entities) for c, _ in candidates],
-                         flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))})
+        found = extract_candidates(
+            entry.user_content, entry.assistant_content, now=entry.created_at
+        )
+        candidates = [
+            (weigh(c, column_origin(c.role, entry.platform)), provenance)
+            for c in found
+            if c.role not in noisy
+        ]
+        return _Prepared(
+            chunks,
+            candidates,
+            noise=noisy >= {"user", "assistant"},
+            candidate_mentions=[_mentions(c.content, c.entities) for c, _ in candidates],
+            flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))},
+        )
 
     # -- writing (inside the caller's transaction) ---------------------------------------------------------------
-    def _write(self, entry: JournalEntry, prepared: _Prepared, updates: _IndexUpdates) -> CurationResult:
+    def _write(
+        self, entry: JournalEntry, prepared: _Prepared, updates: _IndexUpdates
+    ) -> CurationResult:
         result = CurationResult(journal_ids=[entry.id], noise=prepared.noise)
         ctx = _MergeContext(entry.scope, prepared.embedder, updates)
         for chunk, vector in zip(prepared.chunks, prepared.chunk_vectors, strict=True):
             episode_id = self.store.episodes.insert(
-                scope=entry.scope, session_id=entry.session_id, turn_index=entry.turn_index,
-                chunk_index=chunk.index, role=chunk.role, content=chunk.text, created_at=entry.created_at,
-                journal_id=entry.id)
+                scope=entry.scope,
+                session_id=entry.session_id,
+                turn_index=entry.turn_index,
+                chunk_index=chunk.index,
+                role=chunk.role,
+                content=chunk.text,
+                created_at=entry.created_at,
+                journal_id=entry.id,
+            )
             result.episode_ids.append(episode_id)
             entity_ids = self._entity_ids(entry.scope, chunk.mentions, ctx.entities)
             self.store.graph.link_episode_entities(episode_id, entity_ids)
             self._stage_vector(ItemKind.EPISODE, episode_id, vector, prepared.embedder, updates)
             if chunk.role in prepared.flags:
                 self.store.quarantine_item(ItemKind.EPISODE, episode_id, prepared.flags[chunk.role])
-        self._merge_all(ctx, _requests(entry.scope, entry, prepared.candidates, prepared.candidate_vectors,
-                                       prepared.candidate_mentions), result)
-        for memory in self.store.memories.get_many(result.created).values():  # taken from a quarantined text
+        self._merge_all(
+            ctx,
+            _requests(
+                entry.scope,
+                entry,
+                prepared.candidates,
+                prepared.candidate_vectors,
+                prepared.candidate_mentions,
+            ),
+            result,
+        )
+        for memory in self.store.memories.get_many(
+            result.created
+        ).values():  # taken from a quarantined text
             role = str(memory.metadata.get("role", ""))
             if role in prepared.flags:
                 self.store.quarantine_item(ItemKind.MEMORY, memory.id, prepared.flags[role])
         return result
 
-    def _merge_all(self, ctx: _MergeContext, requests: Sequence[_MergeRequest], result: CurationResult) -> None:
+    def _merge_all(
+        self, ctx: _MergeContext, requests: Sequence[_MergeRequest], result: CurationResult
+    ) -> None:
         if ctx.embedder is not None and requests:
             ctx.allowed = self.store.memories.live_ids([ctx.scope])
         for request in requests:
@@ -340,23 +420,35 @@ class Curator:
         candidate, new, vector = request.candidate, request.new, request.vector
         if ctx.allowed is None and vector is not None:
             ctx.allowed = self.store.memories.live_ids([ctx.scope])
-        neighbours: list[Neighbour] = self.merger.neighbours(ctx.scope, vector, ctx.allowed, ctx.fresh)
+        neighbours: list[Neighbour] = self.merger.neighbours(
+            ctx.scope, vector, ctx.allowed, ctx.fresh
+        )
         plan = self.merger.plan(ctx.scope, candidate, neighbours)
         outcome = self.merger.apply(plan, new, candidate, actor=ctx.actor)
         if outcome.action == "created" and (reasons := screen(new.content)):
             self.store.quarantine_item(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
-        found = request.mentions if request.mentions is not None else _mentions(candidate.content, candidate.entities)
-        self.store.graph.link_memory_entities(outcome.memory_id, self._entity_ids(ctx.scope, found, ctx.entities))
+        found = (
+            request.mentions
+            if request.mentions is not None
+            else _mentions(candidate.content, candidate.entities)
+        )
+        self.store.graph.link_memory_entities(
+            outcome.memory_id, self._entity_ids(ctx.scope, found, ctx.entities)
+        )
         if outcome.action == "created":
             if vector is not None:
                 memory = self.store.memories.require(outcome.memory_id)
                 ctx.fresh.append((memory, vector))
                 if ctx.allowed is not None:
                     ctx.allowed.add(memory.id)
-            self._stage_vector(ItemKind.MEMORY, outcome.memory_id, vector, ctx.embedder, ctx.updates)
+            self._stage_vector(
+                ItemKind.MEMORY, outcome.memory_id, vector, ctx.embedder, ctx.updates
+            )
         return outcome
 
-    def _entity_ids(self, scope: str, mentions: Mapping[str, str], cache: dict[str, int]) -> list[int]:
+    def _entity_ids(
+        self, scope: str, mentions: Mapping[str, str], cache: dict[str, int]
+    ) -> list[int]:
         ids = []
         for name, kind in mentions.items():
             norm = normalise_entity(name)
@@ -367,8 +459,14 @@ class Curator:
             ids.append(cache[norm])
         return ids
 
-    def _stage_vector(self, kind: ItemKind, item_id: int, vector: np.ndarray | None, embedder: Embedder | None,
-                      updates: _IndexUpdates) -> None:
+    def _stage_vector(
+        self,
+        kind: ItemKind,
+        item_id: int,
+        vector: np.ndarray | None,
+        embedder: Embedder | None,
+        updates: _IndexUpdates,
+    ) -> None:
         if vector is None or embedder is None:
             return  # left for VectorTier.catch_up
         self.store.vectors.put(kind, embedder.model_name, [(item_id, vector)])
@@ -382,9 +480,16 @@ class Curator:
             try:
                 index = self.vectors.index(kind) if items else None
                 if index is not None:
-                    index.add(np.asarray([i for i, _ in items], dtype=np.int64), np.stack([v for _, v in items]))
-            except Exception:  # the rows are committed; a stale in-memory index must not re-curate them
-                log.exception("could not add %d %s vectors to the in-memory index", len(items), kind)
+                    index.add(
+                        np.asarray([i for i, _ in items], dtype=np.int64),
+                        np.stack([v for _, v in items]),
+                    )
+            except (
+                Exception
+            ):  # the rows are committed; a stale in-memory index must not re-curate them
+                log.exception(
+                    "could not add %d %s vectors to the in-memory index", len(items), kind
+                )
 
     # -- model batches ------------------------------------------------------------------------------------------
     def _batches(self) -> dict[str, list[int]]:
@@ -394,7 +499,9 @@ class Curator:
         except json.JSONDecodeError:
             log.warning("discarding an unreadable model batch record")
             return {}
-        return {str(k): [int(i) for i in v] for k, v in data.items()} if isinstance(data, dict) else {}
+        return (
+            {str(k): [int(i) for i in v] for k, v in data.items()} if isinstance(data, dict) else {}
+        )
 
     def _save_batches(self, batches: dict[str, list[int]]) -> None:
         self.store.meta.set(BATCH_META_KEY, json.dumps({k: v for k, v in batches.items() if v}))
@@ -425,9 +532,14 @@ class Curator:
             entries = [e for e in (self.store.journal.get(i) for i in ids) if e is not None]
             return self._apply_batch(key, scope, entries, self.llm, ids)
         except LLMError as exc:
-            log.warning("model extraction for a batch of %d turns failed (%s); heuristic memories stand",
-                        len(ids), exc)
-        except Exception:  # a bug in the batch path must not lose the heuristic results or block the queue
+            log.warning(
+                "model extraction for a batch of %d turns failed (%s); heuristic memories stand",
+                len(ids),
+                exc,
+            )
+        except (
+            Exception
+        ):  # a bug in the batch path must not lose the heuristic results or block the queue
             log.exception("model batch failed; heuristic memories stand")
         finally:
             with self._lock:
@@ -443,33 +555,64 @@ class Curator:
         batches[key] = [i for i in batches.get(key, []) if i not in done]
         self._save_batches(batches)
 
-    def _apply_batch(self, key: str, scope: str, entries: Sequence[JournalEntry], llm: LLM, ids: Sequence[int]
-                     ) -> CurationResult:
-        turns = [BatchTurn(n, e.user_content, e.assistant_content) for n, e in enumerate(entries, start=1)]
+    def _apply_batch(
+        self, key: str, scope: str, entries: Sequence[JournalEntry], llm: LLM, ids: Sequence[int]
+    ) -> CurationResult:
+        turns = [
+            BatchTurn(n, e.user_content, e.assistant_content)
+            for n, e in enumerate(entries, start=1)
+        ]
         existing = self._existing_for(scope, entries)
-        reply = llm.complete(build_prompt(turns, existing), system=system_prompt(), max_tokens=_LLM_MAX_TOKENS,
-                             json_mode=True, timeout=self.llm_timeout)
-        decisions = [d for d in parse_decisions(reply, known_ids={m.id for m in existing}, turns=len(turns))
-                     if d.action != "ignore"]
+        reply = llm.complete(
+            build_prompt(turns, existing),
+            system=system_prompt(),
+            max_tokens=_LLM_MAX_TOKENS,
+            json_mode=True,
+            timeout=self.llm_timeout,
+        )
+        decisions = [
+            d
+            for d in parse_decisions(reply, known_ids={m.id for m in existing}, turns=len(turns))
+            if d.action != "ignore"
+        ]
         with self._lock:
             return self._apply_decisions(key, scope, entries, decisions, ids)
 
-    def _apply_decisions(self, key: str, scope: str, entries: Sequence[JournalEntry],
-                         decisions: Sequence[Decision], ids: Sequence[int]) -> CurationResult:
+    def _apply_decisions(
+        self,
+        key: str,
+        scope: str,
+        entries: Sequence[JournalEntry],
+        decisions: Sequence[Decision],
+        ids: Sequence[int],
+    ) -> CurationResult:
         every = tuple(Provenance(e.session_id, e.turn_index) for e in entries)
-        candidates = [(_weigh_decision(d, entries), (Provenance(entries[d.turn - 1].session_id,
-                                                                entries[d.turn - 1].turn_index),)
-                       if d.turn else every) for d in decisions]
+        candidates = [
+            (
+                _weigh_decision(d, entries),
+                (Provenance(entries[d.turn - 1].session_id, entries[d.turn - 1].turn_index),)
+                if d.turn
+                else every,
+            )
+            for d in decisions
+        ]
         embedder = self._embedder()
         vectors = self._embed(embedder, [c.content for c, _ in candidates])
         result = CurationResult(llm="applied")
         ctx = _MergeContext(scope, embedder, _IndexUpdates())
         with self.store.transaction():
-            self._merge_all(ctx, _requests(scope, entries[-1] if entries else None, candidates, vectors), result)
+            self._merge_all(
+                ctx, _requests(scope, entries[-1] if entries else None, candidates, vectors), result
+            )
             self._drop_from_batch(key, ids)
         self._index(ctx.updates)
-        log.info("model batch of %d turns: %d created, %d merged, %d superseded", len(entries),
-                 len(result.created), len(result.merged), len(result.superseded))
+        log.info(
+            "model batch of %d turns: %d created, %d merged, %d superseded",
+            len(entries),
+            len(result.created),
+            len(result.merged),
+            len(result.superseded),
+        )
         return result
 
     def _existing_for(self, scope: str, entries: Sequence[JournalEntry]) -> list[Memory]:
@@ -479,19 +622,26 @@ class Curator:
         embedder = self._embedder()
         if embedder is not None and self.vectors is not None:
             allowed = self.store.memories.live_ids([scope])
-            queries = self._embed(embedder, [e.user_content or e.assistant_content for e in entries])
+            queries = self._embed(
+                embedder, [e.user_content or e.assistant_content for e in entries]
+            )
             for vector in queries:
                 if vector is not None and allowed:
-                    for memory_id, score in self.vectors.search(ItemKind.MEMORY, vector, 8, allowed):
+                    for memory_id, score in self.vectors.search(
+                        ItemKind.MEMORY, vector, 8, allowed
+                    ):
                         hits[memory_id] = max(score, hits.get(memory_id, 0.0))
         match = fts_match_expression(text)
         if match:
-            for rank, (memory_id, _score) in enumerate(self.store.search.memories(match, [scope], 10,
-                                                                                      current_only=True)):
+            for rank, (memory_id, _score) in enumerate(
+                self.store.search.memories(match, [scope], 10, current_only=True)
+            ):
                 hits.setdefault(memory_id, 0.5 - rank * 0.01)
         memories = self.store.memories.get_many(hits)
         now = self.clock()
-        ranked = sorted((m for m in memories.values() if m.is_current(now)), key=lambda m: -hits[m.id])
+        ranked = sorted(
+            (m for m in memories.values() if m.is_current(now)), key=lambda m: -hits[m.id]
+        )
         return ranked[:_EXISTING_FOR_PROMPT]
 
 
@@ -520,34 +670,61 @@ def _split_batch_key(key: str) -> tuple[str, str]:
     return scope, session
 
 
-def _requests(scope: str, entry: JournalEntry | None, candidates: Sequence[tuple[Candidate, tuple[Provenance, ...]]],
-              vectors: Sequence[np.ndarray | None], mentions: Sequence[Mapping[str, str]] = ()) -> list[_MergeRequest]:
+def _requests(
+    scope: str,
+    entry: JournalEntry | None,
+    candidates: Sequence[tuple[Candidate, tuple[Provenance, ...]]],
+    vectors: Sequence[np.ndarray | None],
+    mentions: Sequence[Mapping[str, str]] = (),
+) -> list[_MergeRequest]:
     """Merge requests for extracted candidates (with their provenance), their vectors and, when known, mentions."""
-    return [_MergeRequest(candidate, _new_memory(scope, candidate, entry, provenance), vector,
-                          mentions[i] if mentions else None)
-            for i, ((candidate, provenance), vector) in enumerate(zip(candidates, vectors, strict=True))]
+    return [
+        _MergeRequest(
+            candidate,
+            _new_memory(scope, candidate, entry, provenance),
+            vector,
+            mentions[i] if mentions else None,
+        )
+        for i, ((candidate, provenance), vector) in enumerate(zip(candidates, vectors, strict=True))
+    ]
 
 
-def _new_memory(scope: str, candidate: Candidate, entry: JournalEntry | None,
-                provenance: tuple[Provenance, ...]) -> NewMemory:
+def _new_memory(
+    scope: str, candidate: Candidate, entry: JournalEntry | None, provenance: tuple[Provenance, ...]
+) -> NewMemory:
     return NewMemory(
-        scope=scope, type=candidate.type, content=candidate.content,
-        source=entry.source if entry is not None else Source.TURN, importance=candidate.importance,
-        confidence=candidate.confidence, subject=candidate.subject,
+        scope=scope,
+        type=candidate.type,
+        content=candidate.content,
+        source=entry.source if entry is not None else Source.TURN,
+        importance=candidate.importance,
+        confidence=candidate.confidence,
+        subject=candidate.subject,
         session_id=entry.session_id if entry is not None else None,
         valid_from=entry.created_at if entry is not None else None,
         created_at=entry.created_at if entry is not None else None,
-        metadata={"role": candidate.role, ORIGIN_KEY: candidate.origin or column_origin(candidate.role)},
-        provenance=provenance)
+        metadata={
+            "role": candidate.role,
+            ORIGIN_KEY: candidate.origin or column_origin(candidate.role),
+        },
+        provenance=provenance,
+    )
 
 
 def _explicit(new: NewMemory, *, supersedes: int | None = None) -> Candidate:
     """An explicit write (remember, update, import, the host's memory mirror) as a candidate of its own origin;
     `supersedes` names the memory an update replaces."""
     origin = str(new.metadata.get(ORIGIN_KEY) or EXPLICIT)
-    return Candidate(type=new.type, content=new.content, importance=new.effective_importance,
-                     confidence=new.confidence, subject=new.subject, role="tool", origin=origin,
-                     supersedes=supersedes)
+    return Candidate(
+        type=new.type,
+        content=new.content,
+        importance=new.effective_importance,
+        confidence=new.confidence,
+        subject=new.subject,
+        role="tool",
+        origin=origin,
+        supersedes=supersedes,
+    )
 
 
 def _with_origin(new: NewMemory, origin: str) -> NewMemory:
@@ -557,24 +734,44 @@ def _with_origin(new: NewMemory, origin: str) -> NewMemory:
 def _weigh_decision(decision: Decision, entries: Sequence[JournalEntry]) -> Candidate:
     """A model's memory weighed by whose words it holds: those of the turn it names, else of the whole batch."""
     named = [entries[decision.turn - 1]] if decision.turn else []
-    origin = _origin_in(decision.candidate.content, named) or _origin_in(decision.candidate.content, entries) or USER
-    if origin != USER and entries and all(column_origin("assistant", e.platform) == TOOL for e in entries):
+    origin = (
+        _origin_in(decision.candidate.content, named)
+        or _origin_in(decision.candidate.content, entries)
+        or USER
+    )
+    if (
+        origin != USER
+        and entries
+        and all(column_origin("assistant", e.platform) == TOOL for e in entries)
+    ):
         origin = TOOL  # a subagent's task and result: nothing of it is the user's own words
     return weigh(decision.candidate, origin)
 
 
 def _origin_in(content: str, entries: Sequence[JournalEntry]) -> str:
     user = "\n".join(e.user_content for e in entries if column_origin("user", e.platform) == USER)
-    other = "\n".join([*(e.assistant_content for e in entries),
-                       *(e.user_content for e in entries if column_origin("user", e.platform) != USER)])
+    other = "\n".join(
+        [
+            *(e.assistant_content for e in entries),
+            *(e.user_content for e in entries if column_origin("user", e.platform) != USER),
+        ]
+    )
     return model_origin(content, user, other) if entries else ""
 
 
 class CuratorWorker:
     """The named background thread that curates the journal in order; capture never waits for it."""
 
-    def __init__(self, curator: Curator, store: Store, *, retry_base: float = RETRY_BASE_SECONDS,
-                 poll_seconds: float = 2.0, retry_delay: float = 0.5, name: str = "bowerbird-curator") -> None:
+    def __init__(
+        self,
+        curator: Curator,
+        store: Store,
+        *,
+        retry_base: float = RETRY_BASE_SECONDS,
+        poll_seconds: float = 2.0,
+        retry_delay: float = 0.5,
+        name: str = "bowerbird-curator",
+    ) -> None:
         self.curator = curator
         self.store = store
         self.retry_base = retry_base
@@ -584,7 +781,9 @@ class CuratorWorker:
         self._cond = threading.Condition()
         self._wake = False
         self._stop = False
-        self._requested = 0  # bumped by notify(); a pass that starts after a bump and ends idle covers it
+        self._requested = (
+            0  # bumped by notify(); a pass that starts after a bump and ends idle covers it
+        )
         self._covered = -1
         self._session_ends: list[tuple[str, str]] = []
         self._thread: threading.Thread | None = None
@@ -595,7 +794,9 @@ class CuratorWorker:
             return
         self._stop = False
         with self._cond:
-            self._session_ends.extend(self.curator.pending_batches() if self.curator.llm is not None else [])
+            self._session_ends.extend(
+                self.curator.pending_batches() if self.curator.llm is not None else []
+            )
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
         self.notify()
@@ -649,7 +850,9 @@ class CuratorWorker:
                 generation = self._requested
             try:
                 failures = self._pass()
-            except Exception:  # the database went away or similar: keep the thread, retry after a pause
+            except (
+                Exception
+            ):  # the database went away or similar: keep the thread, retry after a pause
                 log.exception("curator pass failed")
                 failures = 1
             with self._cond:
@@ -669,7 +872,9 @@ class CuratorWorker:
             rows = self.store.journal.pending(limit=ROWS_PER_BATCH, after_id=after)
             if not rows:
                 break
-            failures += sum(1 for r in self.curator.process_rows(rows, self.retry_base) if r is None)
+            failures += sum(
+                1 for r in self.curator.process_rows(rows, self.retry_base) if r is None
+            )
             after = rows[-1].id
         with self._cond:
             ends, self._session_ends = self._session_ends, []

@@ -7,26 +7,169 @@ import re
 from hermes_bowerbird.curation.sentences import split_sentences
 from hermes_bowerbird.text import normalise_entity
 
-KNOWN_TOOLS = frozenset({
-    "python", "javascript", "typescript", "rust", "golang", "java", "kotlin", "swift", "ruby", "php", "c++", "c#",
-    "haskell", "elixir", "scala", "bash", "zsh", "docker", "podman", "kubernetes", "k8s", "helm", "terraform",
-    "ansible", "postgres", "postgresql", "mysql", "mariadb", "sqlite", "redis", "mongodb", "elasticsearch",
-    "kafka", "rabbitmq", "nginx", "apache", "react", "vue", "svelte", "angular", "next.js", "nextjs", "node",
-    "node.js", "nodejs", "deno", "bun", "django", "flask", "fastapi", "rails", "spring", "graphql", "npm",
-    "pnpm", "yarn", "pip", "poetry", "uv", "conda", "git", "github", "gitlab", "bitbucket", "jenkins",
-    "circleci", "aws", "gcp", "azure", "heroku", "vercel", "netlify", "cloudflare", "fly.io", "linux", "ubuntu",
-    "debian", "fedora", "arch", "macos", "windows", "ios", "android", "vim", "neovim", "emacs", "vscode",
-    "pycharm", "intellij", "xcode", "pytorch", "tensorflow", "numpy", "pandas", "jupyter", "sklearn",
-    "scikit-learn", "slack", "discord", "telegram", "whatsapp", "signal", "notion", "obsidian", "jira",
-    "trello", "asana", "zoom", "figma", "excel", "sheets", "chrome", "firefox", "safari", "openai", "anthropic",
-    "gemini", "claude", "chatgpt", "gpt-4", "llama", "ollama", "hermes", "sqlalchemy", "pytest", "mypy", "ruff",
-    "black", "webpack", "vite", "tailwind", "prometheus", "grafana", "sentry", "datadog", "stripe", "twilio",
-    "supabase", "firebase", "airflow", "spark", "snowflake", "bigquery", "dbt", "alexa", "instagram",
-    "twitter", "linkedin", "facebook", "youtube", "spotify", "autocad", "revit", "sketchup", "photoshop",
-})
+KNOWN_TOOLS = frozenset(
+    {
+        "python",
+        "javascript",
+        "typescript",
+        "rust",
+        "golang",
+        "java",
+        "kotlin",
+        "swift",
+        "ruby",
+        "php",
+        "c++",
+        "c#",
+        "haskell",
+        "elixir",
+        "scala",
+        "bash",
+        "zsh",
+        "docker",
+        "podman",
+        "kubernetes",
+        "k8s",
+        "helm",
+        "terraform",
+        "ansible",
+        "postgres",
+        "postgresql",
+        "mysql",
+        "mariadb",
+        "sqlite",
+        "redis",
+        "mongodb",
+        "elasticsearch",
+        "kafka",
+        "rabbitmq",
+        "nginx",
+        "apache",
+        "react",
+        "vue",
+        "svelte",
+        "angular",
+        "next.js",
+        "nextjs",
+        "node",
+        "node.js",
+        "nodejs",
+        "deno",
+        "bun",
+        "django",
+        "flask",
+        "fastapi",
+        "rails",
+        "spring",
+        "graphql",
+        "npm",
+        "pnpm",
+        "yarn",
+        "pip",
+        "poetry",
+        "uv",
+        "conda",
+        "git",
+        "github",
+        "gitlab",
+        "bitbucket",
+        "jenkins",
+        "circleci",
+        "aws",
+        "gcp",
+        "azure",
+        "heroku",
+        "vercel",
+        "netlify",
+        "cloudflare",
+        "fly.io",
+        "linux",
+        "ubuntu",
+        "debian",
+        "fedora",
+        "arch",
+        "macos",
+        "windows",
+        "ios",
+        "android",
+        "vim",
+        "neovim",
+        "emacs",
+        "vscode",
+        "pycharm",
+        "intellij",
+        "xcode",
+        "pytorch",
+        "tensorflow",
+        "numpy",
+        "pandas",
+        "jupyter",
+        "sklearn",
+        "scikit-learn",
+        "slack",
+        "discord",
+        "telegram",
+        "whatsapp",
+        "signal",
+        "notion",
+        "obsidian",
+        "jira",
+        "trello",
+        "asana",
+        "zoom",
+        "figma",
+        "excel",
+        "sheets",
+        "chrome",
+        "firefox",
+        "safari",
+        "openai",
+        "anthropic",
+        "gemini",
+        "claude",
+        "chatgpt",
+        "gpt-4",
+        "llama",
+        "ollama",
+        "hermes",
+        "sqlalchemy",
+        "pytest",
+        "mypy",
+        "ruff",
+        "black",
+        "webpack",
+        "vite",
+        "tailwind",
+        "prometheus",
+        "grafana",
+        "sentry",
+        "datadog",
+        "stripe",
+        "twilio",
+        "supabase",
+        "firebase",
+        "airflow",
+        "spark",
+        "snowflake",
+        "bigquery",
+        "dbt",
+        "alexa",
+        "instagram",
+        "twitter",
+        "linkedin",
+        "facebook",
+        "youtube",
+        "spotify",
+        "autocad",
+        "revit",
+        "sketchup",
+        "photoshop",
+    }
+)
 _TOOL_DISPLAY = {"k8s": "Kubernetes", "c++": "C++", "c#": "C#"}
 
-COMMON_WORDS = frozenset("""
+COMMON_WORDS = frozenset(
+    """
 a about above after again against all almost also although always am an and another any anyway are around as
 at back be because been before being below between both but by can could did do does doing done down during
 each either else even ever every few first for from further had has have having he her here hers herself him
@@ -54,31 +197,99 @@ january february march april may june july august september october november dec
 dear mom dad mum grandma grandpa
 i'm i've i'd i'll it's that's there's we're we've we'll they're don't can't didn't won't isn't wasn't let's here's
 what's he's she's you're
-""".replace("’", "'").split())
+""".replace("’", "'").split()
+)
 
 _ARTICLES = frozenset({"the", "a", "an", "i"})
-_LOWER_CONNECTORS = frozenset({"of", "de", "da", "del", "van", "von", "la", "le", "the", "and", "&", "for", "du"})
-_ORG_WORDS = frozenset({
-    "inc", "corp", "corporation", "llc", "ltd", "gmbh", "company", "co", "authority", "university", "college",
-    "school", "bank", "labs", "group", "foundation", "institute", "committee", "council", "department", "agency",
-    "association", "design", "studio", "studios", "partners", "consulting", "society", "club", "hospital",
-    "church", "team", "firm", "ministry", "office", "board", "technologies", "systems", "solutions",
-})
-_PLACE_WORDS = frozenset({
-    "city", "street", "st", "avenue", "ave", "road", "park", "county", "lake", "river", "mountain", "mountains",
-    "island", "beach", "valley", "springs", "bay", "square", "state", "village", "district", "heights",
-})
-_PLACE_CONTEXT = re.compile(r"(?:\b(?:in|at|from|to|near|around|across|outside|visiting|visit|downtown|via|"
-                            r"toward|towards|into)\s+(?:the\s+)?|\b(?:in|at|from|to|near)\s+[A-Z][\w.-]*,\s+)$")
-_PERSON_CONTEXT = re.compile(r"(?:\b(?:i'm|i’m|i am|name is|this is|met|meet|meeting|told|asked|texted|emailed|"
-                             r"thanked|named|called|with|my|his|her|our|their|mr|mrs|ms|dr|prof|uncle|aunt|"
-                             r"wife|husband|son|daughter|brother|sister|friend|boss|partner|colleague|"
-                             r"girlfriend|boyfriend|mother|father|cousin|neighbor|neighbour)\.?\s+)$",
-                             re.IGNORECASE)
-_PERSON_FOLLOW = re.compile(r"^(?:'s|’s|\s+(?:[a-z]+ly\s+)?(?:said|says|asked|asks|told|tells|thinks|thought|"
-                            r"wants|wanted|"
-                            r"called|texted|emailed|is|was|and I|and me|loves|loved|likes|liked|"
-                            r"came|went|made|cried|laughed|replied|agreed|has|had))\b")
+_LOWER_CONNECTORS = frozenset(
+    {"of", "de", "da", "del", "van", "von", "la", "le", "the", "and", "&", "for", "du"}
+)
+_ORG_WORDS = frozenset(
+    {
+        "inc",
+        "corp",
+        "corporation",
+        "llc",
+        "ltd",
+        "gmbh",
+        "company",
+        "co",
+        "authority",
+        "university",
+        "college",
+        "school",
+        "bank",
+        "labs",
+        "group",
+        "foundation",
+        "institute",
+        "committee",
+        "council",
+        "department",
+        "agency",
+        "association",
+        "design",
+        "studio",
+        "studios",
+        "partners",
+        "consulting",
+        "society",
+        "club",
+        "hospital",
+        "church",
+        "team",
+        "firm",
+        "ministry",
+        "office",
+        "board",
+        "technologies",
+        "systems",
+        "solutions",
+    }
+)
+_PLACE_WORDS = frozenset(
+    {
+        "city",
+        "street",
+        "st",
+        "avenue",
+        "ave",
+        "road",
+        "park",
+        "county",
+        "lake",
+        "river",
+        "mountain",
+        "mountains",
+        "island",
+        "beach",
+        "valley",
+        "springs",
+        "bay",
+        "square",
+        "state",
+        "village",
+        "district",
+        "heights",
+    }
+)
+_PLACE_CONTEXT = re.compile(
+    r"(?:\b(?:in|at|from|to|near|around|across|outside|visiting|visit|downtown|via|"
+    r"toward|towards|into)\s+(?:the\s+)?|\b(?:in|at|from|to|near)\s+[A-Z][\w.-]*,\s+)$"
+)
+_PERSON_CONTEXT = re.compile(
+    r"(?:\b(?:i'm|i’m|i am|name is|this is|met|meet|meeting|told|asked|texted|emailed|"
+    r"thanked|named|called|with|my|his|her|our|their|mr|mrs|ms|dr|prof|uncle|aunt|"
+    r"wife|husband|son|daughter|brother|sister|friend|boss|partner|colleague|"
+    r"girlfriend|boyfriend|mother|father|cousin|neighbor|neighbour)\.?\s+)$",
+    re.IGNORECASE,
+)
+_PERSON_FOLLOW = re.compile(
+    r"^(?:'s|’s|\s+(?:[a-z]+ly\s+)?(?:said|says|asked|asks|told|tells|thinks|thought|"
+    r"wants|wanted|"
+    r"called|texted|emailed|is|was|and I|and me|loves|loved|likes|liked|"
+    r"came|went|made|cried|laughed|replied|agreed|has|had))\b"
+)
 _PROJECT_CONTEXT = re.compile(r"(?:\bproject\s+|\brepo\s+|\brepository\s+)$", re.IGNORECASE)
 
 _CAP_SEQ = re.compile(
@@ -87,7 +298,9 @@ _CAP_SEQ = re.compile(
 )
 _HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]{1,38}[A-Za-z0-9_])")
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?<![A-Za-z])'([^'\n]{2,60})'(?![A-Za-z])")
-_TOOL_WORD = re.compile(r"(?<![\w.+#-])[A-Za-z][A-Za-z0-9+#.-]*[A-Za-z0-9+#]|(?<![\w.+#-])[A-Za-z](?![\w])")
+_TOOL_WORD = re.compile(
+    r"(?<![\w.+#-])[A-Za-z][A-Za-z0-9+#.-]*[A-Za-z0-9+#]|(?<![\w.+#-])[A-Za-z](?![\w])"
+)
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 
 
@@ -138,13 +351,21 @@ def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
         parts = _trim_sequence(raw.split(), m.start() == 0)
         if not parts:
             continue
-        after = sentence[m.end():]
-        if (m.start() == 0 and len(parts) == 1 and parts[0] == raw.split()[0]
-                and not _PERSON_FOLLOW.match(after) and not _named_elsewhere(parts[0], text)):
+        after = sentence[m.end() :]
+        if (
+            m.start() == 0
+            and len(parts) == 1
+            and parts[0] == raw.split()[0]
+            and not _PERSON_FOLLOW.match(after)
+            and not _named_elsewhere(parts[0], text)
+        ):
             continue
         name = _POSSESSIVE.sub("", " ".join(parts)).strip(".,;:!?-")
-        if (len(name) < 2 or name.lower() in COMMON_WORDS
-                or all(p.lower() in KNOWN_TOOLS for p in name.split())):
+        if (
+            len(name) < 2
+            or name.lower() in COMMON_WORDS
+            or all(p.lower() in KNOWN_TOOLS for p in name.split())
+        ):
             continue
         if name.isupper() and len(name) <= 2:
             continue
@@ -158,8 +379,10 @@ def _tools(text: str) -> list[tuple[str, str]]:
     for m in _TOOL_WORD.finditer(text):
         word = m.group(0).rstrip(".")
         low = word.lower()
-        if low in KNOWN_TOOLS and not (low in {"go", "signal", "black", "spark", "arch", "bun", "node", "sheets"}
-                                       and word.islower()):
+        if low in KNOWN_TOOLS and not (
+            low in {"go", "signal", "black", "spark", "arch", "bun", "node", "sheets"}
+            and word.islower()
+        ):
             found.append((_TOOL_DISPLAY.get(low, word), "tool"))
     return found
 
@@ -168,7 +391,12 @@ def find_entities(text: str) -> list[tuple[str, str]]:
     """(name, kind) pairs in first-seen order, one per normalised name; kind is person|place|org|tool|project|thing."""
     found: list[tuple[str, str]] = []
     found += [(m.group(1), "person") for m in _HANDLE.finditer(text)]
-    found += [(q.strip(), "thing") for m in _QUOTED.finditer(text) for q in m.groups() if q and _looks_like_title(q)]
+    found += [
+        (q.strip(), "thing")
+        for m in _QUOTED.finditer(text)
+        for q in m.groups()
+        if q and _looks_like_title(q)
+    ]
     found += _tools(text)
     for sentence in split_sentences(text):
         found += _capitalised_names(sentence, text)

@@ -23,75 +23,143 @@ _MIN_WORDS = 5
 
 # ---------------------------------------------------------------- types
 
-_TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple((t, re.compile(p, _I)) for t, p in (
-    (MemoryType.TODO, r"\bremind me\b|\bdon'?t (?:let me )?forget\b|\btodo\b|\bto-do\b|\bdeadline\b|"
-                      r"\bi (?:need|have|must|ought) to\b|\bi(?:'ve| have)? got to\b|\bi gotta\b|\bdue (?:on|by)\b"),
-    (MemoryType.DECISION, r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed|chosen|chose|settled on|committed to)\b|"
-                          r"\blet'?s (?:go with|use|stick with|switch to)\b|\b(?:we|i)(?:'ll| will) (?:use|go with)\b|"
-                          r"\b(?:we're|i'm|we are|i am) going with\b|\bdecision:|\bfrom now on\b|\bgoing forward\b"),
-    (MemoryType.PROCEDURE, r"^(?:to|in order to) [a-z]+[^,]{0,60}, (?:run|use|type|open|click|go|do|call|set|add|"
-                           r"first)\b|\bthe steps are\b|\bstep \d\b|\balways run\b.*\bbefore\b|"
-                           r"\bmake sure (?:to|you) (?:run|set|use)\b|\bthe (?:command|way) to\b"),
-    (MemoryType.GOAL, r"\bi (?:want|wanna|hope|plan|intend|aim) to\b|\bi'd (?:like|love) to\b|\bmy goal\b|"
-                      r"\bi(?:'m| am) (?:trying|planning|hoping|aiming|saving up) to\b|\bplanning to\b|"
-                      r"\bmy (?:dream|plan) is\b|\bi(?:'m| am) working (?:on|toward)\b|\bi(?:'m| am) thinking about\b"),
-    (MemoryType.PREFERENCE, r"\bi (?:really |absolutely |kind of |kinda |totally )?(?:love|like|enjoy|adore|prefer|"
-                            r"hate|dislike|despise|detest|can'?t stand|don'?t like|avoid)\b|\bi'd rather\b|"
-                            r"\bmy favou?rite\b|\b(?:i|we) (?:always|never|usually|rarely)\b|\b(?:always|never) use\b|"
-                            r"\bi(?:'m| am) (?:a fan of|into|not a fan of)\b|\bi stay out of\b"),
-    (MemoryType.IDENTITY, r"\bmy name\b|\bi(?:'m| am) (?:a|an) \w+|\bi(?:'m| am) \d{1,3}\b|"
-                          r"\bi (?:live|grew up|was born)\b|\bi(?:'m| am) (?:originally )?from\b|"
-                          r"\bmy (?:wife|husband|partner|son|daughter|kids|children|mom|dad|mother|father|brother|"
-                          r"sister|parents|family|dog|cat|heritage)\b|\bi have (?:two|three|four|\d) (?:kids|children|"
-                          r"sons|daughters)\b"),
-    (MemoryType.EVENT, r"\byesterday\b|\blast (?:night|week|weekend|month|year|monday|tuesday|wednesday|thursday|"
-                       r"friday|saturday|sunday)\b|\bthis (?:morning|afternoon|evening)\b|\btonight\b|"
-                       r"\btoday\b|\b(?:i|we) just (?:got|came|finished|started|bought|signed|moved|left|"
-                       r"met|had)\b|\bi (?:went|visited|met|finished|started|bought|sold|signed|quit|resigned|"
-                       r"got back|spoke|ran|won|lost)\b|\bwe (?:went|visited|met|finished|bought|sold|signed|had|"
-                       r"moved|made it)\b|\b(?:on|in) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-                       r"january|february|march|april|may|june|july|august|september|october|november|december)\b"),
-))
+_TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
+    (t, re.compile(p, _I))
+    for t, p in (
+        (
+            MemoryType.TODO,
+            r"\bremind me\b|\bdon'?t (?:let me )?forget\b|\btodo\b|\bto-do\b|\bdeadline\b|"
+            r"\bi (?:need|have|must|ought) to\b|\bi(?:'ve| have)? got to\b|\bi gotta\b|\bdue (?:on|by)\b",
+        ),
+        (
+            MemoryType.DECISION,
+            r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed|chosen|chose|settled on|committed to)\b|"
+            r"\blet'?s (?:go with|use|stick with|switch to)\b|\b(?:we|i)(?:'ll| will) (?:use|go with)\b|"
+            r"\b(?:we're|i'm|we are|i am) going with\b|\bdecision:|\bfrom now on\b|\bgoing forward\b",
+        ),
+        (
+            MemoryType.PROCEDURE,
+            r"^(?:to|in order to) [a-z]+[^,]{0,60}, (?:run|use|type|open|click|go|do|call|set|add|"
+            r"first)\b|\bthe steps are\b|\bstep \d\b|\balways run\b.*\bbefore\b|"
+            r"\bmake sure (?:to|you) (?:run|set|use)\b|\bthe (?:command|way) to\b",
+        ),
+        (
+            MemoryType.GOAL,
+            r"\bi (?:want|wanna|hope|plan|intend|aim) to\b|\bi'd (?:like|love) to\b|\bmy goal\b|"
+            r"\bi(?:'m| am) (?:trying|planning|hoping|aiming|saving up) to\b|\bplanning to\b|"
+            r"\bmy (?:dream|plan) is\b|\bi(?:'m| am) working (?:on|toward)\b|\bi(?:'m| am) thinking about\b",
+        ),
+        (
+            MemoryType.PREFERENCE,
+            r"\bi (?:really |absolutely |kind of |kinda |totally )?(?:love|like|enjoy|adore|prefer|"
+            r"hate|dislike|despise|detest|can'?t stand|don'?t like|avoid)\b|\bi'd rather\b|"
+            r"\bmy favou?rite\b|\b(?:i|we) (?:always|never|usually|rarely)\b|\b(?:always|never) use\b|"
+            r"\bi(?:'m| am) (?:a fan of|into|not a fan of)\b|\bi stay out of\b",
+        ),
+        (
+            MemoryType.IDENTITY,
+            r"\bmy name\b|\bi(?:'m| am) (?:a|an) \w+|\bi(?:'m| am) \d{1,3}\b|"
+            r"\bi (?:live|grew up|was born)\b|\bi(?:'m| am) (?:originally )?from\b|"
+            r"\bmy (?:wife|husband|partner|son|daughter|kids|children|mom|dad|mother|father|brother|"
+            r"sister|parents|family|dog|cat|heritage)\b|\bi have (?:two|three|four|\d) (?:kids|children|"
+            r"sons|daughters)\b",
+        ),
+        (
+            MemoryType.EVENT,
+            r"\byesterday\b|\blast (?:night|week|weekend|month|year|monday|tuesday|wednesday|thursday|"
+            r"friday|saturday|sunday)\b|\bthis (?:morning|afternoon|evening)\b|\btonight\b|"
+            r"\btoday\b|\b(?:i|we) just (?:got|came|finished|started|bought|signed|moved|left|"
+            r"met|had)\b|\bi (?:went|visited|met|finished|started|bought|sold|signed|quit|resigned|"
+            r"got back|spoke|ran|won|lost)\b|\bwe (?:went|visited|met|finished|bought|sold|signed|had|"
+            r"moved|made it)\b|\b(?:on|in) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+            r"january|february|march|april|may|june|july|august|september|october|november|december)\b",
+        ),
+    )
+)
 _NOT_A_MEMORY = re.compile(
     r"^(?:what|how|why|when|where|who|which|can|could|would|should|is|are|do|does|did|will|shall)\b.*\?$|"
     r"\bi (?:want|need|'d like|would like) (?:you )?to (?:know|ask|understand|check|see if|make sure|thank)\b|"
     r"^(?:if|what if|suppose|imagine|hypothetically)\b|\b(?:can|could|would|will) you\b|^please\b|"
-    r"^i(?:'m| am| was)? (?:just )?(?:wondering|curious)\b|^i wonder\b|^any (?:idea|ideas|tips|thoughts)\b", _I)
-_EXPLICIT = re.compile(r"\b(?:remember|don'?t forget|note that|for the record|fyi|keep in mind|important:)\b", _I)
-_HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|might|i think|i guess|not sure|kind of|sort of)\b", _I)
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|"
-                     r"hundred|thousand)\b", _I)
-_DATE = re.compile(r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
-                   r"nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th) of [a-z]+)\b", _I)
+    r"^i(?:'m| am| was)? (?:just )?(?:wondering|curious)\b|^i wonder\b|^any (?:idea|ideas|tips|thoughts)\b",
+    _I,
+)
+_EXPLICIT = re.compile(
+    r"\b(?:remember|don'?t forget|note that|for the record|fyi|keep in mind|important:)\b", _I
+)
+_HEDGE = re.compile(
+    r"\b(?:maybe|perhaps|probably|might|i think|i guess|not sure|kind of|sort of)\b", _I
+)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|"
+    r"hundred|thousand)\b",
+    _I,
+)
+_DATE = re.compile(
+    r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th) of [a-z]+)\b",
+    _I,
+)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b", _I)
-_LEADING_FILLER = re.compile(r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh|also|and|but|"
-                             r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
-                             r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
-                             r"news|(?:quick |small )?"
-                             r"update|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+", _I)
+_LEADING_FILLER = re.compile(
+    r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh|also|and|but|"
+    r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
+    r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
+    r"news|(?:quick |small )?"
+    r"update|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+",
+    _I,
+)
 _INNER_FILLER = re.compile(r"\s*,?\s*\b(?:so yeah|yeah so|lol|haha+|hehe)\b[,;]?(?=\s|[.!]|$)", _I)
 # ", and we never ..." / "; my ...": a second statement about the user joined to the first
-_COMPOUND = re.compile(r"\s*(?:,\s*|\s)(?:and|but|plus|also)\s+(?=(?:i|we|i'm|we're|i've|we've|i'll|we'll|"
-                       r"my|our)\b)|;\s+(?=(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b)", _I)
-_SUBORDINATE = re.compile(r"^(?:when|whenever|if|because|since|after|before|although|though|while|as|once|until|"
-                          r"unless|whether)\b", _I)
-_ASKING = re.compile(r"(?:[,;:—–]|\s(?:and|but|so))\s*(?=(?:is|are|am|do|does|did|can|could|should|would|will|"
-                     r"what|how|why|which|who|where|when|any|anything|thoughts|right|ok|okay)\b[^?]*\?$)", _I)
+_COMPOUND = re.compile(
+    r"\s*(?:,\s*|\s)(?:and|but|plus|also)\s+(?=(?:i|we|i'm|we're|i've|we've|i'll|we'll|"
+    r"my|our)\b)|;\s+(?=(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b)",
+    _I,
+)
+_SUBORDINATE = re.compile(
+    r"^(?:when|whenever|if|because|since|after|before|although|though|while|as|once|until|"
+    r"unless|whether)\b",
+    _I,
+)
+_ASKING = re.compile(
+    r"(?:[,;:—–]|\s(?:and|but|so))\s*(?=(?:is|are|am|do|does|did|can|could|should|would|will|"
+    r"what|how|why|which|who|where|when|any|anything|thoughts|right|ok|okay)\b[^?]*\?$)",
+    _I,
+)
 _CLAUSE_MIN_WORDS = 4
-_RELATIVE_DAYS = ((re.compile(r"\byesterday\b|\blast night\b", _I), 1), (re.compile(r"\btoday\b|\btonight\b|"
-                  r"\bthis (?:morning|afternoon|evening)\b", _I), 0), (re.compile(r"\blast week(?:end)?\b", _I), 7))
+_RELATIVE_DAYS = (
+    (re.compile(r"\byesterday\b|\blast night\b", _I), 1),
+    (
+        re.compile(
+            r"\btoday\b|\btonight\b|"
+            r"\bthis (?:morning|afternoon|evening)\b",
+            _I,
+        ),
+        0,
+    ),
+    (re.compile(r"\blast week(?:end)?\b", _I), 7),
+)
 _ASSISTANT_CONCLUSION = re.compile(
     r"\b(?:we decided|you decided|you(?:'ve| have) decided|the decision is|in summary|to summari[sz]e|"
     r"the (?:fix|solution|root cause|answer|plan|steps?) (?:is|are|was)|you(?:'ll| will) need to|"
-    r"(?:always|never) (?:run|use|deploy)|make sure to|remember to|to [a-z]+ [^,]{0,50}, run)\b", _I)
-_TECHNICAL_STEP = re.compile(r"`|\$ |\b(?:run|install|deploy|configure|restart|build|commit|push|ssh|sudo|pip|npm|"
-                             r"git|docker|kubectl|make|export|chmod|systemctl|migrate)\b", _I)
-_PAST_TENSE = re.compile(r"\b(?:i|we|he|she|they|[A-Z][a-z]+) (?:just |finally |also |actually )?"
-                         r"(?:[a-z]+ed|went|made|took|"
-                         r"sat|said|had|got|came|saw|met|ran|told|found|left|bought|sold|ate|drove|spoke|gave|"
-                         r"wrote|began|brought|thought|felt|kept|won|lost|paid|sent|spent|did|was|were)\b")
-_AGE_WORDS = re.compile(r"\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|"
-                        r"five|six|seven|eight|nine))?\b|\b(?:eighteen|nineteen)\b", _I)
+    r"(?:always|never) (?:run|use|deploy)|make sure to|remember to|to [a-z]+ [^,]{0,50}, run)\b",
+    _I,
+)
+_TECHNICAL_STEP = re.compile(
+    r"`|\$ |\b(?:run|install|deploy|configure|restart|build|commit|push|ssh|sudo|pip|npm|"
+    r"git|docker|kubectl|make|export|chmod|systemctl|migrate)\b",
+    _I,
+)
+_PAST_TENSE = re.compile(
+    r"\b(?:i|we|he|she|they|[A-Z][a-z]+) (?:just |finally |also |actually )?"
+    r"(?:[a-z]+ed|went|made|took|"
+    r"sat|said|had|got|came|saw|met|ran|told|found|left|bought|sold|ate|drove|spoke|gave|"
+    r"wrote|began|brought|thought|felt|kept|won|lost|paid|sent|spent|did|was|were)\b"
+)
+_AGE_WORDS = re.compile(
+    r"\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|"
+    r"five|six|seven|eight|nine))?\b|\b(?:eighteen|nineteen)\b",
+    _I,
+)
 _SELF_DESCRIPTION = re.compile(r"(?:^|[:;—–]\s*)(?:i am|i'm)\s+(?:a|an)\s+[\w -]+[.!]?$", _I)
 _NOUN_FRAGMENT = re.compile(r"^(?:a|an)\s+[\w-]+(?:\s+[\w-]+){0,2}[.!]?$", _I)
 _NUMBERED_LINE = re.compile(r"^\s*(?:\d{1,2}[.)]|step \d{1,2}:?|[-*•])\s+\S", _I | re.MULTILINE)
@@ -166,10 +234,23 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
     if subject is None and len(words(content)) < _MIN_WORDS:
         return None
     entities = tuple(name for name, _ in find_entities(content))
-    confidence = 0.9 if _EXPLICIT.search(sentence) else 0.6 if role == "assistant" or _HEDGE.search(sentence) else 0.75
+    confidence = (
+        0.9
+        if _EXPLICIT.search(sentence)
+        else 0.6
+        if role == "assistant" or _HEDGE.search(sentence)
+        else 0.75
+    )
     content = _with_age(_with_date(content, mtype, now), subject)[:_MAX_CONTENT_CHARS]
-    return Candidate(type=mtype, content=content, importance=_importance(mtype, sentence, entities),
-                     confidence=confidence, subject=subject, entities=entities, role=role)
+    return Candidate(
+        type=mtype,
+        content=content,
+        importance=_importance(mtype, sentence, entities),
+        confidence=confidence,
+        subject=subject,
+        entities=entities,
+        role=role,
+    )
 
 
 def _fallback_type(sentence: str, role: str) -> MemoryType | None:
@@ -195,7 +276,7 @@ def _statement_before_question(sentence: str) -> str:
     m = _ASKING.search(sentence)
     if not m:
         return ""
-    head = sentence[:m.start()].strip(" ,;:—–")
+    head = sentence[: m.start()].strip(" ,;:—–")
     return f"{head}." if len(words(head)) >= 2 else ""
 
 
@@ -214,7 +295,9 @@ def _clauses(sentence: str) -> list[str]:
 def _without_filler(sentence: str) -> str:
     """A sentence without its opening greeting or filler ("Hi,", "Big news:", "btw") or inner "so yeah", "lol"."""
     bare = _LEADING_FILLER.sub("", sentence).strip() or sentence
-    bare = _INNER_FILLER.sub(lambda m: "," if re.match(r"\s+\w", bare[m.end():]) else "", bare).strip()
+    bare = _INNER_FILLER.sub(
+        lambda m: "," if re.match(r"\s+\w", bare[m.end() :]) else "", bare
+    ).strip()
     return bare[0].upper() + bare[1:] if bare else sentence
 
 
@@ -231,7 +314,9 @@ def _statements(text: str, now: float | None) -> list[str]:
             if not sentence:
                 continue
         parts = _clauses(sentence)
-        standalone = len(parts) == 1 or all(_candidate(part, part, "user", now) is not None for part in parts)
+        standalone = len(parts) == 1 or all(
+            _candidate(part, part, "user", now) is not None for part in parts
+        )
         out.extend(parts if standalone else [sentence])
     return out
 
@@ -255,7 +340,9 @@ def _user_candidates(text: str, now: float | None) -> list[Candidate]:
     for i, sentence in enumerate(sentences):
         if i in expanded and subject_of(sentence) is None:
             continue
-        short = len(words(sentence)) < _MIN_WORDS and i not in expanded and subject_of(sentence) is None
+        short = (
+            len(words(sentence)) < _MIN_WORDS and i not in expanded and subject_of(sentence) is None
+        )
         content = _with_context(sentences, i) if short else sentence
         candidate = _candidate(sentence, content, "user", now)
         if candidate:
@@ -270,18 +357,29 @@ def _procedure_block(text: str) -> str | None:
     if len(steps) < 2:
         return None
     start = max(0, steps[0] - 1)
-    return "\n".join(ln.strip() for ln in lines[start:steps[-1] + 1])[:_MAX_CONTENT_CHARS]
+    return "\n".join(ln.strip() for ln in lines[start : steps[-1] + 1])[:_MAX_CONTENT_CHARS]
 
 
 def _assistant_candidates(text: str, now: float | None) -> list[Candidate]:
     found = []
     block = _procedure_block(text)
     if block and _TECHNICAL_STEP.search(block):
-        found.append(Candidate(type=MemoryType.PROCEDURE, content=block,
-                               importance=type_spec(MemoryType.PROCEDURE).importance, confidence=0.6,
-                               entities=tuple(n for n, _ in find_entities(block)), role="assistant"))
+        found.append(
+            Candidate(
+                type=MemoryType.PROCEDURE,
+                content=block,
+                importance=type_spec(MemoryType.PROCEDURE).importance,
+                confidence=0.6,
+                entities=tuple(n for n, _ in find_entities(block)),
+                role="assistant",
+            )
+        )
     for sentence in split_sentences(text):
-        if _NUMBERED_LINE.match(sentence) or sentence.endswith("?") or not _ASSISTANT_CONCLUSION.search(sentence):
+        if (
+            _NUMBERED_LINE.match(sentence)
+            or sentence.endswith("?")
+            or not _ASSISTANT_CONCLUSION.search(sentence)
+        ):
             continue
         candidate = _candidate(sentence, sentence, "assistant", now)
         if candidate and type_spec(candidate.type).from_assistant:
@@ -295,6 +393,8 @@ def extract_candidates(user: str, assistant: str, *, now: float | None = None) -
     kept: list[int] = []
     for i in sorted(range(len(found)), key=lambda k: -len(found[k].content)):
         text, subject = found[i].content.lower(), found[i].subject
-        if not any(text in found[k].content.lower() and subject in (None, found[k].subject) for k in kept):
+        if not any(
+            text in found[k].content.lower() and subject in (None, found[k].subject) for k in kept
+        ):
             kept.append(i)
     return [found[i] for i in sorted(kept)]

@@ -48,8 +48,10 @@ class IndexFollower:
         try:
             self._catch_up()
         except (DatabaseError, sqlite3.Error, EmbeddingError):
-            log.warning("could not refresh the vector index from the store; searching what it holds",
-                        exc_info=True)
+            log.warning(
+                "could not refresh the vector index from the store; searching what it holds",
+                exc_info=True,
+            )
 
     def _catch_up(self) -> None:
         if not self.vectors.ready():
@@ -91,7 +93,10 @@ class IndexFollower:
         if len(missing):
             found = self.store.vectors.get_many(kind, [int(i) for i in missing])
             if found:
-                index.add(np.fromiter(found, dtype=np.int64, count=len(found)), np.stack(list(found.values())))
+                index.add(
+                    np.fromiter(found, dtype=np.int64, count=len(found)),
+                    np.stack(list(found.values())),
+                )
         if len(extra):
             index.remove(extra)
         log.debug("%s index reconciled: %d added, %d removed", kind, len(missing), len(extra))

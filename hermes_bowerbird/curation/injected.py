@@ -22,5 +22,7 @@ def message_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("text"))
+        return "\n".join(
+            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("text")
+        )
     return ""

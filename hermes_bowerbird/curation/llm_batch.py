@@ -18,6 +18,7 @@ MAX_CONTENT_CHARS = 600
 _TURN_CHARS = 2_000
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
+
 def system_prompt() -> str:
     """The extraction instructions; the kinds of memory named are the extractable types of the TypeSpec table."""
     kinds = [s.description for s in type_specs() if s.extractable]
@@ -25,7 +26,7 @@ def system_prompt() -> str:
         "You maintain a long-term memory about one user. From the conversation turns you are given, decide which "
         f"durable facts are worth remembering: {', '.join(kinds)}. Ignore greetings, thanks, small "
         "talk, one-off requests and anything only true for this moment. Write each memory as one short standalone "
-        "sentence in the third person (\"The user ...\"). Compare with the existing memories: if a turn changes one "
+        'sentence in the third person ("The user ..."). Compare with the existing memories: if a turn changes one '
         "of them (a new city, a new job, a changed plan), answer `supersede` with its id; if it only rephrases or "
         "refines one, answer `update` with its id; if it is already known, answer `ignore`. Reply with JSON only."
     )
@@ -36,27 +37,52 @@ def response_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "required": ["decisions"],
-        "properties": {"decisions": {"type": "array", "items": {
-            "type": "object",
-            "required": ["action", "content"],
-            "properties": {
-                "action": {"enum": list(ACTIONS)},
-                "type": {"enum": [str(s.name) for s in type_specs() if s.extractable]},
-                "content": {"type": "string"},
-                "subject": {"type": ["string", "null"],
+        "properties": {
+            "decisions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["action", "content"],
+                    "properties": {
+                        "action": {"enum": list(ACTIONS)},
+                        "type": {"enum": [str(s.name) for s in type_specs() if s.extractable]},
+                        "content": {"type": "string"},
+                        "subject": {
+                            "type": ["string", "null"],
                             "description": "key of the changing fact it states (a newer memory with the same key "
-                                           f"supersedes the older one): one of {', '.join(prompt_keys())}; a "
-                                           "key of the same form only when none of these fits; null for a fact "
-                                           "that does not change"},
-                "importance": {"type": "number", "minimum": 0, "maximum": 1},
-                "target_id": {"type": ["integer", "null"], "description": "existing memory id for update/supersede"},
-                "turn": {"type": ["integer", "null"], "description": "number of the turn it comes from"},
-                "entities": {"type": "array", "items": {"type": "string"}},
-                "relations": {"type": "array", "items": {
-                    "type": "object", "required": ["relation", "target_id"],
-                    "properties": {"relation": {"enum": [str(r) for r in Relation if r is not Relation.UPDATES]},
-                                   "target_id": {"type": "integer"}}}},
-            }}}},
+                            f"supersedes the older one): one of {', '.join(prompt_keys())}; a "
+                            "key of the same form only when none of these fits; null for a fact "
+                            "that does not change",
+                        },
+                        "importance": {"type": "number", "minimum": 0, "maximum": 1},
+                        "target_id": {
+                            "type": ["integer", "null"],
+                            "description": "existing memory id for update/supersede",
+                        },
+                        "turn": {
+                            "type": ["integer", "null"],
+                            "description": "number of the turn it comes from",
+                        },
+                        "entities": {"type": "array", "items": {"type": "string"}},
+                        "relations": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["relation", "target_id"],
+                                "properties": {
+                                    "relation": {
+                                        "enum": [
+                                            str(r) for r in Relation if r is not Relation.UPDATES
+                                        ]
+                                    },
+                                    "target_id": {"type": "integer"},
+                                },
+                            },
+                        },
+                    },
+                },
+            }
+        },
     }
 
 
@@ -78,7 +104,11 @@ class Decision:
 
 def build_prompt(turns: Sequence[BatchTurn], existing: Sequence[Memory]) -> str:
     """One prompt for the whole batch: the schema, the nearest existing memories, then the turns."""
-    lines = ["Answer with JSON matching this schema:", json.dumps(response_schema(), separators=(",", ":")), ""]
+    lines = [
+        "Answer with JSON matching this schema:",
+        json.dumps(response_schema(), separators=(",", ":")),
+        "",
+    ]
     lines.append("Existing memories (id, type, subject, content):")
     if existing:
         lines += [f"- [{m.id}] {m.type} {m.subject or '-'}: {m.content}" for m in existing]
@@ -121,7 +151,7 @@ def _load_json(text: str) -> Any:
     except json.JSONDecodeError:
         end = max(body.rfind("}"), body.rfind("]"))
         try:
-            return json.loads(body[start:end + 1])
+            return json.loads(body[start : end + 1])
         except json.JSONDecodeError as exc:
             raise LLMError(f"the model's reply is not valid JSON: {exc}") from exc
 
@@ -136,11 +166,16 @@ def _decision(item: dict[str, Any], known_ids: Collection[int], turns: int) -> D
     if action in ("update", "supersede") and (target is None or target not in known_ids):
         action, target = "add", None
     candidate = Candidate(
-        type=memory_type, content=redact(" ".join(content.split()))[:MAX_CONTENT_CHARS],
-        importance=_importance(item.get("importance"), memory_type), confidence=0.85,
-        subject=_subject(item.get("subject")), entities=_strings(item.get("entities")), role="model",
+        type=memory_type,
+        content=redact(" ".join(content.split()))[:MAX_CONTENT_CHARS],
+        importance=_importance(item.get("importance"), memory_type),
+        confidence=0.85,
+        subject=_subject(item.get("subject")),
+        entities=_strings(item.get("entities")),
+        role="model",
         supersedes=target if action in ("update", "supersede") else None,
-        relations=_relations(item.get("relations"), known_ids))
+        relations=_relations(item.get("relations"), known_ids),
+    )
     turn = _int(item.get("turn"))
     return Decision(action, candidate, turn if turn is not None and 1 <= turn <= turns else None)
 

@@ -64,9 +64,11 @@ def _values(text: str) -> set[str]:
     out = set()
     for match in value_words(text):
         word = match.group()
-        before = text[:match.start()].rstrip()
+        before = text[: match.start()].rstrip()
         starts_sentence = not before or before[-1] in ".!?:\n"
-        if any(ch.isdigit() for ch in word) or (word[0].isupper() and len(word) > 1 and not starts_sentence):
+        if any(ch.isdigit() for ch in word) or (
+            word[0].isupper() and len(word) > 1 and not starts_sentence
+        ):
             out.add(word.lower())
     return out
 
@@ -75,26 +77,44 @@ def _subjects_compatible(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
 
-def plan_merge(candidate: Candidate, *, exact: Memory | None, same_subject: Sequence[Memory],
-               neighbours: Sequence[Neighbour], dedup_threshold: float, related_threshold: float,
-               now: float) -> MergePlan:
+def plan_merge(
+    candidate: Candidate,
+    *,
+    exact: Memory | None,
+    same_subject: Sequence[Memory],
+    neighbours: Sequence[Neighbour],
+    dedup_threshold: float,
+    related_threshold: float,
+    now: float,
+) -> MergePlan:
     """Decide a candidate's fate from what the store already holds (pure: no reads, no writes)."""
     if exact is not None and exact.is_current(now):
         return MergePlan("reinforce", "identical content", target=exact.id)
     for n in neighbours:
         if n.similarity < dedup_threshold:
             break
-        if _subjects_compatible(candidate.subject, n.memory.subject) and \
-                not distinct_values(candidate.content, n.memory.content):
-            return MergePlan("reinforce", f"near-duplicate (cosine {n.similarity:.3f})", target=n.memory.id)
-    replaced = [m.id for m in same_subject if content_hash(m.content) != content_hash(candidate.content)]
+        if _subjects_compatible(candidate.subject, n.memory.subject) and not distinct_values(
+            candidate.content, n.memory.content
+        ):
+            return MergePlan(
+                "reinforce", f"near-duplicate (cosine {n.similarity:.3f})", target=n.memory.id
+            )
+    replaced = [
+        m.id for m in same_subject if content_hash(m.content) != content_hash(candidate.content)
+    ]
     if candidate.supersedes is not None and candidate.supersedes not in replaced:
         replaced.append(candidate.supersedes)
-    related = tuple((n.memory.id, round(n.similarity, 4)) for n in neighbours
-                    if n.similarity >= related_threshold and n.memory.id not in replaced)[:MAX_RELATED]
+    related = tuple(
+        (n.memory.id, round(n.similarity, 4))
+        for n in neighbours
+        if n.similarity >= related_threshold and n.memory.id not in replaced
+    )[:MAX_RELATED]
     if replaced:
-        reason = f"same subject {candidate.subject!r} with a changed value" if candidate.subject else \
-            "replaced by a newer statement"
+        reason = (
+            f"same subject {candidate.subject!r} with a changed value"
+            if candidate.subject
+            else "replaced by a newer statement"
+        )
         return MergePlan("create", reason, supersede=tuple(replaced), related=related)
     return MergePlan("create", "new", related=related)
 
@@ -102,14 +122,22 @@ def plan_merge(candidate: Candidate, *, exact: Memory | None, same_subject: Sequ
 class Merger:
     """Reads what a plan needs from the store and vector tier, then executes it (inside the caller's transaction)."""
 
-    def __init__(self, store: Store, vectors: VectorTier | None, config: Config, *, actor: str = "curator") -> None:
+    def __init__(
+        self, store: Store, vectors: VectorTier | None, config: Config, *, actor: str = "curator"
+    ) -> None:
         self.store = store
         self.vectors = vectors
         self.config = config
         self.actor = actor
 
-    def neighbours(self, scope: str, vector: np.ndarray | None, allowed: Collection[int] | None,
-                   fresh: Sequence[tuple[Memory, np.ndarray]] = (), k: int = NEIGHBOURS) -> list[Neighbour]:
+    def neighbours(
+        self,
+        scope: str,
+        vector: np.ndarray | None,
+        allowed: Collection[int] | None,
+        fresh: Sequence[tuple[Memory, np.ndarray]] = (),
+        k: int = NEIGHBOURS,
+    ) -> list[Neighbour]:
         """Current memories of `scope` nearest to `vector`, best first (empty without a vector)."""
         if vector is None:
             return []
@@ -120,31 +148,56 @@ class Merger:
             hits[memory.id] = float(np.dot(vector, other))
         memories = self.store.memories.get_many(hits)
         now = self.store.clock()
-        out = [Neighbour(memories[i], s) for i, s in hits.items()
-               if i in memories and memories[i].scope == scope and memories[i].is_current(now)]
+        out = [
+            Neighbour(memories[i], s)
+            for i, s in hits.items()
+            if i in memories and memories[i].scope == scope and memories[i].is_current(now)
+        ]
         out.sort(key=lambda n: -n.similarity)
         return out[:k]
 
     def plan(self, scope: str, candidate: Candidate, neighbours: Sequence[Neighbour]) -> MergePlan:
         exact = self.store.memories.find_by_hash(scope, candidate.content)
-        same = self.store.memories.current_by_subject(scope, candidate.subject) if candidate.subject else []
-        same = [m for m in same if not _outweighs(m, candidate)]  # assistant text never replaces the user's
+        same = (
+            self.store.memories.current_by_subject(scope, candidate.subject)
+            if candidate.subject
+            else []
+        )
+        same = [
+            m for m in same if not _outweighs(m, candidate)
+        ]  # assistant text never replaces the user's
         if candidate.supersedes is not None:
             target = self.store.memories.get(candidate.supersedes)
-            if target is None or target.scope != scope or not target.is_current(self.store.clock()) or \
-                    _outweighs(target, candidate):
+            if (
+                target is None
+                or target.scope != scope
+                or not target.is_current(self.store.clock())
+                or _outweighs(target, candidate)
+            ):
                 candidate = _without_supersedes(candidate)
-        return plan_merge(candidate, exact=exact, same_subject=same, neighbours=neighbours,
-                          dedup_threshold=self.config.dedup_threshold,
-                          related_threshold=self.config.related_threshold, now=self.store.clock())
+        return plan_merge(
+            candidate,
+            exact=exact,
+            same_subject=same,
+            neighbours=neighbours,
+            dedup_threshold=self.config.dedup_threshold,
+            related_threshold=self.config.related_threshold,
+            now=self.store.clock(),
+        )
 
-    def apply(self, plan: MergePlan, new: NewMemory, candidate: Candidate, *, actor: str | None = None
-              ) -> MergeOutcome:
+    def apply(
+        self, plan: MergePlan, new: NewMemory, candidate: Candidate, *, actor: str | None = None
+    ) -> MergeOutcome:
         """Execute a plan; the caller holds the transaction."""
         actor = actor or self.actor
         if plan.action == "reinforce" and plan.target is not None:
-            self.store.reinforce(plan.target, new.provenance, reason=plan.reason, actor=actor,
-                                 importance=new.effective_importance)
+            self.store.reinforce(
+                plan.target,
+                new.provenance,
+                reason=plan.reason,
+                actor=actor,
+                importance=new.effective_importance,
+            )
             self._promote(plan.target, candidate, actor)
             return MergeOutcome("merged", plan.target)
         memory = self.store.insert_memory(new, actor=actor, reason=plan.reason)
@@ -154,17 +207,27 @@ class Merger:
             self.store.add_edge(memory.id, other, Relation.RELATED_TO, similarity)
         for relation, other in candidate.relations:
             if other != memory.id and self.store.memories.get(other) is not None:
-                self.store.add_edge(memory.id, other, relation, 1.0, actor=actor, reason="stated by the model")
+                self.store.add_edge(
+                    memory.id, other, relation, 1.0, actor=actor, reason="stated by the model"
+                )
         return MergeOutcome("created", memory.id, plan.supersede, plan.related)
-
 
     def _promote(self, memory_id: int, candidate: Candidate, actor: str) -> None:
         """A memory first taken from assistant or tool text, now stated by a stronger source, takes its origin."""
         target = self.store.memories.get(memory_id)
-        if target is None or not candidate.origin or not weaker(origin_of(target.metadata), candidate.origin):
+        if (
+            target is None
+            or not candidate.origin
+            or not weaker(origin_of(target.metadata), candidate.origin)
+        ):
             return
-        self.store.set_origin(memory_id, candidate.origin, confidence=promoted_confidence(target.confidence, candidate),
-                              reason=f"stated again by the {candidate.origin}", actor=actor)
+        self.store.set_origin(
+            memory_id,
+            candidate.origin,
+            confidence=promoted_confidence(target.confidence, candidate),
+            reason=f"stated again by the {candidate.origin}",
+            actor=actor,
+        )
 
 
 def _outweighs(memory: Memory, candidate: Candidate) -> bool:

@@ -23,9 +23,11 @@ _FILLER_WORDS = (
     r"next|please|pls|again"
 )
 _FILLER_RUN = re.compile(rf"^(?:(?:{_FILLER_WORDS})\b[\s,.!;:~-]*)+", re.IGNORECASE)
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|let's|let’s|i've|i’ve|i'd|i'll|me|my|mine|myself|we|we're|we've|"
-                           r"our|ours|us)\b",
-                           re.IGNORECASE)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i’m|im|let's|let’s|i've|i’ve|i'd|i'll|me|my|mine|myself|we|we're|we've|"
+    r"our|ours|us)\b",
+    re.IGNORECASE,
+)
 _TRANSIENT = re.compile(
     r"^(?:i(?:'ll| will| can| should| need to| have to| gotta| must)? (?:probably |just |maybe )?"
     r"(?:try(?: to)?(?: that| it)?|check|look(?: into it)?|think about it|figure it out|sleep|go|rest|"
@@ -36,8 +38,11 @@ _TRANSIENT = re.compile(
     r"(?:what|where) (?:were|was) (?:we|i)\b)",
     re.IGNORECASE,
 )
-_ABOUT_ASSISTANT = re.compile(r"\byou (?:don't|do not|can't|cannot|couldn't|won't) (?:know|remember|see|access|do)\b|"
-                              r"\bas an ai\b|\byou're (?:an|a) (?:ai|bot|assistant)\b", re.IGNORECASE)
+_ABOUT_ASSISTANT = re.compile(
+    r"\byou (?:don't|do not|can't|cannot|couldn't|won't) (?:know|remember|see|access|do)\b|"
+    r"\bas an ai\b|\byou're (?:an|a) (?:ai|bot|assistant)\b",
+    re.IGNORECASE,
+)
 _ASSISTANT_FILLER = re.compile(
     r"^(?:sure|certainly|of course|absolutely|great question|good question|happy to help|glad (?:to|i could) help|"
     r"here(?:'s| is| are)|let me know|feel free|i hope (?:this|that) helps|hope (?:this|that) helps|"

@@ -18,14 +18,18 @@ USER = "user"
 ASSISTANT = "assistant"
 TOOL = "tool"
 EXPLICIT = "explicit"  # remember/update tools, imports, the host's built-in memory mirror
-DELEGATION_PREFIX = "delegation"  # journal platform of a subagent's task (the agent's words) and result (a tool's)
+DELEGATION_PREFIX = (
+    "delegation"  # journal platform of a subagent's task (the agent's words) and result (a tool's)
+)
 
 # importance multiplier and confidence ceiling per origin; stronger origins first
 _WEIGHT = {USER: 1.0, EXPLICIT: 1.0, ASSISTANT: 0.6, TOOL: 0.5}
 _CONFIDENCE_CAP = {USER: 1.0, EXPLICIT: 1.0, ASSISTANT: 0.6, TOOL: 0.5}
 _RANK = {TOOL: 0, ASSISTANT: 1, USER: 2, EXPLICIT: 2}
-_STOP_WORDS = ("the and for are was were has have had that this with from they them their there user users "
-               "you your yours its not but can will would should about into than then also just")
+_STOP_WORDS = (
+    "the and for are was were has have had that this with from they them their there user users "
+    "you your yours its not but can will would should about into than then also just"
+)
 _STOP = frozenset(_STOP_WORDS.split())
 
 
@@ -56,8 +60,12 @@ def _stems(text: str) -> set[str]:
 def weigh(candidate: Candidate, origin: str) -> Candidate:
     """The candidate with its origin recorded and its importance and confidence lowered for a weak origin."""
     weight = _WEIGHT.get(origin, 1.0)
-    return replace(candidate, origin=origin, importance=round(candidate.importance * weight, 4),
-                   confidence=min(candidate.confidence, _CONFIDENCE_CAP.get(origin, 1.0)))
+    return replace(
+        candidate,
+        origin=origin,
+        importance=round(candidate.importance * weight, 4),
+        confidence=min(candidate.confidence, _CONFIDENCE_CAP.get(origin, 1.0)),
+    )
 
 
 def origin_of(metadata: Mapping[str, object]) -> str:

@@ -44,12 +44,43 @@ _B = r"(?<![A-Za-z0-9_-])"
 _E = r"(?![A-Za-z0-9_-])"
 
 _MASK_CHARS = frozenset("*xX.-_#•")
-_NON_VALUES = frozenset({
-    "none", "null", "nil", "true", "false", "undefined", "str", "string", "int", "bytes", "bool",
-    "optional", "any", "required", "empty", "redacted", "hidden", "placeholder", "example",
-    "password", "passwd", "secret", "token", "your_password", "your_token", "your_api_key",
-    "changeme", "change_me", "changeit", "todo", "tbd", "xxxx", "****",
-})
+_NON_VALUES = frozenset(
+    {
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "str",
+        "string",
+        "int",
+        "bytes",
+        "bool",
+        "optional",
+        "any",
+        "required",
+        "empty",
+        "redacted",
+        "hidden",
+        "placeholder",
+        "example",
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "your_password",
+        "your_token",
+        "your_api_key",
+        "changeme",
+        "change_me",
+        "changeit",
+        "todo",
+        "tbd",
+        "xxxx",
+        "****",
+    }
+)
 _CODE_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
@@ -58,7 +89,9 @@ _SECRET_WORD_WINDOW = 48
 _SECRET_WORD_BEFORE = re.compile(
     r"\b(?:pass(?:word|phrase|wd|code)?|pwd|secrets?|tokens?|keys?|credentials?|session|cookie|bearer|auth"
     r"|signature|salt)\b[^\n\w]{0,4}(?:(?:is|was|the|my|our|its|it's|here|use|using|value|of|this|that|new|now"
-    r"|set|to|id|=|:)[^\n\w]{0,4}){0,5}$", re.IGNORECASE)
+    r"|set|to|id|=|:)[^\n\w]{0,4}){0,5}$",
+    re.IGNORECASE,
+)
 _CODE_NAME = re.compile(r"[a-z_][a-z_]*(?:[A-Z][a-z_]*)*[0-9]*")
 
 
@@ -108,7 +141,13 @@ def _assignment(m: re.Match[str]) -> Span | None:
     password_like = any(k in key for k in _PASSWORD_KEYS)
     if value.isdigit() and not password_like and len(value) < 12:
         return None
-    if not quoted and m.group("sep") == ":" and value.isalpha() and not password_like and not _env_style(full_key):
+    if (
+        not quoted
+        and m.group("sep") == ":"
+        and value.isalpha()
+        and not password_like
+        and not _env_style(full_key)
+    ):
         return None
     return start, end
 
@@ -183,15 +222,101 @@ def _credit_card(m: re.Match[str]) -> Span | None:
     return m.span() if _luhn_ok(digits) else None
 
 
-_STOP_WORDS = frozenset({
-    "a", "an", "the", "in", "on", "at", "to", "of", "for", "and", "or", "not", "no", "is", "was", "be", "been",
-    "it", "its", "my", "your", "our", "this", "that", "too", "very", "so", "still", "also", "just", "now", "set",
-    "stored", "saved", "kept", "written", "wrong", "correct", "expired", "invalid", "valid", "missing", "required",
-    "needed", "different", "same", "weak", "strong", "long", "short", "secure", "safe", "new", "old", "changed",
-    "reset", "there", "here", "where", "what", "which", "with", "from", "by", "as", "but", "if", "then", "than",
-    "used", "rotated", "revoked", "shared", "sent", "gone", "lost", "easy", "hard", "simple", "case",
-    "sensitive", "empty", "blank", "hidden", "encrypted", "hashed", "checked", "ready", "fine", "okay", "ok",
-})
+_STOP_WORDS = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "in",
+        "on",
+        "at",
+        "to",
+        "of",
+        "for",
+        "and",
+        "or",
+        "not",
+        "no",
+        "is",
+        "was",
+        "be",
+        "been",
+        "it",
+        "its",
+        "my",
+        "your",
+        "our",
+        "this",
+        "that",
+        "too",
+        "very",
+        "so",
+        "still",
+        "also",
+        "just",
+        "now",
+        "set",
+        "stored",
+        "saved",
+        "kept",
+        "written",
+        "wrong",
+        "correct",
+        "expired",
+        "invalid",
+        "valid",
+        "missing",
+        "required",
+        "needed",
+        "different",
+        "same",
+        "weak",
+        "strong",
+        "long",
+        "short",
+        "secure",
+        "safe",
+        "new",
+        "old",
+        "changed",
+        "reset",
+        "there",
+        "here",
+        "where",
+        "what",
+        "which",
+        "with",
+        "from",
+        "by",
+        "as",
+        "but",
+        "if",
+        "then",
+        "than",
+        "used",
+        "rotated",
+        "revoked",
+        "shared",
+        "sent",
+        "gone",
+        "lost",
+        "easy",
+        "hard",
+        "simple",
+        "case",
+        "sensitive",
+        "empty",
+        "blank",
+        "hidden",
+        "encrypted",
+        "hashed",
+        "checked",
+        "ready",
+        "fine",
+        "okay",
+        "ok",
+    }
+)
 
 
 def _entropy(value: str) -> float:
@@ -208,9 +333,20 @@ def _token_like(value: str) -> bool:
     core = value.strip("=")
     if len(core) >= 24 and all(c in "0123456789abcdefABCDEF" for c in core):
         return True
-    classes = sum((any(c.islower() for c in core), any(c.isupper() for c in core), any(c.isdigit() for c in core),
-                   any(c in "+/_-.~" for c in core)))
-    return len(core) >= 16 and classes >= 2 and any(c.isdigit() for c in core) and _entropy(core) >= 3.0
+    classes = sum(
+        (
+            any(c.islower() for c in core),
+            any(c.isupper() for c in core),
+            any(c.isdigit() for c in core),
+            any(c in "+/_-.~" for c in core),
+        )
+    )
+    return (
+        len(core) >= 16
+        and classes >= 2
+        and any(c.isdigit() for c in core)
+        and _entropy(core) >= 3.0
+    )
 
 
 def _phrase_value(m: re.Match[str]) -> Span | None:
@@ -228,8 +364,9 @@ def _phrase_value(m: re.Match[str]) -> Span | None:
     first = words[0].rstrip(".,!?;:)")
     if len(first) < 4 or first.lower() in _STOP_WORDS or _is_code_or_placeholder(first, False):
         return None
-    if first.isalpha() and not (_token_like(first) or (len(first) >= 8 and not first.islower()
-                                                                and not first.istitle())):
+    if first.isalpha() and not (
+        _token_like(first) or (len(first) >= 8 and not first.islower() and not first.istitle())
+    ):
         return None
     return start, start + len(first)
 
@@ -238,7 +375,7 @@ def _near_secret_word(m: re.Match[str]) -> Span | None:
     """A credential-looking token within a few filler words after a secret word (`the token is 3q2+7w...`)."""
     if not _token_like(m.group(0)):
         return None
-    window = m.string[max(0, m.start() - _SECRET_WORD_WINDOW):m.start()]
+    window = m.string[max(0, m.start() - _SECRET_WORD_WINDOW) : m.start()]
     return m.span() if _SECRET_WORD_BEFORE.search(window) else None
 
 
@@ -258,9 +395,17 @@ def _cmdline_value(m: re.Match[str]) -> Span | None:
     return _cmdline_value_of(m, "value")
 
 
-def _rule(kind: str, pattern: str, triggers: tuple[str, ...], *, lower: bool = False,
-          locate: Locator | None = None, flags: int = 0) -> _Rule:
+def _rule(
+    kind: str,
+    pattern: str,
+    triggers: tuple[str, ...],
+    *,
+    lower: bool = False,
+    locate: Locator | None = None,
+    flags: int = 0,
+) -> _Rule:
     return _Rule(kind, re.compile(pattern, flags), triggers, lower, locate)
+
 
 _VAL = r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
 _VAL2 = r"(?P<flagvalue>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
@@ -288,40 +433,73 @@ def _near_or_assigned(m: re.Match[str]) -> Span | None:
     return (start, end) if quoted or _token_like(value) or any(c.isdigit() for c in value) else None
 
 
-_GENERIC_KEYS = (r"(?:passwd|password|passphrase|pwd|client[_-]?secret|secret[_-]?key|secret|api[_-]?key|apikey"
-                 r"|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token"
-                 r"|credentials?)")
+_GENERIC_KEYS = (
+    r"(?:passwd|password|passphrase|pwd|client[_-]?secret|secret[_-]?key|secret|api[_-]?key|apikey"
+    r"|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token"
+    r"|credentials?)"
+)
 
 _RULES: tuple[_Rule, ...] = (
-    _rule("private_key",
-          r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,32768}?-----END[A-Z0-9 ]{0,40}"
-          r"PRIVATE KEY(?: BLOCK)?-----|(?:\r?\n[A-Za-z0-9+/=:, -]{0,128}){0,400})",
-          ("PRIVATE KEY",)),
-    _rule("aws_access_key", r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])",
-          ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")),
-    _rule("aws_secret_key",
-          r"aws_?secret_?(?:access_?)?key[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?P<value>[A-Za-z0-9/+]{40})"
-          r"(?![A-Za-z0-9/+])",
-          ("aws",), lower=True, locate=_group_value, flags=re.IGNORECASE),
-    _rule("github_token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _E,
-          ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    _rule(
+        "private_key",
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,32768}?-----END[A-Z0-9 ]{0,40}"
+        r"PRIVATE KEY(?: BLOCK)?-----|(?:\r?\n[A-Za-z0-9+/=:, -]{0,128}){0,400})",
+        ("PRIVATE KEY",),
+    ),
+    _rule(
+        "aws_access_key",
+        r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+    ),
+    _rule(
+        "aws_secret_key",
+        r"aws_?secret_?(?:access_?)?key[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?P<value>[A-Za-z0-9/+]{40})"
+        r"(?![A-Za-z0-9/+])",
+        ("aws",),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "github_token",
+        _B + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _E,
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
     _rule("gitlab_token", _B + r"glpat-[A-Za-z0-9_-]{20,100}" + _E, ("glpat-",)),
-    _rule("slack_token", _B + r"(?:xox[abposre]-[A-Za-z0-9-]{10,250}|xapp-\d-[A-Za-z0-9-]{10,250})",
-          ("xox", "xapp-")),
-    _rule("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{8,256}",
-          ("hooks.slack.com",)),
-    _rule("discord_webhook",
-          r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,30}/[A-Za-z0-9_-]{20,200}",
-          ("/api/webhooks/",)),
+    _rule(
+        "slack_token",
+        _B + r"(?:xox[abposre]-[A-Za-z0-9-]{10,250}|xapp-\d-[A-Za-z0-9-]{10,250})",
+        ("xox", "xapp-"),
+    ),
+    _rule(
+        "slack_webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{8,256}",
+        ("hooks.slack.com",),
+    ),
+    _rule(
+        "discord_webhook",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,30}/[A-Za-z0-9_-]{20,200}",
+        ("/api/webhooks/",),
+    ),
     _rule("telegram_bot_token", r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E, (":AA",)),
-    _rule("stripe_key", _B + r"(?:(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,247}|whsec_[A-Za-z0-9]{24,128})" + _E,
-          ("_live_", "_test_", "whsec_")),
+    _rule(
+        "stripe_key",
+        _B + r"(?:(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,247}|whsec_[A-Za-z0-9]{24,128})" + _E,
+        ("_live_", "_test_", "whsec_"),
+    ),
     _rule("anthropic_api_key", _B + r"sk-ant-[A-Za-z0-9_-]{20,250}", ("sk-ant-",)),
-    _rule("openai_api_key", _B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,250}" + _E, ("sk-",),
-          locate=_mixed_token),
+    _rule(
+        "openai_api_key",
+        _B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,250}" + _E,
+        ("sk-",),
+        locate=_mixed_token,
+    ),
     _rule("google_api_key", _B + r"AIza[0-9A-Za-z_-]{35}" + _E, ("AIza",)),
-    _rule("google_oauth_token", _B + r"(?:ya29\.[0-9A-Za-z_-]{20,2048}|GOCSPX-[A-Za-z0-9_-]{20,64})",
-          ("ya29.", "GOCSPX-")),
+    _rule(
+        "google_oauth_token",
+        _B + r"(?:ya29\.[0-9A-Za-z_-]{20,2048}|GOCSPX-[A-Za-z0-9_-]{20,64})",
+        ("ya29.", "GOCSPX-"),
+    ),
     _rule("huggingface_token", _B + r"hf_[A-Za-z0-9]{30,40}" + _E, ("hf_",), locate=_mixed_token),
     _rule("npm_token", _B + r"npm_[A-Za-z0-9]{36}" + _E, ("npm_",)),
     _rule("pypi_token", _B + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1000}", ("pypi-",)),
@@ -329,73 +507,177 @@ _RULES: tuple[_Rule, ...] = (
     _rule("twilio_key", r"(?<![A-Za-z0-9])(?:SK|AC)[0-9a-f]{32}(?![A-Za-z0-9])", ("SK", "AC")),
     _rule("shopify_token", _B + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}" + _E, ("shp",)),
     _rule("digitalocean_token", _B + r"do[por]_v1_[a-f0-9]{64}" + _E, ("_v1_",)),
-    _rule("azure_storage_key", r"AccountKey=(?P<value>[A-Za-z0-9+/]{80,100}={0,2})", ("AccountKey=",),
-          locate=_group_value),
-    _rule("jwt", _B + r"eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{16,4096}" + _E,
-          ("eyJ",)),
-    _rule("bearer_token", r"\bbearer[ \t]{1,8}(?P<value>[A-Za-z0-9._~+/-]{16,4096}=*)", ("bearer",),
-          lower=True, locate=_bearer, flags=re.IGNORECASE),
-    _rule("basic_auth",
-          r"authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?basic[ \t]{1,8}(?P<value>[A-Za-z0-9+/]{8,1024}={0,2})",
-          ("authorization",), lower=True, locate=_group_value, flags=re.IGNORECASE),
-    _rule("uri_password",
-          r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@'\"<>]{0,256}:"
-          r"(?P<value>[^\s/?#@'\"<>]{1,256})@[A-Za-z0-9\[]",
-          ("://",), locate=_uri_password),
-    _rule("credit_card", r"(?<![0-9.-])[2-6]\d{3}(?:[ -]?\d){9,15}(?![0-9])", (), locate=_credit_card),
-    _rule("command_line_password",
-          r"\bsshpass[ \t]+-p[ \t]*" + _VAL
-          + r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?"
-          r"[ \t]-p(?P<attached>" + _VAL_INNER + r")"
-          r"|--(?:password|passwd|pass|token|api[-_]key|secret|client-secret|auth-token)(?:=|[ \t]+)" + _VAL2,
-          ("sshpass", "-p", "--pass", "--token", "--api", "--secret", "--client", "--auth"), lower=True,
-          locate=_cmdline_any, flags=re.IGNORECASE),
-    _rule("basic_credentials",
-          r"(?:\s|^)(?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{1,64}:(?P<value>[^\s\"']{1,256})",
-          ("-u", "--user"), lower=True, locate=_cmdline_value),
-    _rule("cookie", r"\b(?:set-)?cookie[ \t]*:[ \t]*(?P<value>[^\n]{4,4096})", ("cookie",), lower=True,
-          locate=_header_value, flags=re.IGNORECASE),
-    _rule("auth_header",
-          r"\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:[A-Za-z][\w.+-]{0,30}[ \t]+)?"
-          r"(?P<value>[^\s\"'][^\n]{0,4096})",
-          ("authorization",), lower=True, locate=_header_value, flags=re.IGNORECASE),
-    _rule("api_key",
-          r"\b(?:x-[a-z-]{0,30}(?:token|key|secret|auth)[a-z-]{0,30}|api-key|apikey)[ \t]*:[ \t]*"
-          r"[\"']?(?P<value>[^\s\"']{8,4096})",
-          ("token", "key", "secret", "auth"), lower=True, locate=_header_value, flags=re.IGNORECASE),
-    _rule("session_id",
-          r"\b(?:session[_-]?(?:id|token|key)?|sess[_-]?id|sid|phpsessid|jsessionid|connect\.sid|csrf[_-]?token"
-          r"|xsrf[_-]?token|remember[_-]?token)[\"']?[ \t]*[:=][ \t]*" + _VAL,
-          ("sess", "sid", "csrf", "xsrf", "remember"), lower=True, locate=_near_or_assigned, flags=re.IGNORECASE),
-    _rule("password",
-          r"\b(?:password|passcode|passphrase|pin)[ \t]{1,4}(?:is|was)[ \t]{0,4}:?[ \t]{1,4}"
-          r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{4,128})",
-          ("pass", "pin"), lower=True, locate=_password_is, flags=re.IGNORECASE),
-    _rule("secret_assignment",
-          rf"(?P<key>{_GENERIC_KEYS})(?![A-Za-z0-9_])[\"']?[ \t]{{0,8}}(?P<sep>:=|=>|=|:)(?!=)[ \t]{{0,8}}"
-          r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256})",
-          ("pass", "pwd", "secret", "key", "token", "credential"), lower=True, locate=_assignment,
-          flags=re.IGNORECASE),
-    _rule("secret_assignment",
-          r"(?<![A-Za-z0-9_.$-])(?P<key>[A-Z][A-Z0-9_]{0,60}(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|KEY|"
-          r"CREDENTIALS?|AUTH|SALT|DSN)[A-Z0-9_]{0,30})[ \t]*(?P<sep>=|:)[ \t]*" + _VAL,
-          ("PASS", "PWD", "SECRET", "TOKEN", "KEY", "CRED", "AUTH", "SALT", "DSN"), locate=_assignment),
-    _rule("phrase_secret",
-          r"\b(?P<key>pass(?:word|phrase|code)|pin|secret(?:[ \t_-]?(?:access[ \t_-]?)?key)?"
-          r"|(?:api|access|private|encryption|signing|license)[ \t_-]?key(?:[ \t]id)?"
-          r"|(?:access|auth|api|bearer|refresh|session)[ \t_-]?token|token|session[ \t_-]?(?:id|cookie)|cookie"
-          r"|credentials?)(?:[ \t]+(?:for|of|on|to)[ \t]+[\w.@-]{1,40}(?:[ \t]+"
-          r"[\w.@-]{1,40}){0,2})?[ \t]+(?:is|was|=|:|is[ \t]+set[ \t]+to|is[ \t]+now|will[ \t]+be|reads)[ \t]*:?[ \t]+"
-          r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256}(?:[ \t]+[A-Za-z0-9]{1,40}){0,5})",
-          ("password", "passphrase", "passcode", "pin", "key", "secret", "token", "session", "cookie", "credential"),
-          lower=True, locate=_phrase_value, flags=re.IGNORECASE),
-    _rule("high_entropy_secret", r"(?<![A-Za-z0-9+/_.~=-])[A-Za-z0-9+/_.~-]{16,512}={0,2}(?![A-Za-z0-9+/_.~=-])",
-          ("pass", "pwd", "secret", "token", "key", "credential", "session", "cookie", "bearer", "auth",
-           "signature", "salt"), lower=True, locate=_near_secret_word),
+    _rule(
+        "azure_storage_key",
+        r"AccountKey=(?P<value>[A-Za-z0-9+/]{80,100}={0,2})",
+        ("AccountKey=",),
+        locate=_group_value,
+    ),
+    _rule(
+        "jwt",
+        _B + r"eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{16,4096}" + _E,
+        ("eyJ",),
+    ),
+    _rule(
+        "bearer_token",
+        r"\bbearer[ \t]{1,8}(?P<value>[A-Za-z0-9._~+/-]{16,4096}=*)",
+        ("bearer",),
+        lower=True,
+        locate=_bearer,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "basic_auth",
+        r"authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?basic[ \t]{1,8}(?P<value>[A-Za-z0-9+/]{8,1024}={0,2})",
+        ("authorization",),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "uri_password",
+        r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@'\"<>]{0,256}:"
+        r"(?P<value>[^\s/?#@'\"<>]{1,256})@[A-Za-z0-9\[]",
+        ("://",),
+        locate=_uri_password,
+    ),
+    _rule(
+        "credit_card", r"(?<![0-9.-])[2-6]\d{3}(?:[ -]?\d){9,15}(?![0-9])", (), locate=_credit_card
+    ),
+    _rule(
+        "command_line_password",
+        r"\bsshpass[ \t]+-p[ \t]*"
+        + _VAL
+        + r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?"
+        r"[ \t]-p(?P<attached>" + _VAL_INNER + r")"
+        r"|--(?:password|passwd|pass|token|api[-_]key|secret|client-secret|auth-token)(?:=|[ \t]+)"
+        + _VAL2,
+        ("sshpass", "-p", "--pass", "--token", "--api", "--secret", "--client", "--auth"),
+        lower=True,
+        locate=_cmdline_any,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "basic_credentials",
+        r"(?:\s|^)(?:-u|--user)[ \t]+[\"']?[^\s:\"'@]{1,64}:(?P<value>[^\s\"']{1,256})",
+        ("-u", "--user"),
+        lower=True,
+        locate=_cmdline_value,
+    ),
+    _rule(
+        "cookie",
+        r"\b(?:set-)?cookie[ \t]*:[ \t]*(?P<value>[^\n]{4,4096})",
+        ("cookie",),
+        lower=True,
+        locate=_header_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "auth_header",
+        r"\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:[A-Za-z][\w.+-]{0,30}[ \t]+)?"
+        r"(?P<value>[^\s\"'][^\n]{0,4096})",
+        ("authorization",),
+        lower=True,
+        locate=_header_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "api_key",
+        r"\b(?:x-[a-z-]{0,30}(?:token|key|secret|auth)[a-z-]{0,30}|api-key|apikey)[ \t]*:[ \t]*"
+        r"[\"']?(?P<value>[^\s\"']{8,4096})",
+        ("token", "key", "secret", "auth"),
+        lower=True,
+        locate=_header_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "session_id",
+        r"\b(?:session[_-]?(?:id|token|key)?|sess[_-]?id|sid|phpsessid|jsessionid|connect\.sid|csrf[_-]?token"
+        r"|xsrf[_-]?token|remember[_-]?token)[\"']?[ \t]*[:=][ \t]*" + _VAL,
+        ("sess", "sid", "csrf", "xsrf", "remember"),
+        lower=True,
+        locate=_near_or_assigned,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "password",
+        r"\b(?:password|passcode|passphrase|pin)[ \t]{1,4}(?:is|was)[ \t]{0,4}:?[ \t]{1,4}"
+        r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{4,128})",
+        ("pass", "pin"),
+        lower=True,
+        locate=_password_is,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "secret_assignment",
+        rf"(?P<key>{_GENERIC_KEYS})(?![A-Za-z0-9_])[\"']?[ \t]{{0,8}}(?P<sep>:=|=>|=|:)(?!=)[ \t]{{0,8}}"
+        r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256})",
+        ("pass", "pwd", "secret", "key", "token", "credential"),
+        lower=True,
+        locate=_assignment,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "secret_assignment",
+        r"(?<![A-Za-z0-9_.$-])(?P<key>[A-Z][A-Z0-9_]{0,60}(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|KEY|"
+        r"CREDENTIALS?|AUTH|SALT|DSN)[A-Z0-9_]{0,30})[ \t]*(?P<sep>=|:)[ \t]*" + _VAL,
+        ("PASS", "PWD", "SECRET", "TOKEN", "KEY", "CRED", "AUTH", "SALT", "DSN"),
+        locate=_assignment,
+    ),
+    _rule(
+        "phrase_secret",
+        r"\b(?P<key>pass(?:word|phrase|code)|pin|secret(?:[ \t_-]?(?:access[ \t_-]?)?key)?"
+        r"|(?:api|access|private|encryption|signing|license)[ \t_-]?key(?:[ \t]id)?"
+        r"|(?:access|auth|api|bearer|refresh|session)[ \t_-]?token|token|session[ \t_-]?(?:id|cookie)|cookie"
+        r"|credentials?)(?:[ \t]+(?:for|of|on|to)[ \t]+[\w.@-]{1,40}(?:[ \t]+"
+        r"[\w.@-]{1,40}){0,2})?[ \t]+(?:is|was|=|:|is[ \t]+set[ \t]+to|is[ \t]+now|will[ \t]+be|reads)[ \t]*:?[ \t]+"
+        r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256}(?:[ \t]+[A-Za-z0-9]{1,40}){0,5})",
+        (
+            "password",
+            "passphrase",
+            "passcode",
+            "pin",
+            "key",
+            "secret",
+            "token",
+            "session",
+            "cookie",
+            "credential",
+        ),
+        lower=True,
+        locate=_phrase_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "high_entropy_secret",
+        r"(?<![A-Za-z0-9+/_.~=-])[A-Za-z0-9+/_.~-]{16,512}={0,2}(?![A-Za-z0-9+/_.~=-])",
+        (
+            "pass",
+            "pwd",
+            "secret",
+            "token",
+            "key",
+            "credential",
+            "session",
+            "cookie",
+            "bearer",
+            "auth",
+            "signature",
+            "salt",
+        ),
+        lower=True,
+        locate=_near_secret_word,
+    ),
 )
 
-_GENERIC_KIND_BY_KEY = (("pass", "password"), ("pwd", "password"), ("secret", "secret"), ("token", "token"),
-                        ("cred", "secret"), ("key", "api_key"))
+_GENERIC_KIND_BY_KEY = (
+    ("pass", "password"),
+    ("pwd", "password"),
+    ("secret", "secret"),
+    ("token", "token"),
+    ("cred", "secret"),
+    ("key", "api_key"),
+)
 
 
 def _generic_kind(m: re.Match[str]) -> str:
@@ -428,10 +710,18 @@ def find_secrets(text: str) -> list[SecretMatch]:
             continue
         for m in rule.pattern.finditer(text):
             span = rule.locate(m) if rule.locate else m.span()
-            if span is None or span[0] >= span[1] or _overlaps(span, taken) \
-                    or text.startswith("[REDACTED", span[0]):
+            if (
+                span is None
+                or span[0] >= span[1]
+                or _overlaps(span, taken)
+                or text.startswith("[REDACTED", span[0])
+            ):
                 continue
-            kind = _generic_kind(m) if rule.kind in ("secret_assignment", "phrase_secret") else rule.kind
+            kind = (
+                _generic_kind(m)
+                if rule.kind in ("secret_assignment", "phrase_secret")
+                else rule.kind
+            )
             bisect.insort(taken, span)
             found.append(SecretMatch(kind, span[0], span[1]))
     found.sort(key=lambda s: s.start)
@@ -451,7 +741,7 @@ def redact(text: str) -> str:
     parts: list[str] = []
     pos = 0
     for match in matches:
-        parts.append(text[pos:match.start])
+        parts.append(text[pos : match.start])
         parts.append(PLACEHOLDER.format(kind=match.kind))
         pos = match.end
     parts.append(text[pos:])
@@ -466,6 +756,7 @@ def _host_redactor() -> Callable[[str], str] | None:
 
     def run(text: str) -> str:
         return str(redact_sensitive_text(text, force=True))
+
     return run
 
 
@@ -485,7 +776,9 @@ def _host_spans(text: str, ours: list[SecretMatch]) -> list[SecretMatch]:
     """
     if _HOST_REDACT is None or not text or not _may_interest_host(text):
         return []
-    taken = sorted([*((m.start, m.end) for m in ours), *(m.span() for m in _PLACEHOLDERS.finditer(text))])
+    taken = sorted(
+        [*((m.start, m.end) for m in ours), *(m.span() for m in _PLACEHOLDERS.finditer(text))]
+    )
     found: list[SecretMatch] = []
     for offset, piece in _pieces(text[:_HOST_SCAN_CHARS]):
         try:
@@ -495,7 +788,11 @@ def _host_spans(text: str, ours: list[SecretMatch]) -> list[SecretMatch]:
             return found
         for i1, i2 in _changed_tokens(piece, theirs):
             start, end = _value_part(text, *_widen(text, offset + i1, offset + i2))
-            if end <= start or _overlaps((start, end), taken) or not _credential_like(text[start:end]):
+            if (
+                end <= start
+                or _overlaps((start, end), taken)
+                or not _credential_like(text[start:end])
+            ):
                 continue
             bisect.insort(taken, (start, end))
             found.append(SecretMatch("secret", start, end))
@@ -504,7 +801,9 @@ def _host_spans(text: str, ours: list[SecretMatch]) -> list[SecretMatch]:
 
 def _may_interest_host(text: str) -> bool:
     """Every Hermes pattern needs one of these characters or prefixes; plain prose has none."""
-    return any(c in text for c in "=:-_+@") or any(p in text for p in ("AKIA", "AIza", "gAAAA", "eyJ", "SG."))
+    return any(c in text for c in "=:-_+@") or any(
+        p in text for p in ("AKIA", "AIza", "gAAAA", "eyJ", "SG.")
+    )
 
 
 def _pieces(text: str) -> list[tuple[int, str]]:
@@ -541,7 +840,9 @@ def _credential_like(value: str) -> bool:
     """Whether a span another redactor flagged reads as a credential (not code, prose or a placeholder)."""
     if len(value) < 8 or _is_code_or_placeholder(value, False):
         return False
-    return _token_like(value) or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+    return _token_like(value) or (
+        any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    )
 
 
 def _value_part(text: str, start: int, end: int) -> Span:

@@ -15,31 +15,60 @@ _FILLER = r"(?:[\w'’-]+\s+){0,6}"
 # Characters that hide or reorder text: zero-width, bidi controls and the Unicode tag block.
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u180e\ufeff")
-_HIDDEN = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u180e\ufeff\U000e0000-\U000e007f]")
+_HIDDEN = re.compile(
+    "[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u180e\ufeff\U000e0000-\U000e007f]"
+)
 
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("template_token", re.compile(r"<\|[\w\s-]{1,40}\|>|\[/?INST\]|<</?SYS>>|</?s>|<(?:start|end)_of_turn>"
-                                  r"|<\|?(?:im_start|im_end|endoftext|eot_id)", re.IGNORECASE)),
-    ("fence", re.compile(r"<\s*/?\s*(?:memory[-_ ]?context|system(?:[-_ ]?(?:prompt|message|reminder))?|developer"
-                         r"|instructions?|assistant|user|tool[-_ ]?(?:result|call|output)s?|function[-_ ]?results?"
-                         r"|context|prompt)\b[^<>\n]{0,80}>", re.IGNORECASE)),
-    ("role_header", re.compile(r"(?m)(?:^\s*|#{1,6}\s*)(?:system|developer)\s*(?:prompt|message)?\s*:\s*"
-                               r"(?:you|ignore|from now|new|always|never|disregard)", re.IGNORECASE)),
-    ("instruction_override", re.compile(
-        rf"\b(?:ignore|disregard|forget|override|bypass)\s+{_FILLER}(?:previous|prior|above|earlier|preceding|all"
-        rf"|any|your|the|system|these|those)\s+{_FILLER}(?:instructions?|rules|prompts?|directions|guidelines"
-        rf"|directives|guardrails|context|messages)\b"
-        r"|\bnew\s+system\s+prompt\b|\bsystem\s+prompt\s+override\b|\byou\s+are\s+now\s+(?:a|an|the|in|my|no"
-        r"\s+longer|free|unrestricted|DAN|jailbroken)\b|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should)\b"
-        r"|\b(?:reveal|print|output|repeat|show)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden\s+"
-        r"instructions|initial\s+instructions)\b|\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"
-        r"|\b(?:developer|god|jailbreak|DAN)\s+mode\s+(?:enabled|on|activated)\b"
-        r"|\bact\s+as\s+(?:if|though)\s+you\s+have\s+no\s+(?:restrictions|rules|limits)\b", re.IGNORECASE)),
-    ("exfiltration_link", re.compile(
-        r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//[^)\s]{1,2048}[?#=][^)\s]{0,2048}\)"
-        r"|<img\b[^>]{0,500}\bsrc\s*=\s*[\"']?(?:https?:)?//[^\s\"'>]{1,2048}\?[^>]{0,2048}>"
-        r"|\]\(\s*<?(?:https?:)?//[^)\s]{0,2048}(?:\{[^)\s]{0,200}\}|\$\{?\w|%7B|<[^)\s>]{1,80}>)[^)\s]{0,2048}\)",
-        re.IGNORECASE)),
+    (
+        "template_token",
+        re.compile(
+            r"<\|[\w\s-]{1,40}\|>|\[/?INST\]|<</?SYS>>|</?s>|<(?:start|end)_of_turn>"
+            r"|<\|?(?:im_start|im_end|endoftext|eot_id)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "fence",
+        re.compile(
+            r"<\s*/?\s*(?:memory[-_ ]?context|system(?:[-_ ]?(?:prompt|message|reminder))?|developer"
+            r"|instructions?|assistant|user|tool[-_ ]?(?:result|call|output)s?|function[-_ ]?results?"
+            r"|context|prompt)\b[^<>\n]{0,80}>",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "role_header",
+        re.compile(
+            r"(?m)(?:^\s*|#{1,6}\s*)(?:system|developer)\s*(?:prompt|message)?\s*:\s*"
+            r"(?:you|ignore|from now|new|always|never|disregard)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "instruction_override",
+        re.compile(
+            rf"\b(?:ignore|disregard|forget|override|bypass)\s+{_FILLER}(?:previous|prior|above|earlier|preceding|all"
+            rf"|any|your|the|system|these|those)\s+{_FILLER}(?:instructions?|rules|prompts?|directions|guidelines"
+            rf"|directives|guardrails|context|messages)\b"
+            r"|\bnew\s+system\s+prompt\b|\bsystem\s+prompt\s+override\b|\byou\s+are\s+now\s+(?:a|an|the|in|my|no"
+            r"\s+longer|free|unrestricted|DAN|jailbroken)\b|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should)\b"
+            r"|\b(?:reveal|print|output|repeat|show)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden\s+"
+            r"instructions|initial\s+instructions)\b|\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"
+            r"|\b(?:developer|god|jailbreak|DAN)\s+mode\s+(?:enabled|on|activated)\b"
+            r"|\bact\s+as\s+(?:if|though)\s+you\s+have\s+no\s+(?:restrictions|rules|limits)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "exfiltration_link",
+        re.compile(
+            r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//[^)\s]{1,2048}[?#=][^)\s]{0,2048}\)"
+            r"|<img\b[^>]{0,500}\bsrc\s*=\s*[\"']?(?:https?:)?//[^\s\"'>]{1,2048}\?[^>]{0,2048}>"
+            r"|\]\(\s*<?(?:https?:)?//[^)\s]{0,2048}(?:\{[^)\s]{0,200}\}|\$\{?\w|%7B|<[^)\s>]{1,80}>)[^)\s]{0,2048}\)",
+            re.IGNORECASE,
+        ),
+    ),
 )
 
 
@@ -51,6 +80,7 @@ def _host_scanner() -> Callable[[str, str], list[str]] | None:
 
     def scan(text: str, scope: str) -> list[str]:
         return list(scan_for_threats(text, scope=scope))
+
     return scan
 
 
@@ -71,8 +101,11 @@ def screen(text: str, *, strict: bool = False) -> list[str]:
     reasons += [name for name, pattern in _RULES if pattern.search(folded)]
     if _HOST_SCAN is not None:
         try:
-            reasons += [f"hermes:{r}" for r in _HOST_SCAN(sample, "strict" if strict else "all")
-                        if not r.startswith("invisible_unicode")]
+            reasons += [
+                f"hermes:{r}"
+                for r in _HOST_SCAN(sample, "strict" if strict else "all")
+                if not r.startswith("invisible_unicode")
+            ]
         except Exception:  # a host bug must not stop capture: our own rules have already run
             log.warning("Hermes' threat scan failed; our own rules stand", exc_info=True)
     return list(dict.fromkeys(reasons))
@@ -95,7 +128,7 @@ def _lone_joiner(text: str) -> bool:
     """A zero-width joiner outside an emoji sequence (inside one it is how families and flags are drawn)."""
     for i, ch in enumerate(text):
         if ch == "\u200d":
-            before, after = text[i - 1:i], text[i + 1:i + 2]
+            before, after = text[i - 1 : i], text[i + 1 : i + 2]
             if not (before and after and ord(before) > 0x2000 and ord(after) > 0x2000):
                 return True
     return False
@@ -107,7 +140,9 @@ _TEMPLATE_PIPES = re.compile(r"<\||\|>")
 _BRACKET_TOKENS = re.compile(r"\[(/?INST)\]|<<(/?SYS)>>", re.IGNORECASE)
 _IMAGE = re.compile(r"!\[([^\]\n]{0,200})\]\([^)\n]{0,4096}\)")
 _HTML_IMAGE = re.compile(r"<\s*img\b[^<>]{0,4096}>", re.IGNORECASE)
-_LINK = re.compile(r"\[([^\]\n]{0,200})\]\(\s*<?((?:https?:)?//)([^/?#)\s>]{1,255})[^)\n]{0,4096}\)")
+_LINK = re.compile(
+    r"\[([^\]\n]{0,200})\]\(\s*<?((?:https?:)?//)([^/?#)\s>]{1,255})[^)\n]{0,4096}\)"
+)
 
 
 def inert(text: str) -> str:

@@ -4,12 +4,49 @@ from __future__ import annotations
 
 import re
 
-_ABBREVIATIONS = frozenset({
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "approx", "no", "fig",
-    "inc", "ltd", "co", "corp", "mt", "ft", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
-    "oct", "nov", "dec", "u.s", "a.m", "p.m",
-})
-_BOUNDARY = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'’”)\]]))\s+(?=[\"'“(\[]?[A-Z0-9¿¡])|\s*\n+\s*")
+_ABBREVIATIONS = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "approx",
+        "no",
+        "fig",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "mt",
+        "ft",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "u.s",
+        "a.m",
+        "p.m",
+    }
+)
+_BOUNDARY = re.compile(
+    r"(?:(?<=[.!?…])|(?<=[.!?…][\"'’”)\]]))\s+(?=[\"'“(\[]?[A-Z0-9¿¡])|\s*\n+\s*"
+)
 _LAST_WORD = re.compile(r"(?:^|\s)([A-Za-z.]+)\.$")
 
 
@@ -19,7 +56,7 @@ def split_sentences(text: str) -> list[str]:
     pending = ""
     pos = 0
     for m in _BOUNDARY.finditer(text):
-        chunk = text[pos:m.start()]
+        chunk = text[pos : m.start()]
         pos = m.end()
         pending = f"{pending} {chunk}" if pending else chunk
         if "\n" not in m.group(0) and _ends_with_abbreviation(pending):

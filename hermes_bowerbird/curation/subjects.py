@@ -16,50 +16,102 @@ Key = Callable[[re.Match[str]], str | None]
 
 # ---------------------------------------------------------------- vocabularies
 
-_DIETS = (r"vegan|vegetarian|veggie|pescatarian|pescetarian|flexitarian|keto|ketogenic|paleo|carnivore|omnivore|"
-          r"plant[- ]based|whole[- ]?food plant[- ]based|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|halal|"
-          r"kosher|low[- ]carb|low[- ]fat|no[- ]carb|mediterranean|whole ?30|raw vegan|fruitarian|macrobiotic|"
-          r"sugar[- ]free|meat[- ]eater|intermittent fasting")
+_DIETS = (
+    r"vegan|vegetarian|veggie|pescatarian|pescetarian|flexitarian|keto|ketogenic|paleo|carnivore|omnivore|"
+    r"plant[- ]based|whole[- ]?food plant[- ]based|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|halal|"
+    r"kosher|low[- ]carb|low[- ]fat|no[- ]carb|mediterranean|whole ?30|raw vegan|fruitarian|macrobiotic|"
+    r"sugar[- ]free|meat[- ]eater|intermittent fasting"
+)
 _FOODS = r"meat|red meat|fish|seafood|pork|beef|chicken|poultry|dairy|cheese|eggs|gluten|sugar|animal products|carbs"
-_NUMBER_WORDS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-                 "ninety": 90}
-_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_NUMBER_WORDS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_UNITS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+}
 _TEENS = {"eighteen": 18, "nineteen": 19}
-_AGE = (r"(?:1[89]|[2-9]\d|1[01]\d|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|"
-        r"four|five|six|seven|eight|nine))?|eighteen|nineteen)")
-_DECADES = r"(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|[2-9]0s|[2-9]0's)"
-_JOB_NOUN = (r"[a-z-]*(?:er|or|ist|ian|ant|ent|ect|ive|eur|ic|man|woman|person|nurse|chef|line cook|"
-             r"analyst|engineer|developer|designer|consultant|scientist|lawyer|doctor|teacher|professor|"
-             r"student|intern|freelancer|founder|owner|manager|director|architect|artist|writer|"
-             r"accountant|pilot|farmer|barista|clerk|dentist|surgeon|therapist|researcher|lead|head|cto|ceo|vp)")
-_NOT_JOBS = (r"(?:fan|member|mother|father|parent|dad|mom|mum|brother|sister|daughter|son|wife|husband|partner|"
-             r"vegan|vegetarian|beginner|introvert|extrovert|perfectionist|optimist|pessimist|believer|"
-             r"meditator|runner|swimmer|cyclist|climber|reader|gamer|lover|other|user|customer|member|"
-             r"neighbou?r|owner of a \w+|person who|regular|smoker|drinker|sleeper|eater|dreamer|worrier|"
-             r"night owl|morning person|people person|cat person|dog person|listener|learner|pleaser|"
-             r"supporter|survivor|"
-             r"fighter|follower|christian|catholic|muslim|buddhist|atheist|agnostic|democrat|republican|liberal|"
-             r"conservative|libertarian|homeowner|renter|traveller|traveler|thinker|overthinker|planner|"
-             r"procrastinator|achiever|natural|born|proud|lifelong|die-?hard|recovering|former|ex|wannabe|aspiring|"
-             r"amateur|hobby|weekend|big|huge|total|good|great|bad|terrible|quick|fast|slow|light|heavy|early|late|"
-             r"romantic|skeptic|sceptic|cynic|workaholic|alcoholic|diabetic|epileptic|fanatic|catholic|expert|hiker|biker|"
-             r"skier|surfer|golfer|jogger|walker|camper|skater|birder|collector|hobbyist|enthusiast|nerd|geek)\b")
-_PETS = r"dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|hamsters?|rabbits?|bunn(?:y|ies)|horses?|turtles?|tortoises?|" \
-        r"guinea pigs?|snakes?|lizards?|chickens?|ferrets?|budgies?|goldfish"
-_VEHICLES = r"car|truck|pickup|van|minivan|suv|tesla|motorcycle|motorbike|scooter|e-bike|ebike|bike|bicycle"
-_CONDITIONS = (r"(?:type [12] )?diabetes|prediabetes|asthma|adhd|autism|depression|anxiety|panic attacks|ptsd|ocd|"
-               r"bipolar(?: disorder)?|insomnia|sleep apnea|migraines?|celiac(?: disease)?|ibs|crohn'?s(?: disease)?|"
-               r"colitis|arthritis|high blood pressure|hypertension|high cholesterol|cancer|long covid|covid|burnout|"
-               r"chronic pain|back pain|tendinitis|tinnitus|eczema|psoriasis|epilepsy|fibromyalgia|lupus|"
-               r"hypothyroidism|anemia|gout|a heart condition|a (?:bad |torn |broken |sprained )(?:knee|back|"
-               r"shoulder|ankle|wrist|hip)(?: injury)?|an? (?:knee|back|shoulder|ankle|wrist|hip) injury|"
-               r"an? (?:eating|sleep|anxiety) disorder")
-_CONDITION_ADJECTIVES = {"diabetic": "diabetes", "asthmatic": "asthma", "epileptic": "epilepsy", "anemic": "anemia",
-                         "autistic": "autism", "pregnant": "pregnancy", "celiac": "celiac", "bipolar": "bipolar",
-                         "depressed": "depression", "burned out": "burnout", "burnt out": "burnout"}
-_CONDITION_SYNONYMS = {"high blood pressure": "hypertension", "migraines": "migraine", "panic attacks": "anxiety",
-                       "celiac disease": "celiac", "crohns": "crohn", "crohn's": "crohn", "crohn's disease": "crohn",
-                       "bipolar disorder": "bipolar", "long covid": "covid"}
+_AGE = (
+    r"(?:1[89]|[2-9]\d|1[01]\d|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|"
+    r"four|five|six|seven|eight|nine))?|eighteen|nineteen)"
+)
+_DECADES = (
+    r"(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|[2-9]0s|[2-9]0's)"
+)
+_JOB_NOUN = (
+    r"[a-z-]*(?:er|or|ist|ian|ant|ent|ect|ive|eur|ic|man|woman|person|nurse|chef|line cook|"
+    r"analyst|engineer|developer|designer|consultant|scientist|lawyer|doctor|teacher|professor|"
+    r"student|intern|freelancer|founder|owner|manager|director|architect|artist|writer|"
+    r"accountant|pilot|farmer|barista|clerk|dentist|surgeon|therapist|researcher|lead|head|cto|ceo|vp)"
+)
+_NOT_JOBS = (
+    r"(?:fan|member|mother|father|parent|dad|mom|mum|brother|sister|daughter|son|wife|husband|partner|"
+    r"vegan|vegetarian|beginner|introvert|extrovert|perfectionist|optimist|pessimist|believer|"
+    r"meditator|runner|swimmer|cyclist|climber|reader|gamer|lover|other|user|customer|member|"
+    r"neighbou?r|owner of a \w+|person who|regular|smoker|drinker|sleeper|eater|dreamer|worrier|"
+    r"night owl|morning person|people person|cat person|dog person|listener|learner|pleaser|"
+    r"supporter|survivor|"
+    r"fighter|follower|christian|catholic|muslim|buddhist|atheist|agnostic|democrat|republican|liberal|"
+    r"conservative|libertarian|homeowner|renter|traveller|traveler|thinker|overthinker|planner|"
+    r"procrastinator|achiever|natural|born|proud|lifelong|die-?hard|recovering|former|ex|wannabe|aspiring|"
+    r"amateur|hobby|weekend|big|huge|total|good|great|bad|terrible|quick|fast|slow|light|heavy|early|late|"
+    r"romantic|skeptic|sceptic|cynic|workaholic|alcoholic|diabetic|epileptic|fanatic|catholic|expert|hiker|biker|"
+    r"skier|surfer|golfer|jogger|walker|camper|skater|birder|collector|hobbyist|enthusiast|nerd|geek)\b"
+)
+_PETS = (
+    r"dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|hamsters?|rabbits?|bunn(?:y|ies)|horses?|turtles?|tortoises?|"
+    r"guinea pigs?|snakes?|lizards?|chickens?|ferrets?|budgies?|goldfish"
+)
+_VEHICLES = (
+    r"car|truck|pickup|van|minivan|suv|tesla|motorcycle|motorbike|scooter|e-bike|ebike|bike|bicycle"
+)
+_CONDITIONS = (
+    r"(?:type [12] )?diabetes|prediabetes|asthma|adhd|autism|depression|anxiety|panic attacks|ptsd|ocd|"
+    r"bipolar(?: disorder)?|insomnia|sleep apnea|migraines?|celiac(?: disease)?|ibs|crohn'?s(?: disease)?|"
+    r"colitis|arthritis|high blood pressure|hypertension|high cholesterol|cancer|long covid|covid|burnout|"
+    r"chronic pain|back pain|tendinitis|tinnitus|eczema|psoriasis|epilepsy|fibromyalgia|lupus|"
+    r"hypothyroidism|anemia|gout|a heart condition|a (?:bad |torn |broken |sprained )(?:knee|back|"
+    r"shoulder|ankle|wrist|hip)(?: injury)?|an? (?:knee|back|shoulder|ankle|wrist|hip) injury|"
+    r"an? (?:eating|sleep|anxiety) disorder"
+)
+_CONDITION_ADJECTIVES = {
+    "diabetic": "diabetes",
+    "asthmatic": "asthma",
+    "epileptic": "epilepsy",
+    "anemic": "anemia",
+    "autistic": "autism",
+    "pregnant": "pregnancy",
+    "celiac": "celiac",
+    "bipolar": "bipolar",
+    "depressed": "depression",
+    "burned out": "burnout",
+    "burnt out": "burnout",
+}
+_CONDITION_SYNONYMS = {
+    "high blood pressure": "hypertension",
+    "migraines": "migraine",
+    "panic attacks": "anxiety",
+    "celiac disease": "celiac",
+    "crohns": "crohn",
+    "crohn's": "crohn",
+    "crohn's disease": "crohn",
+    "bipolar disorder": "bipolar",
+    "long covid": "covid",
+}
 
 # (canonical activity, surface forms as nouns/gerunds, bare verbs that need a frequency to count as a routine)
 _ACTIVITIES: tuple[tuple[str, str, str], ...] = (
@@ -70,8 +122,12 @@ _ACTIVITIES: tuple[tuple[str, str, str], ...] = (
     ("meditation", r"meditation|meditating|mindfulness", r"meditate"),
     ("climbing", r"climbing|rock climbing|bouldering", r"climb|boulder"),
     ("hiking", r"hiking|hikes|trail running", r"hike"),
-    ("gym", r"the gym|gym|weightlifting|weight lifting|lifting(?: weights)?|strength training|working out|"
-            r"crossfit|workouts?", r"lift|work out"),
+    (
+        "gym",
+        r"the gym|gym|weightlifting|weight lifting|lifting(?: weights)?|strength training|working out|"
+        r"crossfit|workouts?",
+        r"lift|work out",
+    ),
     ("pilates", r"pilates", ""),
     ("walking", r"walking|long walks|walks", r"walk"),
     ("tennis", r"tennis|padel|squash|badminton|pickleball|table tennis|ping pong", ""),
@@ -79,16 +135,24 @@ _ACTIVITIES: tuple[tuple[str, str, str], ...] = (
     ("football", r"football|soccer|futsal", ""),
     ("basketball", r"basketball|hoops", ""),
     ("volleyball", r"volleyball", ""),
-    ("martial-arts", r"martial arts|karate|judo|jiu[- ]jitsu|bjj|taekwondo|kung fu|muay thai|boxing|kickboxing|"
-                     r"fencing", r"box|spar"),
+    (
+        "martial-arts",
+        r"martial arts|karate|judo|jiu[- ]jitsu|bjj|taekwondo|kung fu|muay thai|boxing|kickboxing|"
+        r"fencing",
+        r"box|spar",
+    ),
     ("dancing", r"dancing|salsa|ballet|tango", r"dance"),
     ("rowing", r"rowing|kayaking|canoeing|paddleboarding", r"row|paddle"),
     ("surfing", r"surfing", r"surf"),
     ("skiing", r"skiing|snowboarding", r"ski|snowboard"),
-    ("music", r"(?:the )?(?:acoustic |electric |classical |bass )?(?:guitar|piano|violin|cello|drums|bass|ukulele|"
-              r"saxophone|sax|flute|trumpet|keyboard|clarinet|harp|banjo|mandolin|accordion|trombone|oboe|"
-              r"harmonica)|"
-              r"music lessons", ""),
+    (
+        "music",
+        r"(?:the )?(?:acoustic |electric |classical |bass )?(?:guitar|piano|violin|cello|drums|bass|ukulele|"
+        r"saxophone|sax|flute|trumpet|keyboard|clarinet|harp|banjo|mandolin|accordion|trombone|oboe|"
+        r"harmonica)|"
+        r"music lessons",
+        "",
+    ),
     ("singing", r"singing|choir", r"sing"),
     ("painting", r"painting|watercolou?rs?", r"paint"),
     ("drawing", r"drawing|sketching", r"draw|sketch"),
@@ -110,38 +174,100 @@ _ACTIVITIES: tuple[tuple[str, str, str], ...] = (
 )
 _ACTIVITY_NOUNS = "|".join(nouns for _, nouns, _ in _ACTIVITIES)
 _ACTIVITY_VERBS = "|".join(verbs for _, _, verbs in _ACTIVITIES if verbs)
-_FREQUENCY = (r"(?:every|each) (?:single )?(?:day|morning|night|evening|week|weekend|other day|monday|tuesday|"
-              r"wednesday|thursday|friday|saturday|sunday)|daily|nightly|weekly|twice a|three times a|"
-              r"\d+ (?:times|days) a|once a|on (?:weekends|weekdays|mondays|tuesdays|wednesdays|thursdays|fridays|"
-              r"saturdays|sundays)|most (?:days|mornings|evenings|nights)|at (?:sunrise|dawn|lunch)|before work|"
-              r"after work|for (?:an hour|\d+ (?:minutes|mins|hours|miles|km|k)|half an hour)|\d+ ?(?:k|km|miles)\b|"
-              r"regularly|religiously|in the mornings?|in the evenings?|at \d{1,2}(?::\d\d)? ?(?:am|pm|a\.m\.|p\.m\.)")
+_FREQUENCY = (
+    r"(?:every|each) (?:single )?(?:day|morning|night|evening|week|weekend|other day|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)|daily|nightly|weekly|twice a|three times a|"
+    r"\d+ (?:times|days) a|once a|on (?:weekends|weekdays|mondays|tuesdays|wednesdays|thursdays|fridays|"
+    r"saturdays|sundays)|most (?:days|mornings|evenings|nights)|at (?:sunrise|dawn|lunch)|before work|"
+    r"after work|for (?:an hour|\d+ (?:minutes|mins|hours|miles|km|k)|half an hour)|\d+ ?(?:k|km|miles)\b|"
+    r"regularly|religiously|in the mornings?|in the evenings?|at \d{1,2}(?::\d\d)? ?(?:am|pm|a\.m\.|p\.m\.)"
+)
 
 _TOOL_CATEGORIES: dict[str, str] = {
-    **dict.fromkeys(("postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb", "redis", "dynamodb",
-                     "supabase", "firebase", "snowflake", "bigquery"), vocab.DATABASE),
-    **dict.fromkeys(("react", "vue", "svelte", "angular", "next.js", "nextjs"), vocab.FRONTEND_FRAMEWORK),
-    **dict.fromkeys(("django", "flask", "fastapi", "rails", "spring", "express"), vocab.BACKEND_FRAMEWORK),
-    **dict.fromkeys(("aws", "gcp", "azure", "heroku", "vercel", "netlify", "fly.io", "cloudflare",
-                     "digitalocean", "render"), vocab.HOSTING),
+    **dict.fromkeys(
+        (
+            "postgres",
+            "postgresql",
+            "mysql",
+            "mariadb",
+            "sqlite",
+            "mongodb",
+            "redis",
+            "dynamodb",
+            "supabase",
+            "firebase",
+            "snowflake",
+            "bigquery",
+        ),
+        vocab.DATABASE,
+    ),
+    **dict.fromkeys(
+        ("react", "vue", "svelte", "angular", "next.js", "nextjs"), vocab.FRONTEND_FRAMEWORK
+    ),
+    **dict.fromkeys(
+        ("django", "flask", "fastapi", "rails", "spring", "express"), vocab.BACKEND_FRAMEWORK
+    ),
+    **dict.fromkeys(
+        (
+            "aws",
+            "gcp",
+            "azure",
+            "heroku",
+            "vercel",
+            "netlify",
+            "fly.io",
+            "cloudflare",
+            "digitalocean",
+            "render",
+        ),
+        vocab.HOSTING,
+    ),
     **dict.fromkeys(("pytest", "unittest", "jest", "mocha", "vitest"), vocab.TEST_FRAMEWORK),
     **dict.fromkeys(("npm", "pnpm", "yarn", "pip", "poetry", "uv", "conda"), vocab.PACKAGE_MANAGER),
     **dict.fromkeys(("github actions", "jenkins", "circleci", "gitlab ci", "travis"), vocab.CI),
-    **dict.fromkeys(("vim", "neovim", "emacs", "vscode", "vs code", "pycharm", "intellij", "xcode", "zed",
-                     "sublime"), vocab.EDITOR),
-    **dict.fromkeys(("slack", "discord", "telegram", "whatsapp", "signal", "teams"), vocab.CHAT_APP),
+    **dict.fromkeys(
+        (
+            "vim",
+            "neovim",
+            "emacs",
+            "vscode",
+            "vs code",
+            "pycharm",
+            "intellij",
+            "xcode",
+            "zed",
+            "sublime",
+        ),
+        vocab.EDITOR,
+    ),
+    **dict.fromkeys(
+        ("slack", "discord", "telegram", "whatsapp", "signal", "teams"), vocab.CHAT_APP
+    ),
     **dict.fromkeys(("notion", "obsidian", "evernote", "logseq", "onenote"), vocab.NOTES_APP),
     **dict.fromkeys(("chrome", "firefox", "safari", "brave", "vivaldi"), vocab.BROWSER),
-    **dict.fromkeys(("linux", "ubuntu", "fedora", "debian", "arch", "macos", "windows", "chromeos"),
-                    vocab.OPERATING_SYSTEM),
-    **dict.fromkeys(("spotify", "apple music", "tidal", "deezer", "youtube music"), vocab.MUSIC_APP),
+    **dict.fromkeys(
+        ("linux", "ubuntu", "fedora", "debian", "arch", "macos", "windows", "chromeos"),
+        vocab.OPERATING_SYSTEM,
+    ),
+    **dict.fromkeys(
+        ("spotify", "apple music", "tidal", "deezer", "youtube music"), vocab.MUSIC_APP
+    ),
     **dict.fromkeys(("gmail", "outlook", "fastmail", "proton mail", "protonmail"), vocab.EMAIL),
-    **dict.fromkeys(("1password", "bitwarden", "lastpass", "keepass", "dashlane"), vocab.PASSWORD_MANAGER),
+    **dict.fromkeys(
+        ("1password", "bitwarden", "lastpass", "keepass", "dashlane"), vocab.PASSWORD_MANAGER
+    ),
     **dict.fromkeys(("iphone", "android"), vocab.PHONE),
 }
-_ACTION_SUBJECT = {"deploy": vocab.DEPLOY_TOOL, "host": vocab.HOSTING, "test": vocab.TEST_FRAMEWORK,
-                   "build": vocab.BUILD_TOOL, "lint": vocab.LINTER, "format": vocab.FORMATTER,
-                   "monitor": vocab.MONITORING, "store": vocab.DATABASE}
+_ACTION_SUBJECT = {
+    "deploy": vocab.DEPLOY_TOOL,
+    "host": vocab.HOSTING,
+    "test": vocab.TEST_FRAMEWORK,
+    "build": vocab.BUILD_TOOL,
+    "lint": vocab.LINTER,
+    "format": vocab.FORMATTER,
+    "monitor": vocab.MONITORING,
+    "store": vocab.DATABASE,
+}
 
 
 def _clean(name: str) -> str:
@@ -184,6 +310,7 @@ def _grouped(family: str, group: int | str = 1) -> Key:
         value = m.group(group)
         cleaned = _clean(value) if value else ""
         return f"{family}{cleaned}" if cleaned else None
+
     return key
 
 
@@ -192,16 +319,6 @@ def _tool_choice(m: re.Match[str]) -> str | None:
     if action in _ACTION_SUBJECT:
         return _ACTION_SUBJECT[action]
     return _TOOL_CATEGORIES.get(normalise_entity(m.group("tool")))
-
-
-
-
-
-
-
-
-
-
 
 
 # ---------------------------------------------------------------- rules
@@ -222,159 +339,221 @@ def _rules(*pairs: tuple[str, Key]) -> tuple[_Rule, ...]:
 
 _RULES: tuple[_Rule, ...] = _rules(
     (r"\b(?:my name is|call me|my name's|i go by)\b", _fixed(vocab.NAME)),
-    (r"\bi(?:'m| am) (?!(?:a|an|the|so|not|just|really|very|still|now|from|in|at|on|going|getting|trying)\b)"
-     r"(?-i:[A-Z][a-z]+)(?:\s(?-i:[A-Z][a-z]+))?(?:,|\.|$|\s+by the way|\s+and\b)", _fixed(vocab.NAME)),
-    (rf"\bi(?:'m| am)\s+{_NOW}(?:almost\s+|nearly\s+)?{_AGE}(?:\s+years?\s+old|\s+y/?o\b|(?=\s+(?:and|but|now|"
-     rf"today|this year)\b)|(?=\s*[.,;!?—–-]|\s*$))|\bi(?:'ve)?\s+(?:just\s+)?turned\s+{_AGE}\b|"
-     rf"\bi(?:'m| am)\s+{_NOW}in my (?:early |mid |late |mid-)?{_DECADES}|\bmy age is\b", _fixed(vocab.AGE)),
+    (
+        r"\bi(?:'m| am) (?!(?:a|an|the|so|not|just|really|very|still|now|from|in|at|on|going|getting|trying)\b)"
+        r"(?-i:[A-Z][a-z]+)(?:\s(?-i:[A-Z][a-z]+))?(?:,|\.|$|\s+by the way|\s+and\b)",
+        _fixed(vocab.NAME),
+    ),
+    (
+        rf"\bi(?:'m| am)\s+{_NOW}(?:almost\s+|nearly\s+)?{_AGE}(?:\s+years?\s+old|\s+y/?o\b|(?=\s+(?:and|but|now|"
+        rf"today|this year)\b)|(?=\s*[.,;!?—–-]|\s*$))|\bi(?:'ve)?\s+(?:just\s+)?turned\s+{_AGE}\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}in my (?:early |mid |late |mid-)?{_DECADES}|\bmy age is\b",
+        _fixed(vocab.AGE),
+    ),
     # diet
-    (rf"\bi(?:'m| am)\s+{_NOW}(?:(?:a|an|fully|strictly|strict|full|completely|100%|mostly|mainly|largely|"
-     rf"no longer|not|still|committed|practicing|practising|lifelong)\s+)*(?:{_DIETS})\b|"
-     rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:gone|went|switched|converted|transitioned|turned|become|became|"
-     rf"decided to go|decided to become|committed to (?:being|going))\s+(?:back\s+)?(?:to\s+)?(?:being\s+)?"
-     rf"(?:(?:a|an|fully|strictly|completely|100%|mostly|full)\s+)*(?:{_DIETS})\b|"
-     rf"\b{_ME}\s+{_NOW}(?:only\s+|mainly\s+|mostly\s+)?eat\s+(?:(?:mostly|mainly|only|a|an|strictly|whatever|"
-     rf"anything|everything|fish|meat)\b\s*)*(?:{_DIETS}|plants|whatever|anything|everything|fish|meat|junk|"
-     rf"fast food)\b|"
-     rf"\b{_ME}\s+(?:don't|do not|no longer|never)\s+eat\s+(?:{_FOODS})\b|"
-     rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:stopped|quit|given up|gave up|cut out|started) eating\s+(?:{_FOODS})\b|"
-     rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:started|begun) eating\s+(?:{_FOODS})\s+again\b|"
-     rf"\b{_ME}(?:'m| am|'re| are)\s+{_NOW}(?:on|doing|following|eating)\s+(?:a|the)?\s*(?:(?:strict|"
-     rf"mostly|fully)\s+)?(?:{_DIETS})(?:\s+diet)?\b|\bmy diet (?:is|has been|these days|now|consists)\b|"
-     rf"^(?:(?:mostly|strictly|fully|still|now|not strictly|mainly)\s+(?:{_DIETS})|(?:{_DIETS})\s+(?:now|these days)\b)"
-     rf"(?=[.!]?$|[,;]?\s*(?:but|though)\b|,[^.!?]*\b(?:i|i'm|me|my)\b)",
-     _fixed(vocab.DIET)),
-    (r"\bi(?:'m| am) (?:now |also |severely |mildly )?allergic to (?:(?:all|most|raw|tree)\s+)?([a-z]+)",
-     _grouped(vocab.ALLERGIES)),
+    (
+        rf"\bi(?:'m| am)\s+{_NOW}(?:(?:a|an|fully|strictly|strict|full|completely|100%|mostly|mainly|largely|"
+        rf"no longer|not|still|committed|practicing|practising|lifelong)\s+)*(?:{_DIETS})\b|"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:gone|went|switched|converted|transitioned|turned|become|became|"
+        rf"decided to go|decided to become|committed to (?:being|going))\s+(?:back\s+)?(?:to\s+)?(?:being\s+)?"
+        rf"(?:(?:a|an|fully|strictly|completely|100%|mostly|full)\s+)*(?:{_DIETS})\b|"
+        rf"\b{_ME}\s+{_NOW}(?:only\s+|mainly\s+|mostly\s+)?eat\s+(?:(?:mostly|mainly|only|a|an|strictly|whatever|"
+        rf"anything|everything|fish|meat)\b\s*)*(?:{_DIETS}|plants|whatever|anything|everything|fish|meat|junk|"
+        rf"fast food)\b|"
+        rf"\b{_ME}\s+(?:don't|do not|no longer|never)\s+eat\s+(?:{_FOODS})\b|"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:stopped|quit|given up|gave up|cut out|started) eating\s+(?:{_FOODS})\b|"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:started|begun) eating\s+(?:{_FOODS})\s+again\b|"
+        rf"\b{_ME}(?:'m| am|'re| are)\s+{_NOW}(?:on|doing|following|eating)\s+(?:a|the)?\s*(?:(?:strict|"
+        rf"mostly|fully)\s+)?(?:{_DIETS})(?:\s+diet)?\b|\bmy diet (?:is|has been|these days|now|consists)\b|"
+        rf"^(?:(?:mostly|strictly|fully|still|now|not strictly|mainly)\s+(?:{_DIETS})|"
+        rf"(?:{_DIETS})\s+(?:now|these days)\b)"
+        rf"(?=[.!]?$|[,;]?\s*(?:but|though)\b|,[^.!?]*\b(?:i|i'm|me|my)\b)",
+        _fixed(vocab.DIET),
+    ),
+    (
+        r"\bi(?:'m| am) (?:now |also |severely |mildly )?allergic to (?:(?:all|most|raw|tree)\s+)?([a-z]+)",
+        _grouped(vocab.ALLERGIES),
+    ),
     # residence, home, origin
-    (rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:moved|relocated)\s+(?:back\s+|out\s+)?(?:here\s+)?(?:to|into|from)\b|"
-     rf"\b{_ME}\s+{_NOW}live\s+(?:in|near|outside|just outside|on|by)\b|"
-     rf"\b{_ME}\s+(?:don't|do not|no longer)\s+live\s+in\b|"
-     rf"\b(?:i'm|i am|we're|we are)\s+{_NOW}(?:living|based|settled|settling|staying long-term)\s+(?:in|near)\b|"
-     rf"\bmy (?:home|house|apartment|flat|place) is (?:now )?in\b|\b(?:i|we) call (?-i:[A-Z])\w+ home\b|"
-     rf"\bhome is (?:now )?(?-i:[A-Z])", _fixed(vocab.RESIDENCE)),
-    (rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:bought|purchased|closed on|own|rent|are renting|am renting|"
-     rf"sold|moved into)\s+(?:a|an|the|our|my)\s+(?:new\s+|little\s+|old\s+)?(?:[a-z]+\s+)?(?:house|home|"
-     rf"apartment|flat|condo|farmhouse|cottage|cabin|townhouse|bungalow|studio)\b|"
-     rf"\bthe (?:house|farmhouse|apartment|flat|place|condo|cottage) is (?:now )?(?:mine|ours|officially ours|sold)\b",
-     _fixed(vocab.HOME)),
-    (r"\bi(?:'m| am) (?:originally )?from\b|\bi grew up in\b|\bmy hometown\b|\bi was born in\b",
-     _fixed(vocab.ORIGIN)),
+    (
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:moved|relocated)\s+(?:back\s+|out\s+)?(?:here\s+)?(?:to|into|from)\b|"
+        rf"\b{_ME}\s+{_NOW}live\s+(?:in|near|outside|just outside|on|by)\b|"
+        rf"\b{_ME}\s+(?:don't|do not|no longer)\s+live\s+in\b|"
+        rf"\b(?:i'm|i am|we're|we are)\s+{_NOW}(?:living|based|settled|settling|staying long-term)\s+(?:in|near)\b|"
+        rf"\bmy (?:home|house|apartment|flat|place) is (?:now )?in\b|\b(?:i|we) call (?-i:[A-Z])\w+ home\b|"
+        rf"\bhome is (?:now )?(?-i:[A-Z])",
+        _fixed(vocab.RESIDENCE),
+    ),
+    (
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:bought|purchased|closed on|own|rent|are renting|am renting|"
+        rf"sold|moved into)\s+(?:a|an|the|our|my)\s+(?:new\s+|little\s+|old\s+)?(?:[a-z]+\s+)?(?:house|home|"
+        rf"apartment|flat|condo|farmhouse|cottage|cabin|townhouse|bungalow|studio)\b|"
+        rf"\bthe (?:house|farmhouse|apartment|flat|place|condo|cottage) is (?:now )?"
+        rf"(?:mine|ours|officially ours|sold)\b",
+        _fixed(vocab.HOME),
+    ),
+    (
+        r"\bi(?:'m| am) (?:originally )?from\b|\bi grew up in\b|\bmy hometown\b|\bi was born in\b",
+        _fixed(vocab.ORIGIN),
+    ),
     # work
-    (r"\bi (?:now )?work (?:from home|remotely|from a home office|from my home office|in an office|on-site|"
-     r"hybrid|from the office)\b|\bi(?:'m| am) (?:now )?(?:fully )?remote\b|\bi(?:'m| am) back in the office\b|"
-     r"\bi (?:now )?(?:commute|bike to work|cycle to work|walk to work|drive to work|take the (?:train|bus|subway|"
-     r"tube) to work)\b", _fixed(vocab.WORK_LOCATION)),
-    (rf"\bi\s+{_NOW}(?:work|am working|'m working)\s+(?:at|for)\s+(?!home\b|a living\b)|"
-     rf"\bi\s+(?:don't|do not|no longer)\s+work\s+(?:at|for)\b|"
-     rf"\bi(?:'ve| have)?\s+{_NOW}(?:joined|started (?:a new job |working )?at)\s+(?:(?-i:[A-Z])|"
-     rf"(?:a|an)\s+(?:new\s+)?(?:startup|company|firm|agency|studio|lab|bank|hospital|school|consultancy|"
-     rf"nonprofit|non-profit)\b|the (?:team|company|firm|staff|faculty) at\b)|"
-     rf"\bmy (?:employer|company) is\b|\bi(?:'m| am) (?:now )?(?:employed|hired) (?:at|by)\b|"
-     rf"\bi got (?:a|the) job (?:at|with)\b|\bi accepted (?:an|the) (?:job )?offer (?:from|at)\b|"
-     rf"\bi\s+{_NOW}(?:run|own|started|founded|launched|opened)\s+(?:my own|a|an)\s+(?:[\w-]+\s+){{0,2}}?"
-     rf"(?:practice|company|firm|business|startup|studio|consultancy|agency|shop|store|brand|label|bakery|"
-     rf"restaurant|cafe|clinic|nonprofit|non-profit)\b|"
-     rf"(?:^|\bi\s+(?:just\s+|also\s+)?)lost my job\b|"
-     rf"\bi(?:'ve| have)?\s+{_NOW}(?:resigned|quit my job|left my job|handed in my notice|gave my notice)\b|"
-     rf"\bi(?:'ve| have)?\s+(?:just\s+)?(?:got|gotten|been|was)\s+(?:laid off|fired|let go)\b",
-     _fixed(vocab.EMPLOYER)),
-    (rf"\bi(?:'m| am|'ve been| have been| work as| started as| became| got a job as)\s+{_NOW}(?:a|an)\s+"
-     rf"(?!(?:[a-z-]+\s+){{0,3}}?{_NOT_JOBS})(?:[a-z-]+\s+){{0,3}}?{_JOB_NOUN}\b(?!\s+(?:of|to|in training)\b|'s)|"
-     rf"\bi(?:'m| am)\s+{_NOW}working as (?:a|an)\b|"
-     rf"\bmy (?:new )?(?:job|role|title|position|career|profession) is\b|\bmy new (?:job|role|position) as\b|"
-     r"\b(?:pivoting|switching careers|changing careers|transitioning careers|making a career change) (?:in)?to\s+"
-     r"(?:[a-z-]+\s+){0,3}?"
-     r"(?:consulting|engineering|design|teaching|research|management|freelanc\w*|nursing|writing|sales|"
-     r"marketing|law|medicine|tech|coaching|therapy)\b|"
-     rf"\bi(?:'m| am)\s+{_NOW}(?:self-employed|freelancing|unemployed|retired|between jobs|out of work|job hunting|"
-     rf"on sabbatical|on (?:parental|maternity|paternity) leave|a stay-at-home (?:mom|dad|parent))\b|"
-     rf"\bi(?:'ve| have)?\s+{_NOW}(?:retired|been promoted|got promoted|was promoted)\b",
-     _fixed(vocab.JOB)),
+    (
+        r"\bi (?:now )?work (?:from home|remotely|from a home office|from my home office|in an office|on-site|"
+        r"hybrid|from the office)\b|\bi(?:'m| am) (?:now )?(?:fully )?remote\b|\bi(?:'m| am) back in the office\b|"
+        r"\bi (?:now )?(?:commute|bike to work|cycle to work|walk to work|drive to work|take the (?:train|bus|subway|"
+        r"tube) to work)\b",
+        _fixed(vocab.WORK_LOCATION),
+    ),
+    (
+        rf"\bi\s+{_NOW}(?:work|am working|'m working)\s+(?:at|for)\s+(?!home\b|a living\b)|"
+        rf"\bi\s+(?:don't|do not|no longer)\s+work\s+(?:at|for)\b|"
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:joined|started (?:a new job |working )?at)\s+(?:(?-i:[A-Z])|"
+        rf"(?:a|an)\s+(?:new\s+)?(?:startup|company|firm|agency|studio|lab|bank|hospital|school|consultancy|"
+        rf"nonprofit|non-profit)\b|the (?:team|company|firm|staff|faculty) at\b)|"
+        rf"\bmy (?:employer|company) is\b|\bi(?:'m| am) (?:now )?(?:employed|hired) (?:at|by)\b|"
+        rf"\bi got (?:a|the) job (?:at|with)\b|\bi accepted (?:an|the) (?:job )?offer (?:from|at)\b|"
+        rf"\bi\s+{_NOW}(?:run|own|started|founded|launched|opened)\s+(?:my own|a|an)\s+(?:[\w-]+\s+){{0,2}}?"
+        rf"(?:practice|company|firm|business|startup|studio|consultancy|agency|shop|store|brand|label|bakery|"
+        rf"restaurant|cafe|clinic|nonprofit|non-profit)\b|"
+        rf"(?:^|\bi\s+(?:just\s+|also\s+)?)lost my job\b|"
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:resigned|quit my job|left my job|handed in my notice|gave my notice)\b|"
+        rf"\bi(?:'ve| have)?\s+(?:just\s+)?(?:got|gotten|been|was)\s+(?:laid off|fired|let go)\b",
+        _fixed(vocab.EMPLOYER),
+    ),
+    (
+        rf"\bi(?:'m| am|'ve been| have been| work as| started as| became| got a job as)\s+{_NOW}(?:a|an)\s+"
+        rf"(?!(?:[a-z-]+\s+){{0,3}}?{_NOT_JOBS})(?:[a-z-]+\s+){{0,3}}?{_JOB_NOUN}\b(?!\s+(?:of|to|in training)\b|'s)|"
+        rf"\bi(?:'m| am)\s+{_NOW}working as (?:a|an)\b|"
+        rf"\bmy (?:new )?(?:job|role|title|position|career|profession) is\b|\bmy new (?:job|role|position) as\b|"
+        r"\b(?:pivoting|switching careers|changing careers|transitioning careers|making a career change) (?:in)?to\s+"
+        r"(?:[a-z-]+\s+){0,3}?"
+        r"(?:consulting|engineering|design|teaching|research|management|freelanc\w*|nursing|writing|sales|"
+        r"marketing|law|medicine|tech|coaching|therapy)\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}(?:self-employed|freelancing|unemployed|retired|between jobs|out of work|job hunting|"
+        rf"on sabbatical|on (?:parental|maternity|paternity) leave|a stay-at-home (?:mom|dad|parent))\b|"
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:retired|been promoted|got promoted|was promoted)\b",
+        _fixed(vocab.JOB),
+    ),
     # relationships and family
-    (rf"\bmy (?:new )?(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?)(?:,)?\s+(?:(?-i:[A-Z])\w+|"
-     rf"is\b|and i (?:have been|are|got|just)\b)|"
-     rf"\b(?:i'm|i am|we're|we are|we've been|i've been|we got|i got|getting|we just got|i just got)\s+{_NOW}"
-     rf"(?:happily\s+|recently\s+|newly\s+|legally\s+)?(?:married|divorced|separated|separating|engaged|single|"
-     rf"widowed|dating|splitting up|seeing each other|back together)\b|"
-     rf"\b{_ME}\s+{_NOW}(?:agreed|decided) to (?:separate|divorce|split up|get married|get divorced)\b|"
-     rf"\b{_ME}\s+(?:just\s+)?(?:broke up|split up|got back together|tied the knot|eloped)\b|"
-     rf"\bi(?:'m| am)\s+{_NOW}(?:going through|in the middle of) (?:a|my|the) divorce\b|"
-     rf"\b(?:my|our|the) divorce (?:is|was) (?:final|finali[sz]ed|through|official)\b|"
-     rf"\bmy marriage (?:is|has been) (?:over|ending|falling apart|in trouble|done)\b|"
-     rf"\bi(?:'m| am)\s+{_NOW}(?:in a relationship|seeing someone|dating someone|falling for|in love with "
-     rf"(?:someone|a (?:woman|man|girl|guy|person)|her|him))\b|"
-     rf"\b{_ME}(?:'ve| have)?\s+{_NOW}started (?:dating|seeing each other|going out)\b|"
-     rf"\bi(?:'m| am)\s+{_NOW}(?:seeing|dating)\s+(?:someone|a (?:woman|man|girl|guy)|(?-i:[A-Z])\w+)|"
-     rf"\bi have a (?:new\s+)?(?:girlfriend|boyfriend|partner|wife|husband)\b", _fixed(vocab.RELATIONSHIP)),
-    (r"\b(?:i|we) (?:now )?have (?:a|an|one|two|three|four|five|\d) (?:kids?|children|sons?|daughters?|"
-     r"babies|baby)\b|\b(?:i|we) (?:just )?had (?:a|our|my) (?:first |second |third )?(?:baby|son|daughter)\b|"
-     r"\b(?:i'm|i am|we're|we are) (?:now )?(?:expecting|having a baby)\b|"
-     r"\bi (?:don't|do not) have (?:kids|children)\b",
-     _fixed(vocab.CHILDREN)),
+    (
+        rf"\bmy (?:new )?(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?)(?:,)?\s+(?:(?-i:[A-Z])\w+|"
+        rf"is\b|and i (?:have been|are|got|just)\b)|"
+        rf"\b(?:i'm|i am|we're|we are|we've been|i've been|we got|i got|getting|we just got|i just got)\s+{_NOW}"
+        rf"(?:happily\s+|recently\s+|newly\s+|legally\s+)?(?:married|divorced|separated|separating|engaged|single|"
+        rf"widowed|dating|splitting up|seeing each other|back together)\b|"
+        rf"\b{_ME}\s+{_NOW}(?:agreed|decided) to (?:separate|divorce|split up|get married|get divorced)\b|"
+        rf"\b{_ME}\s+(?:just\s+)?(?:broke up|split up|got back together|tied the knot|eloped)\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}(?:going through|in the middle of) (?:a|my|the) divorce\b|"
+        rf"\b(?:my|our|the) divorce (?:is|was) (?:final|finali[sz]ed|through|official)\b|"
+        rf"\bmy marriage (?:is|has been) (?:over|ending|falling apart|in trouble|done)\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}(?:in a relationship|seeing someone|dating someone|falling for|in love with "
+        rf"(?:someone|a (?:woman|man|girl|guy|person)|her|him))\b|"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}started (?:dating|seeing each other|going out)\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}(?:seeing|dating)\s+(?:someone|a (?:woman|man|girl|guy)|(?-i:[A-Z])\w+)|"
+        rf"\bi have a (?:new\s+)?(?:girlfriend|boyfriend|partner|wife|husband)\b",
+        _fixed(vocab.RELATIONSHIP),
+    ),
+    (
+        r"\b(?:i|we) (?:now )?have (?:a|an|one|two|three|four|five|\d) (?:kids?|children|sons?|daughters?|"
+        r"babies|baby)\b|\b(?:i|we) (?:just )?had (?:a|our|my) (?:first |second |third )?(?:baby|son|daughter)\b|"
+        r"\b(?:i'm|i am|we're|we are) (?:now )?(?:expecting|having a baby)\b|"
+        r"\bi (?:don't|do not) have (?:kids|children)\b",
+        _fixed(vocab.CHILDREN),
+    ),
     # pets and vehicles
-    (rf"\bmy (?:new\s+)?(?:little\s+)?(?P<pet>{_PETS}),?\s+(?:(?-i:[A-Z])[a-z]+\b|is (?:called|named)\b)|"
-     rf"\bmy (?P<pet2>{_PETS})'s name is\b", lambda m: _pet_any(m)),
-    (rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:got|gotten|adopted|rescued|bought|have|own|fostered|lost|rehomed)\s+"
-     rf"(?:a|an|two|three|our|my|\d)\s+(?:new\s+|little\s+|rescue\s+|old\s+)?(?:\w+\s+)?(?P<pet>{_PETS})\b|"
-     rf"\b(?:my|our) (?P<pet2>{_PETS}) (?:\w+\s+)?(?:died|passed away|passed|was put down|had to be put down|"
-     rf"ran away)\b", lambda m: _pet_any(m)),
-    (rf"\bi\s+{_NOW}drive\s+(?:a|an)\s+(?!(?:[\w-]+\s+){{0,3}}?(?P<vehicle4>{_VEHICLES})\b)|"
-     rf"\bi\s+{_NOW}(?:drive|ride)\s+(?:a|an)\s+(?:[\w-]+\s+){{0,3}}?(?P<vehicle5>{_VEHICLES})\b|"
-     rf"\bmy (?:new\s+)?(?P<vehicle>car|truck|motorcycle|bike|e-bike|van)"
-     rf" is (?:a|an)\b|\b{_ME}(?:'ve| have)?\s+{_NOW}(?:bought|got|leased|sold|traded in|totaled|crashed|"
-     rf"gave up|got rid of)\s+(?:a|an|my|our)\s+(?:new\s+|used\s+|electric\s+|old\s+)?(?P<vehicle2>{_VEHICLES})\b|"
-     rf"\bi (?:don't|do not|no longer) (?:have|own) a (?P<vehicle3>{_VEHICLES})\b|\bi(?:'m| am) (?:now )?car-free\b",
-     lambda m: _vehicle_any(m)),
-    (r"\b(?:my (?:new )?phone is an?|i (?:use|have|got) an? (?:new )?(?=iphone|pixel|galaxy|android))",
-     _fixed(vocab.PHONE)),
+    (
+        rf"\bmy (?:new\s+)?(?:little\s+)?(?P<pet>{_PETS}),?\s+(?:(?-i:[A-Z])[a-z]+\b|is (?:called|named)\b)|"
+        rf"\bmy (?P<pet2>{_PETS})'s name is\b",
+        lambda m: _pet_any(m),
+    ),
+    (
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:got|gotten|adopted|rescued|bought|have|own|fostered|lost|rehomed)\s+"
+        rf"(?:a|an|two|three|our|my|\d)\s+(?:new\s+|little\s+|rescue\s+|old\s+)?(?:\w+\s+)?(?P<pet>{_PETS})\b|"
+        rf"\b(?:my|our) (?P<pet2>{_PETS}) (?:\w+\s+)?(?:died|passed away|passed|was put down|had to be put down|"
+        rf"ran away)\b",
+        lambda m: _pet_any(m),
+    ),
+    (
+        rf"\bi\s+{_NOW}drive\s+(?:a|an)\s+(?!(?:[\w-]+\s+){{0,3}}?(?P<vehicle4>{_VEHICLES})\b)|"
+        rf"\bi\s+{_NOW}(?:drive|ride)\s+(?:a|an)\s+(?:[\w-]+\s+){{0,3}}?(?P<vehicle5>{_VEHICLES})\b|"
+        rf"\bmy (?:new\s+)?(?P<vehicle>car|truck|motorcycle|bike|e-bike|van)"
+        rf" is (?:a|an)\b|\b{_ME}(?:'ve| have)?\s+{_NOW}(?:bought|got|leased|sold|traded in|totaled|crashed|"
+        rf"gave up|got rid of)\s+(?:a|an|my|our)\s+(?:new\s+|used\s+|electric\s+|old\s+)?(?P<vehicle2>{_VEHICLES})\b|"
+        rf"\bi (?:don't|do not|no longer) (?:have|own) a (?P<vehicle3>{_VEHICLES})\b|\bi(?:'m| am) (?:now )?car-free\b",
+        lambda m: _vehicle_any(m),
+    ),
+    (
+        r"\b(?:my (?:new )?phone is an?|i (?:use|have|got) an? (?:new )?(?=iphone|pixel|galaxy|android))",
+        _fixed(vocab.PHONE),
+    ),
     # health and habits
-    (rf"\bi(?:'ve| have)?\s+(?:been\s+|was\s+|just\s+|recently\s+|finally\s+)*(?:diagnosed with|developed)\s+"
-     rf"(?:(?:mild|severe|chronic|early)\s+)?(?P<cond>{_CONDITIONS})\b|"
-     rf"\bi\s+{_NOW}(?:have|suffer from|live with|struggle with|deal with|manage|am living with|'m living with|"
-     rf"am being treated for|'m being treated for)\s+(?:(?:mild|severe|chronic|bad|really bad)\s+)?"
-     rf"(?P<cond2>{_CONDITIONS})\b|"
-     rf"\bi(?:'m| am|'ve| have)\s+{_NOW}(?:fully\s+)?(?:recovering|recovered|in remission|healed|cured|over)\s+"
-     rf"(?:from\s+)?(?:my\s+|the\s+)?(?P<cond3>{_CONDITIONS})\b|"
-     rf"\bmy (?P<cond4>{_CONDITIONS}) (?:is|has been|got) (?:better|worse|under control|back|gone|in remission)\b|"
-     r"\bi(?:'m| am) (?:now |still )?(?P<cond5>diabetic|asthmatic|epileptic|anemic|autistic|pregnant|celiac|"
-     r"bipolar|depressed|burned out|burnt out)\b", lambda m: _condition_any(m)),
-    (rf"\bi(?:'ve| have)?\s+{_NOW}(?:quit|stopped|gave up|given up|cut out|cut back on|started|took up)\s+"
-     rf"(?:drinking\s+)?(?P<habit>smoking|vaping|drinking(?!\s+(?:coffee|tea|soda|water))|alcohol|caffeine|"
-     rf"coffee|cigarettes)\b|"
-     rf"\bi(?:'m| am)\s+{_NOW}(?P<habit2>sober|teetotal|a non-?smoker|a smoker)\b|"
-     rf"\bi\s+(?:don't|do not|no longer)\s+(?P<habit3>smoke|drink|vape)\b", lambda m: _habit_any(m)),
-    (rf"\bi\s+{_NOW}(?:take|am taking|'m taking|started taking|stopped taking|no longer take)\s+(?:a\s+|an\s+)?"
-     rf"(?:daily\s+)?(?P<item>(?:vitamin\s+)?(?!(?:a|an|the|my|some|daily)\b)[\w-]+(?:\s+and\s+[\w-]+)?)\s+"
-     rf"(?:supplements?|vitamins?|pills?|tablets?|capsules?)\b|"
-     rf"\bi(?:'m| am)\s+{_NOW}on\s+(?P<item2>[a-z]+)\s+for\s+(?:my\s+)?(?:{_CONDITIONS})\b",
-     lambda m: _medication_any(m)),
+    (
+        rf"\bi(?:'ve| have)?\s+(?:been\s+|was\s+|just\s+|recently\s+|finally\s+)*(?:diagnosed with|developed)\s+"
+        rf"(?:(?:mild|severe|chronic|early)\s+)?(?P<cond>{_CONDITIONS})\b|"
+        rf"\bi\s+{_NOW}(?:have|suffer from|live with|struggle with|deal with|manage|am living with|'m living with|"
+        rf"am being treated for|'m being treated for)\s+(?:(?:mild|severe|chronic|bad|really bad)\s+)?"
+        rf"(?P<cond2>{_CONDITIONS})\b|"
+        rf"\bi(?:'m| am|'ve| have)\s+{_NOW}(?:fully\s+)?(?:recovering|recovered|in remission|healed|cured|over)\s+"
+        rf"(?:from\s+)?(?:my\s+|the\s+)?(?P<cond3>{_CONDITIONS})\b|"
+        rf"\bmy (?P<cond4>{_CONDITIONS}) (?:is|has been|got) (?:better|worse|under control|back|gone|in remission)\b|"
+        r"\bi(?:'m| am) (?:now |still )?(?P<cond5>diabetic|asthmatic|epileptic|anemic|autistic|pregnant|celiac|"
+        r"bipolar|depressed|burned out|burnt out)\b",
+        lambda m: _condition_any(m),
+    ),
+    (
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:quit|stopped|gave up|given up|cut out|cut back on|started|took up)\s+"
+        rf"(?:drinking\s+)?(?P<habit>smoking|vaping|drinking(?!\s+(?:coffee|tea|soda|water))|alcohol|caffeine|"
+        rf"coffee|cigarettes)\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}(?P<habit2>sober|teetotal|a non-?smoker|a smoker)\b|"
+        rf"\bi\s+(?:don't|do not|no longer)\s+(?P<habit3>smoke|drink|vape)\b",
+        lambda m: _habit_any(m),
+    ),
+    (
+        rf"\bi\s+{_NOW}(?:take|am taking|'m taking|started taking|stopped taking|no longer take)\s+(?:a\s+|an\s+)?"
+        rf"(?:daily\s+)?(?P<item>(?:vitamin\s+)?(?!(?:a|an|the|my|some|daily)\b)[\w-]+(?:\s+and\s+[\w-]+)?)\s+"
+        rf"(?:supplements?|vitamins?|pills?|tablets?|capsules?)\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}on\s+(?P<item2>[a-z]+)\s+for\s+(?:my\s+)?(?:{_CONDITIONS})\b",
+        lambda m: _medication_any(m),
+    ),
     # hobbies and routines
-    (rf"\bi(?:'ve| have)?\s+{_NOW}(?:started|began|begun|took up|taken up|picked up|got into|gotten into|"
-     rf"gave up|given up|quit|stopped|resumed|got back into|gotten back into)\s+(?:doing\s+|playing\s+|going\s+|"
-     rf"learning\s+)?(?P<act>{_ACTIVITY_NOUNS})\b|"
-     rf"\bi\s+{_NOW}(?:(?:usually|always|regularly|try to)\s+)?(?:go|do|practi[cs]e|play)\s+(?:to\s+)?(?:the\s+)?"
-     rf"(?P<act2>{_ACTIVITY_NOUNS})\b|"
-     rf"\bi\s+(?:no longer|don't|do not)\s+(?:go\s+|do\s+|play\s+)?(?P<act3>{_ACTIVITY_NOUNS}|{_ACTIVITY_VERBS})\b"
-     rf"(?=[^.!?]*\b(?:anymore|any more)\b)|\bi\s+no longer\s+(?:go\s+|do\s+|play\s+)?(?P<act4>{_ACTIVITY_NOUNS}|"
-     rf"{_ACTIVITY_VERBS})\b|"
-     rf"\bi(?:'m| am)\s+{_NOW}(?:really\s+)?(?:into|learning|training for|doing)\s+(?:(?:the|a|an|my first)\s+)?"
-     rf"(?P<act5>{_ACTIVITY_NOUNS})\b|"
-     rf"\bi\s+{_NOW}(?:(?:usually|always|regularly|try to)\s+)?(?P<act6>{_ACTIVITY_VERBS})\b"
-     rf"(?!\s+(?:my|the|a|an|our|their|his|her|this|that|it|them|up|out)\b)(?:\s+[\w-]+){{0,4}}?\s+(?:{_FREQUENCY})|"
-     rf"\bi(?:'m| am|'ve been| have been)\s+{_NOW}(?P<act7>{_ACTIVITY_NOUNS})\b"
-     rf"(?!\s+(?:my|the|a|an|our|their|his|her|this|that|it|them|up|out)\b)(?:\s+[\w-]+){{0,4}}?\s+(?:{_FREQUENCY})",
-     lambda m: _activity_any(m)),
-    (r"\bmy (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)"
-     r"(?: right now| these days| at the moment| lately)? (?:is|are)\b", _grouped(vocab.FAVOURITES)),
-    (r"\bis (?:now |still )?my (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)\b",
-     _grouped(vocab.FAVOURITES)),
+    (
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:started|began|begun|took up|taken up|picked up|got into|gotten into|"
+        rf"gave up|given up|quit|stopped|resumed|got back into|gotten back into)\s+(?:doing\s+|playing\s+|going\s+|"
+        rf"learning\s+)?(?P<act>{_ACTIVITY_NOUNS})\b|"
+        rf"\bi\s+{_NOW}(?:(?:usually|always|regularly|try to)\s+)?(?:go|do|practi[cs]e|play)\s+(?:to\s+)?(?:the\s+)?"
+        rf"(?P<act2>{_ACTIVITY_NOUNS})\b|"
+        rf"\bi\s+(?:no longer|don't|do not)\s+(?:go\s+|do\s+|play\s+)?(?P<act3>{_ACTIVITY_NOUNS}|{_ACTIVITY_VERBS})\b"
+        rf"(?=[^.!?]*\b(?:anymore|any more)\b)|\bi\s+no longer\s+(?:go\s+|do\s+|play\s+)?(?P<act4>{_ACTIVITY_NOUNS}|"
+        rf"{_ACTIVITY_VERBS})\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}(?:really\s+)?(?:into|learning|training for|doing)\s+(?:(?:the|a|an|my first)\s+)?"
+        rf"(?P<act5>{_ACTIVITY_NOUNS})\b|"
+        rf"\bi\s+{_NOW}(?:(?:usually|always|regularly|try to)\s+)?(?P<act6>{_ACTIVITY_VERBS})\b"
+        rf"(?!\s+(?:my|the|a|an|our|their|his|her|this|that|it|them|up|out)\b)(?:\s+[\w-]+){{0,4}}?\s+(?:{_FREQUENCY})|"
+        rf"\bi(?:'m| am|'ve been| have been)\s+{_NOW}(?P<act7>{_ACTIVITY_NOUNS})\b"
+        rf"(?!\s+(?:my|the|a|an|our|their|his|her|this|that|it|them|up|out)\b)(?:\s+[\w-]+){{0,4}}?\s+(?:{_FREQUENCY})",
+        lambda m: _activity_any(m),
+    ),
+    (
+        r"\bmy (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)"
+        r"(?: right now| these days| at the moment| lately)? (?:is|are)\b",
+        _grouped(vocab.FAVOURITES),
+    ),
+    (
+        r"\bis (?:now |still )?my (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)\b",
+        _grouped(vocab.FAVOURITES),
+    ),
     # tools
-    (r"\b(?:we|i)(?:'ll| will)? (?:(?:always|usually|normally|mostly|now|still|currently|just) )?"
-     r"(?P<action>deploy|host|test|build|lint|format|monitor)(?:s|ing)? "
-     r"(?:\w+ ){0,3}?(?:with|on|using|via|to) (?P<tool>[A-Za-z][\w.+-]*)", _tool_choice),
-    (r"\b(?:switch(?:ed|ing)? (?:over )?to|migrat(?:e|ed|ing) to|go(?:ing)? with|settled on|chose|picked|use|"
-     r"using|moved (?:over )?to) (?P<tool>[A-Za-z1][\w.+-]*(?: code| actions| ci| music| mail)?)\b", _tool_choice),
+    (
+        r"\b(?:we|i)(?:'ll| will)? (?:(?:always|usually|normally|mostly|now|still|currently|just) )?"
+        r"(?P<action>deploy|host|test|build|lint|format|monitor)(?:s|ing)? "
+        r"(?:\w+ ){0,3}?(?:with|on|using|via|to) (?P<tool>[A-Za-z][\w.+-]*)",
+        _tool_choice,
+    ),
+    (
+        r"\b(?:switch(?:ed|ing)? (?:over )?to|migrat(?:e|ed|ing) to|go(?:ing)? with|settled on|chose|picked|use|"
+        r"using|moved (?:over )?to) (?P<tool>[A-Za-z1][\w.+-]*(?: code| actions| ci| music| mail)?)\b",
+        _tool_choice,
+    ),
 )
 
 
@@ -393,7 +572,13 @@ def _pet_any(m: re.Match[str]) -> str | None:
 
 def _pet_kind(kind: str) -> str:
     kind = _singular(kind)
-    kind = {"puppy": "dog", "puppie": "dog", "kitten": "cat", "bunny": "rabbit", "bunnie": "rabbit"}.get(kind, kind)
+    kind = {
+        "puppy": "dog",
+        "puppie": "dog",
+        "kitten": "cat",
+        "bunny": "rabbit",
+        "bunnie": "rabbit",
+    }.get(kind, kind)
     return f"{vocab.PETS}{kind}"
 
 
@@ -406,7 +591,9 @@ def _vehicle_kind(kind: str) -> str:
     kind = kind.lower()
     if kind in ("car", "truck", "pickup", "van", "minivan", "suv", "tesla"):
         return vocab.CAR
-    return vocab.VEHICLES + {"motorbike": "motorcycle", "ebike": "e-bike", "bicycle": "bike"}.get(kind, kind)
+    return vocab.VEHICLES + {"motorbike": "motorcycle", "ebike": "e-bike", "bicycle": "bike"}.get(
+        kind, kind
+    )
 
 
 def _condition_any(m: re.Match[str]) -> str | None:
@@ -432,8 +619,11 @@ def _habit_any(m: re.Match[str]) -> str | None:
     if not found:
         return None
     found = found.lower()
-    for name, pattern in (("smoking", r"smok\w*|vap\w*|cigarettes|a non-?smoker|a smoker"),
-                          ("drinking", r"drink\w*|alcohol|sober|teetotal"), ("caffeine", r"caffeine|coffee")):
+    for name, pattern in (
+        ("smoking", r"smok\w*|vap\w*|cigarettes|a non-?smoker|a smoker"),
+        ("drinking", r"drink\w*|alcohol|sober|teetotal"),
+        ("caffeine", r"caffeine|coffee"),
+    ):
         if re.fullmatch(pattern, found):
             return f"{vocab.HABITS}{name}"
     return None
@@ -459,22 +649,35 @@ def _activity_any(m: re.Match[str]) -> str | None:
 
 _THIRD_PERSON = re.compile(r"\b(?:she|he|they|her|his|their|she's|he's|they're|it's)\b", _I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|we|we're|we've|our|us)\b", _I)
-_CLAUSE_BREAK = re.compile(r"[,;:—–()]|\s-\s|\b(?:and|but|so|or|because|then|plus)\b(?=\s+(?:i|we|i'm|we're|"
-                           r"i've|we've|my|our|now|these days|nowadays|she|he|they|you|it)\b)", _I)
+_CLAUSE_BREAK = re.compile(
+    r"[,;:—–()]|\s-\s|\b(?:and|but|so|or|because|then|plus)\b(?=\s+(?:i|we|i'm|we're|"
+    r"i've|we've|my|our|now|these days|nowadays|she|he|they|you|it)\b)",
+    _I,
+)
 _IRREALIS = re.compile(
     r"\b(?:if|unless|whether|what if|suppose|supposing|imagine|imagining|pretend|pretending|wish|would|could|"
     r"might|should|maybe|perhaps|someday|one day|thinking (?:about|of)|think about|considering|consider|"
     r"want(?:s|ed)? to|wanna|'d like to|like to|hop(?:e|ing) to|dream(?:ing)? (?:of|about)|plan(?:ning|s)? to|"
     r"used to|when i was|back when|before i|until|in case|as if|trying to|try to|afraid|worried|scared|"
     r"not sure|no idea|wonder|wondering|rather|instead of|than|fake|joke|kidding|ask(?:ed|s)? (?:me )?if|"
-    r"asked whether|doubt|when|whenever|why|how)\b|'d\b", _I)
-_FUTURE = re.compile(r"\b(?:will|going to|gonna|about to|soon|next (?:week|month|year|spring|summer|fall|autumn|"
-                     r"winter)|tomorrow|in (?:a|two|three|\d+) (?:weeks?|months?|years?))\b|'ll\b", _I)
-_QUOTED = re.compile(r"(?:^|(?<=[\s(:,]))(?:\"[^\"]+\"|“[^”]+”|'(?:[^']|'(?=\w))+'(?=[\s.,!?;:)]|$)|"
-                     r"‘(?:[^’]|’(?=\w))+’(?=[\s.,!?;:)]|$))")
-_SELF_TAIL = re.compile(r"(?:^|\b(?:i|we|i've|we've|i'm|we're)\b)(?:\s+(?:\w+ly|just|now|finally|also|still|been|"
-                        r"have|am|are|already|then|even|gone|went|pretty much|kind of|sort of|these days|"
-                        r"nowadays))*\s*$", _I)
+    r"asked whether|doubt|when|whenever|why|how)\b|'d\b",
+    _I,
+)
+_FUTURE = re.compile(
+    r"\b(?:will|going to|gonna|about to|soon|next (?:week|month|year|spring|summer|fall|autumn|"
+    r"winter)|tomorrow|in (?:a|two|three|\d+) (?:weeks?|months?|years?))\b|'ll\b",
+    _I,
+)
+_QUOTED = re.compile(
+    r"(?:^|(?<=[\s(:,]))(?:\"[^\"]+\"|“[^”]+”|'(?:[^']|'(?=\w))+'(?=[\s.,!?;:)]|$)|"
+    r"‘(?:[^’]|’(?=\w))+’(?=[\s.,!?;:)]|$))"
+)
+_SELF_TAIL = re.compile(
+    r"(?:^|\b(?:i|we|i've|we've|i'm|we're)\b)(?:\s+(?:\w+ly|just|now|finally|also|still|been|"
+    r"have|am|are|already|then|even|gone|went|pretty much|kind of|sort of|these days|"
+    r"nowadays))*\s*$",
+    _I,
+)
 
 
 def _clause_start(sentence: str, pos: int) -> int:
@@ -494,7 +697,7 @@ def _asked(sentence: str, end: int) -> bool:
     stop = re.search(r"[.!?]", tail)
     if not stop or stop.group() != "?":
         return False
-    return not _CLAUSE_BREAK.search(tail[:stop.start()])
+    return not _CLAUSE_BREAK.search(tail[: stop.start()])
 
 
 def _about_user(sentence: str, m: re.Match[str], prefix: str) -> bool:
@@ -502,41 +705,53 @@ def _about_user(sentence: str, m: re.Match[str], prefix: str) -> bool:
     if re.search(r"[.!?,][\"'’”]$", sentence) and not re.search(r"(?:^|\s)[\"'‘“]", sentence):
         return False  # the tail of a quotation split off by the sentence splitter
     if _FIRST_PERSON.search(m.group(0)):
-        return not re.search(r"\b(?:you|she|he|they|him|her|them)\s+(?:said|says|thinks?|told me|asked|wrote|"
-                             r"texted|believes?|claims?)\s+(?:that\s+)?$", prefix, _I)
-    if _THIRD_PERSON.search(sentence[:m.start()]):
+        return not re.search(
+            r"\b(?:you|she|he|they|him|her|them)\s+(?:said|says|thinks?|told me|asked|wrote|"
+            r"texted|believes?|claims?)\s+(?:that\s+)?$",
+            prefix,
+            _I,
+        )
+    if _THIRD_PERSON.search(sentence[: m.start()]):
         return False
-    return bool(_SELF_TAIL.search(prefix)) and (bool(_FIRST_PERSON.search(sentence)) or len(words(sentence)) <= 10)
+    return bool(_SELF_TAIL.search(prefix)) and (
+        bool(_FIRST_PERSON.search(sentence)) or len(words(sentence)) <= 10
+    )
 
 
 def _asserted(key: str, sentence: str, m: re.Match[str]) -> bool:
     """Whether a match states the current value, rather than asking, supposing, quoting or looking back."""
     start = _clause_start(sentence, m.start())
-    prefix = sentence[start:m.start()]
+    prefix = sentence[start : m.start()]
     if _quoted(sentence, m.start()) or _asked(sentence, m.end()):
         return False
     if _IRREALIS.search(prefix) or _IRREALIS.search(m.group(0)):
         return False
     clause_end = _CLAUSE_BREAK.search(sentence, m.end())
-    clause = sentence[start:clause_end.start() if clause_end else len(sentence)]
+    clause = sentence[start : clause_end.start() if clause_end else len(sentence)]
     if key.startswith(vocab.USER) and _FUTURE.search(clause):
         return False
     if key.startswith(vocab.USER) and not _about_user(sentence, m, prefix):
         return False
     if key in (vocab.RESIDENCE, vocab.ORIGIN):
-        return _names_a_place(sentence[m.end():])
+        return _names_a_place(sentence[m.end() :])
     return True
 
 
 def _names_a_place(tail: str) -> bool:
     """Whether the words after "moved to" / "live in" hold a capitalised name that is not a software tool."""
     name = re.search(r"\b[A-Z][\w.]*[a-z]", tail)
-    return name is not None and name.group().lower() not in KNOWN_TOOLS and name.group().lower() not in _TOOL_CATEGORIES
+    return (
+        name is not None
+        and name.group().lower() not in KNOWN_TOOLS
+        and name.group().lower() not in _TOOL_CATEGORIES
+    )
 
 
 # ---------------------------------------------------------------- third person about "the user" -> first person
 
-_USER_VERB = re.compile(r"(?:^|(?<=[.!?]\s)|\bthe\s+)(?:user|User)(?:'s\b|\s+(?P<verb>[a-z']+)\b)", _I)
+_USER_VERB = re.compile(
+    r"(?:^|(?<=[.!?]\s)|\bthe\s+)(?:user|User)(?:'s\b|\s+(?P<verb>[a-z']+)\b)", _I
+)
 _IRREGULAR = {"is": "am", "was": "was", "has": "have", "does": "do", "'s": "am", "goes": "go"}
 
 
@@ -552,8 +767,11 @@ def _to_first_person(m: re.Match[str]) -> str:
     lower = verb.lower()
     if lower in _IRREGULAR:
         return f"I {_IRREGULAR[lower]}"
-    if re.fullmatch(r"[a-z]+ed|now|just|recently|also|no|still|currently|got|went|had|never|always|usually|"
-                    r"became|bought|sold|left|quit|can't|cannot|can|doesn't|does not|won't|will|didn't", lower):
+    if re.fullmatch(
+        r"[a-z]+ed|now|just|recently|also|no|still|currently|got|went|had|never|always|usually|"
+        r"became|bought|sold|left|quit|can't|cannot|can|doesn't|does not|won't|will|didn't",
+        lower,
+    ):
         return f"I {lower.replace('doesn', 'don')}"
     if lower.endswith("ies") and len(lower) > 4:
         return f"I {lower[:-3]}y"

@@ -36,11 +36,17 @@ except ImportError:  # not POSIX: no cross-process election, so curation stays o
 
 log = logging.getLogger(__name__)
 
-END_SESSIONS_KEY = "curator.end_sessions"  # sessions whose model batch a parent asked the worker to run
+END_SESSIONS_KEY = (
+    "curator.end_sessions"  # sessions whose model batch a parent asked the worker to run
+)
 POLL_SECONDS = 0.1  # how often the worker looks for new journal rows, requests and parents
-CHECK_SECONDS = 1.0  # how often a parent looks for a live worker (and starts one when there is none)
+CHECK_SECONDS = (
+    1.0  # how often a parent looks for a live worker (and starts one when there is none)
+)
 STOP_SECONDS = 3.0  # how long the worker gives its curator thread to finish the row in hand
-MODEL_WAIT_SECONDS = 600.0  # the worker curates only once its model is ready (or failed), at most this late
+MODEL_WAIT_SECONDS = (
+    600.0  # the worker curates only once its model is ready (or failed), at most this late
+)
 NICE = 10  # the worker's niceness above its parent's: the scheduler favours the agent's threads
 LOG_MAX_BYTES = 1_000_000  # the worker's log beside the database starts over past this size
 WATCH_THREAD_NAME = "bowerbird-curation-watch"
@@ -67,7 +73,9 @@ def worker_log_path(db_path: Path) -> Path:
 
 def _open_lock(path: Path) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
-    return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # not inherited by children (O_CLOEXEC by default)
+    return os.open(
+        path, os.O_RDWR | os.O_CREAT, 0o600
+    )  # not inherited by children (O_CLOEXEC by default)
 
 
 def _try_lock(fd: int, mode: int) -> bool:
@@ -121,7 +129,9 @@ def settings_of(config: Config, **changes: object) -> dict[str, object]:
             continue
         value = getattr(config, f.name)
         out[f.name] = str(value) if isinstance(value, Path) else value
-    out.update({f"weights.{f.name}": getattr(config.weights, f.name) for f in fields(RetrievalWeights)})
+    out.update(
+        {f"weights.{f.name}": getattr(config.weights, f.name) for f in fields(RetrievalWeights)}
+    )
     out.update(changes)
     return out
 
@@ -133,8 +143,14 @@ class CurationProcess:
     row the worker picks up; `drain` waits until the journal has nothing due.
     """
 
-    def __init__(self, config: Config, store: Store, *, llm_backend: str, check_seconds: float = CHECK_SECONDS
-                 ) -> None:
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        *,
+        llm_backend: str,
+        check_seconds: float = CHECK_SECONDS,
+    ) -> None:
         self.config = config
         self.store = store
         self.llm_backend = llm_backend
@@ -152,7 +168,10 @@ class CurationProcess:
         try:
             self.elect()
         except OSError:
-            log.warning("cannot start the curation worker process; curating on a thread instead", exc_info=True)
+            log.warning(
+                "cannot start the curation worker process; curating on a thread instead",
+                exc_info=True,
+            )
             self._release()
             return False
         self._stop.clear()
@@ -173,14 +192,26 @@ class CurationProcess:
 
     def _spawn(self) -> subprocess.Popen[bytes]:
         package_root = str(Path(__file__).resolve().parent.parent.parent)
-        env = {**os.environ, "HERMES_HOME": str(self.config.hermes_home),
-               "PYTHONPATH": os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)}
+        env = {
+            **os.environ,
+            "HERMES_HOME": str(self.config.hermes_home),
+            "PYTHONPATH": os.pathsep.join(
+                p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p
+            ),
+        }
         with _open_log(worker_log_path(self.store.path)) as log_file:
-            child = subprocess.Popen([sys.executable, "-m", "hermes_bowerbird.curation.worker"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log_file,
-                                     env=env, start_new_session=True)
-        spec = {"hermes_home": str(self.config.hermes_home),
-                "settings": settings_of(self.config, llm_backend=self.llm_backend)}
+            child = subprocess.Popen(
+                [sys.executable, "-m", "hermes_bowerbird.curation.worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=log_file,
+                env=env,
+                start_new_session=True,
+            )
+        spec = {
+            "hermes_home": str(self.config.hermes_home),
+            "settings": settings_of(self.config, llm_backend=self.llm_backend),
+        }
         assert child.stdin is not None
         try:  # the settings (a key among them) go through a pipe, never the command line
             child.stdin.write(json.dumps(spec).encode("utf-8"))
@@ -200,7 +231,9 @@ class CurationProcess:
         """Wait until no journal row is due and no request waits (True), or `timeout` passes (False)."""
         deadline = time.monotonic() + timeout
         while True:
-            if not self.store.journal.pending(limit=1) and not _requests(self.store.meta.get(END_SESSIONS_KEY)):
+            if not self.store.journal.pending(limit=1) and not _requests(
+                self.store.meta.get(END_SESSIONS_KEY)
+            ):
                 return True
             left = deadline - time.monotonic()
             if left <= 0:
@@ -222,11 +255,17 @@ class CurationProcess:
             thread.join(timeout)
         self._release()
         child = self._child
-        if child is not None and child.poll() is None and _lock_free(parents_lock_path(self.store.path)):
+        if (
+            child is not None
+            and child.poll() is None
+            and _lock_free(parents_lock_path(self.store.path))
+        ):
             try:  # the last parent in: reap our worker if it ends within the time left (it stops after a poll)
                 child.wait(max(0.0, min(timeout, POLL_SECONDS * 5)))
             except subprocess.TimeoutExpired:
-                log.debug("curation worker %d still finishing its row; it exits by itself", child.pid)
+                log.debug(
+                    "curation worker %d still finishing its row; it exits by itself", child.pid
+                )
         return thread is None or not thread.is_alive()
 
     def _release(self) -> None:
@@ -240,7 +279,10 @@ class CurationProcess:
             try:
                 self.elect()
             except OSError:
-                log.warning("cannot start a curation worker process; rows wait in the journal", exc_info=True)
+                log.warning(
+                    "cannot start a curation worker process; rows wait in the journal",
+                    exc_info=True,
+                )
 
 
 def _open_log(path: Path) -> IO[bytes]:
@@ -266,7 +308,9 @@ def _requests(raw: str | None) -> list[list[str]]:
 class Worker:
     """Inside the worker process: the curator thread over the store, woken when another process commits."""
 
-    def __init__(self, config: Config, stop: threading.Event, *, poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(
+        self, config: Config, stop: threading.Event, *, poll_seconds: float = POLL_SECONDS
+    ) -> None:
         self.config = config
         self.stop = stop
         self.poll_seconds = poll_seconds
@@ -301,7 +345,9 @@ class Worker:
         curator = Curator(store, vectors, self.config, time.time, select_llm(self.config, store))
         thread = CuratorWorker(curator, store)
         try:
-            if self._model_ready(embeddings):  # nobody waits on this process: curate with vectors from the start
+            if self._model_ready(
+                embeddings
+            ):  # nobody waits on this process: curate with vectors from the start
                 thread.start()
                 self._loop(store, thread)
         finally:
@@ -320,7 +366,9 @@ class Worker:
             if self.stop.is_set() or _lock_free(parents):
                 return False
             if embeddings.status().get("state") != "loading" or time.monotonic() > deadline:
-                log.warning("curating without an embedding model: %s", embeddings.status().get("reason"))
+                log.warning(
+                    "curating without an embedding model: %s", embeddings.status().get("reason")
+                )
                 break
         return True
 
@@ -329,7 +377,9 @@ class Worker:
         parents = parents_lock_path(self.config.db_path)
         while not self.stop.wait(self.poll_seconds):
             if _lock_free(parents):
-                log.info("no Hermes process uses %s any more; the worker exits", self.config.db_path)
+                log.info(
+                    "no Hermes process uses %s any more; the worker exits", self.config.db_path
+                )
                 return
             if not thread.is_alive():
                 log.error("the curator thread ended; the worker exits and a parent starts another")
@@ -364,10 +414,15 @@ def _read_spec(stream: IO[str]) -> Config:
 
 
 def main() -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
+    )
     if not supported():
-        log.error("this platform has no file locks; curation runs on a thread of the Hermes process")
+        log.error(
+            "this platform has no file locks; curation runs on a thread of the Hermes process"
+        )
         return 2
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())

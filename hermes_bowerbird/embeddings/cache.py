@@ -79,7 +79,11 @@ class CachedEmbedder(WrappedEmbedder):
             if found is not None:
                 self._queries.move_to_end(key)
                 return found
-        vector = np.asarray(self.inner.embed_batch([text]), np.float32)[0] if self.inner.is_local else self.embed(text)
+        vector = (
+            np.asarray(self.inner.embed_batch([text]), np.float32)[0]
+            if self.inner.is_local
+            else self.embed(text)
+        )
         with self._queries_lock:
             self._queries[key] = vector
             while len(self._queries) > QUERY_CACHE_SIZE:

@@ -40,7 +40,9 @@ class GeminiEmbeddingSettings:
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> GeminiEmbeddingSettings:
         """The settings the configuration gives (key, model, base URL), with `overrides` applied."""
-        settings = cls(config.gemini_api_key, config.gemini_embedding_model, base_url=config.gemini_base_url)
+        settings = cls(
+            config.gemini_api_key, config.gemini_embedding_model, base_url=config.gemini_base_url
+        )
         return dataclasses.replace(settings, **overrides)
 
 
@@ -55,8 +57,11 @@ class GeminiEmbedder:
         from google import genai
         from google.genai import types
 
-        options = types.HttpOptions(base_url=settings.base_url or None, timeout=int(settings.timeout * 1000),
-                                    retry_options=types.HttpRetryOptions(attempts=1))
+        options = types.HttpOptions(
+            base_url=settings.base_url or None,
+            timeout=int(settings.timeout * 1000),
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
         self._client = genai.Client(api_key=settings.api_key, http_options=options)
         self._config = types.EmbedContentConfig(output_dimensionality=settings.dimension)
         self._model = settings.model
@@ -82,8 +87,10 @@ class GeminiEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
         if not texts:
             return np.empty((0, self._dimension), np.float32)
-        parts = [self._embed_chunk(list(texts[i:i + self.BATCH_LIMIT]))
-                 for i in range(0, len(texts), self.BATCH_LIMIT)]
+        parts = [
+            self._embed_chunk(list(texts[i : i + self.BATCH_LIMIT]))
+            for i in range(0, len(texts), self.BATCH_LIMIT)
+        ]
         return np.concatenate(parts)
 
     def _embed_chunk(self, texts: list[str]) -> FloatArray:
@@ -94,15 +101,23 @@ class GeminiEmbedder:
             stop=tenacity.stop_after_attempt(self._attempts),
             wait=tenacity.wait_exponential_jitter(initial=initial, max=maximum, jitter=initial),
             retry=tenacity.retry_if_exception(is_transient),
-            before_sleep=lambda state: log.warning("Gemini embedding attempt %d failed (%s); retrying",
-                                                   state.attempt_number, _outcome_text(state)),
-            reraise=True)
+            before_sleep=lambda state: log.warning(
+                "Gemini embedding attempt %d failed (%s); retrying",
+                state.attempt_number,
+                _outcome_text(state),
+            ),
+            reraise=True,
+        )
         from google.genai import errors as genai_errors
 
         failures: tuple[type[BaseException], ...] = (genai_errors.APIError, *transport_errors())
         try:
-            response = retrying(self._client.models.embed_content, model=self._model, contents=texts,
-                                config=self._config)
+            response = retrying(
+                self._client.models.embed_content,
+                model=self._model,
+                contents=texts,
+                config=self._config,
+            )
         except failures as exc:
             raise self._translate(exc) from exc
         return self._vectors(response, len(texts))
@@ -117,11 +132,15 @@ class GeminiEmbedder:
     def _vectors(self, response: Any, expected: int) -> FloatArray:
         embeddings = response.embeddings or []
         if len(embeddings) != expected:
-            raise EmbeddingError(f"Gemini returned {len(embeddings)} embeddings for {expected} texts")
+            raise EmbeddingError(
+                f"Gemini returned {len(embeddings)} embeddings for {expected} texts"
+            )
         matrix = np.asarray([e.values or [] for e in embeddings], dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[1] != self._dimension:
-            raise EmbeddingError(f"Gemini returned vectors of shape {matrix.shape}, expected dimension "
-                                 f"{self._dimension}")
+            raise EmbeddingError(
+                f"Gemini returned vectors of shape {matrix.shape}, expected dimension "
+                f"{self._dimension}"
+            )
         return normalize_rows(matrix)
 
 

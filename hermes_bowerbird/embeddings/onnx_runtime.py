@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RUNTIME = "onnx-int8"
-BUILD_VERSION = 2  # bump when the export or quantisation recipe changes: old builds are then ignored
+BUILD_VERSION = (
+    2  # bump when the export or quantisation recipe changes: old builds are then ignored
+)
 MODEL_FILE = "model_int8.onnx"
 STAMP_FILE = "build.json"
 DEFAULT_MAX_TOKENS = 256
@@ -78,16 +80,27 @@ def ensure_built(models_dir: Path, label: str, location: str) -> Path:
 
 def _build_in_subprocess(target: Path, label: str, location: str) -> None:
     """Build in a child process: torch and the exporter never load into the host, nor hold its GIL for ~30 s."""
-    command = [sys.executable, "-m", "hermes_bowerbird.embeddings.onnx_runtime", str(target), label, location]
+    command = [
+        sys.executable,
+        "-m",
+        "hermes_bowerbird.embeddings.onnx_runtime",
+        str(target),
+        label,
+        location,
+    ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     try:
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
+        done = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise EmbeddingError(f"building the ONNX model of {label} failed: {exc}") from exc
     if done.returncode != 0 or not is_built(target):
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-        raise EmbeddingError(f"building the ONNX model of {label} failed (exit {done.returncode}): "
-                             f"{' / '.join(tail)}")
+        raise EmbeddingError(
+            f"building the ONNX model of {label} failed (exit {done.returncode}): "
+            f"{' / '.join(tail)}"
+        )
 
 
 def is_built(target: Path) -> bool:
@@ -133,11 +146,15 @@ def _export(location: str, out: Path) -> None:
         import torch
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
-        raise EmbeddingError(f"building the ONNX model needs torch and sentence-transformers ({exc})") from exc
+        raise EmbeddingError(
+            f"building the ONNX model needs torch and sentence-transformers ({exc})"
+        ) from exc
     model = SentenceTransformer(location, device="cpu")
     transformer: Any = model[0].auto_model
     transformer.eval()
-    tokens = model.tokenizer(["a short text", "a somewhat longer second text"], padding=True, return_tensors="pt")
+    tokens = model.tokenizer(
+        ["a short text", "a somewhat longer second text"], padding=True, return_tensors="pt"
+    )
     names = [n for n in INPUTS if n in tokens]
 
     class _Hidden(torch.nn.Module):
@@ -150,9 +167,19 @@ def _export(location: str, out: Path) -> None:
 
     axes = {n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]}
     with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # tracer notes about shape-dependent branches the export does not take
-        torch.onnx.export(_Hidden(), tuple(tokens[n] for n in names), str(out), input_names=names,
-                          output_names=["last_hidden_state"], dynamic_axes=axes, opset_version=17, dynamo=False)
+        warnings.simplefilter(
+            "ignore"
+        )  # tracer notes about shape-dependent branches the export does not take
+        torch.onnx.export(
+            _Hidden(),
+            tuple(tokens[n] for n in names),
+            str(out),
+            input_names=names,
+            output_names=["last_hidden_state"],
+            dynamic_axes=axes,
+            opset_version=17,
+            dynamo=False,
+        )
 
 
 def _quantise(source: Path, out: Path) -> None:
@@ -161,18 +188,28 @@ def _quantise(source: Path, out: Path) -> None:
 
     graph = onnx.load(str(source), load_external_data=False).graph
     keep_float = [n.name for n in graph.node if n.op_type == "MatMul" and _keeps_float(n.name)]
-    quantize_dynamic(str(source), str(out), weight_type=QuantType.QInt8, per_channel=True,
-                     op_types_to_quantize=["MatMul"], nodes_to_exclude=keep_float)
+    quantize_dynamic(
+        str(source),
+        str(out),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=["MatMul"],
+        nodes_to_exclude=keep_float,
+    )
 
 
 def _keeps_float(node: str) -> bool:
     """The first layer and every feed-forward down-projection stay float32 (where int8 cost the most cosine)."""
-    return "/layer.0/" in node or (node.endswith("/output/dense/MatMul") and "/attention/" not in node)
+    return "/layer.0/" in node or (
+        node.endswith("/output/dense/MatMul") and "/attention/" not in node
+    )
 
 
 def _max_tokens(location: str) -> int:
     try:
-        config = json.loads((Path(location) / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        config = json.loads(
+            (Path(location) / "sentence_bert_config.json").read_text(encoding="utf-8")
+        )
     except (OSError, ValueError):
         return DEFAULT_MAX_TOKENS
     return int(config.get("max_seq_length") or DEFAULT_MAX_TOKENS)
@@ -181,11 +218,15 @@ def _max_tokens(location: str) -> int:
 def check_mean_pooling(location: str) -> None:
     """The runtime pools by token mean then normalises: refuse models that pool otherwise."""
     try:
-        pooling = json.loads((Path(location) / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
+        pooling = json.loads(
+            (Path(location) / "1_Pooling" / "config.json").read_text(encoding="utf-8")
+        )
     except (OSError, ValueError) as exc:
         raise EmbeddingError(f"no pooling configuration at {location} ({exc})") from exc
     if not pooling.get("pooling_mode_mean_tokens"):
-        raise EmbeddingError(f"the ONNX runtime supports mean-pooling models only; {location} pools otherwise")
+        raise EmbeddingError(
+            f"the ONNX runtime supports mean-pooling models only; {location} pools otherwise"
+        )
 
 
 class OnnxModel:
@@ -203,9 +244,13 @@ class OnnxModel:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads if threads > 0 else min(2, os.cpu_count() or 1)
         options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # idle threads sleep, not spin
+        options.add_session_config_entry(
+            "session.intra_op.allow_spinning", "0"
+        )  # idle threads sleep, not spin
         try:
-            self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+            self._session = ort.InferenceSession(
+                str(model_file), options, providers=["CPUExecutionProvider"]
+            )
             self._tokenizer = Tokenizer.from_file(str(Path(location) / "tokenizer.json"))
         except Exception as exc:  # onnxruntime raises its own unexported error types
             raise EmbeddingError(f"cannot load the ONNX model {model_file}: {exc}") from exc
@@ -221,8 +266,8 @@ class OnnxModel:
         ids = np.zeros((len(encodings), width), np.int64)
         mask = np.zeros_like(ids)
         for row, encoding in enumerate(encodings):
-            ids[row, :len(encoding.ids)] = encoding.ids
-            mask[row, :len(encoding.ids)] = 1
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
         summed = np.einsum("bth,bt->bh", hidden, mask.astype(np.float32))
@@ -231,8 +276,14 @@ class OnnxModel:
         return np.asarray(pooled / np.maximum(norms, 1e-12), np.float32)
 
 
-def load_onnx_model(models_dir: Path, label: str, location: str, *, threads: int = 0,
-                    models: LoadedModels = LOADED_MODELS) -> OnnxModel:
+def load_onnx_model(
+    models_dir: Path,
+    label: str,
+    location: str,
+    *,
+    threads: int = 0,
+    models: LoadedModels = LOADED_MODELS,
+) -> OnnxModel:
     """The shared int8 model of `location`, built into `models_dir` on first use when no build is cached."""
     return models.get(RUNTIME, location, lambda: _load(models_dir, label, location, threads))
 
@@ -258,14 +309,24 @@ class OnnxEmbedder(LocalRuntime):
 
     runtime = RUNTIME
 
-    def __init__(self, models_dir: Path, model: str = "", *, batch_size: int = 16, threads: int = 0,
-                 models: LoadedModels = LOADED_MODELS) -> None:
+    def __init__(
+        self,
+        models_dir: Path,
+        model: str = "",
+        *,
+        batch_size: int = 16,
+        threads: int = 0,
+        models: LoadedModels = LOADED_MODELS,
+    ) -> None:
         self._source = resolve_local_model(model)
         if not self._source.offline:
-            raise EmbeddingError(f"the ONNX runtime builds from local weights only; {self._source.location!r} "
-                                 "is not a local model")
-        self._model = load_onnx_model(models_dir, self._source.label, self._source.location, threads=threads,
-                                      models=models)
+            raise EmbeddingError(
+                f"the ONNX runtime builds from local weights only; {self._source.location!r} "
+                "is not a local model"
+            )
+        self._model = load_onnx_model(
+            models_dir, self._source.label, self._source.location, threads=threads, models=models
+        )
         self._batch_size = batch_size
 
     @property
@@ -279,7 +340,10 @@ class OnnxEmbedder(LocalRuntime):
 def main(argv: Sequence[str]) -> int:
     """`python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION`: the build, run in a child process."""
     if len(argv) != 3:
-        print("usage: python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION", file=sys.stderr)
+        print(
+            "usage: python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION",
+            file=sys.stderr,
+        )
         return 2
     logging.basicConfig(level=logging.INFO)
     try:

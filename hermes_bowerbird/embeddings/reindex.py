@@ -23,16 +23,30 @@ ProgressFn = Callable[[int, int], None]
 KindProgressFn = Callable[[ItemKind, int, int], None]
 
 
-def shared_index(indexes: IndexRegistry, store: Store, kind: ItemKind, embedder: Embedder, *,
-                 ann_threshold: int) -> VectorIndex:
+def shared_index(
+    indexes: IndexRegistry, store: Store, kind: ItemKind, embedder: Embedder, *, ann_threshold: int
+) -> VectorIndex:
     """The index of `kind` for the embedder's model over `store`'s file, loaded from the store on first use."""
     model = embedder.model_name
-    return indexes.get(store.path, str(kind), model, embedder.dimension, lambda: store.vectors.load(kind, model),
-                       ann_threshold=ann_threshold)
+    return indexes.get(
+        store.path,
+        str(kind),
+        model,
+        embedder.dimension,
+        lambda: store.vectors.load(kind, model),
+        ann_threshold=ann_threshold,
+    )
 
 
-def reindex_all(store: Store, embedder: Embedder, indexes: IndexRegistry, *, ann_threshold: int,
-                progress: KindProgressFn | None = None, stop: threading.Event | None = None) -> int:
+def reindex_all(
+    store: Store,
+    embedder: Embedder,
+    indexes: IndexRegistry,
+    *,
+    ann_threshold: int,
+    progress: KindProgressFn | None = None,
+    stop: threading.Event | None = None,
+) -> int:
     """Embed every item of every kind that has no vector from the embedder's model; returns how many.
 
     One reindexer per database at a time: another one over the same file (an engine in another thread, or
@@ -58,9 +72,16 @@ def _for_kind(progress: KindProgressFn, kind: ItemKind) -> ProgressFn:
     return lambda done, total: progress(kind, done, total)
 
 
-def reindex(store: Store, embedder: Embedder, kind: ItemKind, progress: ProgressFn | None = None, *,
-            index: VectorIndex | None = None, batch_size: int = 128,
-            stop: threading.Event | None = None) -> int:
+def reindex(
+    store: Store,
+    embedder: Embedder,
+    kind: ItemKind,
+    progress: ProgressFn | None = None,
+    *,
+    index: VectorIndex | None = None,
+    batch_size: int = 128,
+    stop: threading.Event | None = None,
+) -> int:
     """Embed every item of ``kind`` whose stored vector is missing or from another model/dimension.
 
     Vectors go to the store and, when given, to ``index``; ``progress(done, total)`` follows each batch.
@@ -76,8 +97,10 @@ def reindex(store: Store, embedder: Embedder, kind: ItemKind, progress: Progress
         ids = [item_id for item_id, _ in batch]
         matrix = np.asarray(embedder.embed_batch([text for _, text in batch]), np.float32)
         if matrix.shape != (len(batch), dim):
-            raise EmbeddingError(f"{model} returned shape {matrix.shape} for {len(batch)} texts, "
-                                 f"expected dimension {dim}")
+            raise EmbeddingError(
+                f"{model} returned shape {matrix.shape} for {len(batch)} texts, "
+                f"expected dimension {dim}"
+            )
         store.vectors.put(kind, model, list(zip(ids, matrix, strict=True)))
         if index is not None:
             index.add(np.asarray(ids, np.int64), matrix)

@@ -43,9 +43,16 @@ DEFAULT_RUNTIMES = ("onnx", "torch")  # auto and local: int8 ONNX when it can ru
 class EmbeddingService:
     """Chooses and loads the embedder without blocking start-up, and reports loudly what it is doing."""
 
-    def __init__(self, config: Config | None, store: Store | None = None, clock: Clock = time.time, *,
-                 auto_reindex: bool = True, indexes: IndexRegistry | None = None,
-                 gemini: GeminiEmbeddingSettings | None = None) -> None:
+    def __init__(
+        self,
+        config: Config | None,
+        store: Store | None = None,
+        clock: Clock = time.time,
+        *,
+        auto_reindex: bool = True,
+        indexes: IndexRegistry | None = None,
+        gemini: GeminiEmbeddingSettings | None = None,
+    ) -> None:
         """`indexes`: the registry shared with the other engines over the same files (else one of its own);
         `gemini`: Gemini settings to use instead of the configuration's."""
         self.config = config
@@ -68,13 +75,25 @@ class EmbeddingService:
         self._started = False
 
     @classmethod
-    def from_embedder(cls, embedder: Embedder, store: Store | None = None, *, config: Config | None = None,
-                      auto_reindex: bool = True, cache: bool = True,
-                      indexes: IndexRegistry | None = None) -> EmbeddingService:
+    def from_embedder(
+        cls,
+        embedder: Embedder,
+        store: Store | None = None,
+        *,
+        config: Config | None = None,
+        auto_reindex: bool = True,
+        cache: bool = True,
+        indexes: IndexRegistry | None = None,
+    ) -> EmbeddingService:
         """A service that is ready at once with ``embedder`` (cached through ``store`` when given)."""
         service = cls(config, store, auto_reindex=auto_reindex, indexes=indexes)
-        service._set_ready(embedder, "local" if embedder.is_local else "remote", "provided", cache=cache,
-                           runtime=getattr(embedder, "runtime", None))
+        service._set_ready(
+            embedder,
+            "local" if embedder.is_local else "remote",
+            "provided",
+            cache=cache,
+            runtime=getattr(embedder, "runtime", None),
+        )
         return service
 
     # ----- public ------------------------------------------------------------------------------
@@ -90,11 +109,16 @@ class EmbeddingService:
             return
         backend = self.config.embedding_backend if self.config is not None else "auto"
         if backend not in EMBEDDING_BACKENDS:
-            self._set_unavailable(f"unknown embedding_backend {backend!r}; "
-                                  f"expected one of {', '.join(EMBEDDING_BACKENDS)}")
+            self._set_unavailable(
+                f"unknown embedding_backend {backend!r}; "
+                f"expected one of {', '.join(EMBEDDING_BACKENDS)}"
+            )
         elif backend == "none":
-            self._set_state(EmbeddingState.DISABLED, "none",
-                            "embedding_backend is 'none': retrieval uses keywords and the graph only")
+            self._set_state(
+                EmbeddingState.DISABLED,
+                "none",
+                "embedding_backend is 'none': retrieval uses keywords and the graph only",
+            )
             self._settled.set()
         elif backend == "gemini":
             self._set_state(EmbeddingState.LOADING, "gemini", "setting up Gemini embeddings")
@@ -129,11 +153,16 @@ class EmbeddingService:
 
     def status(self) -> dict[str, object]:
         embedder = self._embedder if self._ready.is_set() else None
-        return {"backend": self._backend, "runtime": self._runtime if embedder is not None else None,
-                "configured": self.config.embedding_backend if self.config is not None else "provided",
-                "model": embedder.model_name if embedder is not None else None,
-                "dimension": embedder.dimension if embedder is not None else None,
-                "state": str(self._state), "reason": self._reason, "reindex": self._reindex}
+        return {
+            "backend": self._backend,
+            "runtime": self._runtime if embedder is not None else None,
+            "configured": self.config.embedding_backend if self.config is not None else "provided",
+            "model": embedder.model_name if embedder is not None else None,
+            "dimension": embedder.dimension if embedder is not None else None,
+            "state": str(self._state),
+            "reason": self._reason,
+            "reindex": self._reindex,
+        }
 
     # ----- background work ---------------------------------------------------------------------
 
@@ -155,8 +184,13 @@ class EmbeddingService:
                 continue
             elapsed = self.clock() - started
             fallback = f" ({'; '.join(failures)})" if failures else ""
-            self._set_ready(embedder, "local", f"local model {embedder.model_name} ({embedder.runtime}) loaded in "
-                                               f"{elapsed:.1f} s{fallback}", runtime=embedder.runtime)
+            self._set_ready(
+                embedder,
+                "local",
+                f"local model {embedder.model_name} ({embedder.runtime}) loaded in "
+                f"{elapsed:.1f} s{fallback}",
+                runtime=embedder.runtime,
+            )
             break
         else:
             self._local_failed("; ".join(failures))
@@ -166,8 +200,11 @@ class EmbeddingService:
     def _local_embedder(self, runtime: str) -> LocalEmbedder | OnnxEmbedder:
         assert self.config is not None
         if runtime == "onnx":
-            return OnnxEmbedder(self.config.model_cache_dir, self.config.embedding_model,
-                                threads=self.config.embedding_threads)
+            return OnnxEmbedder(
+                self.config.model_cache_dir,
+                self.config.embedding_model,
+                threads=self.config.embedding_threads,
+            )
         return LocalEmbedder(self.config.embedding_model, threads=self.config.embedding_threads)
 
     def _load_gemini(self) -> None:
@@ -182,14 +219,18 @@ class EmbeddingService:
             self._use_gemini(fallback_note=f"local model unavailable ({why}); ")
             return
         hint = "" if self.config.embedding_backend != "auto" else " and no GEMINI_API_KEY is set"
-        self._set_unavailable(f"local embedding model unavailable ({why}){hint}: "
-                              "retrieval uses keywords and the graph only")
+        self._set_unavailable(
+            f"local embedding model unavailable ({why}){hint}: "
+            "retrieval uses keywords and the graph only"
+        )
 
     def _use_gemini(self, fallback_note: str) -> None:
         assert self.config is not None
         if not self.config.gemini_api_key:
-            self._set_unavailable("embedding_backend is 'gemini' but no GEMINI_API_KEY is set: "
-                                  "retrieval uses keywords and the graph only")
+            self._set_unavailable(
+                "embedding_backend is 'gemini' but no GEMINI_API_KEY is set: "
+                "retrieval uses keywords and the graph only"
+            )
             return
         settings = self._gemini or GeminiEmbeddingSettings.from_config(self.config)
         try:
@@ -197,7 +238,12 @@ class EmbeddingService:
         except (EmbeddingError, ImportError) as exc:
             self._set_unavailable(f"{fallback_note}cannot set up Gemini embeddings ({exc})")
             return
-        self._set_ready(embedder, "gemini", f"{fallback_note}Gemini model {embedder.model_name}", runtime="remote")
+        self._set_ready(
+            embedder,
+            "gemini",
+            f"{fallback_note}Gemini model {embedder.model_name}",
+            runtime="remote",
+        )
 
     def _after_ready(self) -> None:
         embedder = self.current()
@@ -212,17 +258,32 @@ class EmbeddingService:
     def _reindex_all(self, embedder: Embedder) -> None:
         assert self.store is not None
         threshold = self.config.ann_threshold if self.config is not None else DEFAULT_ANN_THRESHOLD
-        reindex_all(self.store, embedder, self.indexes, ann_threshold=threshold, progress=self._report,
-                    stop=self._stop)
+        reindex_all(
+            self.store,
+            embedder,
+            self.indexes,
+            ann_threshold=threshold,
+            progress=self._report,
+            stop=self._stop,
+        )
 
     def _report(self, kind: ItemKind, done: int, total: int) -> None:
         self._reindex = {"kind": str(kind), "done": done, "total": total}
 
     # ----- state -------------------------------------------------------------------------------
 
-    def _set_ready(self, embedder: Embedder, backend: str, reason: str, *, cache: bool = True,
-                   runtime: str | None = None) -> None:
-        wrapped: Embedder = CachedEmbedder(embedder, self.store) if cache and self.store is not None else embedder
+    def _set_ready(
+        self,
+        embedder: Embedder,
+        backend: str,
+        reason: str,
+        *,
+        cache: bool = True,
+        runtime: str | None = None,
+    ) -> None:
+        wrapped: Embedder = (
+            CachedEmbedder(embedder, self.store) if cache and self.store is not None else embedder
+        )
         with self._lock:
             self._embedder, self._runtime = wrapped, runtime
             self._backend, self._state, self._reason = backend, EmbeddingState.READY, reason
@@ -249,7 +310,11 @@ def planned_runtime(config: Config) -> str:
     if "onnx" not in runtimes:
         return "torch"
     if not onnx_available():
-        return "torch (onnxruntime not installed)" if "torch" in runtimes else "none (onnxruntime not installed)"
+        return (
+            "torch (onnxruntime not installed)"
+            if "torch" in runtimes
+            else "none (onnxruntime not installed)"
+        )
     try:
         source = resolve_local_model(config.embedding_model)
     except EmbeddingError as exc:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+
 class VectorTier:
     """Keeps the stored vectors and the shared in-memory indexes (the service's registry) in step, for the
     active model.
@@ -27,7 +28,9 @@ class VectorTier:
     `catch_up`, searches return nothing, and callers fall back to keyword and graph signals.
     """
 
-    def __init__(self, store: Store, embeddings: EmbeddingService, *, ann_threshold: int = 200_000) -> None:
+    def __init__(
+        self, store: Store, embeddings: EmbeddingService, *, ann_threshold: int = 200_000
+    ) -> None:
         self.store = store
         self.embeddings = embeddings
         self.ann_threshold = ann_threshold
@@ -43,7 +46,9 @@ class VectorTier:
         embedder = self._embedder()
         if embedder is None:
             return None
-        return shared_index(self.embeddings.indexes, self.store, kind, embedder, ann_threshold=self.ann_threshold)
+        return shared_index(
+            self.embeddings.indexes, self.store, kind, embedder, ann_threshold=self.ann_threshold
+        )
 
     def embed_query(self, text: str) -> np.ndarray | None:
         """The query's vector, or None (search goes on by keyword and graph) when no model can give one."""
@@ -51,10 +56,16 @@ class VectorTier:
         if embedder is None or not text.strip():
             return None
         try:
-            vector = embedder.embed_query(text) if isinstance(embedder, CachedEmbedder) else embedder.embed(text)
+            vector = (
+                embedder.embed_query(text)
+                if isinstance(embedder, CachedEmbedder)
+                else embedder.embed(text)
+            )
             return np.asarray(vector, dtype=np.float32)
         except Exception:  # a broken model must cost the vector signal, never the search
-            log.warning("query embedding failed; searching without the vector signal", exc_info=True)
+            log.warning(
+                "query embedding failed; searching without the vector signal", exc_info=True
+            )
             return None
 
     def add(self, kind: ItemKind, items: Sequence[tuple[int, str]]) -> int:
@@ -75,8 +86,9 @@ class VectorTier:
         if index is not None:
             index.remove(np.asarray(ids, dtype=np.int64))
 
-    def search(self, kind: ItemKind, vector: np.ndarray, k: int,
-               allowed: Collection[int] | None = None) -> list[tuple[int, float]]:
+    def search(
+        self, kind: ItemKind, vector: np.ndarray, k: int, allowed: Collection[int] | None = None
+    ) -> list[tuple[int, float]]:
         index = self.index(kind)
         if index is None or len(index) == 0:
             return []
@@ -99,9 +111,15 @@ class VectorTier:
         embedder = self._embedder()
         if embedder is None:
             return 0
+
         def report(kind: ItemKind, done: int, total: int) -> None:
             if progress is not None and total:
                 progress(done, total)
 
-        return reindex_all(self.store, embedder, self.embeddings.indexes, ann_threshold=self.ann_threshold,
-                           progress=report)
+        return reindex_all(
+            self.store,
+            embedder,
+            self.embeddings.indexes,
+            ann_threshold=self.ann_threshold,
+            progress=report,
+        )

@@ -32,14 +32,18 @@ class _LoadedModel:
 
 
 def _dimension_of(model: Any) -> int:
-    getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    getter = (
+        getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    )
     return int(getter())
 
 
 def _load_model(source: ModelSource) -> _LoadedModel:
     if source.offline:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no progress bars in the host terminal
+        os.environ.setdefault(
+            "HF_HUB_DISABLE_PROGRESS_BARS", "1"
+        )  # no progress bars in the host terminal
     started = time.perf_counter()
     try:
         from sentence_transformers import SentenceTransformer
@@ -72,11 +76,19 @@ class LocalEmbedder(LocalRuntime):
 
     runtime = "torch"
 
-    def __init__(self, model: str = "", *, batch_size: int = 16, threads: int = 0,
-                 models: LoadedModels = LOADED_MODELS) -> None:
+    def __init__(
+        self,
+        model: str = "",
+        *,
+        batch_size: int = 16,
+        threads: int = 0,
+        models: LoadedModels = LOADED_MODELS,
+    ) -> None:
         _set_torch_threads(threads)
         self._source = resolve_local_model(model)
-        self._loaded = models.get(self.runtime, self._source.location, lambda: _load_model(self._source))
+        self._loaded = models.get(
+            self.runtime, self._source.location, lambda: _load_model(self._source)
+        )
         self._batch_size = batch_size
 
     @property
@@ -87,6 +99,13 @@ class LocalEmbedder(LocalRuntime):
         return self._loaded.lock  # one model shared by every engine in the process
 
     def _encode(self, texts: list[str]) -> FloatArray:
-        return np.asarray(self._loaded.model.encode(texts, batch_size=self._batch_size, convert_to_numpy=True,
-                                                    normalize_embeddings=True, show_progress_bar=False),
-                          dtype=np.float32)
+        return np.asarray(
+            self._loaded.model.encode(
+                texts,
+                batch_size=self._batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            ),
+            dtype=np.float32,
+        )

@@ -19,7 +19,9 @@ _BUDGET_KEY = "llm.calls."
 class BudgetedLLM:
     """Wraps an LLM and counts its calls per UTC day in the store's meta table; past the budget it refuses."""
 
-    def __init__(self, inner: LLM, store: Store, daily_budget: int, clock: Clock = time.time) -> None:
+    def __init__(
+        self, inner: LLM, store: Store, daily_budget: int, clock: Clock = time.time
+    ) -> None:
         self.inner = inner
         self.store = store
         self.daily_budget = daily_budget
@@ -45,11 +47,21 @@ class BudgetedLLM:
             key = self._key()
             used = int(self.store.meta.get(key, "0") or 0)
             if used >= self.daily_budget:
-                raise LLMBudgetExceeded(f"the daily budget of {self.daily_budget} model calls is spent")
+                raise LLMBudgetExceeded(
+                    f"the daily budget of {self.daily_budget} model calls is spent"
+                )
             self.store.meta.set(key, str(used + 1))
 
-    def complete(self, prompt: str, *, system: str | None = None, max_tokens: int = 1024,
-                 json_mode: bool = False, timeout: float = 30.0) -> str:
+    def complete(
+        self,
+        prompt: str,
+        *,
+        system: str | None = None,
+        max_tokens: int = 1024,
+        json_mode: bool = False,
+        timeout: float = 30.0,
+    ) -> str:
         self._spend()
-        return self.inner.complete(prompt, system=system, max_tokens=max_tokens, json_mode=json_mode,
-                                   timeout=timeout)
+        return self.inner.complete(
+            prompt, system=system, max_tokens=max_tokens, json_mode=json_mode, timeout=timeout
+        )

@@ -32,8 +32,10 @@ class HostLLM:
 
     @staticmethod
     def importable() -> bool:
-        return importlib.util.find_spec("agent") is not None and \
-            importlib.util.find_spec("agent.auxiliary_client") is not None
+        return (
+            importlib.util.find_spec("agent") is not None
+            and importlib.util.find_spec("agent.auxiliary_client") is not None
+        )
 
     @classmethod
     def configured(cls, task: str = HOST_TASK) -> bool:
@@ -43,23 +45,40 @@ class HostLLM:
         try:
             aux = importlib.import_module("agent.auxiliary_client")
             client, _model = aux.get_text_auxiliary_client(task)
-        except Exception as exc:  # the host's resolution can fail in many ways; treat all as "not configured"
+        except (
+            Exception
+        ) as exc:  # the host's resolution can fail in many ways; treat all as "not configured"
             log.info("host model is not usable: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
             return False
         return client is not None
 
-    def complete(self, prompt: str, *, system: str | None = None, max_tokens: int = 1024,
-                 json_mode: bool = False, timeout: float = 30.0) -> str:
-        messages = ([{"role": "system", "content": system}] if system else []) + \
-            [{"role": "user", "content": prompt}]
+    def complete(
+        self,
+        prompt: str,
+        *,
+        system: str | None = None,
+        max_tokens: int = 1024,
+        json_mode: bool = False,
+        timeout: float = 30.0,
+    ) -> str:
+        messages = ([{"role": "system", "content": system}] if system else []) + [
+            {"role": "user", "content": prompt}
+        ]
         try:
             aux = importlib.import_module("agent.auxiliary_client")
         except ImportError as exc:
             raise LLMError("the Hermes host is not importable") from exc
         try:
             response = retrying(self.attempts, self.wait_max, is_rate_limited)(
-                aux.call_llm, task=self.task, messages=messages, max_tokens=max_tokens, timeout=timeout)
-        except Exception as exc:  # SDK and host errors vary; all become LLMError for the caller's fallback
+                aux.call_llm,
+                task=self.task,
+                messages=messages,
+                max_tokens=max_tokens,
+                timeout=timeout,
+            )
+        except (
+            Exception
+        ) as exc:  # SDK and host errors vary; all become LLMError for the caller's fallback
             raise LLMError(f"host model call failed: {type(exc).__name__}: {exc}") from exc
         return response_text(response)
 
@@ -72,7 +91,9 @@ def response_text(response: Any) -> str:
         raise LLMError("the model's response has no choices[0].message") from exc
     content = getattr(message, "content", None)
     if isinstance(content, list):  # content parts
-        content = "".join(str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content)
+        content = "".join(
+            str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content
+        )
     if not isinstance(content, str) or not content.strip():
         raise LLMError("the model returned no text")
     return content

@@ -20,8 +20,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def select_llm(config: Config, store: Store | None = None, clock: Clock = time.time, *,
-               host_configured: Callable[[], bool] = HostLLM.configured) -> LLM | None:
+def select_llm(
+    config: Config,
+    store: Store | None = None,
+    clock: Clock = time.time,
+    *,
+    host_configured: Callable[[], bool] = HostLLM.configured,
+) -> LLM | None:
     """The model the settings ask for (auto: the host's, then Gemini with a key, else none).
 
     With a store, the model is wrapped in the per-day call budget (`llm_daily_budget`).
@@ -36,14 +41,22 @@ def _pick_backend(config: Config, host_configured: Callable[[], bool]) -> LLM | 
     backend = config.llm_backend.strip().lower()
     if backend == "none":
         return None
-    inside_host = "agent.memory_manager" in sys.modules  # auto picks the host's model only inside Hermes
+    inside_host = (
+        "agent.memory_manager" in sys.modules
+    )  # auto picks the host's model only inside Hermes
     if (backend == "host" or (backend == "auto" and inside_host)) and host_configured():
         return HostLLM()
     if backend == "host":
-        log.warning("llm_backend is 'host' but Hermes has no usable model; continuing without a language model")
+        log.warning(
+            "llm_backend is 'host' but Hermes has no usable model; continuing without a language model"
+        )
         return None
     if config.gemini_api_key:
-        return GeminiLLM(config.gemini_api_key, model=config.gemini_model, base_url=config.gemini_base_url)
+        return GeminiLLM(
+            config.gemini_api_key, model=config.gemini_model, base_url=config.gemini_base_url
+        )
     if backend == "gemini":
-        log.warning("llm_backend is 'gemini' but no Gemini API key is set; continuing without a language model")
+        log.warning(
+            "llm_backend is 'gemini' but no Gemini API key is set; continuing without a language model"
+        )
     return None

@@ -63,8 +63,9 @@ def is_auth_failure(exc: BaseException) -> bool:
     return status in AUTH_STATUS or (status == 400 and "API key" in str(exc))
 
 
-def retrying(attempts: int, wait_max: float,
-             retry_on: Callable[[BaseException], bool] = is_transient) -> tenacity.Retrying:
+def retrying(
+    attempts: int, wait_max: float, retry_on: Callable[[BaseException], bool] = is_transient
+) -> tenacity.Retrying:
     """Up to `attempts` calls with jittered exponential waits (at most `wait_max` s) while `retry_on` holds."""
     return tenacity.Retrying(
         stop=tenacity.stop_after_attempt(max(1, attempts)),

@@ -10,5 +10,15 @@ from .decay import effective_importance
 from .jobs import JOB_NAMES, Job, Maintenance
 from .scheduler import Scheduler
 
-__all__ = ["JOB_NAMES", "Associator", "Budget", "BulletinBuilder", "Consolidator", "Job", "Maintenance",
-           "Scheduler", "changes_since", "effective_importance"]
+__all__ = [
+    "JOB_NAMES",
+    "Associator",
+    "Budget",
+    "BulletinBuilder",
+    "Consolidator",
+    "Job",
+    "Maintenance",
+    "Scheduler",
+    "changes_since",
+    "effective_importance",
+]

@@ -31,7 +31,9 @@ class LinkPlan:
 
     memory_id: int
     related: list[tuple[int, float]] = field(default_factory=list)  # (older memory id, cosine)
-    supersedes: list[int] = field(default_factory=list)  # older same-subject memories this one replaces
+    supersedes: list[int] = field(
+        default_factory=list
+    )  # older same-subject memories this one replaces
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,9 @@ class AssociateResult:
 class Associator:
     """Incremental: a cursor in the store's meta table remembers the last memory id already linked."""
 
-    def __init__(self, store: Store, vectors: VectorTier, config: Config, *, batch: int = 1_000) -> None:
+    def __init__(
+        self, store: Store, vectors: VectorTier, config: Config, *, batch: int = 1_000
+    ) -> None:
         self.store = store
         self.vectors = vectors
         self.config = config
@@ -61,13 +65,15 @@ class Associator:
             return AssociateResult(0, 0, 0, cursor, False)
         new = self.store.memories.find(None, order="oldest", after_id=cursor, limit=self.batch)
         vecs = vectors_for(self.vectors, new, embed_missing=not dry_run)
-        ready = list(takewhile(lambda m: m.id in vecs, new))  # later ones wait until the model has embedded them
+        ready = list(
+            takewhile(lambda m: m.id in vecs, new)
+        )  # later ones wait until the model has embedded them
         finder = ScopeNeighbours(self.store, self.vectors)
         processed = related = superseded = 0
         for start in range(0, len(ready), _STEP):
             if budget is not None and budget.exhausted():
                 break
-            step = ready[start:start + _STEP]
+            step = ready[start : start + _STEP]
             for plan in self.plan(step, vecs, finder):
                 if not dry_run:
                     self.apply(plan)
@@ -77,17 +83,25 @@ class Associator:
             cursor = step[-1].id
             if not dry_run:
                 self.store.meta.set(CURSOR_KEY, str(cursor))
-        return AssociateResult(processed, related, superseded, cursor,
-                               processed < len(new) or len(new) == self.batch)
+        return AssociateResult(
+            processed, related, superseded, cursor, processed < len(new) or len(new) == self.batch
+        )
 
-    def plan(self, memories: Sequence[Memory], vecs: Mapping[int, np.ndarray],
-             finder: ScopeNeighbours) -> list[LinkPlan]:
+    def plan(
+        self, memories: Sequence[Memory], vecs: Mapping[int, np.ndarray], finder: ScopeNeighbours
+    ) -> list[LinkPlan]:
         """Links for each memory to older neighbours (each pair is considered once, by its newer member)."""
         current = [m for m in memories if m.superseded_by is None]
         hits: dict[int, list[tuple[int, float]]] = {}
         for scope, group in by_scope(current).items():
-            hits.update(finder.search(scope, {m.id: vecs[m.id] for m in group}, k=SEARCH_K,
-                                      threshold=self.config.association_threshold))
+            hits.update(
+                finder.search(
+                    scope,
+                    {m.id: vecs[m.id] for m in group},
+                    k=SEARCH_K,
+                    threshold=self.config.association_threshold,
+                )
+            )
         known = self.store.memories.get_many(i for found in hits.values() for i, _ in found)
         plans = []
         for memory in current:
@@ -103,13 +117,21 @@ class Associator:
         return plans
 
     def _updates(self, memory: Memory, other: Memory, score: float) -> bool:
-        return (score >= self.config.update_candidate_threshold and memory.subject is not None
-                and other.subject == memory.subject and other.superseded_by is None)
+        return (
+            score >= self.config.update_candidate_threshold
+            and memory.subject is not None
+            and other.subject == memory.subject
+            and other.superseded_by is None
+        )
 
     def apply(self, plan: LinkPlan) -> None:
         with self.store.transaction():
             for other_id, score in plan.related:
                 self.store.add_edge(plan.memory_id, other_id, Relation.RELATED_TO, score)
             for old_id in plan.supersedes:
-                self.store.supersede(old_id, plan.memory_id, reason="same subject, near-identical meaning",
-                                     actor=ACTOR)
+                self.store.supersede(
+                    old_id,
+                    plan.memory_id,
+                    reason="same subject, near-identical meaning",
+                    actor=ACTOR,
+                )

@@ -10,8 +10,12 @@ from collections.abc import Callable
 class Budget:
     """A deadline on a monotonic clock plus an optional stop event; jobs poll `exhausted()` between steps."""
 
-    def __init__(self, seconds: float | None = None, stop: threading.Event | None = None,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        seconds: float | None = None,
+        stop: threading.Event | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._monotonic = monotonic
         self._deadline = None if seconds is None else monotonic() + seconds
         self._stop = stop

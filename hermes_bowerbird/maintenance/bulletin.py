@@ -24,8 +24,10 @@ CHANGE_LINES = 4
 DETERMINISTIC = "deterministic"
 MODEL_PREFIX = "llm:"  # generator of a model-written briefing: "llm:<model name>"
 _SPACE = re.compile(r"\s+")
-_SYSTEM = ("You write the memory bulletin a personal assistant reads at the start of a conversation. Use only the "
-           "notes given; never invent facts. Be concise and concrete; plain text with short headed sections.")
+_SYSTEM = (
+    "You write the memory bulletin a personal assistant reads at the start of a conversation. Use only the "
+    "notes given; never invent facts. Be concise and concrete; plain text with short headed sections."
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,10 @@ def sections() -> tuple[Section, ...]:
         if spec.bulletin is not None:
             grouped.setdefault(spec.bulletin, []).append(spec.name)
     ordered = sorted(grouped.items(), key=lambda item: item[0].order)
-    return tuple(Section(s.title, tuple(types), s.limit, s.by_recency, s.max_age_days) for s, types in ordered)
+    return tuple(
+        Section(s.title, tuple(types), s.limit, s.by_recency, s.max_age_days)
+        for s, types in ordered
+    )
 
 
 def clip_words(text: str, limit: int) -> str:
@@ -60,7 +65,7 @@ def clip_words(text: str, limit: int) -> str:
         kept.append(word)
     clipped = " ".join(kept).rstrip()
     end = max(clipped.rfind(". "), clipped.rfind(".\n"), clipped.rfind("\n"))
-    return clipped[:end + 1].rstrip() if end > len(clipped) // 2 else clipped + " ..."
+    return clipped[: end + 1].rstrip() if end > len(clipped) // 2 else clipped + " ..."
 
 
 def _item_text(memory: Memory) -> str:
@@ -80,8 +85,14 @@ class BulletinBuilder:
         self._lock = threading.Lock()
 
     # -- serving ----------------------------------------------------------------------------------------------
-    def current(self, scope: str, visible_scopes: Sequence[str], force: bool = False, *,
-                synthesise: bool = True) -> Bulletin | None:
+    def current(
+        self,
+        scope: str,
+        visible_scopes: Sequence[str],
+        force: bool = False,
+        *,
+        synthesise: bool = True,
+    ) -> Bulletin | None:
         """The latest bulletin of `scope`, first rebuilt when memory changed since it was built.
 
         The deterministic bulletin costs a few queries, so it is rebuilt at once: a session opens with memory as it
@@ -105,7 +116,11 @@ class BulletinBuilder:
         visible = list(dict.fromkeys(visible_scopes))
         latest = self.store.bulletins.latest(scope)
         state = self.store.memories.state_hash(visible)
-        return latest is None or latest.state_hash != state or self._briefing_due(scope, latest, state, self.clock())
+        return (
+            latest is None
+            or latest.state_hash != state
+            or self._briefing_due(scope, latest, state, self.clock())
+        )
 
     def _briefing_due(self, scope: str, latest: Bulletin | None, state: str, now: float) -> bool:
         if self.llm is None:
@@ -113,11 +128,21 @@ class BulletinBuilder:
         if latest is not None and latest.generator != DETERMINISTIC and latest.state_hash == state:
             return False  # the briefing already tells the current memory
         briefed = self.store.bulletins.latest(scope, generator_like=f"{MODEL_PREFIX}%")
-        return briefed is None or (briefed.state_hash != state
-                                   and now - briefed.created_at >= self.config.bulletin_interval_seconds)
+        return briefed is None or (
+            briefed.state_hash != state
+            and now - briefed.created_at >= self.config.bulletin_interval_seconds
+        )
 
-    def _build(self, scope: str, visible: Sequence[str], latest: Bulletin | None, state: str, now: float, *,
-               synthesise: bool) -> Bulletin | None:
+    def _build(
+        self,
+        scope: str,
+        visible: Sequence[str],
+        latest: Bulletin | None,
+        state: str,
+        now: float,
+        *,
+        synthesise: bool,
+    ) -> Bulletin | None:
         text, generator = self.generate(visible, now, synthesise=synthesise)
         if not text:
             return None
@@ -127,7 +152,9 @@ class BulletinBuilder:
         log.info("bulletin for %s rebuilt (%s, %d words)", scope, generator, word_count(text))
         return bulletin
 
-    def generate(self, visible_scopes: Sequence[str], now: float, *, synthesise: bool = True) -> tuple[str, str]:
+    def generate(
+        self, visible_scopes: Sequence[str], now: float, *, synthesise: bool = True
+    ) -> tuple[str, str]:
         """(text, generator): synthesised by the LLM when there is one (and `synthesise`), else (or on any failure)
         deterministic."""
         sections = self.collect(visible_scopes, now)
@@ -136,28 +163,47 @@ class BulletinBuilder:
             return text, DETERMINISTIC
         notes = self.render(sections, now, LLM_HARD_CAP_WORDS)
         synthesised = self._synthesise(self.llm, notes)
-        return (synthesised, f"{MODEL_PREFIX}{self.llm.name}") if synthesised else (text, DETERMINISTIC)
+        return (
+            (synthesised, f"{MODEL_PREFIX}{self.llm.name}")
+            if synthesised
+            else (text, DETERMINISTIC)
+        )
 
     def changes_since(self, old: Bulletin, new: Bulletin) -> str:
         """The one-time "what changed" note between two bulletins of a scope."""
         return changes_since(old, new)
 
     # -- deterministic assembly -------------------------------------------------------------------------------
-    def collect(self, visible_scopes: Sequence[str], now: float) -> list[tuple[Section, list[Memory]]]:
+    def collect(
+        self, visible_scopes: Sequence[str], now: float
+    ) -> list[tuple[Section, list[Memory]]]:
         """Each section's current memories of the visible scopes, best first."""
         out = []
         held = self.store.quarantine.reasons(ItemKind.MEMORY)  # never in a prompt until released
         for section in sections():
             since = now - section.max_age_days * DAY if section.max_age_days is not None else None
-            found = [m for m in self.store.memories.find(visible_scopes, types=section.types, current_only=True,
-                                                         since=since, order="recent", limit=200)
-                     if m.scope in visible_scopes and m.id not in held]
+            found = [
+                m
+                for m in self.store.memories.find(
+                    visible_scopes,
+                    types=section.types,
+                    current_only=True,
+                    since=since,
+                    order="recent",
+                    limit=200,
+                )
+                if m.scope in visible_scopes and m.id not in held
+            ]
             if not section.by_recency:
-                found.sort(key=lambda m: (-effective_importance(m, now, self.config), -m.created_at))
-            out.append((section, found[:section.limit]))
+                found.sort(
+                    key=lambda m: (-effective_importance(m, now, self.config), -m.created_at)
+                )
+            out.append((section, found[: section.limit]))
         return out
 
-    def render(self, sections: Sequence[tuple[Section, list[Memory]]], now: float, max_words: int) -> str:
+    def render(
+        self, sections: Sequence[tuple[Section, list[Memory]]], now: float, max_words: int
+    ) -> str:
         """Sections in fixed order; items are taken round-robin (every section's best first) within `max_words`."""
         header = f"Memory bulletin ({datetime.fromtimestamp(now).strftime('%Y-%m-%d')}):"
         chosen: list[list[str]] = [[] for _ in sections]
@@ -184,18 +230,28 @@ class BulletinBuilder:
     # -- synthesis --------------------------------------------------------------------------------------------
     def _synthesise(self, llm: LLM, notes: str) -> str | None:
         limit = max(50, min(self.config.bulletin_llm_max_words, LLM_HARD_CAP_WORDS))
-        prompt = (f"Notes from long-term memory, grouped by kind:\n\n{notes}\n\nWrite the bulletin in at most "
-                  f"{limit} words: who the user is, what they are working towards, open items, and what to keep "
-                  "in mind. Keep only what is useful to an assistant.")
+        prompt = (
+            f"Notes from long-term memory, grouped by kind:\n\n{notes}\n\nWrite the bulletin in at most "
+            f"{limit} words: who the user is, what they are working towards, open items, and what to keep "
+            "in mind. Keep only what is useful to an assistant."
+        )
         try:
             text = llm.complete(prompt, system=_SYSTEM, max_tokens=limit * 2, timeout=60.0).strip()
-        except Exception:  # any failure of an external model falls back to the deterministic bulletin
-            log.warning("bulletin synthesis with %s failed; using the deterministic bulletin", llm.name,
-                        exc_info=True)
+        except (
+            Exception
+        ):  # any failure of an external model falls back to the deterministic bulletin
+            log.warning(
+                "bulletin synthesis with %s failed; using the deterministic bulletin",
+                llm.name,
+                exc_info=True,
+            )
             return None
         if not text or word_count(text) > LLM_HARD_CAP_WORDS:
-            log.warning("bulletin synthesis with %s returned %d words; using the deterministic bulletin",
-                        llm.name, word_count(text))
+            log.warning(
+                "bulletin synthesis with %s returned %d words; using the deterministic bulletin",
+                llm.name,
+                word_count(text),
+            )
             return None
         return clip_words(text, limit)
 
@@ -217,8 +273,10 @@ def changes_since(old: Bulletin, new: Bulletin, max_lines: int = CHANGE_LINES) -
     if not added and not dropped:
         return ""
     notes = [f"+ {clip_words(line.removeprefix('- '), 25)}" for line in added[:max_lines]]
-    notes += [f"- no longer current: {clip_words(line.removeprefix('- '), 15)}"
-              for line in dropped[:max(0, max_lines - len(notes))]]
+    notes += [
+        f"- no longer current: {clip_words(line.removeprefix('- '), 15)}"
+        for line in dropped[: max(0, max_lines - len(notes))]
+    ]
     more = len(added) + len(dropped) - len(notes)
     if more > 0:
         notes.append(f"(and {more} more changes)")

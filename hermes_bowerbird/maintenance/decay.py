@@ -51,7 +51,9 @@ def decayable_memories(store: Store, config: Config, budget: Budget | None = Non
         after = page[-1].id
 
 
-def watch_low(memories: Sequence[Memory], marked: dict[int, float], now: float, config: Config) -> LowWatch:
+def watch_low(
+    memories: Sequence[Memory], marked: dict[int, float], now: float, config: Config
+) -> LowWatch:
     """Compare effective importance with the threshold: start marks for new lows, drop marks for recoveries."""
     low_since: dict[int, float] = {}
     newly_low: list[int] = []
@@ -67,14 +69,21 @@ def watch_low(memories: Sequence[Memory], marked: dict[int, float], now: float, 
     return LowWatch(low_since, newly_low, recovered, len(memories))
 
 
-def refresh_low_marks(store: Store, config: Config, now: float, *, dry_run: bool = False,
-                      budget: Budget | None = None) -> LowWatch:
+def refresh_low_marks(
+    store: Store, config: Config, now: float, *, dry_run: bool = False, budget: Budget | None = None
+) -> LowWatch:
     """The decay job: nothing about importance is rewritten, only the `low_since` marks pruning relies on."""
-    watch = watch_low(decayable_memories(store, config, budget), store.retention.low_marked(), now, config)
+    watch = watch_low(
+        decayable_memories(store, config, budget), store.retention.low_marked(), now, config
+    )
     if not dry_run and (watch.newly_low or watch.recovered):
-        store.retention.set_low_since([(i, now) for i in watch.newly_low] + [(i, None) for i in watch.recovered])
+        store.retention.set_low_since(
+            [(i, now) for i in watch.newly_low] + [(i, None) for i in watch.recovered]
+        )
     return watch
 
 
 def report(watch: LowWatch) -> DecayReport:
-    return DecayReport(watch.scanned, len(watch.low_since), len(watch.newly_low), len(watch.recovered))
+    return DecayReport(
+        watch.scanned, len(watch.low_since), len(watch.newly_low), len(watch.recovered)
+    )

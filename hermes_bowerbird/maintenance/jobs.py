@@ -27,9 +27,16 @@ log = logging.getLogger(__name__)
 
 JOB_NAMES = ("decay", "prune", "purge", "associate", "consolidate", "bulletin")
 HOUR = 3_600.0
-INTERVALS = {"decay": 6 * HOUR, "prune": 24 * HOUR, "purge": 24 * HOUR, "associate": 600.0,
-             "consolidate": HOUR}
-LAST_RUN_KEY = "maintenance.last_run."  # + job name -> {"at": epoch seconds, "summary": "key=value ..."}
+INTERVALS = {
+    "decay": 6 * HOUR,
+    "prune": 24 * HOUR,
+    "purge": 24 * HOUR,
+    "associate": 600.0,
+    "consolidate": HOUR,
+}
+LAST_RUN_KEY = (
+    "maintenance.last_run."  # + job name -> {"at": epoch seconds, "summary": "key=value ..."}
+)
 LISTED = 200  # ids listed in a result (dry-run output); counts are always complete
 
 Progress = Callable[[int, int], None]  # (jobs done, jobs in this run)
@@ -57,9 +64,17 @@ def summarise(result: Mapping[str, object]) -> str:
 class Maintenance:
     """Every maintenance job behind one lock, so the thread and a CLI run never overlap inside a process."""
 
-    def __init__(self, store: Store, vectors: VectorTier, config: Config, clock: Clock = time.time,
-                 llm: LLM | None = None, *, profile_scope: str | None = None,
-                 bulletins: BulletinBuilder | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        vectors: VectorTier,
+        config: Config,
+        clock: Clock = time.time,
+        llm: LLM | None = None,
+        *,
+        profile_scope: str | None = None,
+        bulletins: BulletinBuilder | None = None,
+    ) -> None:
         self.store = store
         self.vectors = vectors
         self.config = config
@@ -70,29 +85,45 @@ class Maintenance:
         self.consolidator = Consolidator(store, vectors, config, llm)
         self._lock = threading.Lock()
 
-    def run(self, job: str | None = None, dry_run: bool = False, progress: Progress | None = None
-            ) -> dict[str, object]:
+    def run(
+        self, job: str | None = None, dry_run: bool = False, progress: Progress | None = None
+    ) -> dict[str, object]:
         """Run one job (or all, in order); returns each job's result keyed by job name."""
         names = JOB_NAMES if job is None else (job,)
         unknown = [n for n in names if n not in JOB_NAMES]
         if unknown:
-            raise InvalidInputError(f"unknown maintenance job {unknown[0]!r}; choose from {', '.join(JOB_NAMES)}")
+            raise InvalidInputError(
+                f"unknown maintenance job {unknown[0]!r}; choose from {', '.join(JOB_NAMES)}"
+            )
         out: dict[str, object] = {}
         for done, name in enumerate(names, start=1):
             result = self.run_job(name, dry_run=dry_run)
             out[name] = result
-            log.info("maintenance %s%s: %s", name, " (dry run)" if dry_run else "", summarise(result))
+            log.info(
+                "maintenance %s%s: %s", name, " (dry run)" if dry_run else "", summarise(result)
+            )
             if progress is not None:
                 progress(done, len(names))
         return out
 
-    def run_job(self, name: str, *, dry_run: bool = False, budget: Budget | None = None) -> dict[str, object]:
-        runner = {"decay": self._decay, "prune": self._prune, "purge": self._purge, "associate": self._associate,
-                  "consolidate": self._consolidate, "bulletin": self._bulletin}[name]
+    def run_job(
+        self, name: str, *, dry_run: bool = False, budget: Budget | None = None
+    ) -> dict[str, object]:
+        runner = {
+            "decay": self._decay,
+            "prune": self._prune,
+            "purge": self._purge,
+            "associate": self._associate,
+            "consolidate": self._consolidate,
+            "bulletin": self._bulletin,
+        }[name]
         with self._lock:
             result = runner(dry_run, budget or Budget(self.config.maintenance_job_seconds))
             if not dry_run:
-                self.store.meta.set(LAST_RUN_KEY + name, json.dumps({"at": self.clock(), "summary": summarise(result)}))
+                self.store.meta.set(
+                    LAST_RUN_KEY + name,
+                    json.dumps({"at": self.clock(), "summary": summarise(result)}),
+                )
         return {"dry_run": dry_run, **result}
 
     def last_runs(self) -> dict[str, dict[str, object]]:
@@ -114,20 +145,37 @@ class Maintenance:
 
     # -- the jobs -------------------------------------------------------------------------------------------
     def _decay(self, dry_run: bool, budget: Budget) -> dict[str, object]:
-        watch = refresh_low_marks(self.store, self.config, self.clock(), dry_run=dry_run, budget=budget)
+        watch = refresh_low_marks(
+            self.store, self.config, self.clock(), dry_run=dry_run, budget=budget
+        )
         return dataclasses.asdict(report(watch))
 
     def _prune(self, dry_run: bool, budget: Budget) -> dict[str, object]:
         result = prune(self.store, self.config, self.clock(), dry_run=dry_run, budget=budget)
-        return {"scanned": result.scanned, "low": result.low, "candidates": result.candidates[:LISTED],
-                "candidate_count": len(result.candidates), "protected": result.protected,
-                "forgotten": result.forgotten}
+        return {
+            "scanned": result.scanned,
+            "low": result.low,
+            "candidates": result.candidates[:LISTED],
+            "candidate_count": len(result.candidates),
+            "protected": result.protected,
+            "forgotten": result.forgotten,
+        }
 
     def _purge(self, dry_run: bool, budget: Budget) -> dict[str, object]:
-        result = purge(self.store, self.config, self.clock(), dry_run=dry_run, vectors=self.vectors,
-                       budget=budget)
-        return {"candidates": result.candidates[:LISTED], "candidate_count": len(result.candidates),
-                "purged": result.purged, "episodes_deleted": result.episodes_deleted}
+        result = purge(
+            self.store,
+            self.config,
+            self.clock(),
+            dry_run=dry_run,
+            vectors=self.vectors,
+            budget=budget,
+        )
+        return {
+            "candidates": result.candidates[:LISTED],
+            "candidate_count": len(result.candidates),
+            "purged": result.purged,
+            "episodes_deleted": result.episodes_deleted,
+        }
 
     def _associate(self, dry_run: bool, budget: Budget) -> dict[str, object]:
         return dataclasses.asdict(self.associator.run(dry_run=dry_run, budget=budget))

@@ -21,8 +21,9 @@ class ScopeNeighbours:
         self._store = store
         self._vectors = vectors
 
-    def search(self, scope: str, queries: Mapping[int, np.ndarray], *, k: int, threshold: float
-               ) -> dict[int, list[tuple[int, float]]]:
+    def search(
+        self, scope: str, queries: Mapping[int, np.ndarray], *, k: int, threshold: float
+    ) -> dict[int, list[tuple[int, float]]]:
         """For each query id: (memory id, cosine) of live memories of `scope` at or above `threshold`, best
         first, the query itself excluded."""
         found: dict[int, list[tuple[int, float]]] = {q: [] for q in queries}
@@ -32,7 +33,7 @@ class ScopeNeighbours:
         matrix = np.stack([queries[q] for q in query_ids]).astype(np.float32, copy=False)
         scope_ids = sorted(self._store.memories.live_ids([scope]))
         for start in range(0, len(scope_ids), _BLOCK):
-            block = self._vectors.vectors(ItemKind.MEMORY, scope_ids[start:start + _BLOCK])
+            block = self._vectors.vectors(ItemKind.MEMORY, scope_ids[start : start + _BLOCK])
             if not block:
                 continue
             ids = np.fromiter(block, np.int64, len(block))
@@ -52,7 +53,9 @@ def by_scope(memories: Iterable[Memory]) -> dict[str, list[Memory]]:
     return out
 
 
-def vectors_for(vectors: VectorTier, memories: Sequence[Memory], *, embed_missing: bool) -> dict[int, np.ndarray]:
+def vectors_for(
+    vectors: VectorTier, memories: Sequence[Memory], *, embed_missing: bool
+) -> dict[int, np.ndarray]:
     """Stored vectors of these memories; those without one are embedded first when `embed_missing`."""
     found = vectors.vectors(ItemKind.MEMORY, [m.id for m in memories])
     missing = [(m.id, m.content) for m in memories if m.id not in found]
@@ -61,8 +64,9 @@ def vectors_for(vectors: VectorTier, memories: Sequence[Memory], *, embed_missin
     return found
 
 
-def same_scope(memories: Mapping[int, Memory], hits: Iterable[tuple[int, float]], scope: str
-               ) -> list[tuple[Memory, float]]:
+def same_scope(
+    memories: Mapping[int, Memory], hits: Iterable[tuple[int, float]], scope: str
+) -> list[tuple[Memory, float]]:
     """Hits whose memory is live and in `scope` (a guard against rows that changed since the search)."""
     out = []
     for memory_id, score in hits:

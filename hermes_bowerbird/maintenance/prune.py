@@ -48,7 +48,11 @@ def current_fact_ids(store: Store, memories: Sequence[Memory]) -> set[int]:
     if not live:
         return set()
     ids = {m.id for m in live}
-    keep = {e.src_id for e in store.graph.edges_of(sorted(ids)) if e.relation is Relation.UPDATES and e.src_id in ids}
+    keep = {
+        e.src_id
+        for e in store.graph.edges_of(sorted(ids))
+        if e.relation is Relation.UPDATES and e.src_id in ids
+    }
     for memory in live:
         if memory.subject and memory.id not in keep:
             current = store.memories.current_by_subject(memory.scope, memory.subject)
@@ -57,8 +61,9 @@ def current_fact_ids(store: Store, memories: Sequence[Memory]) -> set[int]:
     return keep
 
 
-def prune(store: Store, config: Config, now: float, *, dry_run: bool = False,
-          budget: Budget | None = None) -> PruneResult:
+def prune(
+    store: Store, config: Config, now: float, *, dry_run: bool = False, budget: Budget | None = None
+) -> PruneResult:
     """Soft-forget (with an audit row) memories below the threshold for longer than the grace period."""
     watch = refresh_low_marks(store, config, now, dry_run=dry_run, budget=budget)
     cutoff = now - config.prune_grace_days * DAY
@@ -71,14 +76,30 @@ def prune(store: Store, config: Config, now: float, *, dry_run: bool = False,
     if not dry_run:
         with store.transaction():
             for memory_id in candidates:
-                store.forget(memory_id, reason=f"effective importance below {config.prune_threshold} for more "
-                                               f"than {config.prune_grace_days:g} days", actor=ACTOR)
-    return PruneResult(watch.scanned, len(watch.low_since), candidates, len(protected),
-                       0 if dry_run else len(candidates))
+                store.forget(
+                    memory_id,
+                    reason=f"effective importance below {config.prune_threshold} for more "
+                    f"than {config.prune_grace_days:g} days",
+                    actor=ACTOR,
+                )
+    return PruneResult(
+        watch.scanned,
+        len(watch.low_since),
+        candidates,
+        len(protected),
+        0 if dry_run else len(candidates),
+    )
 
 
-def purge(store: Store, config: Config, now: float, *, dry_run: bool = False,
-          vectors: VectorRemover | None = None, budget: Budget | None = None) -> PurgeResult:
+def purge(
+    store: Store,
+    config: Config,
+    now: float,
+    *,
+    dry_run: bool = False,
+    vectors: VectorRemover | None = None,
+    budget: Budget | None = None,
+) -> PurgeResult:
     """Hard-delete memories forgotten more than `purge_after_days` ago; old episodes only under a retention."""
     candidates = store.retention.forgotten_before(now - config.purge_after_days * DAY)
     if dry_run:
@@ -87,11 +108,14 @@ def purge(store: Store, config: Config, now: float, *, dry_run: bool = False,
     for start in range(0, len(candidates), _PURGE_BATCH):
         if budget is not None and budget.exhausted():
             break  # the rest waits for the next run
-        batch = candidates[start:start + _PURGE_BATCH]
+        batch = candidates[start : start + _PURGE_BATCH]
         with store.transaction():
             for memory_id in batch:
-                store.purge(memory_id, reason=f"forgotten for more than {config.purge_after_days:g} days",
-                            actor=ACTOR)
+                store.purge(
+                    memory_id,
+                    reason=f"forgotten for more than {config.purge_after_days:g} days",
+                    actor=ACTOR,
+                )
         purged += batch
     if vectors is not None and purged:
         vectors.remove(ItemKind.MEMORY, purged)
@@ -99,8 +123,9 @@ def purge(store: Store, config: Config, now: float, *, dry_run: bool = False,
     if config.episode_retention_days > 0:
         episodes = store.delete_episodes_before(now - config.episode_retention_days * DAY)
         if vectors is not None and episodes:
-            vectors.remove(ItemKind.EPISODE, episodes)  # a running process's index would still return them
+            vectors.remove(
+                ItemKind.EPISODE, episodes
+            )  # a running process's index would still return them
     if purged or episodes:
         store.health.scrub_deleted()  # no deleted text left in free pages, the full-text index or the WAL
     return PurgeResult(candidates, len(purged), len(episodes))
-

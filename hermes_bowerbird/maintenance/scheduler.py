@@ -15,7 +15,9 @@ from .jobs import Job, Maintenance, summarise
 
 try:
     import fcntl
-except ImportError:  # not POSIX: runs are still serialised inside the process by Maintenance's own lock
+except (
+    ImportError
+):  # not POSIX: runs are still serialised inside the process by Maintenance's own lock
     fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
@@ -23,8 +25,15 @@ log = logging.getLogger(__name__)
 THREAD_NAME = "bowerbird-maintenance"
 LOCK_BUSY_RETRY_SECONDS = 30.0  # how soon a scheduler that found another runner at work looks again
 
-__all__ = ["LOCK_BUSY_RETRY_SECONDS", "THREAD_NAME", "Job", "Maintenance", "RunnerLock", "Scheduler",
-           "runner_lock_path"]
+__all__ = [
+    "LOCK_BUSY_RETRY_SECONDS",
+    "THREAD_NAME",
+    "Job",
+    "Maintenance",
+    "RunnerLock",
+    "Scheduler",
+    "runner_lock_path",
+]
 
 
 def runner_lock_path(db_path: Path) -> Path:
@@ -77,9 +86,17 @@ class RunnerLock:
 class Scheduler:
     """Owns the `bowerbird-maintenance` thread; does nothing at all unless this process is the primary writer."""
 
-    def __init__(self, jobs: Maintenance | Sequence[Job], clock: Callable[[], float] = time.monotonic, *,
-                 primary: bool = True, budget_seconds: float | None = None, first_delay_seconds: float = 60.0,
-                 max_wait_seconds: float = 300.0, lock: RunnerLock | None = None) -> None:
+    def __init__(
+        self,
+        jobs: Maintenance | Sequence[Job],
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        primary: bool = True,
+        budget_seconds: float | None = None,
+        first_delay_seconds: float = 60.0,
+        max_wait_seconds: float = 300.0,
+        lock: RunnerLock | None = None,
+    ) -> None:
         if isinstance(jobs, Maintenance):
             self.jobs = jobs.jobs()
             budget_seconds = budget_seconds or jobs.config.maintenance_job_seconds
@@ -167,10 +184,14 @@ class Scheduler:
         started = time.monotonic()
         try:
             result = job.run(Budget(self.budget_seconds, self._stop))
-        except Exception as exc:  # one failing job must not end the thread; the next interval retries
+        except (
+            Exception
+        ) as exc:  # one failing job must not end the thread; the next interval retries
             log.error("maintenance %s failed: %s", job.name, exc, exc_info=True)
             return {"error": str(exc)}
-        log.info("maintenance %s: %s in %.2fs", job.name, summarise(result), time.monotonic() - started)
+        log.info(
+            "maintenance %s: %s in %.2fs", job.name, summarise(result), time.monotonic() - started
+        )
         return result
 
     def _loop(self) -> None:

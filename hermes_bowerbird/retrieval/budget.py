@@ -14,7 +14,9 @@ from ..curation.screen import inert
 from ..text import CHARS_PER_TOKEN, estimate_tokens
 from .results import Hit, iso_date
 
-MIN_CONTENT_TOKENS = 12  # a hit that cannot get this much room is dropped rather than shown as a stub
+MIN_CONTENT_TOKENS = (
+    12  # a hit that cannot get this much room is dropped rather than shown as a stub
+)
 ELLIPSIS = "…"
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
@@ -41,9 +43,9 @@ def truncate_text(text: str, max_chars: int) -> tuple[str, bool]:
         kept = candidate
     if kept:
         return kept, True
-    cut = text[:max(0, max_chars - len(ELLIPSIS))]
+    cut = text[: max(0, max_chars - len(ELLIPSIS))]
     if " " in cut:
-        cut = cut[:cut.rindex(" ")]
+        cut = cut[: cut.rindex(" ")]
     return cut.rstrip(" ,;:-") + ELLIPSIS, True
 
 

@@ -38,7 +38,9 @@ class Signal:
     note: str = ""
 
 
-def full_text(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind: ItemKind) -> Ranked:
+def full_text(
+    store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind: ItemKind
+) -> Ranked:
     """bm25 over memories or episodes for the query's keywords (any keyword may match)."""
     match = fts_match_expression(analysis.search_text, prefix_min=FTS_PREFIX_MIN, operator="OR")
     if match is None:
@@ -48,19 +50,27 @@ def full_text(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind
     return tuple(store.search.episodes(match, scopes, FTS_LIMIT))
 
 
-def nearest(vectors: VectorTier, query_vector: np.ndarray, kind: ItemKind, allowed: Collection[int]) -> Ranked:
+def nearest(
+    vectors: VectorTier, query_vector: np.ndarray, kind: ItemKind, allowed: Collection[int]
+) -> Ranked:
     """Cosine top-k of one kind among the allowed ids."""
     return tuple(vectors.search(kind, query_vector, VECTOR_LIMIT, allowed))
 
 
-def entity_links(store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind: ItemKind) -> Ranked:
+def entity_links(
+    store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind: ItemKind
+) -> Ranked:
     """Items linked to entities the query names, ranked by how many of those entities they mention."""
     if not analysis.entity_ids:
         return ()
     ids = list(analysis.entity_ids)
     if kind is ItemKind.MEMORY:
-        return _count_links(store.graph.memories_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS))
-    return _count_links(store.graph.episodes_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS))
+        return _count_links(
+            store.graph.memories_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS)
+        )
+    return _count_links(
+        store.graph.episodes_for_entities(ids, scopes, GRAPH_LIMIT * GRAPH_LINK_ROWS)
+    )
 
 
 def subject_slots(store: Store, analysis: QueryAnalysis, scopes: Sequence[str]) -> Ranked:

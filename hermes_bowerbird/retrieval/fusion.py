@@ -27,7 +27,9 @@ class Fused:
     signals: dict[str, float] = field(default_factory=dict)
 
 
-def weighted_rrf(signals: Iterable[Signal], weights: Mapping[str, float], k: float) -> dict[Key, Fused]:
+def weighted_rrf(
+    signals: Iterable[Signal], weights: Mapping[str, float], k: float
+) -> dict[Key, Fused]:
     """sum over signals of weight / (k + rank), rank 1-based; records each signal's raw score.
 
     `weights` maps signal names to weights (retrieval/signals.py: `fusion_weights`); an unweighted signal adds 0.
@@ -46,8 +48,12 @@ def weighted_rrf(signals: Iterable[Signal], weights: Mapping[str, float], k: flo
     return fused
 
 
-def spread_to_neighbours(fused: Mapping[Key, Fused], episodes: Mapping[int, Episode], prev_share: float,
-                         next_share: float) -> None:
+def spread_to_neighbours(
+    fused: Mapping[Key, Fused],
+    episodes: Mapping[int, Episode],
+    prev_share: float,
+    next_share: float,
+) -> None:
     """Episodes gain a share of the best fused score of their session's neighbouring turns.
 
     An answer usually follows the turn that matches the question's words (and shares its turn with it when one
@@ -60,10 +66,14 @@ def spread_to_neighbours(fused: Mapping[Key, Fused], episodes: Mapping[int, Epis
     for (kind, item_id), entry in fused.items():
         episode = episodes.get(item_id) if kind is ItemKind.EPISODE else None
         if episode is not None:
-            slots.setdefault((episode.session_id, episode.turn_index), []).append((entry.score, item_id))
+            slots.setdefault((episode.session_id, episode.turn_index), []).append(
+                (entry.score, item_id)
+            )
 
     def best(slot: tuple[str, int], skip: int = -1) -> float:
-        return max((score for score, item_id in slots.get(slot, ()) if item_id != skip), default=0.0)
+        return max(
+            (score for score, item_id in slots.get(slot, ()) if item_id != skip), default=0.0
+        )
 
     bonus: dict[Key, float] = {}
     for key in fused:
@@ -71,8 +81,9 @@ def spread_to_neighbours(fused: Mapping[Key, Fused], episodes: Mapping[int, Epis
         if episode is None:
             continue
         session, turn = episode.session_id, episode.turn_index
-        extra = (prev_share * max(best((session, turn - 1)), best((session, turn), key[1]))
-                 + next_share * best((session, turn + 1)))
+        extra = prev_share * max(
+            best((session, turn - 1)), best((session, turn), key[1])
+        ) + next_share * best((session, turn + 1))
         if extra > 0:
             bonus[key] = extra
     for key, extra in bonus.items():
@@ -80,8 +91,12 @@ def spread_to_neighbours(fused: Mapping[Key, Fused], episodes: Mapping[int, Epis
         fused[key].signals["neighbour"] = extra
 
 
-def session_prior(fused: Mapping[Key, Fused], episodes: Mapping[int, Episode], weight: float,
-                  top: int = SESSION_TOP) -> None:
+def session_prior(
+    fused: Mapping[Key, Fused],
+    episodes: Mapping[int, Episode],
+    weight: float,
+    top: int = SESSION_TOP,
+) -> None:
     """Episodes of the sessions that match best are lifted: x (1 + weight x session strength).
 
     A session's strength is the sum of its `top` best episode scores over the best session's.
@@ -105,8 +120,14 @@ def session_prior(fused: Mapping[Key, Fused], episodes: Mapping[int, Episode], w
             entry.signals["session"] = factor
 
 
-def rescore(entry: Fused, item: Memory | Episode, analysis: QueryAnalysis, now: float,
-            weights: RetrievalWeights, importance: float) -> None:
+def rescore(
+    entry: Fused,
+    item: Memory | Episode,
+    analysis: QueryAnalysis,
+    now: float,
+    weights: RetrievalWeights,
+    importance: float,
+) -> None:
     """Multiply the fused score by the importance, type-hint, time-window and recency factors.
 
     In a question about the user, the assistant's turns count for `assistant_about_user` of the user's own:
@@ -132,16 +153,21 @@ def rescore(entry: Fused, item: Memory | Episode, analysis: QueryAnalysis, now: 
     entry.score *= factor
 
 
-def demote_superseded(fused: Mapping[Key, Fused], memories: Mapping[int, Memory], now: float,
-                      penalty: float) -> None:
+def demote_superseded(
+    fused: Mapping[Key, Fused], memories: Mapping[int, Memory], now: float, penalty: float
+) -> None:
     """A superseded or expired memory keeps `penalty` of its score and always ranks below its successor."""
-    stale = [m for m in memories.values() if not m.is_current(now) and (ItemKind.MEMORY, m.id) in fused]
+    stale = [
+        m for m in memories.values() if not m.is_current(now) and (ItemKind.MEMORY, m.id) in fused
+    ]
     for memory in stale:
         entry = fused[(ItemKind.MEMORY, memory.id)]
         entry.score *= penalty
         entry.signals["superseded"] = 1.0
     for memory in stale:
-        successor = fused.get((ItemKind.MEMORY, memory.superseded_by)) if memory.superseded_by else None
+        successor = (
+            fused.get((ItemKind.MEMORY, memory.superseded_by)) if memory.superseded_by else None
+        )
         if successor is not None:
             entry = fused[(ItemKind.MEMORY, memory.id)]
             entry.score = min(entry.score, successor.score * SUCCESSOR_MARGIN)
@@ -157,8 +183,12 @@ def current_head(memory_id: int, memories: Mapping[int, Memory], hops: int = 8) 
     return current.id if current is not None and current.superseded_by is None else None
 
 
-def demote_stale_episodes(fused: Mapping[Key, Fused], stale: Mapping[int, Sequence[int]],
-                          memories: Mapping[int, Memory], penalty: float) -> None:
+def demote_stale_episodes(
+    fused: Mapping[Key, Fused],
+    stale: Mapping[int, Sequence[int]],
+    memories: Mapping[int, Memory],
+    penalty: float,
+) -> None:
     """An episode that stated only superseded facts is demoted like them and ranks below their current successors.
 
     `stale` maps episode ids to the superseded memories extracted from their turn.
@@ -188,9 +218,19 @@ class KeywordCoverage:
             weight = 1.0 if idf is None else idf.get(word, 0.0)
             self.weights[stem] = max(self.weights.get(stem, 0.0), weight)
         self.total = sum(self.weights.values())
-        alternatives = sorted((re.escape(stem) + (r"\w*" if len(stem) == STEM_CHARS else "") + r"\b"
-                               for stem in self.weights), key=len, reverse=True)
-        self._pattern = re.compile(r"\b(?:" + "|".join(alternatives) + ")", re.IGNORECASE) if alternatives else None
+        alternatives = sorted(
+            (
+                re.escape(stem) + (r"\w*" if len(stem) == STEM_CHARS else "") + r"\b"
+                for stem in self.weights
+            ),
+            key=len,
+            reverse=True,
+        )
+        self._pattern = (
+            re.compile(r"\b(?:" + "|".join(alternatives) + ")", re.IGNORECASE)
+            if alternatives
+            else None
+        )
 
     def __call__(self, text: str) -> float:
         if self.total <= 0 or self._pattern is None:
@@ -199,8 +239,13 @@ class KeywordCoverage:
         return sum(self.weights.get(stem, 0.0) for stem in found) / self.total
 
 
-def keyword_evidence(signals: Iterable[Signal], names: Collection[str], text_of: Callable[[Key], str | None],
-                     coverage: KeywordCoverage, top: int) -> float:
+def keyword_evidence(
+    signals: Iterable[Signal],
+    names: Collection[str],
+    text_of: Callable[[Key], str | None],
+    coverage: KeywordCoverage,
+    top: int,
+) -> float:
     """The best keyword coverage among the first `top` visible items of the named (keyword) signals; 0 when none."""
     best = 0.0
     for signal in signals:
@@ -215,14 +260,19 @@ def keyword_evidence(signals: Iterable[Signal], names: Collection[str], text_of:
 Similarity = Callable[[Key, Key], float]
 
 
-def make_similarity(vectors: Mapping[Key, np.ndarray], texts: Mapping[Key, str],
-                    sources: Mapping[Key, frozenset[tuple[str, int]]] | None = None) -> Similarity:
+def make_similarity(
+    vectors: Mapping[Key, np.ndarray],
+    texts: Mapping[Key, str],
+    sources: Mapping[Key, frozenset[tuple[str, int]]] | None = None,
+) -> Similarity:
     """Cosine of unit vectors when both items have one, else token Jaccard of their texts.
 
     A memory and an episode it was extracted from (the episode's turn is in the memory's provenance) count as
     the same item (1.0), so a search does not spend two places on one turn.
     """
-    token_sets: dict[Key, frozenset[str]] = {}  # filled on demand: only items lacking a vector need them
+    token_sets: dict[
+        Key, frozenset[str]
+    ] = {}  # filled on demand: only items lacking a vector need them
     origin = sources or {}
 
     def words(key: Key) -> frozenset[str]:
@@ -246,8 +296,13 @@ def make_similarity(vectors: Mapping[Key, np.ndarray], texts: Mapping[Key, str],
     return similarity
 
 
-def mmr(ranked: Sequence[Fused], similarity: Similarity, lam: float, limit: int,
-        duplicate: float = DUPLICATE_OFF) -> list[Fused]:
+def mmr(
+    ranked: Sequence[Fused],
+    similarity: Similarity,
+    lam: float,
+    limit: int,
+    duplicate: float = DUPLICATE_OFF,
+) -> list[Fused]:
     """Maximal marginal relevance: greedily pick lam x relevance - (1 - lam) x max similarity to the picked.
 
     Relevance is the score divided by the best score, so lam keeps one meaning whatever the score scale.

@@ -19,7 +19,15 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from ..config import RetrievalWeights
-from .tuning import MIN_CHANCE_SIZE, MIN_STD, PRIOR_MEAN, PRIOR_STD, PRIOR_WEIGHT, SAMPLE_REFRESH_GROWTH, SAMPLE_SIZE
+from .tuning import (
+    MIN_CHANCE_SIZE,
+    MIN_STD,
+    PRIOR_MEAN,
+    PRIOR_STD,
+    PRIOR_WEIGHT,
+    SAMPLE_REFRESH_GROWTH,
+    SAMPLE_SIZE,
+)
 
 
 @dataclass(frozen=True)
@@ -46,11 +54,15 @@ def baseline(sample: np.ndarray, query: np.ndarray, size: int) -> Baseline | Non
     scores = sample @ np.asarray(query, dtype=np.float32)
     n, m, v = float(len(scores)), float(scores.mean()), float(scores.var())
     mean = (n * m + PRIOR_WEIGHT * PRIOR_MEAN) / (n + PRIOR_WEIGHT)
-    var = (n * (v + (m - mean) ** 2) + PRIOR_WEIGHT * (PRIOR_STD ** 2 + (PRIOR_MEAN - mean) ** 2)) / (n + PRIOR_WEIGHT)
+    var = (n * (v + (m - mean) ** 2) + PRIOR_WEIGHT * (PRIOR_STD**2 + (PRIOR_MEAN - mean) ** 2)) / (
+        n + PRIOR_WEIGHT
+    )
     return Baseline(mean, math.sqrt(var), size)
 
 
-def relevance(cosine: float | None, coverage: float, base: Baseline | None, weights: RetrievalWeights) -> float:
+def relevance(
+    cosine: float | None, coverage: float, base: Baseline | None, weights: RetrievalWeights
+) -> float:
     """How plainly an item answers the query, in (0, 1): the logistic of
 
     w_z x (z(cosine) / chance_max - w_chance) + w_cosine x (cosine - cosine_center) + w_cov x coverage
@@ -63,9 +75,11 @@ def relevance(cosine: float | None, coverage: float, base: Baseline | None, weig
     if cosine is None or base is None:
         value = weights.gate_coverage * coverage + weights.gate_keywords_bias
     else:
-        value = (weights.gate_z * (base.z(cosine) / base.chance_max - weights.gate_chance)
-                 + weights.gate_cosine * (cosine - weights.gate_cosine_center)
-                 + weights.gate_coverage * coverage)
+        value = (
+            weights.gate_z * (base.z(cosine) / base.chance_max - weights.gate_chance)
+            + weights.gate_cosine * (cosine - weights.gate_cosine_center)
+            + weights.gate_coverage * coverage
+        )
     return 1.0 / (1.0 + math.exp(-value))
 
 
@@ -87,7 +101,9 @@ class StoreSample(Generic[ItemId]):
             cached = self._cache.get(key)
         if cached is not None and cached[0] <= size <= cached[0] * (1 + SAMPLE_REFRESH_GROWTH):
             return cached[1]
-        picks = [ids[int(i)] for i in np.linspace(0, size - 1, min(size, SAMPLE_SIZE))] if size else []
+        picks = (
+            [ids[int(i)] for i in np.linspace(0, size - 1, min(size, SAMPLE_SIZE))] if size else []
+        )
         matrix = self._fetch(picks)
         with self._lock:
             self._cache[key] = (size, matrix)

@@ -32,40 +32,86 @@ latest currently current
 """.split()  # noqa: SIM905
 )
 
-_MONTHS = {name: i + 1 for i, name in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"))}
+_MONTHS = {
+    name: i + 1
+    for i, name in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        )
+    )
+}
 _MONTHS.update({name[:3]: num for name, num in list(_MONTHS.items()) if name != "may"})
 _MONTHS["sept"] = 9
-_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-                 "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3, "several": 3}
+_NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "couple": 2,
+    "few": 3,
+    "several": 3,
+}
 _UNIT_DAYS = {"day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
 
 # (pattern, subjects): topics of the user's profile slots, as the curator keys them (memory.subject). They only
 # apply to questions about the user (first person, or the user's own name). A key ending in ':' names a family
 # of slots ("user:routine:" = every routine the store holds).
 _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
-    (re.compile(p, re.IGNORECASE), subjects) for p, subjects in (
-        (r"\b(live[sd]?|living|location|located|based|city|town|reside\w*|address|move[ds]?|moving|homes?|"
-         r"house|property|neighbou?rhood)\b", (vocab.RESIDENCE, vocab.HOME)),
-        (r"\b(work|works|working|job|jobs|occupation|career|profession\w*|employ\w*|company|firm|living|"
-         r"business|practice)\b", (vocab.JOB, vocab.EMPLOYER, vocab.WORK_LOCATION)),
+    (re.compile(p, re.IGNORECASE), subjects)
+    for p, subjects in (
+        (
+            r"\b(live[sd]?|living|location|located|based|city|town|reside\w*|address|move[ds]?|moving|homes?|"
+            r"house|property|neighbou?rhood)\b",
+            (vocab.RESIDENCE, vocab.HOME),
+        ),
+        (
+            r"\b(work|works|working|job|jobs|occupation|career|profession\w*|employ\w*|company|firm|living|"
+            r"business|practice)\b",
+            (vocab.JOB, vocab.EMPLOYER, vocab.WORK_LOCATION),
+        ),
         (r"\b(diet\w*|eats?|eating|food|vegan\w*|vegetarian\w*|meat)\b", (vocab.DIET,)),
-        (r"\b(relationship\w*|married|marriage|wife|husband|partner|spouse|dating|girlfriend|boyfriend|divorc\w*|"
-         r"single|separat\w*)\b", (vocab.RELATIONSHIP,)),
+        (
+            r"\b(relationship\w*|married|marriage|wife|husband|partner|spouse|dating|girlfriend|boyfriend|divorc\w*|"
+            r"single|separat\w*)\b",
+            (vocab.RELATIONSHIP,),
+        ),
         (r"\b(name|called)\b", (vocab.NAME,)),
         (r"\b(age|how old|birthday)\b", (vocab.AGE,)),
         (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", (vocab.ORIGIN,)),
         (r"\b(car|drive|drives)\b", (vocab.CAR,)),
         (r"\b(phone)\b", (vocab.PHONE,)),
         (r"\b(kids?|child|children|sons?|daughters?)\b", (vocab.CHILDREN,)),
-        (r"\b(hobb\w*|routines?|habits?|pastimes?|spare time|free time|for fun)\b",
-         (vocab.ROUTINES, vocab.HABITS)),
+        (
+            r"\b(hobb\w*|routines?|habits?|pastimes?|spare time|free time|for fun)\b",
+            (vocab.ROUTINES, vocab.HABITS),
+        ),
         # "user:allergy" is not a key curation writes (it writes the family "user:allergy:<x>"); kept as it was
-        (r"\b(health\w*|medical|medications?|illness\w*|allerg\w*|injur\w*)\b",
-         (vocab.HEALTH, vocab.MEDICATIONS, "user:allergy")),
+        (
+            r"\b(health\w*|medical|medications?|illness\w*|allerg\w*|injur\w*)\b",
+            (vocab.HEALTH, vocab.MEDICATIONS, "user:allergy"),
+        ),
         (r"\b(pets?|dogs?|cats?)\b", (vocab.PETS,)),
-    ))
+    )
+)
 # "my sister", "our little girl", "my mother-in-law's": the question is about someone the user knows, so the user's
 # own slots (where they live, their job, their name) are not what it asks for; only the slot the person word itself
 # names is (husband -> relationship, daughter -> children).
@@ -74,7 +120,8 @@ _OTHER_PERSON = re.compile(
     r"parents?|brothers?|sisters?|siblings?|husband|wife|spouse|partner|sons?|daughters?|kids?|child|children|boy|"
     r"girl|baby|friends?|mate|boss|manager|colleagues?|co-?workers?|neighbou?rs?|in-laws|grand\w+|aunt|uncle|"
     r"cousins?|nephews?|nieces?|teachers?|doctor|dentist|accountant|landlord|landlady|flatmates?|roommates?)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
 
 
@@ -101,8 +148,12 @@ class QueryAnalysis:
     recency: float = 0.0  # 0 = no preference, 1 = "recently": newer items should win
     type_hints: frozenset[MemoryType] = field(default_factory=frozenset)
     about_user: bool = False  # first person, or the user's own name
-    subjects: tuple[str, ...] = ()  # profile slots (memory.subject) a question about the user asks for
-    semantic_text: str = ""  # the text to embed: the user's own name turned into first person; "" = `text`
+    subjects: tuple[
+        str, ...
+    ] = ()  # profile slots (memory.subject) a question about the user asks for
+    semantic_text: str = (
+        ""  # the text to embed: the user's own name turned into first person; "" = `text`
+    )
 
     @property
     def search_text(self) -> str:
@@ -114,7 +165,9 @@ def extract_keywords(text: str, drop: Collection[str] = ()) -> tuple[str, ...]:
     """Distinct content words in order; stop words, one-letter words and `drop` left out (all words kept if none
     remain)."""
     words = tokens(text[:MAX_QUERY_CHARS])
-    kept = [w for w in words if w not in STOP_WORDS and w not in drop and (len(w) > 1 or w.isdigit())]
+    kept = [
+        w for w in words if w not in STOP_WORDS and w not in drop and (len(w) > 1 or w.isdigit())
+    ]
     return tuple(dict.fromkeys(kept or words))
 
 
@@ -130,16 +183,16 @@ def match_entities(text: str, norms: Mapping[str, int]) -> tuple[tuple[int, ...]
     names: list[str] = []
     for size in range(min(_MAX_ENTITY_WORDS, len(words)), 0, -1):
         for start in range(len(words) - size + 1):
-            if any(used[start:start + size]):
+            if any(used[start : start + size]):
                 continue
-            joined = " ".join(words[start:start + size])
+            joined = " ".join(words[start : start + size])
             written = _as_written(text, spans[start][0], spans[start + size - 1][1])
             for phrase in dict.fromkeys((joined, written)):
                 if size == 1 and (phrase in STOP_WORDS or len(phrase) < 2):
                     continue
                 entity_id = norms.get(phrase)
                 if entity_id is not None:
-                    used[start:start + size] = [True] * size
+                    used[start : start + size] = [True] * size
                     if entity_id not in ids:
                         ids.append(entity_id)
                         names.append(phrase)
@@ -150,12 +203,14 @@ def match_entities(text: str, norms: Mapping[str, int]) -> tuple[tuple[int, ...]
 def _as_written(text: str, start: int, end: int) -> str:
     """The query's own text from `start` to `end` (and a trailing "++" or "#"), lower-case, single spaces."""
     tail = _NAME_TAIL.match(text, end)
-    return " ".join(text[start:tail.end() if tail else end].lower().split())
+    return " ".join(text[start : tail.end() if tail else end].lower().split())
 
 
 def type_hints(text: str) -> frozenset[MemoryType]:
     """The memory types whose `TypeSpec.query_hints` words the query uses ("what did we decide" -> decision)."""
-    return frozenset(s.name for s in type_specs() if s.query_hints and _hint_pattern(s.query_hints).search(text))
+    return frozenset(
+        s.name for s in type_specs() if s.query_hints and _hint_pattern(s.query_hints).search(text)
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -171,18 +226,28 @@ def subject_hints(text: str) -> tuple[str, ...]:
     other = _OTHER_PERSON.search(text)
     if other is not None:
         text = other.group(1)
-    return tuple(dict.fromkeys(s for pattern, subjects in _SUBJECT_HINTS if pattern.search(text) for s in subjects))
+    return tuple(
+        dict.fromkeys(
+            s for pattern, subjects in _SUBJECT_HINTS if pattern.search(text) for s in subjects
+        )
+    )
 
 
 def expand_families(subjects: Sequence[str], known: Collection[str]) -> tuple[str, ...]:
     """Family keys ("user:routine:") replaced by the stored keys they cover, in sorted order; others kept."""
     out: list[str] = []
     for subject in subjects:
-        out.extend(sorted(k for k in known if k.startswith(subject)) if subject.endswith(":") else [subject])
+        out.extend(
+            sorted(k for k in known if k.startswith(subject))
+            if subject.endswith(":")
+            else [subject]
+        )
     return tuple(dict.fromkeys(out))
 
 
-def named_subjects(keywords: Collection[str], known: Collection[str], about_user: bool) -> tuple[str, ...]:
+def named_subjects(
+    keywords: Collection[str], known: Collection[str], about_user: bool
+) -> tuple[str, ...]:
     """Stored subject keys that a query word names ("what editor ..." -> project:editor, user:editor).
 
     A key's words are what follows its prefix, split on ':' and '-'; a query word matches one when either is a
@@ -207,14 +272,21 @@ def self_words(text: str, self_names: Collection[str]) -> set[str]:
     found: set[str] = set()
     for name in self_names:
         parts = name.split()
-        if parts and any(words[i:i + len(parts)] == parts for i in range(len(words) - len(parts) + 1)):
+        if parts and any(
+            words[i : i + len(parts)] == parts for i in range(len(words) - len(parts) + 1)
+        ):
             found.update(parts)
     return found
 
 
-def analyze_query(text: str, now: float, entity_norms: Mapping[str, int] | None = None,
-                  tz: tzinfo | None = None, self_names: Collection[str] = (),
-                  known_subjects: Collection[str] = ()) -> QueryAnalysis:
+def analyze_query(
+    text: str,
+    now: float,
+    entity_norms: Mapping[str, int] | None = None,
+    tz: tzinfo | None = None,
+    self_names: Collection[str] = (),
+    known_subjects: Collection[str] = (),
+) -> QueryAnalysis:
     """Analyse `text` relative to `now` (epoch seconds, read in `tz`; the local zone when None).
 
     `self_names` are the user's own names (normalised). In a user's own memory every item is about the user, so
@@ -224,7 +296,9 @@ def analyze_query(text: str, now: float, entity_norms: Mapping[str, int] | None 
     text = text[:MAX_QUERY_CHARS]
     own = self_words(text, self_names)
     norms = entity_norms or {}
-    if any(n in norms for n in self_names):  # copying every known name costs more than the rest at 10K entities
+    if any(
+        n in norms for n in self_names
+    ):  # copying every known name costs more than the rest at 10K entities
         norms = {n: i for n, i in norms.items() if n not in self_names}
     ids, names = match_entities(text, norms)
     window, recency = parse_time(text, now, tz)
@@ -232,10 +306,18 @@ def analyze_query(text: str, now: float, entity_norms: Mapping[str, int] | None 
     keywords = extract_keywords(text, own)
     hinted = expand_families(subject_hints(text), known_subjects) if about_user else ()
     subjects = hinted + named_subjects(keywords, known_subjects, about_user)
-    return QueryAnalysis(text=text, keywords=keywords, entity_ids=ids, entity_names=names,
-                         window=window, recency=recency, type_hints=type_hints(text), about_user=about_user,
-                         subjects=tuple(dict.fromkeys(subjects)),
-                         semantic_text=first_person(text, self_names) if own else "")
+    return QueryAnalysis(
+        text=text,
+        keywords=keywords,
+        entity_ids=ids,
+        entity_names=names,
+        window=window,
+        recency=recency,
+        type_hints=type_hints(text),
+        about_user=about_user,
+        subjects=tuple(dict.fromkeys(subjects)),
+        semantic_text=first_person(text, self_names) if own else "",
+    )
 
 
 def first_person(text: str, self_names: Collection[str]) -> str:
@@ -248,13 +330,22 @@ def first_person(text: str, self_names: Collection[str]) -> str:
 
 
 # -- time expressions -------------------------------------------------------------------------------------------
-_RE_AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple|few|several)"
-                     r"(?: of)? (day|week|month|year)s? ago\b")
-_RE_PAST_N = re.compile(r"\b(?:last|past) (\d+|two|three|four|five|six|seven|eight|nine|ten|couple|few|several)"
-                        r"(?: of)? (day|week|month|year)s?\b")
-_RE_MONTH = re.compile(r"\b(in|during|since|last|this|early|late|mid)?\s*(" + "|".join(_MONTHS) +
-                       r")\b\.?(\s+(\d{4}))?")
-_RECENT = re.compile(r"\b(recent(ly)?|lately|latest|these days|nowadays|current(ly)?|right now|newest|now)\b")
+_RE_AGO = re.compile(
+    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple|few|several)"
+    r"(?: of)? (day|week|month|year)s? ago\b"
+)
+_RE_PAST_N = re.compile(
+    r"\b(?:last|past) (\d+|two|three|four|five|six|seven|eight|nine|ten|couple|few|several)"
+    r"(?: of)? (day|week|month|year)s?\b"
+)
+_RE_MONTH = re.compile(
+    r"\b(in|during|since|last|this|early|late|mid)?\s*("
+    + "|".join(_MONTHS)
+    + r")\b\.?(\s+(\d{4}))?"
+)
+_RECENT = re.compile(
+    r"\b(recent(ly)?|lately|latest|these days|nowadays|current(ly)?|right now|newest|now)\b"
+)
 _MAX_SPAN_DAYS = 36_500.0  # "300 years ago" is clamped to a century
 
 
@@ -289,7 +380,9 @@ def _parse_relative_day(text: str, local: datetime, today: datetime) -> _Span | 
         return today - 2 * day, today - day
     if re.search(r"\byesterday\b", text):
         return today - day, today
-    if re.search(r"\bthis (morning|afternoon|evening)\b|\btoday\b|\btonight\b|\bearlier today\b", text):
+    if re.search(
+        r"\bthis (morning|afternoon|evening)\b|\btoday\b|\btonight\b|\bearlier today\b", text
+    ):
         return today, local + timedelta(seconds=1)
     return None
 
@@ -353,7 +446,11 @@ def _parse_month(text: str, local: datetime, today: datetime) -> _Span | None:
             if prefix == "last" and month >= local.month:
                 chosen = local.year - 1
         start = today.replace(year=chosen, month=month, day=1)
-        end = start.replace(year=chosen + 1, month=1) if month == 12 else start.replace(month=month + 1)
+        end = (
+            start.replace(year=chosen + 1, month=1)
+            if month == 12
+            else start.replace(month=month + 1)
+        )
         if prefix == "since":
             return start, local + timedelta(seconds=1)
         return start, end

@@ -40,8 +40,15 @@ class TermStats:
         return {w: math.log(1 + (size - n + 0.5) / (n + 0.5)) for w, n in known.items()}
 
 
-def item_factor(text: str, cosine: float | None, coverage: float, is_memory: bool,
-                weights: RetrievalWeights, *, fills_slot: bool = False) -> float:
+def item_factor(
+    text: str,
+    cosine: float | None,
+    coverage: float,
+    is_memory: bool,
+    weights: RetrievalWeights,
+    *,
+    fills_slot: bool = False,
+) -> float:
     """How close an item comes to an ideal answer, in (0, 1]:
 
     exp(w_cos (cosine - 1) + w_cov (coverage - 1) + w_mem ([memory] - 1)) x ((1 + min(chars, cap)) / (1 + cap)) ^ w_sub
@@ -50,25 +57,37 @@ def item_factor(text: str, cosine: float | None, coverage: float, is_memory: boo
     nothing more. A memory filling the profile slot the question names (`fills_slot`) is the answer however
     short it is, so it counts at the cap. A missing cosine (no model) counts as 0 for every item alike.
     """
-    exponent = (weights.rerank_cosine * ((cosine or 0.0) - 1.0) + weights.rerank_coverage * (coverage - 1.0)
-                + (0.0 if is_memory else -weights.rerank_memory))
+    exponent = (
+        weights.rerank_cosine * ((cosine or 0.0) - 1.0)
+        + weights.rerank_coverage * (coverage - 1.0)
+        + (0.0 if is_memory else -weights.rerank_memory)
+    )
     cap = weights.substance_chars
     chars = cap if fills_slot else min(len(text), cap)
     return math.exp(exponent) * ((1.0 + chars) / (1.0 + cap)) ** weights.rerank_substance
 
 
-def rerank(pool: Sequence[Fused], *, coverage_of: KeywordCoverage, texts: Mapping[Key, str],
-           cosines: Mapping[Key, float], weights: RetrievalWeights) -> None:
+def rerank(
+    pool: Sequence[Fused],
+    *,
+    coverage_of: KeywordCoverage,
+    texts: Mapping[Key, str],
+    cosines: Mapping[Key, float],
+    weights: RetrievalWeights,
+) -> None:
     """Multiply each pooled entry's score by its `item_factor`, recording the features as signals."""
     for entry in pool:
         text = texts.get(entry.key, "")
         cosine = cosines.get(entry.key)
-        fills_slot = "subject" in entry.signals  # the question's words named this memory's profile slot
+        fills_slot = (
+            "subject" in entry.signals
+        )  # the question's words named this memory's profile slot
         coverage = coverage_of(text)
         if fills_slot:
             coverage = max(coverage, weights.slot_coverage)
-        factor = item_factor(text, cosine, coverage, entry.key[0] is ItemKind.MEMORY, weights,
-                             fills_slot=fills_slot)
+        factor = item_factor(
+            text, cosine, coverage, entry.key[0] is ItemKind.MEMORY, weights, fills_slot=fills_slot
+        )
         entry.score *= factor
         entry.signals["coverage"] = coverage
         entry.signals["rerank"] = factor

@@ -60,7 +60,7 @@ class Hit:
 
     @property
     def label(self) -> str:
-        """"preference #12" for a memory, "episode #e34" for a verbatim turn."""
+        """ "preference #12" for a memory, "episode #e34" for a verbatim turn."""
         if self.kind is ItemKind.MEMORY:
             return f"{self.type} #{self.id}"
         return f"episode #e{self.id}"

@@ -36,7 +36,16 @@ from .query import QueryAnalysis, analyze_query
 from .rerank import TermStats, rerank
 from .results import Hit, RecallRequest, item_key
 from .scoring import effective_importance
-from .signals import SIGNALS, Match, SignalInput, SignalSpec, Stage, fusion_weights, lean_on_meaning, run_stage
+from .signals import (
+    SIGNALS,
+    Match,
+    SignalInput,
+    SignalSpec,
+    Stage,
+    fusion_weights,
+    lean_on_meaning,
+    run_stage,
+)
 from .tuning import (
     COVERAGE_WORDS,
     EDGE_SEEDS,
@@ -58,9 +67,15 @@ class _Items:
 
     memories: dict[int, Memory] = field(default_factory=dict)
     episodes: dict[int, Episode] = field(default_factory=dict)
-    vectors: dict[Key, np.ndarray] = field(default_factory=dict)  # of the reranked pool, for relevance and MMR
-    stale_episodes: dict[int, list[int]] = field(default_factory=dict)  # episode -> superseded memories it stated
-    provenance: dict[int, list[Provenance]] = field(default_factory=dict)  # of the MMR pool's memories, loaded once
+    vectors: dict[Key, np.ndarray] = field(
+        default_factory=dict
+    )  # of the reranked pool, for relevance and MMR
+    stale_episodes: dict[int, list[int]] = field(
+        default_factory=dict
+    )  # episode -> superseded memories it stated
+    provenance: dict[int, list[Provenance]] = field(
+        default_factory=dict
+    )  # of the MMR pool's memories, loaded once
 
     def get(self, key: Key) -> Memory | Episode | None:
         return self.memories.get(key[1]) if key[0] is ItemKind.MEMORY else self.episodes.get(key[1])
@@ -75,14 +90,24 @@ class Retriever:
     MiniLM the hand-off cost more than it saved (LoCoMo dev, p50 3.0 ms parallel vs 2.8 ms sequential).
     """
 
-    def __init__(self, store: Store, vectors: VectorTier, config: Config, clock: Clock, *,
-                 parallel: bool = False, signals: Sequence[SignalSpec] = SIGNALS) -> None:
+    def __init__(
+        self,
+        store: Store,
+        vectors: VectorTier,
+        config: Config,
+        clock: Clock,
+        *,
+        parallel: bool = False,
+        signals: Sequence[SignalSpec] = SIGNALS,
+    ) -> None:
         self.store = store
         self.signals = tuple(signals)
         self.vectors = vectors
         self.config = config
         self.clock = clock
-        self._pool = ThreadPoolExecutor(2, thread_name_prefix="bowerbird-recall") if parallel else None
+        self._pool = (
+            ThreadPoolExecutor(2, thread_name_prefix="bowerbird-recall") if parallel else None
+        )
         self._scope_ids = cand.ScopeIdCache(store)
         self._entities = cand.EntityNormCache(store)
         self._terms = TermStats(store)
@@ -98,8 +123,13 @@ class Retriever:
     def analyze(self, query: str, scopes: Sequence[str]) -> QueryAnalysis:
         norms = self._entities.norms(scopes)
         names = self.self_names(scopes, norms)
-        return analyze_query(query, self.clock(), self._without(norms, names), self_names=names,
-                             known_subjects=self.store.memories.subject_keys(scopes))
+        return analyze_query(
+            query,
+            self.clock(),
+            self._without(norms, names),
+            self_names=names,
+            known_subjects=self.store.memories.subject_keys(scopes),
+        )
 
     def _without(self, norms: Mapping[str, int], names: set[str]) -> Mapping[str, int]:
         """The entity names other than the user's own, copied once per (names, entities) state, not per query."""
@@ -117,12 +147,20 @@ class Retriever:
         ids = self.store.memories.by_subject(scopes, ("user:name",), 5)
         if not ids:
             return set()
-        linked = frozenset(e for entity_ids in self.store.graph.entities_of_memories(ids).values() for e in entity_ids)
+        linked = frozenset(
+            e
+            for entity_ids in self.store.graph.entities_of_memories(ids).values()
+            for e in entity_ids
+        )
         cached = self._self_names
         if cached is not None and cached[0] is norms and cached[1] == linked:
             return set(cached[2])
         names = frozenset(norm for norm, entity_id in norms.items() if entity_id in linked)
-        self._self_names = (norms, linked, names)  # norms is the cache's dict until an entity is added
+        self._self_names = (
+            norms,
+            linked,
+            names,
+        )  # norms is the cache's dict until an entity is added
         return set(names)
 
     # -- the search -------------------------------------------------------------------------------------------
@@ -134,8 +172,13 @@ class Retriever:
         now = self.clock()
         analysis = self.analyze(request.query, scopes)
         kinds = kinds_of(episodes_on(request))
-        given = SignalInput(self.store, self.vectors, analysis, scopes,
-                            allowed=lambda kind: self._scope_ids.allowed(kind, scopes))
+        given = SignalInput(
+            self.store,
+            self.vectors,
+            analysis,
+            scopes,
+            allowed=lambda kind: self._scope_ids.allowed(kind, scopes),
+        )
         signals, vector_note, given = self._collect(given, kinds)
         query_vector = given.query_vector
         weights = fusion_weights(self.signals, self.config.weights)
@@ -147,13 +190,20 @@ class Retriever:
             fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         fused = self._expand(fused, items, signals, weights, request, given)
         limit = min(request.limit, MAX_LIMIT)
-        pool = max(RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR)
+        pool = max(
+            RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR
+        )
         ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
         if request.min_relevance > 0:
-            ranked = self._relevant(ranked, self._baseline(scopes, kinds, query_vector),
-                                    request.min_relevance)
+            ranked = self._relevant(
+                ranked, self._baseline(scopes, kinds, query_vector), request.min_relevance
+            )
         chosen = self._diversify(ranked, items, limit)
-        missing = [e.key[1] for e in chosen if e.key[0] is ItemKind.MEMORY and e.key[1] not in items.provenance]
+        missing = [
+            e.key[1]
+            for e in chosen
+            if e.key[0] is ItemKind.MEMORY and e.key[1] not in items.provenance
+        ]
         if missing:  # a pool of one skips MMR and so never loaded provenance
             items.provenance.update(self.store.provenance.of(missing))
         hits = self._to_hits(chosen, items, request.explain, vector_note)
@@ -162,23 +212,33 @@ class Retriever:
             self.store.memories.touch([h.id for h in hits if h.kind is ItemKind.MEMORY])
         return hits
 
-    def _collect(self, given: SignalInput, kinds: list[ItemKind]) -> tuple[list[Signal], str, SignalInput]:
+    def _collect(
+        self, given: SignalInput, kinds: list[ItemKind]
+    ) -> tuple[list[Signal], str, SignalInput]:
         """The query and vector stages' signals, a note when vectors were unavailable, and the input with the
         query vector (None without a model)."""
         future: Future[tuple[list[Signal], SignalInput]] | None = None
         if self._pool is not None:
             future = self._pool.submit(self._vector_signals, given, kinds)
         signals = run_stage(self.signals, Stage.QUERY, given, kinds)
-        vector, given = future.result() if future is not None else self._vector_signals(given, kinds)
+        vector, given = (
+            future.result() if future is not None else self._vector_signals(given, kinds)
+        )
         notes = {s.note for s in vector if s.note}
         return signals + vector, "; ".join(sorted(notes)), given
 
-    def _vector_signals(self, given: SignalInput, kinds: list[ItemKind]) -> tuple[list[Signal], SignalInput]:
+    def _vector_signals(
+        self, given: SignalInput, kinds: list[ItemKind]
+    ) -> tuple[list[Signal], SignalInput]:
         text = given.analysis.semantic_text or given.analysis.text
-        given = replace(given, query_vector=self.vectors.embed_query(text) if self.vectors.ready() else None)
+        given = replace(
+            given, query_vector=self.vectors.embed_query(text) if self.vectors.ready() else None
+        )
         return run_stage(self.signals, Stage.VECTOR, given, kinds), given
 
-    def _relevant(self, ranked: list[Fused], base: gate.Baseline | None, floor: float) -> list[Fused]:
+    def _relevant(
+        self, ranked: list[Fused], base: gate.Baseline | None, floor: float
+    ) -> list[Fused]:
         """The candidates whose gate relevance (see `gate.relevance`) reaches `floor`; recorded as a signal.
 
         A memory filling a profile slot the question names (the subject signal found it) is scored like the rest,
@@ -197,8 +257,9 @@ class Retriever:
                 kept.append(entry)
         return kept
 
-    def _baseline(self, scopes: tuple[str, ...], kinds: Sequence[ItemKind],
-                  query_vector: np.ndarray | None) -> gate.Baseline | None:
+    def _baseline(
+        self, scopes: tuple[str, ...], kinds: Sequence[ItemKind], query_vector: np.ndarray | None
+    ) -> gate.Baseline | None:
         """The query's typical similarity to what these scopes hold (None without a query vector)."""
         if query_vector is None:
             return None
@@ -213,13 +274,20 @@ class Retriever:
             rows += found.values()
         return np.stack(rows) if rows else np.empty((0, 0), np.float32)
 
-    def _hydrate(self, fused: Mapping[Key, Fused], request: RecallRequest, scopes: tuple[str, ...],
-                 items: _Items | None = None) -> _Items:
+    def _hydrate(
+        self,
+        fused: Mapping[Key, Fused],
+        request: RecallRequest,
+        scopes: tuple[str, ...],
+        items: _Items | None = None,
+    ) -> _Items:
         """Load candidates not yet loaded, keeping only those the request may see."""
         items = items or _Items()
         memory_ids = [i for k, i in fused if k is ItemKind.MEMORY and i not in items.memories]
         episode_ids = [i for k, i in fused if k is ItemKind.EPISODE and i not in items.episodes]
-        held = self.store.quarantine.reasons(ItemKind.MEMORY, memory_ids)  # never recalled until released
+        held = self.store.quarantine.reasons(
+            ItemKind.MEMORY, memory_ids
+        )  # never recalled until released
         for memory in self.store.memories.get_many(memory_ids).values():
             if _visible_memory(memory, request, scopes) and memory.id not in held:
                 items.memories[memory.id] = memory
@@ -229,8 +297,15 @@ class Retriever:
                 items.episodes[episode.id] = episode
         return items
 
-    def _expand(self, fused: dict[Key, Fused], items: _Items, signals: list[Signal], weights: dict[str, float],
-                request: RecallRequest, given: SignalInput) -> dict[Key, Fused]:
+    def _expand(
+        self,
+        fused: dict[Key, Fused],
+        items: _Items,
+        signals: list[Signal],
+        weights: dict[str, float],
+        request: RecallRequest,
+        given: SignalInput,
+    ) -> dict[Key, Fused]:
         """Add what the expansion signals reach from the best memories (typed edges), and successors of superseded
         ones.
 
@@ -238,13 +313,20 @@ class Retriever:
         superseded facts bring those facts (and so their successors) along and are demoted with them.
         """
         scopes, analysis = given.scopes, given.analysis
-        best = sorted((e for e in fused.values() if e.key[0] is ItemKind.MEMORY and items.get(e.key)),
-                      key=lambda e: -e.score)[:EDGE_SEEDS]
+        best = sorted(
+            (e for e in fused.values() if e.key[0] is ItemKind.MEMORY and items.get(e.key)),
+            key=lambda e: -e.score,
+        )[:EDGE_SEEDS]
         if best:
             top = best[0].score or 1.0
             seeds = replace(given, seeds={e.key[1]: e.score / top for e in best})
-            reached = [s for s in run_stage(self.signals, Stage.EXPANSION, seeds, kinds_of(episodes_on(request)))
-                       if s.ranked]
+            reached = [
+                s
+                for s in run_stage(
+                    self.signals, Stage.EXPANSION, seeds, kinds_of(episodes_on(request))
+                )
+                if s.ranked
+            ]
             if reached:
                 fused = weighted_rrf([*signals, *reached], weights, self.config.weights.rrf_k)
         if analysis.about_user or analysis.recency > 0:
@@ -253,14 +335,23 @@ class Retriever:
         self._hydrate(fused, request, scopes, items)
         return {k: e for k, e in fused.items() if items.get(k) is not None}
 
-    def _add_stated(self, fused: dict[Key, Fused], items: _Items, request: RecallRequest,
-                    scopes: tuple[str, ...]) -> None:
+    def _add_stated(
+        self,
+        fused: dict[Key, Fused],
+        items: _Items,
+        request: RecallRequest,
+        scopes: tuple[str, ...],
+    ) -> None:
         """Episodes whose turn only yielded superseded memories are stale: those memories join at the episode's
         score (so their current successors follow), and the episodes are remembered for demotion."""
-        sources = self.store.provenance.memories_from_episodes([i for k, i in fused if k is ItemKind.EPISODE])
+        sources = self.store.provenance.memories_from_episodes(
+            [i for k, i in fused if k is ItemKind.EPISODE]
+        )
         if not sources:
             return
-        stale = self.store.memories.stale_ids({m for ids in sources.values() for m in ids}, self.clock())
+        stale = self.store.memories.stale_ids(
+            {m for ids in sources.values() for m in ids}, self.clock()
+        )
         for episode_id, stated in sources.items():
             if not stated or not stale.issuperset(stated):
                 continue
@@ -268,25 +359,44 @@ class Retriever:
             score = fused[(ItemKind.EPISODE, episode_id)].score
             for memory_id in stated:
                 key = (ItemKind.MEMORY, memory_id)
-                entry = fused.setdefault(key, Fused(key, 0.0, {"stated_in_episode": float(episode_id)}))
+                entry = fused.setdefault(
+                    key, Fused(key, 0.0, {"stated_in_episode": float(episode_id)})
+                )
                 entry.score = max(entry.score, score)
 
-    def _add_successors(self, fused: dict[Key, Fused], items: _Items, request: RecallRequest,
-                        scopes: tuple[str, ...]) -> None:
+    def _add_successors(
+        self,
+        fused: dict[Key, Fused],
+        items: _Items,
+        request: RecallRequest,
+        scopes: tuple[str, ...],
+    ) -> None:
         """A stale memory that matched brings its current successor along, at the stale one's fused score."""
         for _ in range(SUCCESSOR_HOPS):
             self._hydrate(fused, request, scopes, items)
-            pending = [m for m in items.memories.values() if m.superseded_by is not None
-                       and (ItemKind.MEMORY, m.superseded_by) not in fused]
+            pending = [
+                m
+                for m in items.memories.values()
+                if m.superseded_by is not None and (ItemKind.MEMORY, m.superseded_by) not in fused
+            ]
             if not pending:
                 return
             for memory in pending:
                 source = fused.get((ItemKind.MEMORY, memory.id))
                 key = (ItemKind.MEMORY, int(memory.superseded_by or 0))
-                fused[key] = Fused(key, source.score if source else 0.0, {"successor_of": float(memory.id)})
+                fused[key] = Fused(
+                    key, source.score if source else 0.0, {"successor_of": float(memory.id)}
+                )
 
-    def _rank(self, fused: dict[Key, Fused], items: _Items, analysis: QueryAnalysis,
-              query: tuple[np.ndarray | None, KeywordCoverage], now: float, pool_size: int) -> list[Fused]:
+    def _rank(
+        self,
+        fused: dict[Key, Fused],
+        items: _Items,
+        analysis: QueryAnalysis,
+        query: tuple[np.ndarray | None, KeywordCoverage],
+        now: float,
+        pool_size: int,
+    ) -> list[Fused]:
         """Fused scores -> session and neighbour lifts -> importance, type and time -> the `pool_size` best are
         reranked by the items themselves -> superseded items demoted below their successors."""
         weights = self.config.weights
@@ -295,41 +405,70 @@ class Retriever:
         for key, entry in fused.items():
             item = items.get(key)
             assert item is not None
-            importance = (effective_importance(item, now, self.config) if isinstance(item, Memory)
-                          else weights.episode_importance)
+            importance = (
+                effective_importance(item, now, self.config)
+                if isinstance(item, Memory)
+                else weights.episode_importance
+            )
             rescore(entry, item, analysis, now, weights, importance)
         pool = sorted(fused.values(), key=_order)[:pool_size]
         self._rerank(pool, items, *query)
         kept = {e.key: e for e in pool}
         demote_superseded(kept, items.memories, now, weights.superseded_penalty)
-        demote_stale_episodes(kept, items.stale_episodes, items.memories, weights.superseded_penalty)
+        demote_stale_episodes(
+            kept, items.stale_episodes, items.memories, weights.superseded_penalty
+        )
         return sorted(pool, key=_order)
 
     def _coverage(self, analysis: QueryAnalysis) -> KeywordCoverage:
         words = analysis.keywords[:COVERAGE_WORDS]
         return KeywordCoverage(words, self._terms.idf(set(words)))
 
-    def _lean(self, signals: list[Signal], weights: dict[str, float], items: _Items,
-              coverage: KeywordCoverage) -> dict[str, float]:
+    def _lean(
+        self,
+        signals: list[Signal],
+        weights: dict[str, float],
+        items: _Items,
+        coverage: KeywordCoverage,
+    ) -> dict[str, float]:
         """Weights leaning on meaning as far as the best keyword matches fail to hold the query's keywords."""
         words = {spec.name for spec in self.signals if spec.matches is Match.WORDS}
-        evidence = keyword_evidence(signals, words, lambda key: _text(items.get(key)), coverage, EVIDENCE_TOP)
-        return lean_on_meaning(self.signals, weights, evidence, self.config.weights.meaning_lean,
-                               self.config.weights.meaning_enough)
+        evidence = keyword_evidence(
+            signals, words, lambda key: _text(items.get(key)), coverage, EVIDENCE_TOP
+        )
+        return lean_on_meaning(
+            self.signals,
+            weights,
+            evidence,
+            self.config.weights.meaning_lean,
+            self.config.weights.meaning_enough,
+        )
 
-    def _rerank(self, pool: list[Fused], items: _Items, query_vector: np.ndarray | None,
-                coverage: KeywordCoverage) -> None:
+    def _rerank(
+        self,
+        pool: list[Fused],
+        items: _Items,
+        query_vector: np.ndarray | None,
+        coverage: KeywordCoverage,
+    ) -> None:
         for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
             ids = [e.key[1] for e in pool if e.key[0] is kind]
             if ids and self.vectors.ready():
-                items.vectors.update(((kind, i), v) for i, v in self.vectors.vectors(kind, ids).items())
-        cosines = ({} if query_vector is None else
-                   {key: float(np.dot(vector, query_vector)) for key, vector in items.vectors.items()})
+                items.vectors.update(
+                    ((kind, i), v) for i, v in self.vectors.vectors(kind, ids).items()
+                )
+        cosines = (
+            {}
+            if query_vector is None
+            else {key: float(np.dot(vector, query_vector)) for key, vector in items.vectors.items()}
+        )
         texts = {e.key: _content(items.get(e.key)) for e in pool}
-        rerank(pool, coverage_of=coverage, texts=texts, cosines=cosines, weights=self.config.weights)
+        rerank(
+            pool, coverage_of=coverage, texts=texts, cosines=cosines, weights=self.config.weights
+        )
 
     def _diversify(self, ranked: list[Fused], items: _Items, limit: int) -> list[Fused]:
-        pool = ranked[:max(MIN_MMR_POOL, limit * MMR_POOL_FACTOR)]
+        pool = ranked[: max(MIN_MMR_POOL, limit * MMR_POOL_FACTOR)]
         if len(pool) <= 1:
             return pool[:limit]
         texts = {e.key: _content(items.get(e.key)) for e in pool}
@@ -348,10 +487,14 @@ class Retriever:
             if isinstance(item, Episode):
                 out[entry.key] = frozenset({(item.session_id, item.turn_index)})
             elif item is not None:
-                out[entry.key] = frozenset((p.session_id, p.turn_index) for p in provenance.get(item.id, ()))
+                out[entry.key] = frozenset(
+                    (p.session_id, p.turn_index) for p in provenance.get(item.id, ())
+                )
         return out
 
-    def _to_hits(self, chosen: list[Fused], items: _Items, explain: bool, vector_note: str) -> list[Hit]:
+    def _to_hits(
+        self, chosen: list[Fused], items: _Items, explain: bool, vector_note: str
+    ) -> list[Hit]:
         provenance = items.provenance
         hits = []
         for entry in chosen:
@@ -360,15 +503,33 @@ class Retriever:
             if explain and vector_note:
                 signals["vector_unavailable"] = 1.0
             if isinstance(item, Memory):
-                hits.append(Hit(ItemKind.MEMORY, item.id, item.type, item.content, entry.score, item.created_at,
-                                tuple(provenance.get(item.id, ())), signals,
-                                superseded=not item.is_current(self.clock())))
+                hits.append(
+                    Hit(
+                        ItemKind.MEMORY,
+                        item.id,
+                        item.type,
+                        item.content,
+                        entry.score,
+                        item.created_at,
+                        tuple(provenance.get(item.id, ())),
+                        signals,
+                        superseded=not item.is_current(self.clock()),
+                    )
+                )
             elif isinstance(item, Episode):
-                hits.append(Hit(ItemKind.EPISODE, item.id, None, item.content, entry.score, item.created_at,
-                                (Provenance(item.session_id, item.turn_index),), signals))
+                hits.append(
+                    Hit(
+                        ItemKind.EPISODE,
+                        item.id,
+                        None,
+                        item.content,
+                        entry.score,
+                        item.created_at,
+                        (Provenance(item.session_id, item.turn_index),),
+                        signals,
+                    )
+                )
         return hits
-
-
 
 
 class _ScopeKeys(Sequence[Key]):
@@ -415,7 +576,11 @@ def _text(item: Memory | Episode | None) -> str | None:
 
 
 def _visible_memory(memory: Memory, request: RecallRequest, scopes: tuple[str, ...]) -> bool:
-    if memory.forgotten or memory.scope not in scopes or item_key(ItemKind.MEMORY, memory.id) in request.exclude_ids:
+    if (
+        memory.forgotten
+        or memory.scope not in scopes
+        or item_key(ItemKind.MEMORY, memory.id) in request.exclude_ids
+    ):
         return False
     if request.types and memory.type not in request.types:
         return False
@@ -429,4 +594,6 @@ def _visible_episode(episode: Episode, request: RecallRequest, scopes: tuple[str
 
 
 def _in_range(ts: float, request: RecallRequest) -> bool:
-    return (request.since is None or ts >= request.since) and (request.until is None or ts < request.until)
+    return (request.since is None or ts >= request.since) and (
+        request.until is None or ts < request.until
+    )

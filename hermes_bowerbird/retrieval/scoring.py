@@ -26,11 +26,14 @@ def decay_exempt(config: Config) -> frozenset[MemoryType]:
 
 @functools.lru_cache(maxsize=16)
 def _parse_types(text: str) -> frozenset[MemoryType]:
-    return frozenset(memory_type(name) for name in (part.strip() for part in text.split(",")) if name)
+    return frozenset(
+        memory_type(name) for name in (part.strip() for part in text.split(",")) if name
+    )
 
 
-def decay_factor(memory: Memory, now: float, half_life_days: float,
-                 exempt: Collection[MemoryType] = frozenset()) -> float:
+def decay_factor(
+    memory: Memory, now: float, half_life_days: float, exempt: Collection[MemoryType] = frozenset()
+) -> float:
     """0..1: how much of its importance a memory keeps after the time since it was last created or used."""
     if half_life_days <= 0 or memory.type in exempt:
         return 1.0
@@ -48,6 +51,9 @@ def access_boost(access_count: int, per_doubling: float) -> float:
 def effective_importance(memory: Memory, now: float, config: Config) -> float:
     """importance x decay x access boost, clamped to 0..1."""
     weights = config.weights
-    value = (memory.importance * decay_factor(memory, now, weights.decay_half_life_days, decay_exempt(config))
-             * access_boost(memory.access_count, weights.access_boost))
+    value = (
+        memory.importance
+        * decay_factor(memory, now, weights.decay_half_life_days, decay_exempt(config))
+        * access_boost(memory.access_count, weights.access_boost)
+    )
     return min(1.0, max(0.0, value))

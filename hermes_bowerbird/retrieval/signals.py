@@ -78,6 +78,7 @@ def _nearest(kind: ItemKind) -> Callable[[SignalInput], Ranked]:
     def find(given: SignalInput) -> Ranked:
         assert given.query_vector is not None  # SignalSpec.run skips vector signals without one
         return cand.nearest(given.vectors, given.query_vector, kind, given.allowed(kind))
+
     return find
 
 
@@ -89,17 +90,51 @@ MEMORY, EPISODE = ItemKind.MEMORY, ItemKind.EPISODE
 
 # The order is the order signals are fused in (it decides nothing but floating-point summation order).
 SIGNALS: tuple[SignalSpec, ...] = (
-    SignalSpec("fts_memory", MEMORY, Stage.QUERY, _full_text(MEMORY), lambda w: w.fts_memory, Match.WORDS),
-    SignalSpec("fts_episode", EPISODE, Stage.QUERY, _full_text(EPISODE), lambda w: w.fts_episode, Match.WORDS),
+    SignalSpec(
+        "fts_memory", MEMORY, Stage.QUERY, _full_text(MEMORY), lambda w: w.fts_memory, Match.WORDS
+    ),
+    SignalSpec(
+        "fts_episode",
+        EPISODE,
+        Stage.QUERY,
+        _full_text(EPISODE),
+        lambda w: w.fts_episode,
+        Match.WORDS,
+    ),
     SignalSpec("graph_entity", MEMORY, Stage.QUERY, _entity_links(MEMORY), lambda w: w.graph),
-    SignalSpec("graph_entity_episode", EPISODE, Stage.QUERY, _entity_links(EPISODE), lambda w: w.graph),
-    SignalSpec("subject", MEMORY, Stage.QUERY,
-               lambda given: cand.subject_slots(given.store, given.analysis, given.scopes), lambda w: w.subject),
-    SignalSpec("vector_memory", MEMORY, Stage.VECTOR, _nearest(MEMORY), lambda w: w.vector_memory, Match.MEANING),
-    SignalSpec("vector_episode", EPISODE, Stage.VECTOR, _nearest(EPISODE), lambda w: w.vector_episode,
-               Match.MEANING),
-    SignalSpec("graph_edge", MEMORY, Stage.EXPANSION,
-               lambda given: cand.typed_edges(given.store, given.seeds), lambda w: w.graph),
+    SignalSpec(
+        "graph_entity_episode", EPISODE, Stage.QUERY, _entity_links(EPISODE), lambda w: w.graph
+    ),
+    SignalSpec(
+        "subject",
+        MEMORY,
+        Stage.QUERY,
+        lambda given: cand.subject_slots(given.store, given.analysis, given.scopes),
+        lambda w: w.subject,
+    ),
+    SignalSpec(
+        "vector_memory",
+        MEMORY,
+        Stage.VECTOR,
+        _nearest(MEMORY),
+        lambda w: w.vector_memory,
+        Match.MEANING,
+    ),
+    SignalSpec(
+        "vector_episode",
+        EPISODE,
+        Stage.VECTOR,
+        _nearest(EPISODE),
+        lambda w: w.vector_episode,
+        Match.MEANING,
+    ),
+    SignalSpec(
+        "graph_edge",
+        MEMORY,
+        Stage.EXPANSION,
+        lambda given: cand.typed_edges(given.store, given.seeds),
+        lambda w: w.graph,
+    ),
 )
 
 
@@ -108,18 +143,26 @@ def fusion_weights(specs: Iterable[SignalSpec], weights: RetrievalWeights) -> di
     return {spec.name: spec.weight(weights) for spec in specs}
 
 
-def lean_on_meaning(specs: Iterable[SignalSpec], weights: Mapping[str, float], evidence: float,
-                    lean: float, enough: float = 1.0) -> dict[str, float]:
+def lean_on_meaning(
+    specs: Iterable[SignalSpec],
+    weights: Mapping[str, float],
+    evidence: float,
+    lean: float,
+    enough: float = 1.0,
+) -> dict[str, float]:
     """The weights with every meaning signal's multiplied by 1 + lean x max(0, 1 - evidence / enough), where evidence
     (0..1) is how much of the query the best keyword matches hold: a question in other words than the store's
     leans on meaning, one whose keywords are found (`enough` of them) does not."""
     factor = 1.0 + lean * max(0.0, 1.0 - max(0.0, evidence) / enough)
     meaning = {spec.name for spec in specs if spec.matches is Match.MEANING}
-    return {name: weight * factor if name in meaning else weight for name, weight in weights.items()}
+    return {
+        name: weight * factor if name in meaning else weight for name, weight in weights.items()
+    }
 
 
-def run_stage(specs: Iterable[SignalSpec], stage: Stage, given: SignalInput,
-              kinds: Iterable[ItemKind]) -> list[Signal]:
+def run_stage(
+    specs: Iterable[SignalSpec], stage: Stage, given: SignalInput, kinds: Iterable[ItemKind]
+) -> list[Signal]:
     """The signals of one stage that search one of `kinds`, in registry order."""
     wanted = set(kinds)
     return [spec.run(given) for spec in specs if spec.stage is stage and spec.searches in wanted]

@@ -22,25 +22,37 @@ class Bulletins:
         if self._db.readonly:  # shown, not stored: the next writable start stores a fresh one
             return Bulletin(0, scope, text, digest, state_hash, generator, self._db.clock())
         with self._db.transaction():
-            cursor = self._db.execute("""
+            cursor = self._db.execute(
+                """
                 INSERT INTO bulletins (scope, text, hash, state_hash, generator, created_at)
                 VALUES (?, ?, ?, ?, ?, ?)
-            """, (scope, text, digest, state_hash, generator, self._db.clock()))
+            """,
+                (scope, text, digest, state_hash, generator, self._db.clock()),
+            )
             bulletin = self.latest(scope)
         assert bulletin is not None and bulletin.id == cursor.lastrowid
         return bulletin
 
     def latest(self, scope: str, *, generator_like: str = "%") -> Bulletin | None:
         """The newest bulletin of `scope` (whose generator matches the LIKE pattern `generator_like`)."""
-        rows = from_rows(Bulletin, self._db.query(f"""
+        rows = from_rows(
+            Bulletin,
+            self._db.query(
+                f"""
             SELECT {_COLUMNS}
             FROM bulletins
             WHERE scope = ? AND generator LIKE ?
             ORDER BY id DESC
             LIMIT 1
-        """, (scope, generator_like)))
+        """,
+                (scope, generator_like),
+            ),
+        )
         return rows[0] if rows else None
 
     def scopes(self) -> list[str]:
         """Scopes that have had a bulletin generated at least once."""
-        return [row["scope"] for row in self._db.query("SELECT DISTINCT scope FROM bulletins ORDER BY scope")]
+        return [
+            row["scope"]
+            for row in self._db.query("SELECT DISTINCT scope FROM bulletins ORDER BY scope")
+        ]

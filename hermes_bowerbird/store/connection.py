@@ -28,7 +28,7 @@ T = TypeVar("T")
 def chunks(items: Sequence[T], size: int = SQL_VARS) -> Iterator[Sequence[T]]:
     """`items` in slices small enough to bind as parameters of one statement."""
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 def marks(n: int) -> str:
@@ -39,13 +39,21 @@ def marks(n: int) -> str:
 class Connection:
     """One migrated SQLite connection, thread-safe through a re-entrant lock; rows come back as sqlite3.Row."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock = time.time,
-                 *, readonly: bool = False) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        clock: Clock = time.time,
+        *,
+        readonly: bool = False,
+    ) -> None:
         self._conn = conn
         self._lock = threading.RLock()
         self.path = path
         self.clock = clock
-        self.readonly = readonly  # opened read-only: reads work, the read path skips its bookkeeping writes
+        self.readonly = (
+            readonly  # opened read-only: reads work, the read path skips its bookkeeping writes
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -154,7 +162,9 @@ class Connection:
             self._conn.backup(target)
 
 
-def open_connection(path: Path | str, *, clock: Clock = time.time, readonly: bool = False) -> Connection:
+def open_connection(
+    path: Path | str, *, clock: Clock = time.time, readonly: bool = False
+) -> Connection:
     """Open or create the database at `path` and apply pending migrations.
 
     An existing store whose file or folder cannot be written opens read-only instead of failing.
@@ -186,8 +196,10 @@ def _open_read_only(path: Path, clock: Clock) -> Connection:
         raise
     if pending:
         conn.close()
-        raise DatabaseError(f"the database {path} is read-only and needs an upgrade ({', '.join(pending)}); "
-                            "open it once with write access")
+        raise DatabaseError(
+            f"the database {path} is read-only and needs an upgrade ({', '.join(pending)}); "
+            "open it once with write access"
+        )
     return Connection(conn, path, clock, readonly=True)
 
 

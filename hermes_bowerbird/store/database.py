@@ -31,7 +31,9 @@ class Store:
     """
 
     def __init__(self, db: Connection) -> None:
-        self.db = db  # the connection itself: statements, transactions (what sqlite-utils calls `conn`)
+        self.db = (
+            db  # the connection itself: statements, transactions (what sqlite-utils calls `conn`)
+        )
         self._db = db
         self.memories = Memories(db)
         self.retention = Retention(db)
@@ -86,18 +88,33 @@ class Store:
         with self._db.transaction():
             memory_id = self.memories.insert(new)
             self.provenance.add(memory_id, new.provenance)
-            self.audit.add(memory_id, AuditAction.CREATE, reason, actor or str(new.source), {"type": str(new.type)})
+            self.audit.add(
+                memory_id,
+                AuditAction.CREATE,
+                reason,
+                actor or str(new.source),
+                {"type": str(new.type)},
+            )
         return self.memories.require(memory_id)
 
-    def reinforce(self, memory_id: int, provenance: Sequence[Provenance], *, reason: str, actor: str,
-                  importance: float | None = None) -> None:
+    def reinforce(
+        self,
+        memory_id: int,
+        provenance: Sequence[Provenance],
+        *,
+        reason: str,
+        actor: str,
+        importance: float | None = None,
+    ) -> None:
         """A near-duplicate arrived: boost access, extend provenance, optionally raise importance."""
         with self._db.transaction():
             self.memories.boost(memory_id, importance)
             self.provenance.add(memory_id, provenance)
             self.audit.add(memory_id, AuditAction.MERGE, reason, actor)
 
-    def set_origin(self, memory_id: int, origin: str, *, confidence: float, reason: str, actor: str) -> None:
+    def set_origin(
+        self, memory_id: int, origin: str, *, confidence: float, reason: str, actor: str
+    ) -> None:
         """A stronger source stated a memory again: record that origin and raise its confidence."""
         with self._db.transaction():
             self.memories.set_origin(memory_id, origin, confidence)
@@ -133,14 +150,27 @@ class Store:
             self.memories.delete_forgotten(memory_id)
             self.audit.add(memory_id, AuditAction.PURGE, reason, actor)
 
-    def add_edge(self, src_id: int, dst_id: int, relation: Relation, weight: float = 1.0,
-                 *, actor: str = "", reason: str = "") -> Edge:
+    def add_edge(
+        self,
+        src_id: int,
+        dst_id: int,
+        relation: Relation,
+        weight: float = 1.0,
+        *,
+        actor: str = "",
+        reason: str = "",
+    ) -> Edge:
         """Create or strengthen a typed edge (the stronger weight wins); with an `actor`, audited."""
         with self._db.transaction():
             edge = self.graph.add_edge(src_id, dst_id, relation, weight)
             if actor:
-                self.audit.add(src_id, AuditAction.RELATE, reason or str(relation), actor,
-                               {"relation": str(relation), "target": dst_id})
+                self.audit.add(
+                    src_id,
+                    AuditAction.RELATE,
+                    reason or str(relation),
+                    actor,
+                    {"relation": str(relation), "target": dst_id},
+                )
         return edge
 
     def quarantine_item(self, kind: ItemKind, item_id: int, reason: str) -> None:
@@ -165,4 +195,3 @@ class Store:
             self.vectors.delete(ItemKind.EPISODE, ids)
             self.episodes.delete_before(cutoff)
         return ids
-

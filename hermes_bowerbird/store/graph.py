@@ -21,31 +21,45 @@ class Graph:
     # -- entities -------------------------------------------------------------------------------------------
     def upsert_entity(self, scope: str, name: str, norm: str, kind: str = "thing") -> int:
         with self._db.transaction():
-            self._db.execute("""
+            self._db.execute(
+                """
                 INSERT OR IGNORE INTO entities (scope, name, norm, kind, created_at)
                 VALUES (?, ?, ?, ?, ?)
-            """, (scope, name, norm, kind, self._db.clock()))
-            return int(self._db.scalar("SELECT id FROM entities WHERE scope = ? AND norm = ?", (scope, norm)))
+            """,
+                (scope, name, norm, kind, self._db.clock()),
+            )
+            return int(
+                self._db.scalar(
+                    "SELECT id FROM entities WHERE scope = ? AND norm = ?", (scope, norm)
+                )
+            )
 
     def link_memory_entities(self, memory_id: int, entity_ids: Iterable[int]) -> None:
         with self._db.transaction():
             for entity_id in entity_ids:
-                self._db.execute("""
+                self._db.execute(
+                    """
                     INSERT OR IGNORE INTO memory_entities (memory_id, entity_id)
                     VALUES (?, ?)
-                """, (memory_id, entity_id))
+                """,
+                    (memory_id, entity_id),
+                )
 
     def link_episode_entities(self, episode_id: int, entity_ids: Iterable[int]) -> None:
         with self._db.transaction():
             for entity_id in entity_ids:
-                self._db.execute("""
+                self._db.execute(
+                    """
                     INSERT OR IGNORE INTO episode_entities (episode_id, entity_id)
                     VALUES (?, ?)
-                """, (episode_id, entity_id))
+                """,
+                    (episode_id, entity_id),
+                )
 
     def entity_norms(self, scopes: Sequence[str]) -> dict[str, int]:
         """Every entity name and alias (normalised) known in these scopes, mapped to entity id."""
-        rows = self._db.query(f"""
+        rows = self._db.query(
+            f"""
             SELECT norm, id AS entity_id
             FROM entities
             WHERE scope IN ({marks(len(scopes))})
@@ -54,7 +68,9 @@ class Graph:
             FROM entity_aliases a
             JOIN entities e ON e.id = a.entity_id
             WHERE e.scope IN ({marks(len(scopes))})
-        """, (*scopes, *scopes))
+        """,
+            (*scopes, *scopes),
+        )
         return {row["norm"]: row["entity_id"] for row in rows}
 
     def entity_stamp(self) -> tuple[int, int]:
@@ -68,32 +84,40 @@ class Graph:
     def get_entities(self, ids: Iterable[int]) -> dict[int, Entity]:
         out: dict[int, Entity] = {}
         for chunk in chunks(list(dict.fromkeys(ids))):
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT id, scope, name, kind
                 FROM entities
                 WHERE id IN ({marks(len(chunk))})
-            """, chunk)
+            """,
+                chunk,
+            )
             out.update((e.id, e) for e in from_rows(Entity, rows))
         return out
 
     def entities_of_memories(self, memory_ids: Sequence[int]) -> dict[int, list[int]]:
         out: dict[int, list[int]] = {}
         for chunk in chunks(list(memory_ids)):
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT memory_id, entity_id
                 FROM memory_entities
                 WHERE memory_id IN ({marks(len(chunk))})
-            """, chunk)
+            """,
+                chunk,
+            )
             for row in rows:
                 out.setdefault(row["memory_id"], []).append(row["entity_id"])
         return out
 
-    def memories_for_entities(self, entity_ids: Sequence[int], scopes: Sequence[str],
-                              limit: int = 200) -> list[tuple[int, int]]:
+    def memories_for_entities(
+        self, entity_ids: Sequence[int], scopes: Sequence[str], limit: int = 200
+    ) -> list[tuple[int, int]]:
         """(memory id, entity id) for live memories in scope that mention any of the entities."""
         if not entity_ids:
             return []
-        rows = self._db.query(f"""
+        rows = self._db.query(
+            f"""
             SELECT me.memory_id, me.entity_id
             FROM memory_entities me
             JOIN memories m ON m.id = me.memory_id
@@ -101,22 +125,28 @@ class Graph:
               AND m.scope IN ({marks(len(scopes))})
             ORDER BY m.created_at DESC
             LIMIT ?
-        """, (*entity_ids, *scopes, limit))
+        """,
+            (*entity_ids, *scopes, limit),
+        )
         return [(int(row["memory_id"]), int(row["entity_id"])) for row in rows]
 
-    def episodes_for_entities(self, entity_ids: Sequence[int], scopes: Sequence[str],
-                              limit: int = 200) -> list[tuple[int, int]]:
+    def episodes_for_entities(
+        self, entity_ids: Sequence[int], scopes: Sequence[str], limit: int = 200
+    ) -> list[tuple[int, int]]:
         """(episode id, entity id) for episodes in scope that mention any of the entities."""
         if not entity_ids:
             return []
-        rows = self._db.query(f"""
+        rows = self._db.query(
+            f"""
             SELECT ee.episode_id, ee.entity_id
             FROM episode_entities ee
             JOIN episodes e ON e.id = ee.episode_id
             WHERE ee.entity_id IN ({marks(len(entity_ids))}) AND e.scope IN ({marks(len(scopes))})
             ORDER BY e.created_at DESC
             LIMIT ?
-        """, (*entity_ids, *scopes, limit))
+        """,
+            (*entity_ids, *scopes, limit),
+        )
         return [(int(row["episode_id"]), int(row["entity_id"])) for row in rows]
 
     # -- edges ----------------------------------------------------------------------------------------------
@@ -125,26 +155,35 @@ class Graph:
         if src_id == dst_id:
             raise InvalidInputError("an edge needs two different memories")
         with self._db.transaction():
-            self._db.execute("""
+            self._db.execute(
+                """
                 INSERT INTO edges (src_id, dst_id, relation, weight, created_at)
                 VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (src_id, dst_id, relation) DO UPDATE SET weight = max(weight, excluded.weight)
-            """, (src_id, dst_id, str(relation), weight, self._db.clock()))
-            row = self._db.query(f"""
+            """,
+                (src_id, dst_id, str(relation), weight, self._db.clock()),
+            )
+            row = self._db.query(
+                f"""
                 SELECT {_EDGE_COLUMNS}
                 FROM edges
                 WHERE src_id = ? AND dst_id = ? AND relation = ?
-            """, (src_id, dst_id, str(relation)))[0]
+            """,
+                (src_id, dst_id, str(relation)),
+            )[0]
         return from_row(Edge, row)
 
     def edges_of(self, memory_ids: Sequence[int]) -> list[Edge]:
         """Edges touching any of the memories, in either direction."""
         out: dict[int, Edge] = {}
         for chunk in chunks(list(memory_ids), SQL_VARS // 2):
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT {_EDGE_COLUMNS}
                 FROM edges
                 WHERE src_id IN ({marks(len(chunk))}) OR dst_id IN ({marks(len(chunk))})
-            """, (*chunk, *chunk))
+            """,
+                (*chunk, *chunk),
+            )
             out.update((edge.id, edge) for edge in from_rows(Edge, rows))
         return list(out.values())

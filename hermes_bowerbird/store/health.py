@@ -11,7 +11,16 @@ from .search import Search
 
 log = logging.getLogger(__name__)
 
-_COUNTED = ("memories", "episodes", "entities", "edges", "embeddings", "journal", "audit_log", "bulletins")
+_COUNTED = (
+    "memories",
+    "episodes",
+    "entities",
+    "edges",
+    "embeddings",
+    "journal",
+    "audit_log",
+    "bulletins",
+)
 _ORPHANS = {
     "edges": """
         SELECT count(*)
@@ -78,4 +87,6 @@ class Health:
         lingers in the file; a checkpoint blocked by a reader leaves the WAL for the next one."""
         self._search.optimize()
         if self._db.query("PRAGMA wal_checkpoint(TRUNCATE)")[0]["busy"]:
-            log.info("the WAL is still in use by a reader; deleted pages leave it at a later checkpoint")
+            log.info(
+                "the WAL is still in use by a reader; deleted pages leave it at a later checkpoint"
+            )

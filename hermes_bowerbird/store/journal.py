@@ -14,7 +14,9 @@ _JOURNAL_COLUMNS = """
     id, scope, session_id, turn_index, platform, user_content, assistant_content, created_at,
     status, source, attempts
 """
-_EPISODE_COLUMNS = "id, scope, session_id, turn_index, chunk_index, role, content, created_at, journal_id"
+_EPISODE_COLUMNS = (
+    "id, scope, session_id, turn_index, chunk_index, role, content, created_at, journal_id"
+)
 
 
 class Journal:
@@ -23,9 +25,18 @@ class Journal:
     def __init__(self, db: Connection) -> None:
         self._db = db
 
-    def append(self, *, scope: str, session_id: str, platform: str, user: str, assistant: str,
-               turn_index: int | None = None, source: Source = Source.TURN,
-               created_at: float | None = None) -> int:
+    def append(
+        self,
+        *,
+        scope: str,
+        session_id: str,
+        platform: str,
+        user: str,
+        assistant: str,
+        turn_index: int | None = None,
+        source: Source = Source.TURN,
+        created_at: float | None = None,
+    ) -> int:
         """The whole of turn capture on the caller's thread: one short write transaction; returns the row id.
 
         The turn index is settled inside the transaction. A requested index that is free is used; one that
@@ -38,18 +49,22 @@ class Journal:
             index = turn_index
             held = None if turn_index is None else self._turn_at(session_id, turn_index)
             if held is not None:
-                if (content_hash(held["user_content"]) == content_hash(user)
-                        and content_hash(held["assistant_content"]) == content_hash(assistant)):
+                if content_hash(held["user_content"]) == content_hash(user) and content_hash(
+                    held["assistant_content"]
+                ) == content_hash(assistant):
                     return int(held["id"])
                 index = None
             if index is None:
                 index = self.next_turn_index(session_id)
-            cursor = self._db.execute("""
+            cursor = self._db.execute(
+                """
                 INSERT INTO journal (
                     scope, session_id, turn_index, platform, source, user_content, assistant_content, created_at
                 )
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, (scope, session_id, index, platform, str(source), user, assistant, created))
+            """,
+                (scope, session_id, index, platform, str(source), user, assistant, created),
+            )
             return int(cursor.lastrowid or 0)
 
     def try_append(self, **row: Any) -> int | None:
@@ -59,11 +74,14 @@ class Journal:
 
     def _turn_at(self, session_id: str, turn_index: int) -> sqlite3.Row | None:
         """id, user_content and assistant_content of the session's row at this index, if any."""
-        rows = self._db.query("""
+        rows = self._db.query(
+            """
             SELECT id, user_content, assistant_content
             FROM journal
             WHERE session_id = ? AND turn_index = ?
-        """, (session_id, turn_index))
+        """,
+            (session_id, turn_index),
+        )
         return rows[0] if rows else None
 
     def append_many(self, rows: Sequence[Mapping[str, Any]]) -> int:
@@ -73,46 +91,75 @@ class Journal:
         user_content, assistant_content, created_at); the rest take the table's defaults."""
         with self._db.transaction():
             self._db.sqlite_utils().table("journal").insert_all(
-                ({**row, "source": str(row.get("source", Source.TURN)),
-                  "created_at": row.get("created_at") if row.get("created_at") is not None else self._db.clock()}
-                 for row in rows), batch_size=200)
+                (
+                    {
+                        **row,
+                        "source": str(row.get("source", Source.TURN)),
+                        "created_at": row.get("created_at")
+                        if row.get("created_at") is not None
+                        else self._db.clock(),
+                    }
+                    for row in rows
+                ),
+                batch_size=200,
+            )
         return len(rows)
 
     def pending(self, limit: int = 100, after_id: int = 0) -> list[JournalEntry]:
         """Rows waiting for curation, in id order; a row that failed waits until its retry time."""
-        return from_rows(JournalEntry, self._db.query(f"""
+        return from_rows(
+            JournalEntry,
+            self._db.query(
+                f"""
             SELECT {_JOURNAL_COLUMNS}
             FROM journal
             WHERE status = 'pending' AND id > ? AND (retry_at IS NULL OR retry_at <= ?)
             ORDER BY id
             LIMIT ?
-        """, (after_id, self._db.clock(), limit)))
+        """,
+                (after_id, self._db.clock(), limit),
+            ),
+        )
 
     def get(self, journal_id: int) -> JournalEntry | None:
-        rows = from_rows(JournalEntry, self._db.query(f"""
+        rows = from_rows(
+            JournalEntry,
+            self._db.query(
+                f"""
             SELECT {_JOURNAL_COLUMNS}
             FROM journal
             WHERE id = ?
-        """, (journal_id,)))
+        """,
+                (journal_id,),
+            ),
+        )
         return rows[0] if rows else None
 
     def mark(self, journal_id: int, status: JournalStatus, error: str | None = None) -> None:
-        self._db.execute("""
+        self._db.execute(
+            """
             UPDATE journal
             SET status = ?, error = ?, processed_at = ?, attempts = attempts + 1, retry_at = NULL
             WHERE id = ?
-        """, (str(status), error, self._db.clock(), journal_id))
+        """,
+            (str(status), error, self._db.clock(), journal_id),
+        )
 
-    def retry_later(self, journal_id: int, error: str, *, base_seconds: float, max_seconds: float) -> None:
+    def retry_later(
+        self, journal_id: int, error: str, *, base_seconds: float, max_seconds: float
+    ) -> None:
         """Count a failed attempt and keep the row pending, due again after base x 2^(attempts before) seconds
         (at most `max_seconds`). A row another writer already finished is left alone."""
         now = self._db.clock()
-        self._db.execute("""
+        self._db.execute(
+            """
             UPDATE journal
             SET attempts = attempts + 1, error = ?, processed_at = ?,
                 retry_at = ? + min(?, ? * (1 << min(attempts, 30)))
             WHERE id = ? AND status = 'pending'
-        """, (error, now, now, max_seconds, base_seconds, journal_id))
+        """,
+            (error, now, now, max_seconds, base_seconds, journal_id),
+        )
 
     def counts(self) -> dict[str, int]:
         rows = self._db.query("SELECT status, count(*) AS n FROM journal GROUP BY status")
@@ -127,20 +174,29 @@ class Journal:
         """)[0]
         due = row["due"]
         wait = None if due is None else round(max(0.0, float(due) - self._db.clock()), 1)
-        return {"rows": int(row["n"]), "max_attempts": int(row["most"] or 0), "next_retry_seconds": wait}
+        return {
+            "rows": int(row["n"]),
+            "max_attempts": int(row["most"] or 0),
+            "next_retry_seconds": wait,
+        }
 
     def next_turn_index(self, session_id: str) -> int:
         """The index the session's next turn would get now (writers settle their own inside append)."""
-        value = self._db.scalar("SELECT max(turn_index) FROM journal WHERE session_id = ?", (session_id,))
+        value = self._db.scalar(
+            "SELECT max(turn_index) FROM journal WHERE session_id = ?", (session_id,)
+        )
         return 0 if value is None else int(value) + 1
 
     def texts(self, session_id: str) -> set[str]:
         """Hashes of user and assistant texts already captured for a session (to skip re-capture)."""
-        rows = self._db.query("""
+        rows = self._db.query(
+            """
             SELECT user_content, assistant_content
             FROM journal
             WHERE session_id = ?
-        """, (session_id,))
+        """,
+            (session_id,),
+        )
         texts = (row[column] for row in rows for column in ("user_content", "assistant_content"))
         return {content_hash(text) for text in texts if text}
 
@@ -151,36 +207,70 @@ class Episodes:
     def __init__(self, db: Connection) -> None:
         self._db = db
 
-    def insert(self, *, scope: str, session_id: str, turn_index: int, chunk_index: int, role: str,
-               content: str, created_at: float | None = None, journal_id: int | None = None) -> int:
+    def insert(
+        self,
+        *,
+        scope: str,
+        session_id: str,
+        turn_index: int,
+        chunk_index: int,
+        role: str,
+        content: str,
+        created_at: float | None = None,
+        journal_id: int | None = None,
+    ) -> int:
         """Store one verbatim chunk; re-inserting the same (session, turn, role, chunk) returns the old id."""
         with self._db.transaction():
-            self._db.execute("""
+            self._db.execute(
+                """
                 INSERT OR IGNORE INTO episodes (
                     scope, session_id, turn_index, chunk_index, role, content, created_at, journal_id
                 )
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, (scope, session_id, turn_index, chunk_index, role, content,
-                  created_at if created_at is not None else self._db.clock(), journal_id))
-            return int(self._db.scalar("""
+            """,
+                (
+                    scope,
+                    session_id,
+                    turn_index,
+                    chunk_index,
+                    role,
+                    content,
+                    created_at if created_at is not None else self._db.clock(),
+                    journal_id,
+                ),
+            )
+            return int(
+                self._db.scalar(
+                    """
                 SELECT id
                 FROM episodes
                 WHERE scope = ? AND session_id = ? AND turn_index = ? AND role = ? AND chunk_index = ?
-            """, (scope, session_id, turn_index, role, chunk_index)))
+            """,
+                    (scope, session_id, turn_index, role, chunk_index),
+                )
+            )
 
     def get_many(self, ids: Iterable[int]) -> dict[int, Episode]:
         out: dict[int, Episode] = {}
         for chunk in chunks(list(dict.fromkeys(ids))):
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT {_EPISODE_COLUMNS}
                 FROM episodes
                 WHERE id IN ({marks(len(chunk))})
-            """, chunk)
+            """,
+                chunk,
+            )
             out.update((e.id, e) for e in from_rows(Episode, rows))
         return out
 
-    def find(self, scopes: Sequence[str] | None = None, *, session_id: str | None = None,
-             limit: int | None = None) -> list[Episode]:
+    def find(
+        self,
+        scopes: Sequence[str] | None = None,
+        *,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[Episode]:
         where: list[str] = ["1 = 1"]
         params: list[Any] = []
         if scopes is not None:
@@ -191,13 +281,19 @@ class Episodes:
             params.append(session_id)
         limit_sql = "" if limit is None else "LIMIT ?"
         params.extend([] if limit is None else [limit])
-        return from_rows(Episode, self._db.query(f"""
+        return from_rows(
+            Episode,
+            self._db.query(
+                f"""
             SELECT {_EPISODE_COLUMNS}
             FROM episodes
-            WHERE {' AND '.join(where)}
+            WHERE {" AND ".join(where)}
             ORDER BY session_id, turn_index, role, chunk_index
             {limit_sql}
-        """, params))
+        """,
+                params,
+            ),
+        )
 
     def ids_before(self, cutoff: float) -> list[int]:
         rows = self._db.query("SELECT id FROM episodes WHERE created_at < ?", (cutoff,))

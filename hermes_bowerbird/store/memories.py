@@ -33,8 +33,13 @@ _ORDER = {
 }
 
 
-def _filter(scopes: Sequence[str] | None, types: Sequence[MemoryType], include_forgotten: bool,
-            current_only: bool, now: float) -> tuple[list[str], list[Any]]:
+def _filter(
+    scopes: Sequence[str] | None,
+    types: Sequence[MemoryType],
+    include_forgotten: bool,
+    current_only: bool,
+    now: float,
+) -> tuple[list[str], list[Any]]:
     where: list[str] = ["1 = 1"]
     params: list[Any] = []
     if scopes is not None:
@@ -72,73 +77,115 @@ class Memories:
     def get_many(self, ids: Iterable[int]) -> dict[int, Memory]:
         out: dict[int, Memory] = {}
         for chunk in chunks(list(dict.fromkeys(ids))):
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT {COLUMNS}
                 FROM memories
                 WHERE id IN ({marks(len(chunk))})
-            """, chunk)
+            """,
+                chunk,
+            )
             out.update((m.id, m) for m in from_rows(Memory, rows))
         return out
 
-    def find_by_hash(self, scope: str, text: str, *, include_forgotten: bool = False) -> Memory | None:
+    def find_by_hash(
+        self, scope: str, text: str, *, include_forgotten: bool = False
+    ) -> Memory | None:
         """A memory of `scope` with the same normalised content (live ones only unless asked)."""
-        rows = self._db.query(f"""
+        rows = self._db.query(
+            f"""
             SELECT {COLUMNS}
             FROM memories
             WHERE scope = ? AND content_hash = ? AND (? OR forgotten = 0)
             ORDER BY id DESC
             LIMIT 1
-        """, (scope, content_hash(text), include_forgotten))
+        """,
+            (scope, content_hash(text), include_forgotten),
+        )
         return from_row(Memory, rows[0]) if rows else None
 
     def find_containing(self, scope: str, text: str, limit: int = 5) -> list[Memory]:
         """Live, current memories of `scope` whose content contains `text` verbatim, newest first."""
-        return from_rows(Memory, self._db.query(f"""
+        return from_rows(
+            Memory,
+            self._db.query(
+                f"""
             SELECT {COLUMNS}
             FROM memories
             WHERE scope = ? AND forgotten = 0 AND superseded_by IS NULL AND instr(content, ?) > 0
             ORDER BY id DESC
             LIMIT ?
-        """, (scope, text, limit)))
+        """,
+                (scope, text, limit),
+            ),
+        )
 
     def current_by_subject(self, scope: str, subject: str) -> list[Memory]:
         """Live, not superseded memories of `scope` about `subject`, newest first."""
-        return from_rows(Memory, self._db.query(f"""
+        return from_rows(
+            Memory,
+            self._db.query(
+                f"""
             SELECT {COLUMNS}
             FROM memories
             WHERE scope = ? AND subject = ? AND forgotten = 0 AND superseded_by IS NULL
             ORDER BY created_at DESC, id DESC
-        """, (scope, subject)))
+        """,
+                (scope, subject),
+            ),
+        )
 
-    def find(self, scopes: Sequence[str] | None = None, *, types: Sequence[MemoryType] = (),
-             include_forgotten: bool = False, current_only: bool = False,
-             since: float | None = None, until: float | None = None,
-             order: str = "recent", limit: int | None = None, after_id: int = 0) -> list[Memory]:
+    def find(
+        self,
+        scopes: Sequence[str] | None = None,
+        *,
+        types: Sequence[MemoryType] = (),
+        include_forgotten: bool = False,
+        current_only: bool = False,
+        since: float | None = None,
+        until: float | None = None,
+        order: str = "recent",
+        limit: int | None = None,
+        after_id: int = 0,
+    ) -> list[Memory]:
         """Filtered listing; `order` is recent (newest first), oldest, or importance."""
         where, params = _filter(scopes, types, include_forgotten, current_only, self._db.clock())
-        for clause, value in (("created_at >= ?", since), ("created_at < ?", until), ("id > ?", after_id or None)):
+        for clause, value in (
+            ("created_at >= ?", since),
+            ("created_at < ?", until),
+            ("id > ?", after_id or None),
+        ):
             if value is not None:
                 where.append(clause)
                 params.append(value)
         limit_sql = "" if limit is None else "LIMIT ?"
         params.extend([] if limit is None else [limit])
-        return from_rows(Memory, self._db.query(f"""
+        return from_rows(
+            Memory,
+            self._db.query(
+                f"""
             SELECT {COLUMNS}
             FROM memories
-            WHERE {' AND '.join(where)}
+            WHERE {" AND ".join(where)}
             ORDER BY {_ORDER[order]}
             {limit_sql}
-        """, params))
+        """,
+                params,
+            ),
+        )
 
     def count_by_type(self, scopes: Sequence[str] | None = None) -> dict[str, int]:
         """Live memory counts by type (forgotten ones excluded)."""
         where, params = _filter(scopes, (), False, False, 0.0)
-        rows = self._db.query(f"""
+        rows = self._db.query(
+            f"""
             SELECT type, count(*) AS n
             FROM memories
-            WHERE {' AND '.join(where)}
+            WHERE {" AND ".join(where)}
             GROUP BY type
-        """, params)
+        """,
+            params,
+        )
         return {row["type"]: row["n"] for row in rows}
 
     def scopes(self) -> dict[str, int]:
@@ -156,78 +203,116 @@ class Memories:
         rows = self._db.query(f"SELECT id FROM memories WHERE {' AND '.join(where)}", params)
         return {row["id"] for row in rows}
 
-    def heads(self, types: Sequence[MemoryType], *, after_id: int = 0, limit: int = 5_000) -> list[Memory]:
+    def heads(
+        self, types: Sequence[MemoryType], *, after_id: int = 0, limit: int = 5_000
+    ) -> list[Memory]:
         """Live memories of these types in id order, without content, summary, tags or metadata (those are left
         empty): the cheap view whole-store scans such as decay use."""
-        return from_rows(Memory, self._db.query(f"""
+        return from_rows(
+            Memory,
+            self._db.query(
+                f"""
             SELECT {HEAD_COLUMNS}
             FROM memories
             WHERE forgotten = 0 AND type IN ({marks(len(types))}) AND id > ?
             ORDER BY id
             LIMIT ?
-        """, (*[str(t) for t in types], after_id, limit)))
+        """,
+                (*[str(t) for t in types], after_id, limit),
+            ),
+        )
 
     def subject_keys(self, scopes: Sequence[str]) -> set[str]:
         """The distinct subjects of live memories in these scopes."""
         if not scopes:
             return set()
-        rows = self._db.query(f"""
+        rows = self._db.query(
+            f"""
             SELECT DISTINCT subject
             FROM memories
             WHERE scope IN ({marks(len(scopes))}) AND subject IS NOT NULL AND forgotten = 0
-        """, scopes)
+        """,
+            scopes,
+        )
         return {row["subject"] for row in rows}
 
-    def by_subject(self, scopes: Sequence[str], subjects: Sequence[str], limit: int = 50) -> list[int]:
+    def by_subject(
+        self, scopes: Sequence[str], subjects: Sequence[str], limit: int = 50
+    ) -> list[int]:
         """Ids of live memories in scope about any of `subjects`: not superseded ones first, then newest first."""
         if not subjects or not scopes:
             return []
-        rows = self._db.query(f"""
+        rows = self._db.query(
+            f"""
             SELECT id
             FROM memories
             WHERE scope IN ({marks(len(scopes))}) AND subject IN ({marks(len(subjects))}) AND forgotten = 0
             ORDER BY superseded_by IS NOT NULL, created_at DESC, id DESC
             LIMIT ?
-        """, (*scopes, *subjects, limit))
+        """,
+            (*scopes, *subjects, limit),
+        )
         return [int(row["id"]) for row in rows]
 
     def stale_ids(self, ids: Iterable[int], now: float) -> set[int]:
         """Those of these memories that are no longer current (forgotten, superseded or expired at `now`)."""
         out: set[int] = set()
         for chunk in chunks(list(dict.fromkeys(ids))):
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT id
                 FROM memories
                 WHERE id IN ({marks(len(chunk))})
                   AND (forgotten != 0 OR superseded_by IS NOT NULL
                        OR (valid_until IS NOT NULL AND valid_until <= ?))
-            """, (*chunk, now))
+            """,
+                (*chunk, now),
+            )
             out.update(int(row["id"]) for row in rows)
         return out
 
     def state_hash(self, scopes: Sequence[str]) -> str:
         """Changes whenever a memory in these scopes is added, edited, superseded or forgotten."""
-        row = self._db.query(f"""
+        row = self._db.query(
+            f"""
             SELECT count(*), coalesce(max(id), 0), coalesce(max(updated_at), 0), coalesce(sum(forgotten), 0)
             FROM memories
             WHERE scope IN ({marks(len(scopes))})
-        """, scopes)[0]
+        """,
+            scopes,
+        )[0]
         return hashlib.sha256(repr(tuple(row)).encode()).hexdigest()[:16]
 
     # -- writes of this table alone -------------------------------------------------------------------------
     def insert(self, new: NewMemory) -> int:
         """The new row's id (the Store adds its provenance and audit row in the same transaction)."""
         now = self._db.clock()
-        cursor = self._db.execute("""
+        cursor = self._db.execute(
+            """
             INSERT INTO memories (
                 scope, type, content, summary, subject, content_hash, importance, confidence,
                 created_at, updated_at, valid_from, source, session_id, tags, metadata
             )
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """, (new.scope, str(new.type), new.content, new.summary, new.subject, content_hash(new.content),
-              min(1.0, max(0.0, new.effective_importance)), min(1.0, max(0.0, new.confidence)),
-              new.created_at or now, now, new.valid_from or new.created_at or now,
-              str(new.source), new.session_id, json.dumps(list(new.tags)), json.dumps(dict(new.metadata))))
+        """,
+            (
+                new.scope,
+                str(new.type),
+                new.content,
+                new.summary,
+                new.subject,
+                content_hash(new.content),
+                min(1.0, max(0.0, new.effective_importance)),
+                min(1.0, max(0.0, new.confidence)),
+                new.created_at or now,
+                now,
+                new.valid_from or new.created_at or now,
+                str(new.source),
+                new.session_id,
+                json.dumps(list(new.tags)),
+                json.dumps(dict(new.metadata)),
+            ),
+        )
         return int(cursor.lastrowid or 0)
 
     def touch(self, ids: Sequence[int]) -> None:
@@ -241,64 +326,87 @@ class Memories:
         try:
             with self._db.transaction():
                 for chunk in chunks(list(ids)):
-                    self._db.execute(f"""
+                    self._db.execute(
+                        f"""
                         UPDATE memories
                         SET access_count = access_count + 1, accessed_at = ?
                         WHERE id IN ({marks(len(chunk))})
-                    """, (now, *chunk))
+                    """,
+                        (now, *chunk),
+                    )
         except sqlite3.OperationalError as exc:
             log.warning("access counts not updated (%s); the recall itself is unaffected", exc)
 
     def boost(self, memory_id: int, importance: float | None) -> None:
         """Count one more access, raising importance to `importance` when that is higher."""
-        self._db.execute("""
+        self._db.execute(
+            """
             UPDATE memories
             SET access_count = access_count + 1, accessed_at = ?,
                 importance = max(importance, coalesce(?, importance))
             WHERE id = ?
-        """, (self._db.clock(), importance, memory_id))
+        """,
+            (self._db.clock(), importance, memory_id),
+        )
 
     def set_origin(self, memory_id: int, origin: str, confidence: float) -> None:
-        self._db.execute("""
+        self._db.execute(
+            """
             UPDATE memories
             SET metadata = json_set(coalesce(metadata, '{}'), '$.origin', ?),
                 confidence = max(confidence, ?), updated_at = ?
             WHERE id = ?
-        """, (origin, confidence, self._db.clock(), memory_id))
+        """,
+            (origin, confidence, self._db.clock(), memory_id),
+        )
 
     def mark_superseded(self, old_id: int, new_id: int) -> None:
         now = self._db.clock()
-        self._db.execute("""
+        self._db.execute(
+            """
             UPDATE memories
             SET valid_until = coalesce(valid_until, ?), superseded_by = ?, updated_at = ?
             WHERE id = ?
-        """, (now, new_id, now, old_id))
+        """,
+            (now, new_id, now, old_id),
+        )
 
     def mark_forgotten(self, memory_id: int) -> None:
         now = self._db.clock()
-        self._db.execute("""
+        self._db.execute(
+            """
             UPDATE memories
             SET forgotten = 1, forgotten_at = ?, updated_at = ?
             WHERE id = ?
-        """, (now, now, memory_id))
+        """,
+            (now, now, memory_id),
+        )
 
     def mark_restored(self, memory_id: int) -> None:
-        self._db.execute("""
+        self._db.execute(
+            """
             UPDATE memories
             SET forgotten = 0, forgotten_at = NULL, low_since = NULL, updated_at = ?
             WHERE id = ?
-        """, (self._db.clock(), memory_id))
+        """,
+            (self._db.clock(), memory_id),
+        )
 
     def mark_changed(self, memory_id: int) -> None:
         """Bump updated_at (a changed memory state rebuilds the bulletin)."""
-        self._db.execute("UPDATE memories SET updated_at = ? WHERE id = ?", (self._db.clock(), memory_id))
+        self._db.execute(
+            "UPDATE memories SET updated_at = ? WHERE id = ?", (self._db.clock(), memory_id)
+        )
 
     def set_importance(self, memory_id: int, importance: float) -> None:
-        self._db.execute("""
+        self._db.execute(
+            """
             UPDATE memories
             SET importance = ?, updated_at = ?
             WHERE id = ?
-        """, (min(1.0, max(0.0, importance)), self._db.clock(), memory_id))
+        """,
+            (min(1.0, max(0.0, importance)), self._db.clock(), memory_id),
+        )
 
     def delete_forgotten(self, memory_id: int) -> None:
         self._db.execute("DELETE FROM memories WHERE id = ? AND forgotten = 1", (memory_id,))
@@ -314,7 +422,9 @@ class Retention:
         """Record (or clear, with None) since when a memory's effective importance has been below threshold."""
         with self._db.transaction():
             for memory_id, since in updates:
-                self._db.execute("UPDATE memories SET low_since = ? WHERE id = ?", (since, memory_id))
+                self._db.execute(
+                    "UPDATE memories SET low_since = ? WHERE id = ?", (since, memory_id)
+                )
 
     def low_marked(self) -> dict[int, float]:
         """Live memories that carry a low-importance mark, with the time it was set."""
@@ -327,11 +437,14 @@ class Retention:
 
     def forgotten_before(self, cutoff: float, limit: int = 10_000) -> list[int]:
         """Ids of memories soft-forgotten before `cutoff`, oldest first (the ones a purge may delete)."""
-        rows = self._db.query("""
+        rows = self._db.query(
+            """
             SELECT id
             FROM memories
             WHERE forgotten = 1 AND forgotten_at < ?
             ORDER BY forgotten_at
             LIMIT ?
-        """, (cutoff, limit))
+        """,
+            (cutoff, limit),
+        )
         return [int(row["id"]) for row in rows]

@@ -16,8 +16,11 @@ class Meta:
         return default if value is None else str(value)
 
     def set(self, key: str, value: str) -> None:
-        self._db.execute("""
+        self._db.execute(
+            """
             INSERT INTO meta (key, value)
             VALUES (?, ?)
             ON CONFLICT (key) DO UPDATE SET value = excluded.value
-        """, (key, value))
+        """,
+            (key, value),
+        )

@@ -17,23 +17,29 @@ class Provenances:
     def add(self, memory_id: int, provenance: Sequence[Provenance]) -> None:
         with self._db.transaction():
             for p in provenance:
-                self._db.execute("""
+                self._db.execute(
+                    """
                     INSERT OR IGNORE INTO memory_provenance (memory_id, session_id, turn_index)
                     VALUES (?, ?, ?)
-                """, (memory_id, p.session_id, p.turn_index))
+                """,
+                    (memory_id, p.session_id, p.turn_index),
+                )
 
     def of(self, memory_ids: Sequence[int]) -> dict[int, list[Provenance]]:
         """Source turns of each memory, in capture order."""
         out: dict[int, list[Provenance]] = {i: [] for i in memory_ids}
         for chunk in chunks(list(memory_ids)):
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT p.memory_id, p.session_id, p.turn_index
                 FROM memory_provenance p
                 LEFT JOIN journal j ON j.session_id = p.session_id AND j.turn_index = p.turn_index
                 WHERE p.memory_id IN ({marks(len(chunk))})
                 GROUP BY p.memory_id, p.session_id, p.turn_index
                 ORDER BY p.memory_id, min(coalesce(j.id, 0)), p.turn_index
-            """, chunk)
+            """,
+                chunk,
+            )
             for row in rows:
                 out[row["memory_id"]].append(Provenance(row["session_id"], row["turn_index"]))
         return out
@@ -44,7 +50,8 @@ class Provenances:
         for chunk in chunks(list(episode_ids)):
             # CROSS JOIN fixes the loop order (episode -> its turn's provenance -> memory): left to choose, the
             # planner scanned every live memory of the scope per episode (86 ms for 100 episodes at 10K items)
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT e.id AS episode_id, p.memory_id
                 FROM episodes e
                 CROSS JOIN memory_provenance p
@@ -52,7 +59,9 @@ class Provenances:
                 CROSS JOIN memories m
                     ON m.id = p.memory_id AND m.scope = e.scope AND m.forgotten = 0
                 WHERE e.id IN ({marks(len(chunk))})
-            """, chunk)
+            """,
+                chunk,
+            )
             for row in rows:
                 out.setdefault(int(row["episode_id"]), []).append(int(row["memory_id"]))
         return out

@@ -49,10 +49,12 @@ class Search:
     def __init__(self, db: Connection) -> None:
         self._db = db
 
-    def memories(self, match: str, scopes: Sequence[str], limit: int = 50,
-                 *, current_only: bool = False) -> list[tuple[int, float]]:
+    def memories(
+        self, match: str, scopes: Sequence[str], limit: int = 50, *, current_only: bool = False
+    ) -> list[tuple[int, float]]:
         """(memory id, bm25 score: higher is better) for a MATCH expression from fts_match_expression."""
-        return self._fts(f"""
+        return self._fts(
+            f"""
             SELECT m.id, -bm25(memories_fts, ?, ?, ?) AS score
             FROM memories_fts
             JOIN memories m ON m.id = memories_fts.rowid
@@ -60,18 +62,25 @@ class Search:
               AND (? = 0 OR m.superseded_by IS NULL)
             ORDER BY score DESC
             LIMIT ?
-        """, (*_MEMORY_FTS_WEIGHTS, match, *scopes, current_only, limit))
+        """,
+            (*_MEMORY_FTS_WEIGHTS, match, *scopes, current_only, limit),
+        )
 
-    def episodes(self, match: str, scopes: Sequence[str], limit: int = 50) -> list[tuple[int, float]]:
+    def episodes(
+        self, match: str, scopes: Sequence[str], limit: int = 50
+    ) -> list[tuple[int, float]]:
         """(episode id, bm25 score: higher is better) for a MATCH expression from fts_match_expression."""
-        return self._fts(f"""
+        return self._fts(
+            f"""
             SELECT e.id, -bm25(episodes_fts) AS score
             FROM episodes_fts
             JOIN episodes e ON e.id = episodes_fts.rowid
             WHERE episodes_fts MATCH ? AND e.scope IN ({marks(len(scopes))})
             ORDER BY score DESC
             LIMIT ?
-        """, (match, *scopes, limit))
+        """,
+            (match, *scopes, limit),
+        )
 
     def _fts(self, sql: str, params: Sequence[Any]) -> list[tuple[int, float]]:
         """Run a full-text query. An expression FTS5 cannot parse is the caller's bug (expressions come from
@@ -81,28 +90,35 @@ class Search:
             return [(int(row["id"]), float(row["score"])) for row in self._db.query(sql, params)]
         except sqlite3.OperationalError as exc:
             if str(exc).startswith(_FTS_SYNTAX_ERRORS):
-                raise InvalidInputError(f"not a full-text expression FTS5 accepts ({exc}); "
-                                        "build it with fts_match_expression") from exc
+                raise InvalidInputError(
+                    f"not a full-text expression FTS5 accepts ({exc}); "
+                    "build it with fts_match_expression"
+                ) from exc
             log.warning("full-text query failed, searching without it: %s", exc)
             return []
 
     def ids_after(self, kind: ItemKind, scopes: Sequence[str], after_id: int = 0) -> list[int]:
         """Ids of memories (any state) or episodes in these scopes with id > after_id, ascending."""
         table = "memories" if kind is ItemKind.MEMORY else "episodes"
-        rows = self._db.query(f"""
+        rows = self._db.query(
+            f"""
             SELECT id
             FROM {table}
             WHERE id > ? AND scope IN ({marks(len(scopes))})
             ORDER BY id
-        """, (after_id, *scopes))
+        """,
+            (after_id, *scopes),
+        )
         return [int(row["id"]) for row in rows]
 
     def corpus_size(self) -> int:
         """Highest episode id plus highest memory id: a cheap upper bound on the documents both full-text indexes
         hold (deleted rows leave gaps), used as N in inverse document frequencies."""
-        return int(self._db.scalar("""
+        return int(
+            self._db.scalar("""
             SELECT (SELECT coalesce(max(id), 0) FROM episodes) + (SELECT coalesce(max(id), 0) FROM memories)
-        """))
+        """)
+        )
 
     def term_document_counts(self, words: Sequence[str], cap: int = 10_000) -> dict[str, int]:
         """In how many episodes plus memories each word occurs (as full-text search matches it: stemmed), each
@@ -130,10 +146,14 @@ class Search:
         out = {}
         for table in FTS_TABLES:
             try:
-                self._db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
+                self._db.execute(
+                    f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)"
+                )
                 out[table] = True
             except sqlite3.DatabaseError as exc:
-                if is_read_only(exc):  # the check is written as an INSERT: a read-only store cannot run it
+                if is_read_only(
+                    exc
+                ):  # the check is written as an INSERT: a read-only store cannot run it
                     continue
                 out[table] = False
         return out

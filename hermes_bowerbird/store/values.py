@@ -50,10 +50,14 @@ def _reader(cls: type, names: tuple[str, ...]) -> Callable[[sqlite3.Row], object
     unknown = [name for name in names if name not in fields]
     if unknown:
         raise TypeError(f"columns {unknown} are not fields of {cls.__name__}")
-    arguments = ", ".join(f"{name}=decode[{name!r}](row[{index}])" if name in _DECODE else f"{name}=row[{index}]"
-                          for index, name in enumerate(names))
+    arguments = ", ".join(
+        f"{name}=decode[{name!r}](row[{index}])" if name in _DECODE else f"{name}=row[{index}]"
+        for index, name in enumerate(names)
+    )
     namespace: dict[str, Any] = {"cls": cls, "decode": _DECODE}
-    exec(f"def read(row):\n    return cls({arguments})", namespace)  # names are checked dataclass field names
+    exec(
+        f"def read(row):\n    return cls({arguments})", namespace
+    )  # names are checked dataclass field names
     return cast(Callable[[sqlite3.Row], object], namespace["read"])
 
 

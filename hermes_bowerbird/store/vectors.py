@@ -26,74 +26,99 @@ class Vectors:
         self._db = db
 
     def put(self, kind: ItemKind, model: str, items: Sequence[tuple[int, np.ndarray]]) -> None:
-        self._db.executemany("""
+        self._db.executemany(
+            """
             INSERT OR REPLACE INTO embeddings (kind, item_id, model, dim, vector)
             VALUES (?, ?, ?, ?, ?)
-        """, [(str(kind), int(i), model, int(v.shape[-1]), vector_blob(v)) for i, v in items])
+        """,
+            [(str(kind), int(i), model, int(v.shape[-1]), vector_blob(v)) for i, v in items],
+        )
 
     def delete(self, kind: ItemKind, ids: Sequence[int]) -> None:
         with self._db.transaction():
             for chunk in chunks(list(ids)):
-                self._db.execute(f"""
+                self._db.execute(
+                    f"""
                     DELETE FROM embeddings
                     WHERE kind = ? AND item_id IN ({marks(len(chunk))})
-                """, (str(kind), *chunk))
+                """,
+                    (str(kind), *chunk),
+                )
 
     def load(self, kind: ItemKind, model: str) -> tuple[np.ndarray, np.ndarray]:
         """All stored vectors of one kind and model: (int64 ids, float32 matrix of shape n x dim)."""
-        rows = self._db.query("""
+        rows = self._db.query(
+            """
             SELECT item_id, dim, vector
             FROM embeddings
             WHERE kind = ? AND model = ?
             ORDER BY item_id
-        """, (str(kind), model))
+        """,
+            (str(kind), model),
+        )
         if not rows:
             return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32)
         dims = {row["dim"] for row in rows}
         if len(dims) != 1:
-            raise DatabaseError(f"stored {kind} vectors for {model} have mixed dimensions {sorted(dims)}")
+            raise DatabaseError(
+                f"stored {kind} vectors for {model} have mixed dimensions {sorted(dims)}"
+            )
         ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
         flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4")
         return ids, flat.reshape(len(rows), dims.pop()).astype(np.float32, copy=False)
 
     def span(self, kind: ItemKind, model: str) -> tuple[int, int]:
         """(how many, highest item id) of the stored vectors of one kind and model."""
-        row = self._db.query("""
+        row = self._db.query(
+            """
             SELECT count(*) AS n, coalesce(max(item_id), 0) AS top
             FROM embeddings
             WHERE model = ? AND kind = ?
-        """, (model, str(kind)))[0]
+        """,
+            (model, str(kind)),
+        )[0]
         return int(row["n"]), int(row["top"])
 
     def ids(self, kind: ItemKind, model: str) -> np.ndarray:
         """Item ids (int64) of the stored vectors of one kind and model."""
-        rows = self._db.query("""
+        rows = self._db.query(
+            """
             SELECT item_id
             FROM embeddings
             WHERE model = ? AND kind = ?
-        """, (model, str(kind)))
+        """,
+            (model, str(kind)),
+        )
         return np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
 
     def after(self, kind: ItemKind, model: str, after_id: int) -> tuple[np.ndarray, np.ndarray]:
         """Stored vectors of one kind and model with item ids above `after_id`: (int64 ids, float32 matrix)."""
-        rows = self._db.query("""
+        rows = self._db.query(
+            """
             SELECT item_id, vector
             FROM embeddings
             WHERE model = ? AND kind = ? AND item_id > ?
             ORDER BY item_id
-        """, (model, str(kind), after_id))
+        """,
+            (model, str(kind), after_id),
+        )
         ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
-        flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4").astype(np.float32)
+        flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4").astype(
+            np.float32
+        )
         return ids, flat.reshape(len(rows), -1) if rows else flat.reshape(0, 0)
 
     def get_many(self, kind: ItemKind, ids: Sequence[int]) -> dict[int, np.ndarray]:
         out: dict[int, np.ndarray] = {}
         for chunk in chunks(list(ids), SQL_VARS - 1):
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT item_id, vector
                 FROM embeddings
                 WHERE kind = ? AND item_id IN ({marks(len(chunk))})
-            """, (str(kind), *chunk))
+            """,
+                (str(kind), *chunk),
+            )
             out.update((int(row["item_id"]), blob_vector(row["vector"])) for row in rows)
         return out
 
@@ -105,29 +130,38 @@ class Vectors:
         """)
         return {(row["kind"], row["model"], row["dim"]): row["n"] for row in rows}
 
-    def missing_texts(self, kind: ItemKind, model: str, dim: int, limit: int,
-                      after_id: int = 0) -> list[tuple[int, str]]:
+    def missing_texts(
+        self, kind: ItemKind, model: str, dim: int, limit: int, after_id: int = 0
+    ) -> list[tuple[int, str]]:
         """Items with no vector from this model and dimension (new, or embedded by another model), by id."""
         table, live = _table(kind)
-        rows = self._db.query(f"""
+        rows = self._db.query(
+            f"""
             SELECT t.id, t.content
             FROM {table} t
             LEFT JOIN embeddings e ON e.kind = ? AND e.item_id = t.id AND e.model = ? AND e.dim = ?
             WHERE e.item_id IS NULL AND t.id > ? {live}
             ORDER BY t.id
             LIMIT ?
-        """, (str(kind), model, dim, after_id, limit))
+        """,
+            (str(kind), model, dim, after_id, limit),
+        )
         return [(int(row["id"]), str(row["content"])) for row in rows]
 
     def count_missing(self, kind: ItemKind, model: str, dim: int) -> int:
         """How many items `missing_texts` would return without a limit."""
         table, live = _table(kind)
-        return int(self._db.scalar(f"""
+        return int(
+            self._db.scalar(
+                f"""
             SELECT count(*)
             FROM {table} t
             LEFT JOIN embeddings e ON e.kind = ? AND e.item_id = t.id AND e.model = ? AND e.dim = ?
             WHERE e.item_id IS NULL {live}
-        """, (str(kind), model, dim)))
+        """,
+                (str(kind), model, dim),
+            )
+        )
 
 
 class EmbeddingCache:
@@ -139,11 +173,14 @@ class EmbeddingCache:
     def get(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         for chunk in chunks(list(hashes)):
-            rows = self._db.query(f"""
+            rows = self._db.query(
+                f"""
                 SELECT hash, vector
                 FROM embedding_cache
                 WHERE hash IN ({marks(len(chunk))})
-            """, chunk)
+            """,
+                chunk,
+            )
             out.update((row["hash"], blob_vector(row["vector"])) for row in rows)
         return out
 
@@ -151,7 +188,10 @@ class EmbeddingCache:
         if self._db.readonly:
             return
         now = self._db.clock()
-        self._db.executemany("""
+        self._db.executemany(
+            """
             INSERT OR REPLACE INTO embedding_cache (hash, model, dim, vector, created_at)
             VALUES (?, ?, ?, ?, ?)
-        """, [(h, m, int(v.shape[-1]), vector_blob(v), now) for h, m, v in rows])
+        """,
+            [(h, m, int(v.shape[-1]), vector_blob(v), now) for h, m, v in rows],
+        )

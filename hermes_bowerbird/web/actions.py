@@ -24,18 +24,23 @@ def field(form: FormData, name: str) -> str:
 
 
 def edit(inspector: Inspector, memory_id: int, form: FormData) -> int:
-    memory = inspector.engine.update(memory_id, field(form, "content"), scopes=inspector.scopes(), actor=ACTOR)
+    memory = inspector.engine.update(
+        memory_id, field(form, "content"), scopes=inspector.scopes(), actor=ACTOR
+    )
     return memory.id
 
 
 def forget(inspector: Inspector, memory_id: int, form: FormData) -> int:
     reason = field(form, "reason").strip() or "forgotten in the inspector"
-    return inspector.engine.forget(memory_id, scopes=inspector.scopes(), reason=reason, actor=ACTOR).id
+    return inspector.engine.forget(
+        memory_id, scopes=inspector.scopes(), reason=reason, actor=ACTOR
+    ).id
 
 
 def restore(inspector: Inspector, memory_id: int, form: FormData) -> int:
-    return inspector.engine.restore(memory_id, scopes=inspector.scopes(), reason="restored in the inspector",
-                                    actor=ACTOR).id
+    return inspector.engine.restore(
+        memory_id, scopes=inspector.scopes(), reason="restored in the inspector", actor=ACTOR
+    ).id
 
 
 def importance(inspector: Inspector, memory_id: int, form: FormData) -> int:
@@ -43,7 +48,9 @@ def importance(inspector: Inspector, memory_id: int, form: FormData) -> int:
         value = float(field(form, "importance"))
     except ValueError as exc:
         raise InvalidInputError("importance must be a number between 0 and 1") from exc
-    return inspector.engine.set_importance(memory_id, value, scopes=inspector.scopes(), actor=ACTOR).id
+    return inspector.engine.set_importance(
+        memory_id, value, scopes=inspector.scopes(), actor=ACTOR
+    ).id
 
 
 ACTIONS: dict[str, tuple[Action, str]] = {
@@ -62,12 +69,21 @@ def endpoint(action: Action, done: str) -> Callable[[Request], Awaitable[Respons
         inspector = inspector_of(request)
         if not token_matches(field(form, TOKEN_FIELD) or None, inspector.token):
             return denied()
-        shown = await run_in_threadpool(action, inspector, int(request.path_params["memory_id"]), form)
+        shown = await run_in_threadpool(
+            action, inspector, int(request.path_params["memory_id"]), form
+        )
         return RedirectResponse(f"/memories/{shown}?done={done}", status_code=303)
 
     return handle
 
 
 def routes() -> list[Route]:
-    return [Route(f"/memories/{{memory_id:int}}/{name}", endpoint(action, done), methods=["POST"], name=name)
-            for name, (action, done) in ACTIONS.items()]
+    return [
+        Route(
+            f"/memories/{{memory_id:int}}/{name}",
+            endpoint(action, done),
+            methods=["POST"],
+            name=name,
+        )
+        for name, (action, done) in ACTIONS.items()
+    ]

@@ -34,7 +34,9 @@ class Inspector:
 
     engine: Bowerbird
     token: str
-    fixed_scopes: tuple[str, ...] | None = None  # None: every scope in the file (the file's owner is looking)
+    fixed_scopes: tuple[str, ...] | None = (
+        None  # None: every scope in the file (the file's owner is looking)
+    )
     profile_scope: str = shared_scope(None)
 
     def scopes(self) -> tuple[str, ...]:
@@ -57,15 +59,22 @@ def page(request: Request, name: str, status_code: int = 200, **context: Any) ->
     """Render a template with the values every page uses (the token for forms, the database path)."""
     inspector = inspector_of(request)
     context.setdefault("section", "")
-    context.update(token=inspector.token, db_path=inspector.engine.config.db_path, now=inspector.engine.clock())
+    context.update(
+        token=inspector.token, db_path=inspector.engine.config.db_path, now=inspector.engine.clock()
+    )
     templates: Jinja2Templates = request.app.state.templates
     return templates.TemplateResponse(request, name, context, status_code=status_code)
 
 
 def templates() -> Jinja2Templates:
     """Jinja2 with autoescape on for every template: memory text is untrusted and never marked safe."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["when"] = render.when
     env.filters["shorten"] = render.shorten
     return Jinja2Templates(env=env)
@@ -96,10 +105,15 @@ def create_app(inspector: Inspector) -> Starlette:
         *actions.routes(),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(ALLOWED_HOSTS)),
-                  Middleware(TokenGate, token=inspector.token)]
-    app = Starlette(routes=routes, middleware=middleware,
-                    exception_handlers={NotFoundError: not_found, InvalidInputError: invalid})
+    middleware = [
+        Middleware(TrustedHostMiddleware, allowed_hosts=list(ALLOWED_HOSTS)),
+        Middleware(TokenGate, token=inspector.token),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={NotFoundError: not_found, InvalidInputError: invalid},
+    )
     app.state.inspector = inspector
     app.state.templates = templates()
     return app

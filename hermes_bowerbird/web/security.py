@@ -17,7 +17,7 @@ OPEN_PREFIXES = ("/static/",)
 # Memories are untrusted text: no inline script, no foreign origin, no framing, no referrer carrying the token.
 HEADERS: Mapping[str, str] = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-                               "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
@@ -83,7 +83,9 @@ class TokenGate:
         path = "/" + request.url.path.lstrip("/")  # never "//host": that would leave this site
         target = path + ("?" + urlencode(kept) if kept else "")
         response = RedirectResponse(target, status_code=303)
-        response.set_cookie(cookie_name(request), self.token, httponly=True, samesite="strict", path="/")
+        response.set_cookie(
+            cookie_name(request), self.token, httponly=True, samesite="strict", path="/"
+        )
         return response
 
 

@@ -36,7 +36,9 @@ def bind(port: int | None) -> socket.socket:
     except OSError as exc:
         if port is not None or exc.errno != errno.EADDRINUSE:
             sock.close()
-            raise InvalidInputError(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}") from exc
+            raise InvalidInputError(
+                f"cannot listen on {HOST}:{port}: {exc.strerror or exc}"
+            ) from exc
         sock.bind((HOST, 0))
     sock.listen(128)
     return sock
@@ -46,21 +48,34 @@ def url_of(sock: socket.socket, token: str) -> str:
     return f"http://{HOST}:{sock.getsockname()[1]}/?token={token}"
 
 
-def serve(engine: Bowerbird, *, scopes: Sequence[str] | None = None, profile_scope: str | None = None,
-          port: int | None = None, open_browser: bool = True, announce: Callable[[str], None] = print) -> None:
+def serve(
+    engine: Bowerbird,
+    *,
+    scopes: Sequence[str] | None = None,
+    profile_scope: str | None = None,
+    port: int | None = None,
+    open_browser: bool = True,
+    announce: Callable[[str], None] = print,
+) -> None:
     """Serve the inspector for `engine` until Ctrl+C. `scopes` None shows every scope in the file."""
     import uvicorn
 
     token = new_token()
-    inspector = Inspector(engine, token, tuple(scopes) if scopes is not None else None,
-                          profile_scope or shared_scope(None))
+    inspector = Inspector(
+        engine,
+        token,
+        tuple(scopes) if scopes is not None else None,
+        profile_scope or shared_scope(None),
+    )
     sock = bind(port)
     url = url_of(sock, token)
     announce(url)
     if open_browser and not webbrowser.open(url):
         log.info("no browser could be opened; use the printed link")
     # No access log: the first request's URL carries the token.
-    config = uvicorn.Config(create_app(inspector), log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        create_app(inspector), log_level="warning", access_log=False, lifespan="off"
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

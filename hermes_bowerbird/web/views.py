@@ -14,8 +14,11 @@ from .app import Inspector, inspector_of, page
 
 LIST_LIMIT = 200
 SEARCH_LIMIT = 20
-STATES = {"current": "current versions", "history": "with superseded and expired",
-          "everything": "with forgotten ones too"}
+STATES = {
+    "current": "current versions",
+    "history": "with superseded and expired",
+    "everything": "with forgotten ones too",
+}
 DONE = {
     "edited": "Saved as a new version; the old one is kept below as history.",
     "forgotten": "Forgotten: recall skips it from now on. Restore brings it back.",
@@ -80,16 +83,51 @@ def memories(request: Request) -> Response:
     scopes = (scope,) if scope else inspector.scopes()
     types = [kind] if kind else []
     engine = inspector.engine
-    hits = engine.recall(query, scopes=scopes,
-                         options=RecallOptions(types=types, explain=True, include_episodes=episodes,
-                                               limit=SEARCH_LIMIT, touch=False)) if query else []
-    listed = [] if query else engine.inspect.list_memories(scopes, types=types, current_only=state == "current",
-                                                           include_forgotten=state == "everything", limit=LIST_LIMIT)
+    hits = (
+        engine.recall(
+            query,
+            scopes=scopes,
+            options=RecallOptions(
+                types=types,
+                explain=True,
+                include_episodes=episodes,
+                limit=SEARCH_LIMIT,
+                touch=False,
+            ),
+        )
+        if query
+        else []
+    )
+    listed = (
+        []
+        if query
+        else engine.inspect.list_memories(
+            scopes,
+            types=types,
+            current_only=state == "current",
+            include_forgotten=state == "everything",
+            limit=LIST_LIMIT,
+        )
+    )
     counts = {s: n for s, n in engine.inspect.scopes().items() if s in inspector.scopes()}
-    return page(request, "memories.html", section="memories", q=query, scope=scope or "", kind=kind.value if kind
-                else "", state=state, episodes=episodes, hits=hits, memories=listed, scope_counts=counts,
-                types=[t.value for t in MemoryType], states=STATES, glossary=GLOSSARY, limit=LIST_LIMIT,
-                states_of={m.id: render.memory_state(m, engine.clock()) for m in listed})
+    return page(
+        request,
+        "memories.html",
+        section="memories",
+        q=query,
+        scope=scope or "",
+        kind=kind.value if kind else "",
+        state=state,
+        episodes=episodes,
+        hits=hits,
+        memories=listed,
+        scope_counts=counts,
+        types=[t.value for t in MemoryType],
+        states=STATES,
+        glossary=GLOSSARY,
+        limit=LIST_LIMIT,
+        states_of={m.id: render.memory_state(m, engine.clock()) for m in listed},
+    )
 
 
 def memory(request: Request) -> Response:
@@ -99,11 +137,17 @@ def memory(request: Request) -> Response:
     memory_id = int(request.path_params["memory_id"])
     allowed = inspector.scopes()
     detail = engine.inspect.show(memory_id, scopes=allowed)
-    return page(request, "memory.html", section="memories", detail=detail, m=detail.memory,
-                state=render.memory_state(detail.memory, engine.clock()),
-                versions=engine.inspect.versions(memory_id, scopes=allowed),
-                turns=engine.inspect.source_turns(memory_id, scopes=allowed),
-                done=DONE.get(request.query_params.get("done", ""), ""))
+    return page(
+        request,
+        "memory.html",
+        section="memories",
+        detail=detail,
+        m=detail.memory,
+        state=render.memory_state(detail.memory, engine.clock()),
+        versions=engine.inspect.versions(memory_id, scopes=allowed),
+        turns=engine.inspect.source_turns(memory_id, scopes=allowed),
+        done=DONE.get(request.query_params.get("done", ""), ""),
+    )
 
 
 def bulletin(request: Request) -> Response:
@@ -114,8 +158,15 @@ def bulletin(request: Request) -> Response:
     scope = chosen_scope(inspector, request.query_params.get("scope")) or default
     visible = inspector.visible_for(scope)
     current = inspector.engine.bulletin(scope, visible=visible, synthesise=False)
-    return page(request, "bulletin.html", section="bulletin", scope=scope, scopes=allowed, visible=visible,
-                bulletin=current)
+    return page(
+        request,
+        "bulletin.html",
+        section="bulletin",
+        scope=scope,
+        scopes=allowed,
+        visible=visible,
+        bulletin=current,
+    )
 
 
 def status(request: Request) -> Response:
@@ -123,5 +174,11 @@ def status(request: Request) -> Response:
     inspector = inspector_of(request)
     engine = inspector.engine
     info = engine.status()
-    return page(request, "status.html", section="status", info=info, last_runs=engine.admin.last_maintenance(),
-                scope_counts={s: n for s, n in engine.inspect.scopes().items() if s in inspector.scopes()})
+    return page(
+        request,
+        "status.html",
+        section="status",
+        info=info,
+        last_runs=engine.admin.last_maintenance(),
+        scope_counts={s: n for s, n in engine.inspect.scopes().items() if s in inspector.scopes()},
+    )

@@ -11,10 +11,15 @@ from hermes_bowerbird.provider import BowerbirdProvider
 
 def main(home: Path, cycle: int, turns: int, wait_model: bool) -> None:
     provider = BowerbirdProvider()
-    provider.initialize(f"cycle-{cycle}", hermes_home=str(home), platform="cli", agent_context="primary")
+    provider.initialize(
+        f"cycle-{cycle}", hermes_home=str(home), platform="cli", agent_context="primary"
+    )
     for i in range(turns):
-        provider.sync_turn(f"In cycle {cycle} I noted item {i}: the build takes {i + 3} minutes.",
-                           f"Noted item {i} of cycle {cycle}.", session_id=f"cycle-{cycle}")
+        provider.sync_turn(
+            f"In cycle {cycle} I noted item {i}: the build takes {i + 3} minutes.",
+            f"Noted item {i} of cycle {cycle}.",
+            session_id=f"cycle-{cycle}",
+        )
     engine = provider.engine
     if wait_model and engine is not None:  # shut down while the model is busy embedding the backlog
         engine.embeddings.wait_ready(120)

@@ -14,22 +14,38 @@ CHILD = Path(__file__).with_name("cycle_child.py")
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "TOKENIZERS_PARALLELISM"}  # as the host runs it
+    env = {
+        k: v for k, v in os.environ.items() if k != "TOKENIZERS_PARALLELISM"
+    }  # as the host runs it
     env["PYTHONPATH"] = str(REPO)
     return env
 
 
-def _cycles(home: Path, count: int, *, turns: int = 200, parallel: int = 1,
-            wait_model: bool = True) -> list[tuple[int, float, str]]:
+def _cycles(
+    home: Path, count: int, *, turns: int = 200, parallel: int = 1, wait_model: bool = True
+) -> list[tuple[int, float, str]]:
     """(exit code, shutdown seconds, stderr tail) per cycle; `parallel` processes share the home at a time.
 
     Without wait_model every other cycle shuts down while the model may still be loading."""
     out = []
     for first in range(0, count, parallel):
-        procs = [subprocess.Popen([sys.executable, str(CHILD), str(home), str(cycle), str(turns),
-                                   *(["wait-model"] if wait_model or cycle % 2 == 0 else [])],
-                                  env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                 for cycle in range(first, min(count, first + parallel))]
+        procs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    str(CHILD),
+                    str(home),
+                    str(cycle),
+                    str(turns),
+                    *(["wait-model"] if wait_model or cycle % 2 == 0 else []),
+                ],
+                env=_env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for cycle in range(first, min(count, first + parallel))
+        ]
         for proc in procs:
             stdout, stderr = proc.communicate(timeout=300)
             seconds = float(stdout.split()[-1]) if proc.returncode == 0 and stdout else -1.0

@@ -23,8 +23,15 @@ CHILD = Path(__file__).with_name("writer_child.py")
 def _run_writers(home: Path, seconds: float, kill_one: bool, pause: float) -> dict[str, int]:
     """Turns each writer process reported, for the processes that ended normally (the killed one did not)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    procs = [subprocess.Popen([sys.executable, str(CHILD), str(home), name, "4", str(seconds), str(pause)], env=env,
-                              stdout=subprocess.PIPE, text=True) for name in ("a", "b")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(CHILD), str(home), name, "4", str(seconds), str(pause)],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b")
+    ]
     if kill_one:
         time.sleep(seconds / 2)
         os.kill(procs[1].pid, signal.SIGKILL)
@@ -48,7 +55,9 @@ def _stress(tmp_path: Path, seconds: float, pause: float = 0.0) -> None:
     """Two writer processes of four threads each for `seconds` (each thread pausing `pause` between turns)."""
     home = tmp_path / "home"
     written = _run_writers(home, seconds, kill_one=True, pause=pause)
-    config = build_config(home, {"embedding_backend": "none", "llm_backend": "none", "import_markdown": False})
+    config = build_config(
+        home, {"embedding_backend": "none", "llm_backend": "none", "import_markdown": False}
+    )
     restart = Bowerbird(config, background=False)
     started = time.monotonic()
     restart.curate_now()
@@ -56,21 +65,35 @@ def _stress(tmp_path: Path, seconds: float, pause: float = 0.0) -> None:
     restart.shutdown()
     db = config.db_path
     turns = _rows(db, "SELECT user_content FROM journal")
-    print(f"stress: {written} turns reported by the surviving process, {len(turns)} journaled, "
-          f"curated the rest in {curate_seconds:.1f}s")
+    print(
+        f"stress: {written} turns reported by the surviving process, {len(turns)} journaled, "
+        f"curated the rest in {curate_seconds:.1f}s"
+    )
     assert list(written) == ["a"]  # the SIGKILLed writer reports nothing; the other finished
-    assert _rows(db, "SELECT count(*) FROM journal WHERE user_content LIKE 'a-%'") == [(written["a"],)]
+    assert _rows(db, "SELECT count(*) FROM journal WHERE user_content LIKE 'a-%'") == [
+        (written["a"],)
+    ]
     assert len({t[0] for t in turns}) == len(turns)  # no turn twice
-    assert _rows(db, "SELECT status, count(*) FROM journal GROUP BY status") == [("done", len(turns))]
-    assert _rows(db, "SELECT count(*) FROM journal WHERE id NOT IN "
-                     "(SELECT journal_id FROM episodes WHERE role = 'user')") == [(0,)]
-    assert _rows(db, "SELECT count(*) FROM (SELECT journal_id FROM episodes WHERE role = 'user' "
-                     "GROUP BY journal_id, chunk_index HAVING count(*) > 1)") == [(0,)]
+    assert _rows(db, "SELECT status, count(*) FROM journal GROUP BY status") == [
+        ("done", len(turns))
+    ]
+    assert _rows(
+        db,
+        "SELECT count(*) FROM journal WHERE id NOT IN "
+        "(SELECT journal_id FROM episodes WHERE role = 'user')",
+    ) == [(0,)]
+    assert _rows(
+        db,
+        "SELECT count(*) FROM (SELECT journal_id FROM episodes WHERE role = 'user' "
+        "GROUP BY journal_id, chunk_index HAVING count(*) > 1)",
+    ) == [(0,)]
 
 
 @pytest.mark.slow
 def test_two_writer_processes_with_maintenance_and_a_sigkill_lose_nothing(tmp_path: Path) -> None:
-    _stress(tmp_path, seconds=20, pause=0.01)  # paced: the restart curates thousands of turns, not 15,000
+    _stress(
+        tmp_path, seconds=20, pause=0.01
+    )  # paced: the restart curates thousands of turns, not 15,000
 
 
 @pytest.mark.stress
@@ -79,8 +102,15 @@ def test_two_writer_processes_for_a_minute_lose_nothing(tmp_path: Path) -> None:
 
 
 def test_two_providers_on_one_session_keep_all_200_turns(tmp_path: Path) -> None:
-    config = build_config(tmp_path, {"embedding_backend": "none", "llm_backend": "none",
-                                     "maintenance_enabled": False, "import_markdown": False})
+    config = build_config(
+        tmp_path,
+        {
+            "embedding_backend": "none",
+            "llm_backend": "none",
+            "maintenance_enabled": False,
+            "import_markdown": False,
+        },
+    )
     providers = [BowerbirdProvider(config), BowerbirdProvider(config)]
     for provider in providers:
         provider.initialize("shared", hermes_home=str(tmp_path), platform="cli")

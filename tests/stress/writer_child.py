@@ -13,7 +13,9 @@ from hermes_bowerbird.options import TurnCapture
 
 
 def main(home: Path, name: str, threads: int, seconds: float, pause: float = 0.0) -> None:
-    config = build_config(home, {"embedding_backend": "none", "llm_backend": "none", "import_markdown": False})
+    config = build_config(
+        home, {"embedding_backend": "none", "llm_backend": "none", "import_markdown": False}
+    )
     engine = Bowerbird(config)
     written = [0] * threads
     end = time.monotonic() + seconds
@@ -21,9 +23,16 @@ def main(home: Path, name: str, threads: int, seconds: float, pause: float = 0.0
     def write(t: int) -> None:
         while time.monotonic() < end:
             i = written[t]
-            engine.capture_turn(TurnCapture(f"{name}-{t}-{i}: I moved the deploy of service {i} to Friday.", "Noted.",
-                                            scope="profile:default", session_id=f"shared-{i % 3}", platform="cli",
-                                            turn_index=i))
+            engine.capture_turn(
+                TurnCapture(
+                    f"{name}-{t}-{i}: I moved the deploy of service {i} to Friday.",
+                    "Noted.",
+                    scope="profile:default",
+                    session_id=f"shared-{i % 3}",
+                    platform="cli",
+                    turn_index=i,
+                )
+            )
             written[t] += 1
             if pause:
                 time.sleep(pause)  # a paced writer: a bounded number of turns for the shorter run
@@ -44,5 +53,10 @@ def main(home: Path, name: str, threads: int, seconds: float, pause: float = 0.0
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4]),
-         float(sys.argv[5]) if len(sys.argv) > 5 else 0.0)
+    main(
+        Path(sys.argv[1]),
+        sys.argv[2],
+        int(sys.argv[3]),
+        float(sys.argv[4]),
+        float(sys.argv[5]) if len(sys.argv) > 5 else 0.0,
+    )
