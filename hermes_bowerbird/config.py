@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError
-from .types import MemoryType
+from .types import type_names
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +210,7 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
 
 
 def _check_types(key: str, value: str) -> None:
-    known = {str(t) for t in MemoryType}
+    known = set(type_names())
     unknown = [name for name in (p.strip() for p in value.split(",")) if name and name not in known]
     if unknown:
         raise ConfigError(f"setting {key!r}: unknown memory type(s) {', '.join(unknown)}")

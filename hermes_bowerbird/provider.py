@@ -26,7 +26,7 @@ from .options import RememberOptions, TurnCapture
 from .retrieval import Hit
 from .sanitize import storable, storable_or_empty
 from .session_recall import DATA_NOTE, PREFETCH_HEADER, Block, SessionRecall
-from .tools import TOOL_SCHEMAS, ToolContext, handle_tool_call
+from .tools import ToolContext, handle_tool_call, tool_schemas
 from .types import MemoryType, Source
 
 if TYPE_CHECKING:
@@ -508,7 +508,7 @@ class BowerbirdProvider(_Base):
 
     # -- tools ----------------------------------------------------------------------------------------------
     def get_tool_schemas(self) -> list[dict[str, Any]]:
-        return [dict(schema) for schema in TOOL_SCHEMAS]
+        return tool_schemas()
 
     def handle_tool_call(self, tool_name: str, args: Mapping[str, Any], **kwargs: Any) -> str:
         engine = self.engine

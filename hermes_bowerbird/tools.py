@@ -16,99 +16,102 @@ from .options import RecallOptions, RememberOptions
 from .sanitize import storable
 from .serialize import edge_dict, hit_dict, memory_dict
 from .timestamps import parse_iso
-from .types import MemoryType, Relation, Source
+from .types import MemoryType, Relation, Source, memory_type, type_names
 
 if TYPE_CHECKING:
     from .engine import Bowerbird
 
 log = logging.getLogger(__name__)
 
-_TYPES = [t.value for t in MemoryType]
 _RELATIONS = [r.value for r in Relation]
 
-TOOL_SCHEMAS: list[dict[str, Any]] = [
-    {
-        "name": "bowerbird_recall",
-        "description": "Search long-term memory (facts, preferences, decisions, past conversations). Use when the "
-        "user refers to something from earlier sessions that is not in the conversation.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "What to look for, in plain words."},
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": 50,
-                    "description": "Max results (default 8).",
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """The tools offered to the agent; memory types come from the TypeSpec table as it is now."""
+    types = list(type_names())
+    return [
+        {
+            "name": "bowerbird_recall",
+            "description": "Search long-term memory (facts, preferences, decisions, past conversations). Use when the "
+            "user refers to something from earlier sessions that is not in the conversation.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What to look for, in plain words."},
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 50,
+                        "description": "Max results (default 8).",
+                    },
+                    "types": {
+                        "type": "array",
+                        "items": {"type": "string", "enum": types},
+                        "description": "Only these memory types.",
+                    },
+                    "since": {
+                        "type": "string",
+                        "description": "ISO date/time: only memories from then on.",
+                    },
+                    "until": {
+                        "type": "string",
+                        "description": "ISO date/time: only memories before then.",
+                    },
                 },
-                "types": {
-                    "type": "array",
-                    "items": {"type": "string", "enum": _TYPES},
-                    "description": "Only these memory types.",
-                },
-                "since": {
-                    "type": "string",
-                    "description": "ISO date/time: only memories from then on.",
-                },
-                "until": {
-                    "type": "string",
-                    "description": "ISO date/time: only memories before then.",
-                },
+                "required": ["query"],
+                "additionalProperties": False,
             },
-            "required": ["query"],
-            "additionalProperties": False,
         },
-    },
-    {
-        "name": "bowerbird_remember",
-        "description": "Store a durable memory the user will want kept (a fact, preference, decision, todo...).",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "content": {"type": "string", "description": "One self-contained statement."},
-                "type": {"type": "string", "enum": _TYPES},
-                "importance": {"type": "number", "minimum": 0, "maximum": 1},
-                "tags": {"type": "array", "items": {"type": "string"}},
+        {
+            "name": "bowerbird_remember",
+            "description": "Store a durable memory the user will want kept (a fact, preference, decision, todo...).",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "content": {"type": "string", "description": "One self-contained statement."},
+                    "type": {"type": "string", "enum": types},
+                    "importance": {"type": "number", "minimum": 0, "maximum": 1},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["content"],
+                "additionalProperties": False,
             },
-            "required": ["content"],
-            "additionalProperties": False,
         },
-    },
-    {
-        "name": "bowerbird_relate",
-        "description": "Link two memories by id with a typed relation.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "source_id": {"type": "integer"},
-                "target_id": {"type": "integer"},
-                "relation": {"type": "string", "enum": _RELATIONS},
+        {
+            "name": "bowerbird_relate",
+            "description": "Link two memories by id with a typed relation.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "source_id": {"type": "integer"},
+                    "target_id": {"type": "integer"},
+                    "relation": {"type": "string", "enum": _RELATIONS},
+                },
+                "required": ["source_id", "target_id", "relation"],
+                "additionalProperties": False,
             },
-            "required": ["source_id", "target_id", "relation"],
-            "additionalProperties": False,
         },
-    },
-    {
-        "name": "bowerbird_update",
-        "description": "Correct a memory: the new content supersedes the old one (the old is kept as history).",
-        "parameters": {
-            "type": "object",
-            "properties": {"id": {"type": "integer"}, "content": {"type": "string"}},
-            "required": ["id", "content"],
-            "additionalProperties": False,
+        {
+            "name": "bowerbird_update",
+            "description": "Correct a memory: the new content supersedes the old one (the old is kept as history).",
+            "parameters": {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "content": {"type": "string"}},
+                "required": ["id", "content"],
+                "additionalProperties": False,
+            },
         },
-    },
-    {
-        "name": "bowerbird_forget",
-        "description": "Forget a memory by id (soft delete, e.g. when the user asks or it is wrong).",
-        "parameters": {
-            "type": "object",
-            "properties": {"id": {"type": "integer"}, "reason": {"type": "string"}},
-            "required": ["id"],
-            "additionalProperties": False,
+        {
+            "name": "bowerbird_forget",
+            "description": "Forget a memory by id (soft delete, e.g. when the user asks or it is wrong).",
+            "parameters": {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "reason": {"type": "string"}},
+                "required": ["id"],
+                "additionalProperties": False,
+            },
         },
-    },
-]
+    ]
 
 
 @dataclass(frozen=True)
@@ -287,11 +290,9 @@ def _list(value: Any, key: str) -> Sequence[Any]:
 
 def _memory_type(value: Any) -> MemoryType:
     try:
-        return MemoryType(str(value))
+        return memory_type(value)
     except ValueError as exc:
-        raise InvalidInputError(
-            f"unknown memory type {value!r}; use one of {', '.join(_TYPES)}"
-        ) from exc
+        raise InvalidInputError(str(exc)) from exc
 
 
 def _time(value: Any, key: str) -> float | None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from hermes_bowerbird.cli import cli
 from hermes_bowerbird.provider import BowerbirdProvider
-from hermes_bowerbird.tools import TOOL_SCHEMAS
+from hermes_bowerbird.tools import tool_schemas
 
 ENV = {
     "BOWERBIRD_EMBEDDING_BACKEND": "none",
@@ -92,7 +92,7 @@ JSONISH = st.recursive(
     max_leaves=12,
 )
 ANY = st.one_of(JSONISH, st.builds(object), st.binary(max_size=50))
-TOOL_NAMES = sorted(schema["name"] for schema in TOOL_SCHEMAS)
+TOOL_NAMES = sorted(schema["name"] for schema in tool_schemas())
 
 
 class Tracebacks(logging.Handler):

@@ -25,6 +25,7 @@ from hermes_bowerbird.markdown import group_for_export, user_file_types
 from hermes_bowerbird.retrieval.query import type_hints
 from hermes_bowerbird.retrieval.scoring import decay_factor
 from hermes_bowerbird.store import Store
+from hermes_bowerbird.tools import tool_schemas
 from hermes_bowerbird.types import (
     DEFAULT_IMPORTANCE,
     MEMORY_TYPES,
@@ -267,3 +268,13 @@ def test_a_type_extraction_may_not_produce_is_read_as_a_fact(
     )
     reply = '{"decisions": [{"action": "add", "type": "milestone", "content": "The user shipped version one."}]}'
     assert parse_decisions(reply, known_ids=(), turns=1)[0].candidate.type == MemoryType.FACT
+
+
+def test_new_type_is_in_the_agent_tools(milestone: TypeSpec) -> None:
+    remember = next(s for s in tool_schemas() if s["name"] == "bowerbird_remember")
+    assert remember["parameters"]["properties"]["type"]["enum"][-1] == "milestone"
+
+
+def test_new_type_is_a_setting_value(milestone: TypeSpec, tmp_path: Path) -> None:
+    config = build_config(tmp_path, {"decay_exempt_types": "identity,milestone"})
+    assert config.decay_exempt_types == "identity,milestone"

@@ -9,7 +9,7 @@ from starlette.responses import Response
 from .. import render
 from ..errors import InvalidInputError, NotFoundError
 from ..options import RecallOptions
-from ..types import MemoryType
+from ..types import MemoryType, memory_type, type_names
 from .app import Inspector, inspector_of, page
 
 LIST_LIMIT = 200
@@ -66,9 +66,9 @@ def chosen_type(value: str | None) -> MemoryType | None:
     if not value:
         return None
     try:
-        return MemoryType(value)
+        return memory_type(value)
     except ValueError as exc:
-        raise InvalidInputError(f"unknown memory type {value!r}") from exc
+        raise InvalidInputError(str(exc)) from exc
 
 
 def memories(request: Request) -> Response:
@@ -122,7 +122,7 @@ def memories(request: Request) -> Response:
         hits=hits,
         memories=listed,
         scope_counts=counts,
-        types=[t.value for t in MemoryType],
+        types=list(type_names()),
         states=STATES,
         glossary=GLOSSARY,
         limit=LIST_LIMIT,
