@@ -401,6 +401,10 @@ def _lower_priority() -> None:
 
 
 def _take_requests(store: Store) -> Sequence[tuple[str, str]]:
+    # read first: the parents' own writes (access counts) wake this loop, and a write lock taken for nothing
+    # would make their next write wait
+    if not _requests(store.meta.get(END_SESSIONS_KEY)):
+        return []
     with store.transaction():
         requests = _requests(store.meta.get(END_SESSIONS_KEY))
         if requests:
