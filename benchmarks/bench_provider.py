@@ -196,9 +196,8 @@ def bench_prefetch(cache: Path, questions: list[str], warmup: list[str]) -> dict
     reset_peak_rss()
     with hermes_home(home, cache / "models"):
         provider = open_provider(home)
-        for query in (
-            warmup
-        ):  # load the vector index and warm the caches with questions that are not measured
+        # load the vector index and warm the caches with questions that are not measured
+        for query in warmup:
             provider.prefetch(query)
 
         def reset() -> None:

@@ -179,9 +179,8 @@ def _timestamp(value: Any, where: str) -> float | None:
     if isinstance(value, bool):
         raise InvalidInputError(f"{where}: 'timestamp' must be a number or an ISO 8601 date")
     if isinstance(value, (int, float)):
-        if (
-            not -1e13 < value < 1e14
-        ):  # beyond year 5000 even in milliseconds; also NaN and infinities
+        # beyond year 5000 even in milliseconds; also NaN and infinities
+        if not -1e13 < value < 1e14:
             raise InvalidInputError(f"{where}: 'timestamp' {value!r:.40} is out of range")
         return (
             float(value) / 1000.0 if value > 1e11 else float(value)

@@ -175,9 +175,8 @@ class BowerbirdProvider(_Base):
         )
         parent = str(kwargs.get("parent_session_id") or "")
         self.lineage = [s for s in (parent, self.session_id) if s]
-        if (
-            self.writable and config.import_markdown
-        ):  # on the engine's import thread: initialize never waits
+        # on the engine's import thread: initialize never waits
+        if self.writable and config.import_markdown:
             engine, scope = self.engine, scopes.profile_scope(identity)
             engine.import_in_background(
                 lambda stop: markdown.import_host_memories(

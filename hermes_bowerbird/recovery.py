@@ -66,9 +66,8 @@ def check_file(path: Path) -> FileCheck:
     """Header, readability and PRAGMA integrity_check of the file at `path`, without writing to it."""
     if not path.is_file():
         return FileCheck(path, False, False, (), f"no database file at {path}")
-    if (
-        path.stat().st_size == 0
-    ):  # SQLite reads an empty file as an empty database; opening it migrates it
+    # SQLite reads an empty file as an empty database; opening it migrates it
+    if path.stat().st_size == 0:
         return FileCheck(path, True, True, ("ok",), None)
     with path.open("rb") as handle:
         header_ok = handle.read(len(MAGIC)) == MAGIC

@@ -51,9 +51,8 @@ def test_a_database_recreated_at_the_same_path_does_not_wait_for_the_old_ones_re
 ) -> None:
     first = Bowerbird(home_config, embedder=minilm, background=False)
     old_reindex = first.embeddings.indexes.reindex_lock(first.store.path)
-    with (
-        old_reindex
-    ):  # a reindex of the old database still running on a thread that outlived its shutdown
+    # a reindex of the old database still running on a thread that outlived its shutdown
+    with old_reindex:
         first.shutdown()
         _delete_database(home_config.db_path)
         second = Bowerbird(home_config, embedder=minilm, background=False)

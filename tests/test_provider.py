@@ -41,10 +41,11 @@ def two_users(home: Path) -> Iterator[tuple[BowerbirdProvider, BowerbirdProvider
     )
     bob.sync_turn("My dentist is Dr Lindqvist in Malmo.", "Noted.", session_id="sb")
     assert alice.engine is not None and alice.engine.flush(30)
+    # told in an earlier session, asked in a new one
     for provider, session in (
         (alice, "sa-2"),
         (bob, "sb-2"),
-    ):  # told in an earlier session, asked in a new one
+    ):
         provider.on_session_switch(session, reset=True)
     yield alice, bob
     alice.shutdown()

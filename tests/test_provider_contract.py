@@ -380,9 +380,8 @@ def test_every_call_shape_answers_without_logging_an_error(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     provider = opened("s")
-    with caplog.at_level(
-        "ERROR", logger="hermes_bowerbird.provider"
-    ):  # the hooks' guard logs there
+    # the hooks' guard logs there
+    with caplog.at_level("ERROR", logger="hermes_bowerbird.provider"):
         getattr(provider, name)(*args, **kwargs)
     assert [r.getMessage() for r in caplog.records if r.name == "hermes_bowerbird.provider"] == []
 

@@ -29,9 +29,8 @@ def engine(tmp_path: Path) -> Iterator[Bowerbird]:
         },
     )
     bowerbird = Bowerbird(config, background=False)
-    for i in range(
-        40
-    ):  # other rows share the pages, so a deleted row leaves free space inside a page, too
+    # other rows share the pages, so a deleted row leaves free space inside a page, too
+    for i in range(40):
         bowerbird.remember(f"{FILLER} number {i}", scope=SCOPE)
     yield bowerbird
     bowerbird.shutdown()

@@ -79,15 +79,13 @@ def session(
         provider.initialize("t1", hermes_home=str(home), platform="cli")
         messages: list[dict[str, object]] = []
         count = max(len(CHOSEN_SECRETS), len(CHOSEN_PAYLOADS))
-        for n in range(
-            count
-        ):  # sync_turn gets the messages with the tool results, as the host sends them
+        # sync_turn gets the messages with the tool results, as the host sends them
+        for n in range(count):
             turn = _conversation(n)
             messages += turn
             provider.sync_turn(str(turn[0]["content"]), str(turn[-1]["content"]), messages=messages)
-        for n in range(
-            count, 2 * count
-        ):  # turns sync_turn never saw: they reach the store at compression/end
+        # turns sync_turn never saw: they reach the store at compression/end
+        for n in range(count, 2 * count):
             messages += _conversation(n)
         handed = [provider.on_pre_compress(messages, require_checkpoint=True)]
         provider.on_session_end(messages)

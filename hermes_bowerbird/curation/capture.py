@@ -37,7 +37,7 @@ class Capture:
         self._thread: threading.Thread | None = None
 
     def append(self, row: dict[str, Any]) -> None:
-        """Journal `row` (the keyword arguments of `Store.journal_append`) now, or right after the current writer."""
+        """Journal `row` (the keyword arguments of `Journal.append`) now, or right after the current writer."""
         with self._lock:
             if not self._waiting and self.store.journal.try_append(**row) is not None:
                 self.on_appended()
@@ -77,9 +77,8 @@ class Capture:
             try:
                 self.store.journal.append(**row)
                 self.on_appended()
-            except (
-                Exception
-            ):  # the store's busy policy gave up (or it closed): say so, keep the thread
+            except Exception:
+                # the store's busy policy gave up (or it closed): say so, keep the thread
                 log.exception("a captured turn could not be journaled; it is lost")
             finally:
                 with self._idle:

@@ -191,9 +191,8 @@ class Curator:
         """
         try:
             prepared = self._prepare_rows(entries)
-        except (
-            Exception
-        ):  # one bad row must not sink its neighbours: fall back to one row at a time
+        except Exception:
+            # one bad row must not sink its neighbours: fall back to one row at a time
             log.warning(
                 "preparing %d rows together failed; curating them one by one",
                 len(entries),
@@ -321,9 +320,8 @@ class Curator:
         unique = list(dict.fromkeys(texts))
         try:
             matrix = np.asarray(embedder.embed_batch(unique), dtype=np.float32)
-        except (
-            Exception
-        ):  # a failing model must not lose the turn: curate without vectors, catch up later
+        except Exception:
+            # a failing model must not lose the turn: curate without vectors, catch up later
             log.warning("embedding failed; curating without vectors", exc_info=True)
             return [None] * len(texts)
         by_text = dict(zip(unique, matrix, strict=True))
@@ -484,9 +482,8 @@ class Curator:
                         np.asarray([i for i, _ in items], dtype=np.int64),
                         np.stack([v for _, v in items]),
                     )
-            except (
-                Exception
-            ):  # the rows are committed; a stale in-memory index must not re-curate them
+            except Exception:
+                # the rows are committed; a stale in-memory index must not re-curate them
                 log.exception(
                     "could not add %d %s vectors to the in-memory index", len(items), kind
                 )
@@ -537,9 +534,8 @@ class Curator:
                 len(ids),
                 exc,
             )
-        except (
-            Exception
-        ):  # a bug in the batch path must not lose the heuristic results or block the queue
+        except Exception:
+            # a bug in the batch path must not lose the heuristic results or block the queue
             log.exception("model batch failed; heuristic memories stand")
         finally:
             with self._lock:
@@ -850,9 +846,8 @@ class CuratorWorker:
                 generation = self._requested
             try:
                 failures = self._pass()
-            except (
-                Exception
-            ):  # the database went away or similar: keep the thread, retry after a pause
+            except Exception:
+                # the database went away or similar: keep the thread, retry after a pause
                 log.exception("curator pass failed")
                 failures = 1
             with self._cond:

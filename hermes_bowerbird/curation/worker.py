@@ -345,9 +345,8 @@ class Worker:
         curator = Curator(store, vectors, self.config, time.time, select_llm(self.config, store))
         thread = CuratorWorker(curator, store)
         try:
-            if self._model_ready(
-                embeddings
-            ):  # nobody waits on this process: curate with vectors from the start
+            # nobody waits on this process: curate with vectors from the start
+            if self._model_ready(embeddings):
                 thread.start()
                 self._loop(store, thread)
         finally:

@@ -124,9 +124,8 @@ class LoadedModels:
         key = (runtime, location)
         with self._lock:
             key_lock = self._loading.setdefault(key, threading.Lock())
-        with (
-            key_lock
-        ):  # one load per key; loads of other models go on meanwhile (an ONNX build takes minutes)
+        # one load per key; loads of other models go on meanwhile (an ONNX build takes minutes)
+        with key_lock:
             with self._lock:
                 if key in self._models:
                     found: Model = self._models[key]

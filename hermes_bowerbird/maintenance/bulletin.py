@@ -237,9 +237,8 @@ class BulletinBuilder:
         )
         try:
             text = llm.complete(prompt, system=_SYSTEM, max_tokens=limit * 2, timeout=60.0).strip()
-        except (
-            Exception
-        ):  # any failure of an external model falls back to the deterministic bulletin
+        except Exception:
+            # any failure of an external model falls back to the deterministic bulletin
             log.warning(
                 "bulletin synthesis with %s failed; using the deterministic bulletin",
                 llm.name,

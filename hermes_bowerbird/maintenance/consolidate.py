@@ -238,9 +238,8 @@ class Consolidator:
                 "generator": f"llm:{self.llm.name}" if synthesised and self.llm else "heuristic",
             },
         )
-        with (
-            self.store.transaction()
-        ):  # an immediate transaction: a concurrent run waits, then sees our edges
+        # an immediate transaction: a concurrent run waits, then sees our edges
+        with self.store.transaction():
             if self._consolidated({m.id for m in members}) or self.store.memories.find_by_hash(
                 cluster.scope, text
             ):

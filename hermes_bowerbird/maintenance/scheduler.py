@@ -15,9 +15,8 @@ from .jobs import Job, Maintenance, summarise
 
 try:
     import fcntl
-except (
-    ImportError
-):  # not POSIX: runs are still serialised inside the process by Maintenance's own lock
+except ImportError:
+    # not POSIX: runs are still serialised inside the process by Maintenance's own lock
     fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)

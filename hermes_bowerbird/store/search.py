@@ -151,9 +151,8 @@ class Search:
                 )
                 out[table] = True
             except sqlite3.DatabaseError as exc:
-                if is_read_only(
-                    exc
-                ):  # the check is written as an INSERT: a read-only store cannot run it
+                # the check is written as an INSERT: a read-only store cannot run it
+                if is_read_only(exc):
                     continue
                 out[table] = False
         return out
