@@ -25,6 +25,18 @@ import re
 from collections.abc import Iterator
 
 CHARS_PER_TOKEN = 4
+# The number words one to nine: ages ("forty-two") and spans ("three weeks ago") are read with them.
+DIGIT_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+}
 
 _SEARCH_WORD = re.compile(r"\w+")
 _VALUE_WORD = re.compile(r"[\w'-]+")

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation.entities import KNOWN_TOOLS
+from hermes_bowerbird.text import DIGIT_WORDS, normalise_entity
 from hermes_bowerbird.text import chat_words as words
-from hermes_bowerbird.text import normalise_entity
 
 _I = re.IGNORECASE
 Key = Callable[[re.Match[str]], str | None]
@@ -32,17 +32,6 @@ _NUMBER_WORDS = {
     "seventy": 70,
     "eighty": 80,
     "ninety": 90,
-}
-_UNITS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
 }
 _TEENS = {"eighteen": 18, "nineteen": 19}
 _AGE = (
@@ -293,9 +282,9 @@ def spoken_number(text: str) -> int | None:
     parts = re.split(r"[- ]", text)
     tens = parts[0]
     unit = parts[1] if len(parts) > 1 else None
-    if tens not in _NUMBER_WORDS or (unit is not None and unit not in _UNITS):
+    if tens not in _NUMBER_WORDS or (unit is not None and unit not in DIGIT_WORDS):
         return None
-    return _NUMBER_WORDS[tens] + (_UNITS[unit] if unit else 0)
+    return _NUMBER_WORDS[tens] + (DIGIT_WORDS[unit] if unit else 0)
 
 
 # ---------------------------------------------------------------- key builders

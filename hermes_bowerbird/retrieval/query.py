@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
 from .. import vocabulary as vocab
-from ..text import search_word_spans
+from ..text import DIGIT_WORDS, search_word_spans
 from ..text import search_words as tokens  # the name retrieval modules use
 from ..types import MemoryType, type_specs
 
@@ -56,15 +56,7 @@ _MONTHS["sept"] = 9
 _NUMBER_WORDS = {
     "a": 1,
     "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
+    **DIGIT_WORDS,
     "ten": 10,
     "couple": 2,
     "few": 3,
@@ -296,9 +288,8 @@ def analyze_query(
     text = text[:MAX_QUERY_CHARS]
     own = self_words(text, self_names)
     norms = entity_norms or {}
-    if any(
-        n in norms for n in self_names
-    ):  # copying every known name costs more than the rest at 10K entities
+    # copying every known name costs more than the rest at 10K entities
+    if any(n in norms for n in self_names):
         norms = {n: i for n, i in norms.items() if n not in self_names}
     ids, names = match_entities(text, norms)
     window, recency = parse_time(text, now, tz)
