@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from crash_turns import turn
 
 from hermes_bowerbird.config import load_config
+from hermes_bowerbird.curation.capture import MAX_WAITING
 from hermes_bowerbird.curation.worker import (
     parents_lock_path,
     settings_of,
@@ -276,6 +278,33 @@ def test_a_turn_captured_while_another_process_writes_reaches_the_journal(
     _blocked_capture(engine, "I moved to Oslo in March.", "blocked-2")
     assert engine.wait_captured(30)
     assert engine.store.journal.next_turn_index("blocked-2") == 1  # its one row is in the journal
+
+
+def test_capture_waits_rather_than_holding_more_rows_than_shutdown_can_drain(
+    shared: Bowerbird,
+) -> None:
+    engine = shared
+    blocker = sqlite3.connect(engine.store.path, isolation_level=None, timeout=30)
+    blocker.execute("BEGIN IMMEDIATE")
+    done = threading.Event()
+
+    def capture_many() -> None:
+        for i in range(MAX_WAITING + 5):
+            engine.capture_turn(
+                TurnCapture(f"backlog turn {i}", "ok", scope=SCOPE, session_id="backlog")
+            )
+        done.set()
+
+    writer = threading.Thread(target=capture_many)
+    writer.start()
+    try:
+        assert not done.wait(1.0)  # more rows than the thread may hold: capture waits
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    writer.join(WAIT)
+    assert engine.wait_captured(WAIT)
+    assert engine.store.journal.next_turn_index("backlog") == MAX_WAITING + 5  # none dropped
 
 
 def test_a_killed_worker_is_replaced_and_resumes_its_rows(engine: Bowerbird) -> None:
