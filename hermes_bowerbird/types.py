@@ -51,13 +51,11 @@ class TypeSpec:
     silently miss one (a missing argument is a TypeError at import)."""
 
     name: MemoryType
-    description: (
-        str  # what memories of this type hold, for the extraction prompt and tool descriptions
-    )
+    # what memories of this type hold, for the extraction prompt and tool descriptions
+    description: str
     importance: float  # default importance of a new memory of this type
-    half_life_factor: (
-        float  # x config.weights.decay_half_life_days, for types not exempt from decay
-    )
+    # x config.weights.decay_half_life_days, for types not exempt from decay
+    half_life_factor: float
     bulletin: BulletinSection | None  # where the bulletin shows it (None: never)
     markdown: MarkdownTarget | None  # which host file an export writes it to (None: neither)
     markdown_rank: int  # export order within its file (ascending)
@@ -69,10 +67,8 @@ class TypeSpec:
 _FACTS = BulletinSection("Important facts", 5, 8)
 _OBSERVATIONS = BulletinSection("Observations", 7, 4)
 
-# The one table per memory type. The schema's CHECK on memories.type lists the same names: SQLite cannot drop a
-# CHECK without rebuilding the memories table (its foreign keys, triggers and full-text index with it), so the
-# CHECK stays as a last line of defence and tests/test_types.py asserts it equals this table. A new type is one
-# entry here, one member of MemoryType above (checked below), and a migration that rebuilds the CHECK.
+# The one table per memory type. A new type is one entry here and one member of MemoryType above (checked
+# below); the schema names no types (the store refuses a type this table lacks, store/memories.py).
 _BUILTIN_SPECS: tuple[TypeSpec, ...] = (
     TypeSpec(
         MemoryType.IDENTITY,

@@ -311,3 +311,62 @@ def test_upgraded_store_is_searchable(old_store: Path) -> None:
     finally:
         store.close()
     assert len(hits) == 2
+
+
+def _memories_sql(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return str(
+            conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'"
+            ).fetchone()[0]
+        )
+    finally:
+        conn.close()
+
+
+def test_upgrade_takes_the_type_list_out_of_the_schema(old_store: Path) -> None:
+    assert "CHECK (type IN" in _memories_sql(old_store)
+    Store.open(old_store).close()
+    assert "CHECK (type IN" not in _memories_sql(old_store)
+
+
+def test_upgrade_keeps_the_other_checks(old_store: Path) -> None:
+    Store.open(old_store).close()
+    assert "CHECK (length(content) > 0)" in _memories_sql(old_store)
+
+
+def test_upgraded_file_passes_the_integrity_check(old_store: Path) -> None:
+    Store.open(old_store).close()
+    conn = sqlite3.connect(old_store)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        conn.close()
+
+
+def test_sqlite_utils_cli_takes_the_type_list_out_too(old_store: Path) -> None:
+    _sqlite_utils_migrate(old_store)
+    assert "CHECK (type IN" not in _memories_sql(old_store)
+
+
+def test_a_connection_open_during_the_upgrade_reloads_the_schema(tmp_path: Path) -> None:
+    before = tmp_path / "before"
+    before.mkdir()
+    for step in db.migrations_dir().glob("000[1-5]_*.sql"):
+        (before / step.name).write_bytes(step.read_bytes())
+    path = tmp_path / "m.db"
+    first = db.connect(path)
+    db.migrate(first, before)
+    first.close()
+    other = sqlite3.connect(path)
+    other.execute("SELECT count(*) FROM memories").fetchone()
+    Store.open(path).close()
+    other.execute(
+        """
+        INSERT INTO memories (scope, type, content, content_hash, importance, created_at, updated_at, source)
+        VALUES ('s', 'milestone', 'Shipped version one', 'h', 0.5, 1.0, 1.0, 'turn')
+    """
+    )
+    assert other.execute("SELECT type FROM memories").fetchall() == [("milestone",)]
+    other.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +11,7 @@ from typing import Any, cast
 import anyio
 import click
 import pytest
+from click.testing import CliRunner
 
 from hermes_bowerbird.cli import cli
 from hermes_bowerbird.config import build_config
@@ -20,6 +21,7 @@ from hermes_bowerbird.curation.llm_batch import (
     parse_decisions,
     system_prompt,
 )
+from hermes_bowerbird.errors import InvalidInputError
 from hermes_bowerbird.maintenance.bulletin import BulletinBuilder, sections
 from hermes_bowerbird.markdown import group_for_export, user_file_types
 from hermes_bowerbird.retrieval.query import type_hints
@@ -84,20 +86,77 @@ def _memory(
     )
 
 
-def _check_list(sql: str) -> list[str]:
-    found = re.search(r"type\s+TEXT\s+NOT NULL CHECK \(type IN \(([^)]*)\)\)", sql)
-    assert found is not None, sql
-    return re.findall(r"'([a-z_]+)'", found.group(1))
+def _memories_sql(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        row = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'"
+        ).fetchone()
+    finally:
+        conn.close()
+    return str(row[0])
 
 
-def test_schema_check_lists_exactly_the_table(tmp_path: Path) -> None:
-    Store.open(tmp_path / "m.db").close()
-    sql = (
-        sqlite3.connect(tmp_path / "m.db")
-        .execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'")
-        .fetchone()[0]
+def _raw_insert(store: Store, memory_type: str) -> None:
+    store.db.execute(
+        """
+        INSERT INTO memories (scope, type, content, content_hash, importance, created_at, updated_at, source)
+        VALUES ('s', ?, 'Shipped version one', 'h', 0.5, 1.0, 1.0, 'turn')
+    """,
+        (memory_type,),
     )
-    assert _check_list(sql) == list(type_names())
+
+
+def test_schema_lists_no_types(tmp_path: Path) -> None:
+    Store.open(tmp_path / "m.db").close()
+    assert "CHECK (type IN" not in _memories_sql(tmp_path / "m.db")
+
+
+def test_store_refuses_a_type_the_table_does_not_name(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    new = NewMemory(scope="s", type=MILESTONE, content="Shipped version one", source=Source.TOOL)
+    with pytest.raises(
+        InvalidInputError, match="unknown memory type 'milestone'; use one of identity"
+    ):
+        store.insert_memory(new)
+    store.close()
+
+
+def test_raw_sql_on_the_store_cannot_write_an_unknown_type(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    with pytest.raises(sqlite3.IntegrityError, match="unknown memory type"):
+        _raw_insert(store, "milestone")
+    store.close()
+
+
+def test_raw_sql_cannot_change_a_type_to_an_unknown_one(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    _raw_insert(store, "fact")
+    with pytest.raises(sqlite3.IntegrityError, match="unknown memory type"):
+        store.db.execute("UPDATE memories SET type = 'milestone'")
+    store.close()
+
+
+def test_read_only_store_reads_every_type(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    _raw_insert(store, "goal")
+    store.close()
+    reader = Store.open(tmp_path / "m.db", readonly=True)
+    assert [m.type for m in reader.memories.find(None)] == [MemoryType.GOAL]
+    reader.close()
+
+
+def test_a_type_this_version_does_not_know_reads_as_a_fact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as newer:
+        newer.setitem(MEMORY_TYPES, str(MILESTONE), SPEC)
+        store = Store.open(tmp_path / "m.db")
+        _raw_insert(store, "milestone")
+        store.close()
+    store = Store.open(tmp_path / "m.db")
+    assert [m.type for m in store.memories.find(None)] == [MemoryType.FACT]
+    store.close()
 
 
 def test_enum_and_table_list_the_same_types() -> None:
@@ -278,3 +337,22 @@ def test_new_type_is_in_the_agent_tools(milestone: TypeSpec) -> None:
 def test_new_type_is_a_setting_value(milestone: TypeSpec, tmp_path: Path) -> None:
     config = build_config(tmp_path, {"decay_exempt_types": "identity,milestone"})
     assert config.decay_exempt_types == "identity,milestone"
+
+
+def test_new_type_is_stored_and_listed_through_the_cli(milestone: TypeSpec, tmp_path: Path) -> None:
+    home = ["--hermes-home", str(tmp_path), "--json"]
+    env = {
+        "BOWERBIRD_EMBEDDING_BACKEND": "none",
+        "BOWERBIRD_LLM_BACKEND": "none",
+        "GEMINI_API_KEY": "",
+        "GOOGLE_API_KEY": "",
+    }
+    runner = CliRunner()
+    stored = runner.invoke(
+        cli, [*home, "remember", "Shipped version one", "--type", "milestone"], env=env
+    )
+    assert json.loads(stored.output)["data"]["memory"]["type"] == "milestone"
+    listed = runner.invoke(cli, [*home, "list", "--type", "milestone"], env=env)
+    assert [m["content"] for m in json.loads(listed.output)["data"]["memories"]] == [
+        "Shipped version one"
+    ]

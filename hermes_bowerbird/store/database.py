@@ -36,6 +36,7 @@ class Store:
         )
         self._db = db
         self.memories = Memories(db)
+        self.memories.guard_types()
         self.retention = Retention(db)
         self.provenance = Provenances(db)
         self.journal = Journal(db)

@@ -9,8 +9,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..errors import NotFoundError
-from ..types import Memory, MemoryType, NewMemory
+from ..errors import InvalidInputError, NotFoundError
+from ..types import MEMORY_TYPES, Memory, MemoryType, NewMemory, type_spec
 from .connection import Connection, chunks, marks
 from .values import content_hash, from_row, from_rows
 
@@ -61,6 +61,27 @@ class Memories:
 
     def __init__(self, db: Connection) -> None:
         self._db = db
+
+    def guard_types(self) -> None:
+        """Refuse, on this connection, any memory type the type table does not name.
+
+        The schema lists no types (a new one is a row in types.py, no migration): these temporary triggers
+        are rebuilt from the table on every connection the store opens and stop every write path, raw SQL
+        included, from storing a type the code cannot read.
+        """
+        known = ", ".join("'" + name.replace("'", "''") + "'" for name in MEMORY_TYPES)
+        for event in ("INSERT", "UPDATE OF type"):
+            name = "memories_known_type_" + event.split()[0].lower()
+            self._db.execute(f"DROP TRIGGER IF EXISTS temp.{name}")
+            self._db.execute(
+                f"""
+                CREATE TEMP TRIGGER {name} BEFORE {event} ON main.memories
+                WHEN NEW.type NOT IN ({known})
+                BEGIN
+                    SELECT RAISE(ABORT, 'unknown memory type');
+                END
+            """
+            )
 
     # -- reads ----------------------------------------------------------------------------------------------
     def get(self, memory_id: int) -> Memory | None:
@@ -286,6 +307,10 @@ class Memories:
     # -- writes of this table alone -------------------------------------------------------------------------
     def insert(self, new: NewMemory) -> int:
         """The new row's id (the Store adds its provenance and audit row in the same transaction)."""
+        try:
+            type_spec(str(new.type))
+        except ValueError as exc:
+            raise InvalidInputError(str(exc)) from None
         now = self._db.clock()
         cursor = self._db.execute(
             """

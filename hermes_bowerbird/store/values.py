@@ -12,17 +12,24 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from ..types import AuditAction, JournalStatus, MemoryType, Relation, Source
+from ..types import MEMORY_TYPES, AuditAction, JournalStatus, MemoryType, Relation, Source
 
 T = TypeVar("T")
 
-_TYPE_OF = {str(t): t for t in MemoryType}
 _SOURCE_OF = {str(s): s for s in Source}
+
+
+def _stored_type(name: str) -> MemoryType:
+    """A stored memory type, looked up in the type table as it is now (a registered type included); a type
+    this version does not know (a newer version wrote it) reads as a fact rather than making the row unreadable.
+    """
+    spec = MEMORY_TYPES.get(name)
+    return spec.name if spec is not None else MemoryType.FACT
 
 
 # How a column's stored value becomes the dataclass field of the same name; every other column is taken as is.
 _DECODE: dict[str, Callable[[Any], Any]] = {
-    "type": _TYPE_OF.__getitem__,
+    "type": _stored_type,
     "source": _SOURCE_OF.__getitem__,
     "forgotten": bool,
     "tags": lambda text: tuple(json.loads(text)),
