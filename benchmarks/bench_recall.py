@@ -452,9 +452,8 @@ def load_persona(folder: Path) -> tuple[list[Turn], dict[str, Any]]:
     return turns, truth
 
 
-STEM_CHARS = (
-    5  # words sharing their first 5 letters count as one (consultant/consulting, divorce/divorced)
-)
+# words sharing their first 5 letters count as one (consultant/consulting, divorce/divorced)
+STEM_CHARS = 5
 _ALTERNATIVES = re.compile(r"[()/]")
 
 

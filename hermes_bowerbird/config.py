@@ -41,53 +41,44 @@ CHOICES = {
 class RetrievalWeights:
     """Fusion and rescoring weights; defaults chosen by benchmarks/bench_recall.py on the dev split."""
 
-    rrf_k: float = (
-        2.0  # small k lets each signal's top ranks dominate (LoCoMo dev: k=60 0.50, k=2 0.66 any@5)
-    )
+    # small k lets each signal's top ranks dominate (LoCoMo dev: k=60 0.50, k=2 0.66 any@5)
+    rrf_k: float = 2.0
     # a question in other words than the store's leans on the vector signals: their weights x (1 + meaning_lean x
     # max(0, 1 - evidence / meaning_enough)), evidence = the best keyword coverage of the full-text signals' top items
-    meaning_lean: float = (
-        2.0  # 0 = off; everyday tool top 5 0.912 -> 0.956, LongMemEval R@5 0.946 -> 0.959
-    )
+    # 0 = off; everyday tool top 5 0.912 -> 0.956, LongMemEval R@5 0.946 -> 0.959
+    meaning_lean: float = 2.0
     meaning_enough: float = 0.5  # the keyword evidence at which the lean stops
     fts_memory: float = 0.7
     fts_episode: float = 1.0
     vector_memory: float = 0.5
     vector_episode: float = 0.8
     graph: float = 0.3
-    subject: float = (
-        1.0  # memories filling a profile slot a question about the user names ("where do I live")
-    )
-    neighbour_prev: float = (
-        0.4  # share of the previous turn's score an episode inherits (same session)
-    )
+    # memories filling a profile slot a question about the user names ("where do I live")
+    subject: float = 1.0
+    # share of the previous turn's score an episode inherits (same session)
+    neighbour_prev: float = 0.4
     neighbour_next: float = 0.2  # share of the next turn's score an episode inherits
     session: float = 0.6  # lift for episodes of the best-matching sessions (0 = off)
     importance: float = 0.3  # how far effective importance moves a fused score (0 = not at all)
     episode_importance: float = 0.5  # the effective importance episodes are rescored with
-    assistant_about_user: float = (
-        0.5  # share the assistant's turns keep in questions about the user
-    )
+    # share the assistant's turns keep in questions about the user
+    assistant_about_user: float = 0.5
     superseded_penalty: float = 0.3  # multiplier for superseded or expired memories
     type_boost: float = 0.3  # bonus share for memories of a type the query hints at
     time_boost: float = 0.5  # bonus share for items inside a time window named in the query
     recency: float = 0.3  # bonus share for new items when the query says "recently"
-    decay_half_life_days: float = (
-        180.0  # effective importance halves after this long without access
-    )
+    # effective importance halves after this long without access
+    decay_half_life_days: float = 180.0
     access_boost: float = 0.1  # bonus per doubling of the access count
     # second-stage rerank of the best candidates by the items themselves (retrieval/rerank.py)
     rerank_cosine: float = 1.0  # exp(w x cosine to the query)
-    rerank_coverage: float = (
-        0.8  # exp(w x idf-weighted share of the query's keywords the item holds)
-    )
-    rerank_substance: float = (
-        1.0  # (1 + min(chars, substance_chars)) ^ w: very short items rarely answer
-    )
+    # exp(w x idf-weighted share of the query's keywords the item holds)
+    rerank_coverage: float = 0.8
+    # (1 + min(chars, substance_chars)) ^ w: very short items rarely answer
+    rerank_substance: float = 1.0
     rerank_memory: float = 0.2  # exp(w) for curated memories over raw episodes
-    slot_coverage: float = (
-        1.0  # the keyword coverage a memory filling the profile slot the question names counts as
-    )
+    # the keyword coverage a memory filling the profile slot the question names counts as
+    slot_coverage: float = 1.0
     substance_chars: float = 250.0  # the length past which an item is no more substantial
     mmr_lambda: float = 0.7
     # prefetch gate (retrieval/gate.py): logistic of the cosine's z-score over the store and keyword coverage
@@ -97,9 +88,8 @@ class RetrievalWeights:
     gate_cosine_center: float = 0.45  # the cosine at which the plain-cosine part is neutral
     gate_coverage: float = 1.0  # weight of the idf-weighted keyword coverage
     gate_keywords_bias: float = -0.5  # without a vector: logistic(gate_coverage x coverage + this)
-    duplicate_similarity: float = (
-        0.9  # a hit this similar (cosine, or word overlap) to a better one is dropped
-    )
+    # a hit this similar (cosine, or word overlap) to a better one is dropped
+    duplicate_similarity: float = 0.9
 
 
 @dataclass(frozen=True)
@@ -111,12 +101,10 @@ class Config:
     # embeddings
     embedding_backend: str = "auto"  # one of EMBEDDING_BACKENDS
     embedding_model: str = ""  # name or path; empty picks the shipped MiniLM
-    embedding_threads: int = (
-        0  # threads for the local model; 0 = torch: one per core, ONNX: up to 2 (1 on busy hosts)
-    )
-    embedding_models_dir: str = (
-        ""  # where built ONNX models are cached; empty = $HERMES_HOME/bowerbird/models
-    )
+    # threads for the local model; 0 = torch: one per core, ONNX: up to 2 (1 on busy hosts)
+    embedding_threads: int = 0
+    # where built ONNX models are cached; empty = $HERMES_HOME/bowerbird/models
+    embedding_models_dir: str = ""
     gemini_api_key: str = field(default="", repr=False)
     gemini_embedding_model: str = "gemini-embedding-001"
     gemini_base_url: str = ""
@@ -127,26 +115,23 @@ class Config:
     llm_daily_budget: int = 200
     llm_batch_turns: int = 8
     # write path
-    curation_mode: str = (
-        "process"  # one of CURATION_MODES; thread where a worker process cannot start
-    )
+    # one of CURATION_MODES; thread where a worker process cannot start
+    curation_mode: str = "process"
     dedup_threshold: float = 0.92
     related_threshold: float = 0.75
     shutdown_drain_seconds: float = 10.0
     # read path
     prefetch_budget_tokens: int = 600
     prefetch_timeout_seconds: float = 3.0
-    prefetch_gate: float = (
-        0.5  # the gate's operating point: items of lower relevance are not injected unasked
-    )
+    # the gate's operating point: items of lower relevance are not injected unasked
+    prefetch_gate: float = 0.5
     recall_limit: int = 8
     weights: RetrievalWeights = field(default_factory=RetrievalWeights)
     # maintenance
     maintenance_enabled: bool = True
     prune_threshold: float = 0.1
-    decay_exempt_types: str = (
-        "identity,decision,procedure"  # comma-separated memory types that never decay
-    )
+    # comma-separated memory types that never decay
+    decay_exempt_types: str = "identity,decision,procedure"
     prune_grace_days: float = 30.0
     purge_after_days: float = 90.0
     association_threshold: float = 0.85

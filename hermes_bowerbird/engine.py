@@ -53,9 +53,8 @@ log = logging.getLogger(__name__)
 _MAX_TEXT_CHARS = 200_000  # one captured or remembered text; the journal is not a file store
 IMPORT_THREAD_NAME = "bowerbird-import"
 SHUTDOWN_SECONDS = 4.0  # the host gives a provider's shutdown 5 s
-_STOP_RESERVE_SECONDS = (
-    1.5  # of the shutdown bound, kept for stopping and joining threads after the drain
-)
+# of the shutdown bound, kept for stopping and joining threads after the drain
+_STOP_RESERVE_SECONDS = 1.5
 _EXIT_JOIN_SECONDS = 60.0  # at interpreter exit, how long to wait for each engine's threads
 # Engines whose threads may still run: at interpreter exit they are shut down and joined, because a thread
 # still inside native code (torch, tokenizers) when the interpreter tears down aborts the process.
@@ -173,9 +172,8 @@ class Bowerbird:
             config.curation_mode == "process" and supported() and embedder is None and llm is None
         )
         self._curation: CurationProcess | None = None
-        self._capture: Capture | None = (
-            None  # with a worker process: capture never waits on its writes
-        )
+        # with a worker process: capture never waits on its writes
+        self._capture: Capture | None = None
         self.inspect = Inspection(self.store)  # what the edges read
         self.admin = Admin(
             self.store, self.embeddings, self.vectors, self.maintenance

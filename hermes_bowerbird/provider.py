@@ -43,12 +43,10 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 PRE_COMPRESS_LIMIT = 1500
-CHECKPOINT_LIMIT = (
-    4000  # a whole-conversation checkpoint; the host caps provider context at 6,000 chars
-)
-DELEGATION_PLATFORM = (
-    "delegation"  # journal rows of a subagent's task and result say so, with the child session
-)
+# a whole-conversation checkpoint; the host caps provider context at 6,000 chars
+CHECKPOINT_LIMIT = 4000
+# journal rows of a subagent's task and result say so, with the child session
+DELEGATION_PLATFORM = "delegation"
 _WRITE_CONTEXTS = frozenset({"primary", ""})
 _LINEAGE_MAX = 20
 _REPORTED: set[str] = set()

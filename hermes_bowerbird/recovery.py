@@ -56,9 +56,8 @@ class RecoveryReport:
     recovered: dict[str, int] = field(default_factory=dict)
     lost: dict[str, int] = field(default_factory=dict)
     integrity: tuple[str, ...] = ()
-    repaired: bool = (
-        False  # only when integrity_check passed on the new file and it took the old one's place
-    )
+    # only when integrity_check passed on the new file and it took the old one's place
+    repaired: bool = False
     note: str = ""
 
 

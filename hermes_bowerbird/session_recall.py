@@ -57,9 +57,8 @@ class SessionRecall:
         )  # an episode and the memory taken from it say the same thing
         self._in_context: dict[str, int] = {}
         self._queued: tuple[str, str, Queued] | None = None  # query, session, hits
-        self.bulletin_seen: Bulletin | None = (
-            None  # the bulletin in the frozen system prompt, or noted since
-        )
+        # the bulletin in the frozen system prompt, or noted since
+        self.bulletin_seen: Bulletin | None = None
 
     def restart(self, in_context: Mapping[str, int]) -> None:
         """A new session id: nothing was given in it yet, and no queued search belongs to it."""

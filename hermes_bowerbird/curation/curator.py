@@ -66,9 +66,8 @@ class CurationResult:
     related: int = 0
     noise: bool = False
     skipped: bool = False  # the row was already curated (or is not pending)
-    llm: str = (
-        ""  # "" (no model step), "applied", or "fallback" (the model failed; heuristics stand)
-    )
+    # "" (no model step), "applied", or "fallback" (the model failed; heuristics stand)
+    llm: str = ""
 
     def extend(self, other: CurationResult) -> None:
         self.journal_ids += other.journal_ids
@@ -130,9 +129,8 @@ class _MergeContext:
     embedder: Embedder | None
     updates: _IndexUpdates  # vectors to add to the in-memory indexes after the commit
     actor: str = ACTOR
-    allowed: set[int] | None = (
-        None  # live memory ids of the scope a vector search may return (None: not read yet)
-    )
+    # live memory ids of the scope a vector search may return (None: not read yet)
+    allowed: set[int] | None = None
     fresh: list[tuple[Memory, np.ndarray]] = field(
         default_factory=list
     )  # created so far: a batch dedups itself
@@ -777,9 +775,8 @@ class CuratorWorker:
         self._cond = threading.Condition()
         self._wake = False
         self._stop = False
-        self._requested = (
-            0  # bumped by notify(); a pass that starts after a bump and ends idle covers it
-        )
+        # bumped by notify(); a pass that starts after a bump and ends idle covers it
+        self._requested = 0
         self._covered = -1
         self._session_ends: list[tuple[str, str]] = []
         self._thread: threading.Thread | None = None

@@ -18,9 +18,8 @@ USER = "user"
 ASSISTANT = "assistant"
 TOOL = "tool"
 EXPLICIT = "explicit"  # remember/update tools, imports, the host's built-in memory mirror
-DELEGATION_PREFIX = (
-    "delegation"  # journal platform of a subagent's task (the agent's words) and result (a tool's)
-)
+# journal platform of a subagent's task (the agent's words) and result (a tool's)
+DELEGATION_PREFIX = "delegation"
 
 # importance multiplier and confidence ceiling per origin; stronger origins first
 _WEIGHT = {USER: 1.0, EXPLICIT: 1.0, ASSISTANT: 0.6, TOOL: 0.5}

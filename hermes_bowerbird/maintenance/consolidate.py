@@ -34,9 +34,8 @@ ACTOR = "maintenance"
 CONSOLIDATABLE: frozenset[MemoryType] = frozenset(
     {MemoryType.EVENT, MemoryType.OBSERVATION, MemoryType.FACT, MemoryType.PREFERENCE}
 )
-MIN_SESSIONS = (
-    2  # a pattern is a repeat across sessions, not one conversation going on about something
-)
+# a pattern is a repeat across sessions, not one conversation going on about something
+MIN_SESSIONS = 2
 SEARCH_K = 32
 _STEP = 1_000  # seeds per matrix product; the cursor advances after each step
 MAX_PATTERN_WORDS = 60

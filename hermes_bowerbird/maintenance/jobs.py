@@ -34,9 +34,8 @@ INTERVALS = {
     "associate": 600.0,
     "consolidate": HOUR,
 }
-LAST_RUN_KEY = (
-    "maintenance.last_run."  # + job name -> {"at": epoch seconds, "summary": "key=value ..."}
-)
+# + job name -> {"at": epoch seconds, "summary": "key=value ..."}
+LAST_RUN_KEY = "maintenance.last_run."
 LISTED = 200  # ids listed in a result (dry-run output); counts are always complete
 
 Progress = Callable[[int, int], None]  # (jobs done, jobs in this run)

@@ -14,9 +14,8 @@ from ..curation.screen import inert
 from ..text import CHARS_PER_TOKEN, estimate_tokens
 from .results import Hit, iso_date
 
-MIN_CONTENT_TOKENS = (
-    12  # a hit that cannot get this much room is dropped rather than shown as a stub
-)
+# a hit that cannot get this much room is dropped rather than shown as a stub
+MIN_CONTENT_TOKENS = 12
 ELLIPSIS = "…"
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 

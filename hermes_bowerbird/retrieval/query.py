@@ -143,9 +143,8 @@ class QueryAnalysis:
     subjects: tuple[
         str, ...
     ] = ()  # profile slots (memory.subject) a question about the user asks for
-    semantic_text: str = (
-        ""  # the text to embed: the user's own name turned into first person; "" = `text`
-    )
+    # the text to embed: the user's own name turned into first person; "" = `text`
+    semantic_text: str = ""
 
     @property
     def search_text(self) -> str:

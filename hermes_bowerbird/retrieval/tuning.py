@@ -11,55 +11,43 @@ FTS_LIMIT = 30  # per full-text signal; measured: LoCoMo dev ranks alike with 30
 FTS_PREFIX_MIN = 0  # 0 = whole words only; measured: porter stemming already folds most inflections
 VECTOR_LIMIT = 50  # per vector signal; bound
 GRAPH_LIMIT = 50  # per entity, subject or edge signal; bound, as VECTOR_LIMIT
-GRAPH_LINK_ROWS = (
-    4  # entity links read per candidate kept (x GRAPH_LIMIT): an item mentions a few named entities
-)
+# entity links read per candidate kept (x GRAPH_LIMIT): an item mentions a few named entities
+GRAPH_LINK_ROWS = 4
 EDGE_HOPS = 2  # typed edges are followed this far from the best memories (an update of an update)
-SECOND_HOP_DAMPING = (
-    0.5  # a memory two edges away counts for half: it is about something nearby, not the thing
-)
-EDGE_SEEDS = (
-    5  # the best memories whose typed edges are followed; bound: one store query per search
-)
+# a memory two edges away counts for half: it is about something nearby, not the thing
+SECOND_HOP_DAMPING = 0.5
+# the best memories whose typed edges are followed; bound: one store query per search
+EDGE_SEEDS = 5
 
 # -- ranking (retrieval/retriever.py, retrieval/fusion.py) ----------------------------------------------------------
 MAX_LIMIT = 100  # bound: the most hits one search returns, whatever the caller asks
-RERANK_POOL = (
-    60  # bound: the best fused candidates the rerank re-weighs (at least; MMR's pool when larger)
-)
+# bound: the best fused candidates the rerank re-weighs (at least; MMR's pool when larger)
+RERANK_POOL = 60
 RELEVANCE_POOL = 100  # candidates checked against a relevance floor (prefetch): the gate sees past the rerank pool
-MMR_POOL_FACTOR = (
-    3  # MMR chooses among this many x limit best candidates, so diversity cannot reach far down
-)
+# MMR chooses among this many x limit best candidates, so diversity cannot reach far down
+MMR_POOL_FACTOR = 3
 MIN_MMR_POOL = 20  # ... and among at least this many, so a small limit still has alternatives
-SUCCESSOR_HOPS = (
-    3  # a matched stale memory brings successors this many versions on (longer chains are rare)
-)
-SUCCESSOR_MARGIN = (
-    0.99  # a superseded memory scores at most this share of its successor: always just below it
-)
-RECENCY_HALF_LIFE_DAYS = (
-    30.0  # "recently" favours items of the last month; each 30 days halves the bonus
-)
+# a matched stale memory brings successors this many versions on (longer chains are rare)
+SUCCESSOR_HOPS = 3
+# a superseded memory scores at most this share of its successor: always just below it
+SUCCESSOR_MARGIN = 0.99
+# "recently" favours items of the last month; each 30 days halves the bonus
+RECENCY_HALF_LIFE_DAYS = 30.0
 SESSION_TOP = 2  # a session's strength is the sum of its best two episode scores (one lucky turn is not a session)
 EVIDENCE_TOP = 3  # keyword evidence is the best coverage among each full-text signal's first three visible items
 DUPLICATE_OFF = 1.01  # MMR's duplicate threshold when none is given: above any similarity, so nothing is dropped
 
 # -- keyword coverage (retrieval/fusion.py, retrieval/rerank.py) ----------------------------------------------------
-STEM_CHARS = (
-    5  # words sharing their first five letters count as one in keyword coverage (painted/painting)
-)
-COVERAGE_WORDS = (
-    32  # a long query's first keywords count for coverage; bound, as many as full-text search uses
-)
-IDF_REFRESH_GROWTH = (
-    0.1  # cached document frequencies are dropped once the corpus grew by this share
-)
+# words sharing their first five letters count as one in keyword coverage (painted/painting)
+STEM_CHARS = 5
+# a long query's first keywords count for coverage; bound, as many as full-text search uses
+COVERAGE_WORDS = 32
+# cached document frequencies are dropped once the corpus grew by this share
+IDF_REFRESH_GROWTH = 0.1
 
 # -- prefetch gate (retrieval/gate.py) ------------------------------------------------------------------------------
-SAMPLE_SIZE = (
-    256  # stored vectors the query is compared with to learn its typical similarity to this store
-)
+# stored vectors the query is compared with to learn its typical similarity to this store
+SAMPLE_SIZE = 256
 SAMPLE_REFRESH_GROWTH = 0.1  # a cached sample is redrawn once its scopes grew by this share
 MIN_STD = 0.03  # a floor for the spread, so a near-constant sample cannot inflate z-scores
 # A small store says little about a query's typical similarity: its sample is pooled with PRIOR_WEIGHT pseudo-items
@@ -68,11 +56,9 @@ MIN_STD = 0.03  # a floor for the spread, so a near-constant sample cannot infla
 PRIOR_WEIGHT = 16.0
 PRIOR_MEAN = 0.1
 PRIOR_STD = 0.08
-MIN_CHANCE_SIZE = (
-    50  # below this many items the bar stays where 50 would put it: a tiny sample proves little
-)
+# below this many items the bar stays where 50 would put it: a tiny sample proves little
+MIN_CHANCE_SIZE = 50
 
 # -- importance (retrieval/scoring.py) ------------------------------------------------------------------------------
-MAX_ACCESS_BOOST = (
-    2.0  # frequent recall at most doubles a memory's weight, so use cannot bury what is new
-)
+# frequent recall at most doubles a memory's weight, so use cannot bury what is new
+MAX_ACCESS_BOOST = 2.0

@@ -51,9 +51,8 @@ class Connection:
         self._lock = threading.RLock()
         self.path = path
         self.clock = clock
-        self.readonly = (
-            readonly  # opened read-only: reads work, the read path skips its bookkeeping writes
-        )
+        # opened read-only: reads work, the read path skips its bookkeeping writes
+        self.readonly = readonly
 
     def close(self) -> None:
         with self._lock:

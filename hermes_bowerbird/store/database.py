@@ -31,9 +31,8 @@ class Store:
     """
 
     def __init__(self, db: Connection) -> None:
-        self.db = (
-            db  # the connection itself: statements, transactions (what sqlite-utils calls `conn`)
-        )
+        # the connection itself: statements, transactions (what sqlite-utils calls `conn`)
+        self.db = db
         self._db = db
         self.memories = Memories(db)
         self.memories.guard_types()

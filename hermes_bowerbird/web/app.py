@@ -34,9 +34,8 @@ class Inspector:
 
     engine: Bowerbird
     token: str
-    fixed_scopes: tuple[str, ...] | None = (
-        None  # None: every scope in the file (the file's owner is looking)
-    )
+    # None: every scope in the file (the file's owner is looking)
+    fixed_scopes: tuple[str, ...] | None = None
     profile_scope: str = shared_scope(None)
 
     def scopes(self) -> tuple[str, ...]:
