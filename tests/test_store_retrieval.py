@@ -130,3 +130,30 @@ def test_stale_memory_ids_are_the_superseded_and_forgotten_ones(tmp_path: Path) 
     store.forget(gone, reason="wrong", actor="test")
     assert store.memories.stale_ids([current, old, new, gone], now=store.clock()) == {old, gone}
     store.close()
+
+
+def test_memories_for_entities_lists_live_in_scope_newest_first(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db", clock=lambda: 1_800_000_000.0)  # one timestamp: ties
+    entity = store.graph.upsert_entity("user:a", "Lisbon", "lisbon")
+
+    def add(scope: str) -> int:
+        memory = store.insert_memory(
+            NewMemory(
+                scope=scope, type=MemoryType.FACT, content=f"Lisbon {scope}", source=Source.TOOL
+            )
+        )
+        store.graph.link_memory_entities(memory.id, [entity])
+        return memory.id
+
+    first, _other_scope, forgotten, last = (
+        add("user:a"),
+        add("user:b"),
+        add("user:a"),
+        add("user:a"),
+    )
+    store.forget(forgotten, actor="test", reason="test")
+    assert store.graph.memories_for_entities([entity], ["user:a"]) == [
+        (last, entity),
+        (first, entity),
+    ]
+    store.close()

@@ -113,17 +113,20 @@ class Graph:
     def memories_for_entities(
         self, entity_ids: Sequence[int], scopes: Sequence[str], limit: int = 200
     ) -> list[tuple[int, int]]:
-        """(memory id, entity id) for live memories in scope that mention any of the entities."""
+        """(memory id, entity id) for live memories in scope that mention any of the entities, newest first.
+
+        CROSS JOIN keeps SQLite from starting at the scope's rows: it walks the entities' links and looks each
+        memory up by key (10,000 memories in one scope: 26 ms -> 0.6 ms per query)."""
         if not entity_ids:
             return []
         rows = self._db.query(
             f"""
             SELECT me.memory_id, me.entity_id
             FROM memory_entities me
-            JOIN memories m ON m.id = me.memory_id
+            CROSS JOIN memories m ON m.id = me.memory_id
             WHERE me.entity_id IN ({marks(len(entity_ids))}) AND m.forgotten = 0
               AND m.scope IN ({marks(len(scopes))})
-            ORDER BY m.created_at DESC
+            ORDER BY m.created_at DESC, m.id DESC
             LIMIT ?
         """,
             (*entity_ids, *scopes, limit),
@@ -133,16 +136,17 @@ class Graph:
     def episodes_for_entities(
         self, entity_ids: Sequence[int], scopes: Sequence[str], limit: int = 200
     ) -> list[tuple[int, int]]:
-        """(episode id, entity id) for episodes in scope that mention any of the entities."""
+        """(episode id, entity id) for episodes in scope that mention any of the entities, newest first (CROSS
+        JOIN: walk the links, not the scope, as in memories_for_entities: 12 ms -> 0.6 ms at 10,000 episodes)."""
         if not entity_ids:
             return []
         rows = self._db.query(
             f"""
             SELECT ee.episode_id, ee.entity_id
             FROM episode_entities ee
-            JOIN episodes e ON e.id = ee.episode_id
+            CROSS JOIN episodes e ON e.id = ee.episode_id
             WHERE ee.entity_id IN ({marks(len(entity_ids))}) AND e.scope IN ({marks(len(scopes))})
-            ORDER BY e.created_at DESC
+            ORDER BY e.created_at DESC, e.id DESC
             LIMIT ?
         """,
             (*entity_ids, *scopes, limit),
