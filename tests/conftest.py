@@ -20,7 +20,8 @@ if TYPE_CHECKING:  # the model and torch load only in tests that ask for them
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 # the int8 ONNX model is built once per machine for the tests (and their subprocesses), not once per HERMES_HOME
-# provider tests curate on a thread (no worker process per test); tests/test_worker.py covers the process mode
+# provider tests curate on a thread (no worker process per test); tests/test_worker.py covers the process mode,
+# and the stress tests run once per mode, telling their child processes which
 os.environ.setdefault("BOWERBIRD_CURATION_MODE", "thread")
 os.environ.setdefault(
     "BOWERBIRD_EMBEDDING_MODELS_DIR",

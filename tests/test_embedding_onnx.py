@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from hermes_bowerbird import filelock
 from hermes_bowerbird.config import EMBEDDING_BACKENDS, Config, build_config
 from hermes_bowerbird.embeddings import onnx_runtime
 from hermes_bowerbird.embeddings.local import MINILM_LABEL, resolve_local_model
@@ -150,6 +153,40 @@ def test_a_failed_build_says_why_and_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(EmbeddingError, match="building the ONNX model of broken failed"):
         ensure_built(tmp_path / "models", "broken", str(tmp_path / "not-a-model"))
     assert [p.name for p in (tmp_path / "models").iterdir() if not p.name.startswith(".")] == []
+
+
+def _build_while_locked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hold_seconds: float
+) -> tuple[list[Path], list[Path]]:
+    """Run ensure_built on a thread while this thread holds its build lock; the builds started before the
+    release, and all of them after it."""
+    models = tmp_path / "models"
+    target = build_dir(models, "held", "somewhere")
+    built: list[Path] = []
+    monkeypatch.setattr(
+        onnx_runtime, "_build_in_subprocess", lambda target, _label, _loc: built.append(target)
+    )
+    builder = threading.Thread(target=ensure_built, args=(models, "held", "somewhere"))
+    with filelock.held_exclusive(models / f".{target.name}.lock"):
+        builder.start()
+        time.sleep(hold_seconds)
+        before = list(built)
+    builder.join(30)
+    return before, built
+
+
+def test_a_build_waits_while_another_holder_has_the_build_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before, _ = _build_while_locked(tmp_path, monkeypatch, 0.5)
+    assert before == []
+
+
+def test_a_build_runs_once_the_build_lock_is_released(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, after = _build_while_locked(tmp_path, monkeypatch, 0.1)
+    assert after == [build_dir(tmp_path / "models", "held", "somewhere")]
 
 
 def test_a_remote_model_name_is_refused(models_dir: Path) -> None:

@@ -3,8 +3,11 @@
 With curation in a worker process, that process holds the database's write lock for a whole curated row. A turn
 captured meanwhile is not made to wait for it: the row goes to the capture thread, which appends it the moment the
 lock frees (rows keep their order: while any row waits there, later ones queue behind it). The thread holds at
-most MAX_WAITING rows; past that, capture waits rather than hold more than shutdown can drain. Flush and shutdown drain
-the thread first, so what was captured is in the journal before anything reads it back.
+most MAX_WAITING rows; past that, capture waits rather than hold more than shutdown can drain. A row the store's
+busy policy gives up on is not dropped: the thread pauses (growing pauses, up to RETRY_PAUSE_MAX_SECONDS) and
+appends it again, for as long as the process lives. Flush and shutdown drain the thread first, so what was captured
+is in the journal before anything reads it back; rows still waiting when shutdown's budget ends are counted in
+the log.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from .. import db
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -27,6 +32,9 @@ THREAD_NAME = "bowerbird-capture"
 # 191,000 turns in the two-writer stress run). At the worker's p99 of ~34 ms a curated row, 32 rows drain in
 # about a second of the shutdown budget.
 MAX_WAITING = 32
+# Pauses between appends of a row the busy policy gave up on (each append already waited the policy's minute).
+RETRY_PAUSE_FIRST_SECONDS = 0.1
+RETRY_PAUSE_MAX_SECONDS = 5.0
 _STOP = object()
 
 
@@ -68,13 +76,27 @@ class Capture:
         return True
 
     def stop(self, timeout: float) -> bool:
-        """Append what waits (within `timeout`), then end the thread; True when it ended."""
+        """Append what waits (within `timeout`), then end the thread; True when it ended.
+
+        When it did not end, the rows it still holds are counted in the log: the thread keeps appending them
+        until the process exits, and what is still unwritten then is lost."""
         thread = self._thread
         if thread is None:
             return True
         self._queue.put(_STOP)
         thread.join(timeout)
-        return not thread.is_alive()
+        if not thread.is_alive():
+            return True
+        with self._lock:
+            waiting = self._waiting
+        if waiting:
+            log.warning(
+                "%d captured turns are not journaled after %.1fs of shutdown (the database stays busy); "
+                "they are appended if it frees before this process exits, else lost",
+                waiting,
+                timeout,
+            )
+        return False
 
     def _run(self) -> None:
         while True:
@@ -83,12 +105,27 @@ class Capture:
                 return
             assert isinstance(row, dict)
             try:
-                self.store.journal.append(**row)
-                self.on_appended()
-            except Exception:
-                # the store's busy policy gave up (or it closed): say so, keep the thread
-                log.exception("a captured turn could not be journaled; it is lost")
+                if self._write(row):
+                    self.on_appended()
             finally:
                 with self._idle:
                     self._waiting -= 1
                     self._idle.notify_all()
+
+    def _write(self, row: dict[str, Any]) -> bool:
+        """Append `row`, again and again while the database stays busy; False only for any other failure."""
+        pause = RETRY_PAUSE_FIRST_SECONDS
+        while True:
+            try:
+                self.store.journal.append(**row)
+                return True
+            except Exception as exc:
+                if not db.is_busy(exc):  # a closed store or a broken row: retrying cannot help
+                    log.exception("a captured turn could not be journaled; it is lost")
+                    return False
+            log.warning(
+                "the database stayed busy past the busy policy; a captured turn is appended again in %.1fs",
+                pause,
+            )
+            time.sleep(pause)
+            pause = min(pause * 2, RETRY_PAUSE_MAX_SECONDS)

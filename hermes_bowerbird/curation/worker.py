@@ -23,16 +23,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from .. import filelock
 from ..config import Config, RetrievalWeights, build_config
 
 if TYPE_CHECKING:
     from ..embeddings.service import EmbeddingService
     from ..store import Store
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: no cross-process election, so curation stays on a thread
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +49,8 @@ WATCH_THREAD_NAME = "bowerbird-curation-watch"
 
 
 def supported() -> bool:
-    """Whether this platform can elect a worker process (POSIX file locks)."""
-    return fcntl is not None
+    """Whether this platform can elect a worker process (POSIX file locks); else curation stays on a thread."""
+    return filelock.supported()
 
 
 def worker_lock_path(db_path: Path) -> Path:
@@ -69,30 +65,6 @@ def parents_lock_path(db_path: Path) -> Path:
 
 def worker_log_path(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".curator.log")
-
-
-def _open_lock(path: Path) -> int:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return os.open(
-        path, os.O_RDWR | os.O_CREAT, 0o600
-    )  # not inherited by children (O_CLOEXEC by default)
-
-
-def _try_lock(fd: int, mode: int) -> bool:
-    try:
-        fcntl.flock(fd, mode | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        return False
-
-
-def _lock_free(path: Path) -> bool:
-    """True when nobody holds `path` in any mode (checked with a fresh description, released at once)."""
-    fd = _open_lock(path)
-    try:
-        return _try_lock(fd, fcntl.LOCK_EX)
-    finally:
-        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -112,7 +84,7 @@ def worker_state(db_path: Path) -> WorkerState:
     if not supported() or not path.exists():
         return WorkerState(False, None)
     try:
-        alive = not _lock_free(path)
+        alive = not filelock.is_free(path)
         pid = int(path.read_text(encoding="ascii").strip() or 0) or None
     except (OSError, ValueError):  # a lock file this user cannot open says nothing about a worker
         log.debug("cannot read the curation worker's lock file %s", path, exc_info=True)
@@ -163,8 +135,8 @@ class CurationProcess:
 
     def start(self) -> bool:
         """Join the memory home as a parent and make sure a worker runs; False when none could be started."""
-        self._parent_fd = _open_lock(parents_lock_path(self.store.path))
-        fcntl.flock(self._parent_fd, fcntl.LOCK_SH)  # shared: parents never wait for each other
+        self._parent_fd = filelock.open_lock(parents_lock_path(self.store.path))
+        filelock.wait_shared(self._parent_fd)  # shared: parents never wait for each other
         try:
             self.elect()
         except OSError:
@@ -184,7 +156,7 @@ class CurationProcess:
         with self._lock:
             if self._child is not None and self._child.poll() is not None:
                 self._child = None  # reaped: it exited (lost a race, crashed, or was killed)
-            if not _lock_free(worker_lock_path(self.store.path)):
+            if not filelock.is_free(worker_lock_path(self.store.path)):
                 return False
             self._child = self._spawn()
             log.info("started curation worker process %d for %s", self._child.pid, self.store.path)
@@ -258,7 +230,7 @@ class CurationProcess:
         if (
             child is not None
             and child.poll() is None
-            and _lock_free(parents_lock_path(self.store.path))
+            and filelock.is_free(parents_lock_path(self.store.path))
         ):
             try:  # the last parent in: reap our worker if it ends within the time left (it stops after a poll)
                 child.wait(max(0.0, min(timeout, POLL_SECONDS * 5)))
@@ -317,9 +289,9 @@ class Worker:
 
     def run(self) -> int:
         """Curate until the last parent leaves or SIGTERM; 0 also when another worker won the election."""
-        lock_fd = _open_lock(worker_lock_path(self.config.db_path))
+        lock_fd = filelock.open_lock(worker_lock_path(self.config.db_path))
         try:
-            if not _try_lock(lock_fd, fcntl.LOCK_EX):
+            if not filelock.try_exclusive(lock_fd):
                 log.info("another curation worker runs for %s; this one exits", self.config.db_path)
                 return 0
             os.ftruncate(lock_fd, 0)
@@ -362,7 +334,7 @@ class Worker:
         deadline = time.monotonic() + MODEL_WAIT_SECONDS
         parents = parents_lock_path(self.config.db_path)
         while not embeddings.wait_ready(self.poll_seconds):
-            if self.stop.is_set() or _lock_free(parents):
+            if self.stop.is_set() or filelock.is_free(parents):
                 return False
             if embeddings.status().get("state") != "loading" or time.monotonic() > deadline:
                 log.warning(
@@ -375,7 +347,7 @@ class Worker:
         version = -1
         parents = parents_lock_path(self.config.db_path)
         while not self.stop.wait(self.poll_seconds):
-            if _lock_free(parents):
+            if filelock.is_free(parents):
                 log.info(
                     "no Hermes process uses %s any more; the worker exits", self.config.db_path
                 )

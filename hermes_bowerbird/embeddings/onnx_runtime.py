@@ -11,8 +11,6 @@ float32.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import logging
@@ -23,12 +21,13 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import filelock
 from ..errors import EmbeddingError
 from .local import LOADED_MODELS, LoadedModels, LocalRuntime, resolve_local_model
 
@@ -72,7 +71,7 @@ def ensure_built(models_dir: Path, label: str, location: str) -> Path:
     if is_built(target):
         return target / MODEL_FILE
     models_dir.mkdir(parents=True, exist_ok=True)
-    with _file_lock(models_dir / f".{target.name}.lock"):
+    with filelock.held_exclusive(models_dir / f".{target.name}.lock"):
         if not is_built(target):  # another process may have finished while this one waited
             _build_in_subprocess(target, label, location)
     return target / MODEL_FILE
@@ -109,16 +108,6 @@ def is_built(target: Path) -> bool:
     except (OSError, ValueError):
         return False
     return bool(stamp.get("version") == BUILD_VERSION and (target / MODEL_FILE).is_file())
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    with path.open("a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _build(target: Path, label: str, location: str) -> None:

@@ -10,14 +10,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from .. import filelock
 from .budget import Budget
 from .jobs import Job, Maintenance, summarise
-
-try:
-    import fcntl
-except ImportError:
-    # not POSIX: runs are still serialised inside the process by Maintenance's own lock
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -54,28 +49,22 @@ class RunnerLock:
     @contextmanager
     def held(self, timeout: float = 0.0, stop: threading.Event | None = None) -> Iterator[bool]:
         """Yield True while holding the lock, or False if it stayed busy for `timeout` seconds (or `stop` fired)."""
-        fd = self._open()
+        fd = filelock.open_lock(self.path)
         try:
             got = self._acquire(fd, timeout, stop)
             yield got
         finally:
             os.close(fd)  # closing the description releases the lock
 
-    def _open(self) -> int:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-
     def _acquire(self, fd: int, timeout: float, stop: threading.Event | None) -> bool:
-        if fcntl is None:
-            return True
+        # without file locks every take succeeds: runs are still serialised inside the process by Maintenance's
+        # own lock
         deadline = time.monotonic() + timeout
         while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if filelock.try_exclusive(fd):
                 return True
-            except BlockingIOError:
-                if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
-                    return False
+            if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
+                return False
             if stop is not None:
                 stop.wait(self.poll_seconds)
             else:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_bowerbird.config import build_config
+from hermes_bowerbird.config import CURATION_MODES, build_config
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.provider import BowerbirdProvider
 
@@ -20,12 +20,14 @@ REPO = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("writer_child.py")
 
 
-def _run_writers(home: Path, seconds: float, kill_one: bool, pause: float) -> dict[str, int]:
+def _run_writers(
+    home: Path, seconds: float, kill_one: bool, pause: float, mode: str
+) -> dict[str, int]:
     """Turns each writer process reported, for the processes that ended normally (the killed one did not)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     procs = [
         subprocess.Popen(
-            [sys.executable, str(CHILD), str(home), name, "4", str(seconds), str(pause)],
+            [sys.executable, str(CHILD), str(home), name, "4", str(seconds), str(pause), mode],
             env=env,
             stdout=subprocess.PIPE,
             text=True,
@@ -51,10 +53,11 @@ def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
         conn.close()
 
 
-def _stress(tmp_path: Path, seconds: float, pause: float = 0.0) -> None:
-    """Two writer processes of four threads each for `seconds` (each thread pausing `pause` between turns)."""
+def _stress(tmp_path: Path, seconds: float, mode: str, pause: float = 0.0) -> None:
+    """Two writer processes of four threads each for `seconds` (each thread pausing `pause` between turns),
+    curating in `mode`."""
     home = tmp_path / "home"
-    written = _run_writers(home, seconds, kill_one=True, pause=pause)
+    written = _run_writers(home, seconds, kill_one=True, pause=pause, mode=mode)
     config = build_config(
         home, {"embedding_backend": "none", "llm_backend": "none", "import_markdown": False}
     )
@@ -66,7 +69,7 @@ def _stress(tmp_path: Path, seconds: float, pause: float = 0.0) -> None:
     db = config.db_path
     turns = _rows(db, "SELECT user_content FROM journal")
     print(
-        f"stress: {written} turns reported by the surviving process, {len(turns)} journaled, "
+        f"stress ({mode}): {written} turns reported by the surviving process, {len(turns)} journaled, "
         f"curated the rest in {curate_seconds:.1f}s"
     )
     assert list(written) == ["a"]  # the SIGKILLed writer reports nothing; the other finished
@@ -91,14 +94,14 @@ def _stress(tmp_path: Path, seconds: float, pause: float = 0.0) -> None:
 
 @pytest.mark.slow
 def test_two_writer_processes_with_maintenance_and_a_sigkill_lose_nothing(tmp_path: Path) -> None:
-    _stress(
-        tmp_path, seconds=20, pause=0.01
-    )  # paced: the restart curates thousands of turns, not 15,000
+    # paced: the restart curates thousands of turns, not 15,000
+    _stress(tmp_path, seconds=20, mode="process", pause=0.01)
 
 
 @pytest.mark.stress
-def test_two_writer_processes_for_a_minute_lose_nothing(tmp_path: Path) -> None:
-    _stress(tmp_path, seconds=60)
+@pytest.mark.parametrize("mode", CURATION_MODES)
+def test_two_writer_processes_for_a_minute_lose_nothing(tmp_path: Path, mode: str) -> None:
+    _stress(tmp_path, seconds=60, mode=mode)
 
 
 def test_two_providers_on_one_session_keep_all_200_turns(tmp_path: Path) -> None:

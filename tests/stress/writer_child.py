@@ -12,9 +12,15 @@ from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import TurnCapture
 
 
-def main(home: Path, name: str, threads: int, seconds: float, pause: float = 0.0) -> None:
+def main(home: Path, name: str, threads: int, seconds: float, pause: float, mode: str) -> None:
     config = build_config(
-        home, {"embedding_backend": "none", "llm_backend": "none", "import_markdown": False}
+        home,
+        {
+            "embedding_backend": "none",
+            "llm_backend": "none",
+            "import_markdown": False,
+            "curation_mode": mode,
+        },
     )
     engine = Bowerbird(config)
     written = [0] * threads
@@ -58,5 +64,6 @@ if __name__ == "__main__":
         sys.argv[2],
         int(sys.argv[3]),
         float(sys.argv[4]),
-        float(sys.argv[5]) if len(sys.argv) > 5 else 0.0,
+        float(sys.argv[5]),
+        sys.argv[6],  # the curation mode: "process" (a worker process) or "thread"
     )
