@@ -32,17 +32,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-END_SESSIONS_KEY = (
-    "curator.end_sessions"  # sessions whose model batch a parent asked the worker to run
-)
+# sessions whose model batch a parent asked the worker to run
+END_SESSIONS_KEY = "curator.end_sessions"
 POLL_SECONDS = 0.1  # how often the worker looks for new journal rows, requests and parents
-CHECK_SECONDS = (
-    1.0  # how often a parent looks for a live worker (and starts one when there is none)
-)
+# how often a parent looks for a live worker (and starts one when there is none)
+CHECK_SECONDS = 1.0
 STOP_SECONDS = 3.0  # how long the worker gives its curator thread to finish the row in hand
-MODEL_WAIT_SECONDS = (
-    600.0  # the worker curates only once its model is ready (or failed), at most this late
-)
+# the worker curates only once its model is ready (or failed), at most this late
+MODEL_WAIT_SECONDS = 600.0
 NICE = 10  # the worker's niceness above its parent's: the scheduler favours the agent's threads
 LOG_MAX_BYTES = 1_000_000  # the worker's log beside the database starts over past this size
 WATCH_THREAD_NAME = "bowerbird-curation-watch"

@@ -39,9 +39,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RUNTIME = "onnx-int8"
-BUILD_VERSION = (
-    2  # bump when the export or quantisation recipe changes: old builds are then ignored
-)
+# bump when the export or quantisation recipe changes: old builds are then ignored
+BUILD_VERSION = 2
 MODEL_FILE = "model_int8.onnx"
 STAMP_FILE = "build.json"
 DEFAULT_MAX_TOKENS = 256
