@@ -485,3 +485,17 @@ class Candidate:
     origin: str = ""  # who said it: user, assistant, tool or explicit ("" until curation weighs it)
     supersedes: int | None = None  # an existing memory id this candidate replaces (LLM decisions)
     relations: tuple[tuple[Relation, int], ...] = ()  # (relation, existing memory id)
+
+
+@dataclass(frozen=True)
+class TurnCapture:
+    """One finished exchange to journal; `turn_index` is the caller's guess (the journal settles it)."""
+
+    user: str
+    assistant: str
+    scope: str
+    session_id: str
+    platform: str = ""
+    turn_index: int | None = None
+    source: Source = Source.TURN
+    created_at: float | None = None

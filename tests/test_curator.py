@@ -39,6 +39,7 @@ from hermes_bowerbird.types import (
     Provenance,
     Relation,
     Source,
+    TurnCapture,
 )
 
 SCOPE = "user:alice"
@@ -72,13 +73,15 @@ class Env:
     ) -> int:
         index = self.store.journal.next_turn_index(session) if turn is None else turn
         return self.store.journal.append(
-            scope=scope,
-            session_id=session,
-            turn_index=index,
-            platform="cli",
-            user=user,
-            assistant=assistant,
-            created_at=NOW + index,
+            TurnCapture(
+                scope=scope,
+                session_id=session,
+                turn_index=index,
+                platform="cli",
+                user=user,
+                assistant=assistant,
+                created_at=NOW + index,
+            )
         )
 
     def entry(self, journal_id: int):  # type: ignore[no-untyped-def]

@@ -26,6 +26,7 @@ from hermes_bowerbird.types import (
     Provenance,
     Relation,
     Source,
+    TurnCapture,
 )
 
 
@@ -235,7 +236,14 @@ def test_episodes_are_idempotent_and_searchable(store: Store) -> None:
 def test_journal_lifecycle(store: Store) -> None:
     ids = [
         store.journal.append(
-            scope="p", session_id="s", turn_index=i, platform="cli", user=f"u{i}", assistant=f"a{i}"
+            TurnCapture(
+                scope="p",
+                session_id="s",
+                turn_index=i,
+                platform="cli",
+                user=f"u{i}",
+                assistant=f"a{i}",
+            )
         )
         for i in range(3)
     ]

@@ -14,7 +14,9 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..types import TurnCapture
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -42,10 +44,10 @@ class Capture:
         self._waiting = 0
         self._thread: threading.Thread | None = None
 
-    def append(self, row: dict[str, Any]) -> None:
-        """Journal `row` (the keyword arguments of `Journal.append`) now, or right after the current writer."""
+    def append(self, row: TurnCapture) -> None:
+        """Journal `row` now, or right after the current writer."""
         with self._lock:
-            if not self._waiting and self.store.journal.try_append(**row) is not None:
+            if not self._waiting and self.store.journal.try_append(row) is not None:
                 self.on_appended()
                 return
             if self._thread is None or not self._thread.is_alive():
@@ -81,9 +83,9 @@ class Capture:
             row = self._queue.get()
             if row is _STOP:
                 return
-            assert isinstance(row, dict)
+            assert isinstance(row, TurnCapture)
             try:
-                self.store.journal.append(**row)
+                self.store.journal.append(row)
                 self.on_appended()
             except Exception:
                 # the store's busy policy gave up (or it closed): say so, keep the thread
