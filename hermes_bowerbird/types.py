@@ -499,3 +499,17 @@ class TurnCapture:
     turn_index: int | None = None
     source: Source = Source.TURN
     created_at: float | None = None
+
+
+@dataclass(frozen=True)
+class NewEpisode:
+    """A verbatim chunk of a turn about to be stored: everything but the database-assigned id."""
+
+    scope: str
+    session_id: str
+    turn_index: int
+    chunk_index: int
+    role: str
+    content: str
+    created_at: float | None = None  # None means now
+    journal_id: int | None = None

@@ -22,6 +22,7 @@ from hermes_bowerbird.types import (
     ItemKind,
     JournalStatus,
     MemoryType,
+    NewEpisode,
     NewMemory,
     Provenance,
     Relation,
@@ -134,12 +135,14 @@ def ansible_rows(store: Store) -> tuple[int, int]:
     memory_id = _add(store, ANSIBLE_MEMORY)
     _add(store, "episode text", kind=MemoryType.EVENT)
     episode_id = store.episodes.insert(
-        scope="profile:default",
-        session_id="s",
-        turn_index=0,
-        chunk_index=0,
-        role="user",
-        content=ANSIBLE_EPISODE,
+        NewEpisode(
+            scope="profile:default",
+            session_id="s",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content=ANSIBLE_EPISODE,
+        )
     )
     return memory_id, episode_id
 
@@ -212,20 +215,24 @@ def test_edges_strengthen_and_refuse_self_loops(store: Store) -> None:
 
 def test_episodes_are_idempotent_and_searchable(store: Store) -> None:
     first = store.episodes.insert(
-        scope="p",
-        session_id="s",
-        turn_index=0,
-        chunk_index=0,
-        role="user",
-        content="We talked about the Kyoto trip",
+        NewEpisode(
+            scope="p",
+            session_id="s",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content="We talked about the Kyoto trip",
+        )
     )
     again = store.episodes.insert(
-        scope="p",
-        session_id="s",
-        turn_index=0,
-        chunk_index=0,
-        role="user",
-        content="We talked about the Kyoto trip",
+        NewEpisode(
+            scope="p",
+            session_id="s",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content="We talked about the Kyoto trip",
+        )
     )
     assert first == again
     match = fts_match_expression("kyoto")

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..types import Episode, JournalEntry, JournalStatus, Source, TurnCapture
+from ..types import Episode, JournalEntry, JournalStatus, NewEpisode, Source, TurnCapture
 from .connection import Connection, chunks, marks
 from .values import content_hash, from_rows
 
@@ -206,18 +206,7 @@ class Episodes:
     def __init__(self, db: Connection) -> None:
         self._db = db
 
-    def insert(
-        self,
-        *,
-        scope: str,
-        session_id: str,
-        turn_index: int,
-        chunk_index: int,
-        role: str,
-        content: str,
-        created_at: float | None = None,
-        journal_id: int | None = None,
-    ) -> int:
+    def insert(self, episode: NewEpisode) -> int:
         """Store one verbatim chunk; re-inserting the same (session, turn, role, chunk) returns the old id."""
         with self._db.transaction():
             self._db.execute(
@@ -228,14 +217,14 @@ class Episodes:
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
                 (
-                    scope,
-                    session_id,
-                    turn_index,
-                    chunk_index,
-                    role,
-                    content,
-                    created_at if created_at is not None else self._db.clock(),
-                    journal_id,
+                    episode.scope,
+                    episode.session_id,
+                    episode.turn_index,
+                    episode.chunk_index,
+                    episode.role,
+                    episode.content,
+                    episode.created_at if episode.created_at is not None else self._db.clock(),
+                    episode.journal_id,
                 ),
             )
             return int(
@@ -245,7 +234,13 @@ class Episodes:
                 FROM episodes
                 WHERE scope = ? AND session_id = ? AND turn_index = ? AND role = ? AND chunk_index = ?
             """,
-                    (scope, session_id, turn_index, role, chunk_index),
+                    (
+                        episode.scope,
+                        episode.session_id,
+                        episode.turn_index,
+                        episode.role,
+                        episode.chunk_index,
+                    ),
                 )
             )
 
