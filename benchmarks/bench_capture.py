@@ -42,7 +42,7 @@ from hermes_bowerbird.embeddings.service import EmbeddingService  # noqa: E402
 from hermes_bowerbird.embeddings.tier import VectorTier  # noqa: E402
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder  # noqa: E402
 from hermes_bowerbird.store import Store  # noqa: E402
-from hermes_bowerbird.types import Memory, TurnCapture  # noqa: E402
+from hermes_bowerbird.types import Memory, MemoryFilter, TurnCapture  # noqa: E402
 
 SCOPE = "user:marcus"
 DEFAULT_PERSONA = ROOT.parent / "shared" / "data" / "persona"
@@ -293,7 +293,7 @@ def replay(
                 curator.run_pending()  # at the session's end, with the clock at its last message
         elapsed = time.perf_counter() - started
         now[0] = turns[-1].timestamp + 1
-        everything = store.memories.find([SCOPE], order="oldest")
+        everything = store.memories.find([SCOPE], MemoryFilter(order="oldest"))
         current = [m for m in everything if m.is_current(now[0])]
         facts = _facts(truth["final_profile"], current)
         changes = [_change(c, everything, current) for c in truth["changes"]]

@@ -513,3 +513,19 @@ class NewEpisode:
     content: str
     created_at: float | None = None  # None means now
     journal_id: int | None = None
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Which memories a listing returns, in what order: every type when `types` is empty; `current_only` hides
+    superseded and expired ones; `since` and `until` bound the creation time; `order` is recent (newest first),
+    oldest or importance; `after_id` pages on past an id; `limit` None means all."""
+
+    types: Sequence[MemoryType] = ()
+    include_forgotten: bool = False
+    current_only: bool = False
+    since: float | None = None
+    until: float | None = None
+    order: str = "recent"
+    limit: int | None = None
+    after_id: int = 0

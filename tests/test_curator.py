@@ -34,6 +34,7 @@ from hermes_bowerbird.types import (
     ItemKind,
     JournalStatus,
     Memory,
+    MemoryFilter,
     MemoryType,
     NewMemory,
     Provenance,
@@ -361,7 +362,7 @@ def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
     )  # the model saw the nearest memories
     rust = [
         m
-        for m in env.store.memories.find([SCOPE], current_only=True)
+        for m in env.store.memories.find([SCOPE], MemoryFilter(current_only=True))
         if m.subject == "user:learning"
     ]
     assert (
@@ -386,7 +387,7 @@ def test_model_failure_falls_back_to_heuristics(env: Env, backend: Backend, fail
     curator = env.curator(llm, llm_timeout=0.5)
     _, second = _run_batch(env, curator)
     assert second.llm == "fallback"
-    current = {m.content for m in env.store.memories.find([SCOPE], current_only=True)}
+    current = {m.content for m in env.store.memories.find([SCOPE], MemoryFilter(current_only=True))}
     assert any("Lisbon" in c for c in current)  # the heuristic result stands; nothing was lost
     assert env.store.journal.counts() == {"done": 2}
     assert curator.pending_batches() == []
