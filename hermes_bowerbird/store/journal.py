@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..types import Episode, JournalEntry, JournalStatus, NewEpisode, Source, TurnCapture
+from ..types import Episode, JournalEntry, JournalStatus, NewEpisode, TurnCapture
 from .connection import Connection, chunks, marks
 from .values import content_hash, from_rows
 
@@ -83,26 +83,31 @@ class Journal:
         )
         return rows[0] if rows else None
 
-    def append_many(self, rows: Sequence[Mapping[str, Any]]) -> int:
+    def append_many(self, turns: Sequence[TurnCapture]) -> int:
         """Journal many turns at once (an import): sqlite-utils batches the INSERTs inside one transaction.
 
-        Each row has the columns of append (scope, session_id, turn_index, platform, source,
-        user_content, assistant_content, created_at); the rest take the table's defaults."""
+        Each turn keeps its turn index as given (the importer settles them); the rest of a row takes the
+        table's defaults."""
         with self._db.transaction():
             self._db.sqlite_utils().table("journal").insert_all(
                 (
                     {
-                        **row,
-                        "source": str(row.get("source", Source.TURN)),
-                        "created_at": row.get("created_at")
-                        if row.get("created_at") is not None
+                        "scope": turn.scope,
+                        "session_id": turn.session_id,
+                        "turn_index": turn.turn_index,
+                        "platform": turn.platform,
+                        "source": str(turn.source),
+                        "user_content": turn.user,
+                        "assistant_content": turn.assistant,
+                        "created_at": turn.created_at
+                        if turn.created_at is not None
                         else self._db.clock(),
                     }
-                    for row in rows
+                    for turn in turns
                 ),
                 batch_size=200,
             )
-        return len(rows)
+        return len(turns)
 
     def pending(self, limit: int = 100, after_id: int = 0) -> list[JournalEntry]:
         """Rows waiting for curation, in id order; a row that failed waits until its retry time."""
