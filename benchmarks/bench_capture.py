@@ -42,7 +42,7 @@ from hermes_bowerbird.embeddings.service import EmbeddingService  # noqa: E402
 from hermes_bowerbird.embeddings.tier import VectorTier  # noqa: E402
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder  # noqa: E402
 from hermes_bowerbird.store import Store  # noqa: E402
-from hermes_bowerbird.types import Memory  # noqa: E402
+from hermes_bowerbird.types import Memory, MemoryFilter, TurnCapture  # noqa: E402
 
 SCOPE = "user:marcus"
 DEFAULT_PERSONA = ROOT.parent / "shared" / "data" / "persona"
@@ -157,12 +157,14 @@ def percentile(values: Sequence[float], q: float) -> float:
 def capture(store: Store, turn: Turn, i: int, worker: CuratorWorker | None = None) -> int:
     """What the engine does on the host's thread: redact both texts, one INSERT, wake the worker."""
     journal_id = store.journal.append(
-        scope=SCOPE,
-        session_id=f"bench-{turn.session_id}",
-        turn_index=i,
-        platform="cli",
-        user=redact(turn.user),
-        assistant=redact(turn.assistant),
+        TurnCapture(
+            scope=SCOPE,
+            session_id=f"bench-{turn.session_id}",
+            turn_index=i,
+            platform="cli",
+            user=redact(turn.user),
+            assistant=redact(turn.assistant),
+        )
     )
     if worker is not None:
         worker.notify()
@@ -277,19 +279,21 @@ def replay(
         for i, turn in enumerate(turns):
             now[0] = turn.timestamp
             store.journal.append(
-                scope=SCOPE,
-                session_id=turn.session_id,
-                turn_index=turn.turn_index,
-                platform="cli",
-                user=redact(turn.user),
-                assistant=redact(turn.assistant),
-                created_at=turn.timestamp,
+                TurnCapture(
+                    scope=SCOPE,
+                    session_id=turn.session_id,
+                    turn_index=turn.turn_index,
+                    platform="cli",
+                    user=redact(turn.user),
+                    assistant=redact(turn.assistant),
+                    created_at=turn.timestamp,
+                )
             )
             if i + 1 == len(turns) or turns[i + 1].session_id != turn.session_id:
                 curator.run_pending()  # at the session's end, with the clock at its last message
         elapsed = time.perf_counter() - started
         now[0] = turns[-1].timestamp + 1
-        everything = store.memories.find([SCOPE], order="oldest")
+        everything = store.memories.find([SCOPE], MemoryFilter(order="oldest"))
         current = [m for m in everything if m.is_current(now[0])]
         facts = _facts(truth["final_profile"], current)
         changes = [_change(c, everything, current) for c in truth["changes"]]

@@ -49,7 +49,7 @@ from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder  # noqa: E40
 from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
 from hermes_bowerbird.retrieval.query import STOP_WORDS, extract_keywords, tokens  # noqa: E402
 from hermes_bowerbird.store import Store, fts_match_expression  # noqa: E402
-from hermes_bowerbird.types import ItemKind, Provenance  # noqa: E402
+from hermes_bowerbird.types import ItemKind, NewEpisode, Provenance  # noqa: E402
 
 log = logging.getLogger("bench_recall")
 
@@ -206,13 +206,15 @@ def _ingest_direct(
     batch: list[tuple[int, str]] = []
     for scope, session_id, turn_index, role, text, created_at in turns:
         episode_id = store.episodes.insert(
-            scope=scope,
-            session_id=session_id,
-            turn_index=turn_index,
-            chunk_index=0,
-            role=role,
-            content=text,
-            created_at=created_at,
+            NewEpisode(
+                scope=scope,
+                session_id=session_id,
+                turn_index=turn_index,
+                chunk_index=0,
+                role=role,
+                content=text,
+                created_at=created_at,
+            )
         )
         batch.append((episode_id, text))
     for start in range(0, len(batch), 512):
@@ -407,12 +409,14 @@ def latency_at_scale(
             episodes.append(
                 (
                     store.episodes.insert(
-                        scope="user:scale",
-                        session_id=f"scale:{i // 40}",
-                        turn_index=i % 40,
-                        chunk_index=0,
-                        role="user",
-                        content=text,
+                        NewEpisode(
+                            scope="user:scale",
+                            session_id=f"scale:{i // 40}",
+                            turn_index=i % 40,
+                            chunk_index=0,
+                            role="user",
+                            content=text,
+                        )
                     ),
                     text,
                 )

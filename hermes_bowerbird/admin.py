@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from .curation.redact import redact
 from .embeddings.service import EmbeddingService
@@ -12,7 +12,7 @@ from .embeddings.tier import VectorTier
 from .errors import DatabaseError, InvalidInputError
 from .maintenance.scheduler import Maintenance, RunnerLock, runner_lock_path
 from .store import Store, content_hash
-from .types import Source
+from .types import Source, TurnCapture
 
 Progress = Callable[[int, int], None]
 
@@ -125,7 +125,7 @@ class Admin:
         curator does the rest. Returns how many were journaled."""
         next_index: dict[str, int] = {}
         known: dict[str, set[str]] = {}
-        rows: list[dict[str, Any]] = []
+        rows: list[TurnCapture] = []
         with self._store.transaction():
             for turn in turns:
                 if turn.session_id not in known:
@@ -138,16 +138,16 @@ class Admin:
                 if _already_captured(turn, known[turn.session_id]):
                     continue
                 rows.append(
-                    {
-                        "scope": scope,
-                        "session_id": turn.session_id,
-                        "turn_index": next_index[turn.session_id],
-                        "platform": platform,
-                        "source": Source.IMPORT,
-                        "user_content": clean(turn.user),
-                        "assistant_content": clean(turn.assistant),
-                        "created_at": turn.created_at,
-                    }
+                    TurnCapture(
+                        scope=scope,
+                        session_id=turn.session_id,
+                        turn_index=next_index[turn.session_id],
+                        platform=platform,
+                        source=Source.IMPORT,
+                        user=clean(turn.user),
+                        assistant=clean(turn.assistant),
+                        created_at=turn.created_at,
+                    )
                 )
                 next_index[turn.session_id] += 1
             self._store.journal.append_many(rows)

@@ -8,6 +8,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -247,20 +248,11 @@ class Bowerbird:
         With a worker process writing the database, a turn that would wait for its write lock is appended by
         the capture thread instead, right after it (None then: the row id is not known yet).
         """
-        row = {
-            "scope": turn.scope,
-            "session_id": turn.session_id,
-            "turn_index": turn.turn_index,
-            "platform": turn.platform,
-            "user": clean_text(turn.user),
-            "assistant": clean_text(turn.assistant),
-            "source": turn.source,
-            "created_at": turn.created_at,
-        }
+        row = replace(turn, user=clean_text(turn.user), assistant=clean_text(turn.assistant))
         if self._capture is not None:
             self._capture.append(row)
             return None
-        journal_id = self.store.journal.append(**row)  # type: ignore[arg-type]
+        journal_id = self.store.journal.append(row)
         if self._worker is not None:
             self._worker.notify()
         return journal_id

@@ -17,6 +17,7 @@ from .types import (
     Episode,
     ItemKind,
     Memory,
+    MemoryFilter,
     MemoryType,
     Provenance,
     Relation,
@@ -120,11 +121,13 @@ class Inspection:
         """Newest first unless `order` says oldest or importance; `current_only` hides superseded and expired."""
         return self._store.memories.find(
             scopes,
-            types=types,
-            current_only=current_only,
-            include_forgotten=include_forgotten,
-            limit=limit,
-            order=order,
+            MemoryFilter(
+                types=types,
+                current_only=current_only,
+                include_forgotten=include_forgotten,
+                limit=limit,
+                order=order,
+            ),
         )
 
     def memories(self, ids: Iterable[int]) -> dict[int, Memory]:
@@ -153,7 +156,9 @@ class Inspection:
         held = self._store.quarantine.reasons(ItemKind.MEMORY)
         return [
             m
-            for m in self._store.memories.find(scopes, current_only=True, order="importance")
+            for m in self._store.memories.find(
+                scopes, MemoryFilter(current_only=True, order="importance")
+            )
             if m.id not in held
         ]
 
@@ -195,7 +200,7 @@ class Inspection:
     def export_records(self, scopes: Sequence[str]) -> Iterator[dict[str, Any]]:
         """Memories (forgotten and superseded ones too, flagged), then edges among them, then verbatim episodes."""
         store = self._store
-        memories = store.memories.find(scopes, include_forgotten=True, order="oldest")
+        memories = store.memories.find(scopes, MemoryFilter(include_forgotten=True, order="oldest"))
         ids = [m.id for m in memories]
         provenance = store.provenance.of(ids)
         entity_ids = store.graph.entities_of_memories(ids)

@@ -5,21 +5,16 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from .types import MemoryType, Source
+from .types import MemoryType, Source, TurnCapture
 
-
-@dataclass(frozen=True)
-class TurnCapture:
-    """One finished exchange to journal; `turn_index` is the caller's guess (the journal settles it)."""
-
-    user: str
-    assistant: str
-    scope: str
-    session_id: str
-    platform: str = ""
-    turn_index: int | None = None
-    source: Source = Source.TURN
-    created_at: float | None = None
+# TurnCapture is defined with the stored values, since the journal takes it as it is
+__all__ = [
+    "RECALL_DEFAULTS",
+    "REMEMBER_DEFAULTS",
+    "RecallOptions",
+    "RememberOptions",
+    "TurnCapture",
+]
 
 
 @dataclass(frozen=True)

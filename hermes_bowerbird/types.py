@@ -481,3 +481,47 @@ class Candidate:
     origin: str = ""  # who said it: user, assistant, tool or explicit ("" until curation weighs it)
     supersedes: int | None = None  # an existing memory id this candidate replaces (LLM decisions)
     relations: tuple[tuple[Relation, int], ...] = ()  # (relation, existing memory id)
+
+
+@dataclass(frozen=True)
+class TurnCapture:
+    """One finished exchange to journal; `turn_index` is the caller's guess (the journal settles it)."""
+
+    user: str
+    assistant: str
+    scope: str
+    session_id: str
+    platform: str = ""
+    turn_index: int | None = None
+    source: Source = Source.TURN
+    created_at: float | None = None
+
+
+@dataclass(frozen=True)
+class NewEpisode:
+    """A verbatim chunk of a turn about to be stored: everything but the database-assigned id."""
+
+    scope: str
+    session_id: str
+    turn_index: int
+    chunk_index: int
+    role: str
+    content: str
+    created_at: float | None = None  # None means now
+    journal_id: int | None = None
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Which memories a listing returns, in what order: every type when `types` is empty; `current_only` hides
+    superseded and expired ones; `since` and `until` bound the creation time; `order` is recent (newest first),
+    oldest or importance; `after_id` pages on past an id; `limit` None means all."""
+
+    types: Sequence[MemoryType] = ()
+    include_forgotten: bool = False
+    current_only: bool = False
+    since: float | None = None
+    until: float | None = None
+    order: str = "recent"
+    limit: int | None = None
+    after_id: int = 0

@@ -58,8 +58,14 @@ def _tool_texts(request: dict[str, Any]) -> list[str]:
 
 def _mirrored(agent: Any) -> dict[str, list[str]]:
     """Bowerbird's view of what the built-in memory tool wrote: current and superseded/forgotten entries."""
+    from hermes_bowerbird.types import MemoryFilter
+
     store = agent._memory_manager.get_provider("bowerbird").engine.store
-    mirrored = [m for m in store.memories.find(include_forgotten=True) if str(m.source) == "mirror"]
+    mirrored = [
+        m
+        for m in store.memories.find(None, MemoryFilter(include_forgotten=True))
+        if str(m.source) == "mirror"
+    ]
     return {
         "current": [m.content for m in mirrored if m.is_current(time.time())],
         "past": [m.content for m in mirrored if not m.is_current(time.time())],

@@ -16,7 +16,7 @@ from hermes_bowerbird.llm.gemini import GeminiLLM
 from hermes_bowerbird.maintenance import BulletinBuilder, changes_since
 from hermes_bowerbird.maintenance.bulletin import sections
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import MemoryType, NewMemory, Source
+from hermes_bowerbird.types import MemoryFilter, MemoryType, NewMemory, Source
 
 T0 = 1_700_000_000.0
 ALICE, BOB, PROFILE = "user:alice", "user:bob", "profile:default"
@@ -288,7 +288,7 @@ def test_changes_since_notes_what_was_added_and_dropped(
     store.insert_memory(
         NewMemory(ALICE, MemoryType.GOAL, "Alice wants to learn Portuguese.", Source.TURN)
     )
-    todo = store.memories.find([ALICE], types=[MemoryType.TODO])[0]
+    todo = store.memories.find([ALICE], MemoryFilter(types=[MemoryType.TODO]))[0]
     store.forget(todo.id, reason="done", actor="test")
     second = builder.current(ALICE, VISIBLE, force=True)
     assert first is not None and second is not None

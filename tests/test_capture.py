@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import pytest
 from tenacity import Retrying
@@ -16,6 +17,7 @@ from hermes_bowerbird import db
 from hermes_bowerbird.curation import capture
 from hermes_bowerbird.curation.capture import Capture
 from hermes_bowerbird.store import Store
+from hermes_bowerbird.types import TurnCapture
 
 SCOPE = "profile:default"
 POLICY_SECONDS = 0.2  # the busy policy, shortened so a held write lock outlasts it within a test
@@ -49,14 +51,10 @@ def blocker(store: Store) -> Iterator[sqlite3.Connection]:
     conn.close()
 
 
-def _row(session: str, text: str = "I moved to Oslo in March.") -> dict[str, Any]:
-    return {
-        "scope": SCOPE,
-        "session_id": session,
-        "platform": "cli",
-        "user": text,
-        "assistant": "Noted.",
-    }
+def _row(session: str, text: str = "I moved to Oslo in March.") -> TurnCapture:
+    return TurnCapture(
+        user=text, assistant="Noted.", scope=SCOPE, session_id=session, platform="cli"
+    )
 
 
 def _release_after(conn: sqlite3.Connection, seconds: float) -> threading.Timer:
@@ -147,5 +145,7 @@ def test_a_turn_that_fails_for_another_reason_is_not_retried(
     store: Store, blocker: sqlite3.Connection
 ) -> None:
     taker = Capture(store)
-    taker.append(_row("broken") | {"no_such_column": 1})  # queued: the write lock is held
+    # queued while the write lock is held; once it frees, the schema refuses it (a journal row needs a scope)
+    taker.append(dataclasses.replace(_row("broken"), scope=cast(str, None)))
+    _release_after(blocker, 0.3)
     assert taker.drain(30)

@@ -14,7 +14,7 @@ from hermes_bowerbird.config import load_config
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.importers import apply_plan, parse_chat_jsonl
 from hermes_bowerbird.maintenance import Consolidator
-from hermes_bowerbird.types import MemoryType, Relation
+from hermes_bowerbird.types import MemoryFilter, MemoryType, Relation
 
 PERSONA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "persona"
 _WORD = re.compile(r"[a-z][a-z'-]{3,}")
@@ -44,7 +44,10 @@ def consolidated(
     engine.curate_now()
     engine.embeddings.start()  # the real small model embeds what was curated
     engine.admin.reindex()
-    before = {m.id: m.importance for m in engine.store.memories.find(None, include_forgotten=True)}
+    before = {
+        m.id: m.importance
+        for m in engine.store.memories.find(None, MemoryFilter(include_forgotten=True))
+    }
     consolidator = Consolidator(engine.store, engine.vectors, engine.config)
     patterns = consolidator.run().patterns + consolidator.run().patterns
     yield engine, before, patterns
@@ -92,5 +95,8 @@ def test_patterns_are_written_once(
     consolidated: tuple[Bowerbird, dict[int, float], list[int]],
 ) -> None:
     engine, _, _ = consolidated
-    contents = [m.content for m in engine.store.memories.find(None, types=[MemoryType.PATTERN])]
+    contents = [
+        m.content
+        for m in engine.store.memories.find(None, MemoryFilter(types=[MemoryType.PATTERN]))
+    ]
     assert len(contents) == len(set(contents))

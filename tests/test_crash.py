@@ -19,6 +19,7 @@ from hermes_bowerbird.config import build_config
 from hermes_bowerbird.curation.curator import Curator
 from hermes_bowerbird.curation.redact import redact
 from hermes_bowerbird.store import Store
+from hermes_bowerbird.types import TurnCapture
 
 REPO = Path(__file__).resolve().parent.parent
 TURNS = 1000
@@ -30,6 +31,7 @@ CHILD = textwrap.dedent("""
     from hermes_bowerbird.curation.curator import Curator, CuratorWorker
     from hermes_bowerbird.curation.redact import redact
     from hermes_bowerbird.store import Store
+    from hermes_bowerbird.types import TurnCapture
     from tests.crash_turns import turn
 
     db, mode = Path(sys.argv[1]), sys.argv[2]
@@ -38,8 +40,9 @@ CHILD = textwrap.dedent("""
     if mode == "capture":
         for i in range(int(sys.argv[3])):
             user, assistant = turn(i)
-            store.journal.append(scope="user:u", session_id="s", turn_index=i, platform="cli",
-                                 user=redact(user), assistant=redact(assistant), created_at=1.7e9 + i)
+            store.journal.append(TurnCapture(scope="user:u", session_id="s", turn_index=i, platform="cli",
+                                             user=redact(user), assistant=redact(assistant),
+                                             created_at=1.7e9 + i))
         print("captured", flush=True)
         worker = CuratorWorker(curator, store)
         worker.start()
@@ -104,13 +107,15 @@ def _reference(tmp_path: Path) -> dict[str, object]:
     for i in range(TURNS):
         user, assistant = turn(i)
         store.journal.append(
-            scope="user:u",
-            session_id="s",
-            turn_index=i,
-            platform="cli",
-            user=redact(user),
-            assistant=redact(assistant),
-            created_at=1.7e9 + i,
+            TurnCapture(
+                scope="user:u",
+                session_id="s",
+                turn_index=i,
+                platform="cli",
+                user=redact(user),
+                assistant=redact(assistant),
+                created_at=1.7e9 + i,
+            )
         )
     Curator(store, None, build_config(db.parent, {}), store.clock, None).run_pending()
     store.close()

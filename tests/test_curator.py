@@ -34,11 +34,13 @@ from hermes_bowerbird.types import (
     ItemKind,
     JournalStatus,
     Memory,
+    MemoryFilter,
     MemoryType,
     NewMemory,
     Provenance,
     Relation,
     Source,
+    TurnCapture,
 )
 
 SCOPE = "user:alice"
@@ -72,13 +74,15 @@ class Env:
     ) -> int:
         index = self.store.journal.next_turn_index(session) if turn is None else turn
         return self.store.journal.append(
-            scope=scope,
-            session_id=session,
-            turn_index=index,
-            platform="cli",
-            user=user,
-            assistant=assistant,
-            created_at=NOW + index,
+            TurnCapture(
+                scope=scope,
+                session_id=session,
+                turn_index=index,
+                platform="cli",
+                user=user,
+                assistant=assistant,
+                created_at=NOW + index,
+            )
         )
 
     def entry(self, journal_id: int):  # type: ignore[no-untyped-def]
@@ -358,7 +362,7 @@ def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
     )  # the model saw the nearest memories
     rust = [
         m
-        for m in env.store.memories.find([SCOPE], current_only=True)
+        for m in env.store.memories.find([SCOPE], MemoryFilter(current_only=True))
         if m.subject == "user:learning"
     ]
     assert (
@@ -383,7 +387,7 @@ def test_model_failure_falls_back_to_heuristics(env: Env, backend: Backend, fail
     curator = env.curator(llm, llm_timeout=0.5)
     _, second = _run_batch(env, curator)
     assert second.llm == "fallback"
-    current = {m.content for m in env.store.memories.find([SCOPE], current_only=True)}
+    current = {m.content for m in env.store.memories.find([SCOPE], MemoryFilter(current_only=True))}
     assert any("Lisbon" in c for c in current)  # the heuristic result stands; nothing was lost
     assert env.store.journal.counts() == {"done": 2}
     assert curator.pending_batches() == []

@@ -21,7 +21,7 @@ from hermes_bowerbird.embeddings.service import EmbeddingService
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.errors import EmbeddingError
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import Embedder, ItemKind, MemoryType, NewMemory, Source
+from hermes_bowerbird.types import Embedder, ItemKind, MemoryType, NewEpisode, NewMemory, Source
 
 FAST_RETRY: dict[str, Any] = {
     "attempts": 3,
@@ -272,12 +272,14 @@ def test_model_change_reindexes_everything(minilm: LocalEmbedder, store: Store) 
     ids = add_memories(store, FACTS[:2])
     store.vectors.put(ItemKind.MEMORY, "old-model", [(i, np.ones(384, np.float32)) for i in ids])
     episode = store.episodes.insert(
-        scope="u",
-        session_id="s",
-        turn_index=0,
-        chunk_index=0,
-        role="user",
-        content="I just got back from Lisbon.",
+        NewEpisode(
+            scope="u",
+            session_id="s",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content="I just got back from Lisbon.",
+        )
     )
     assert reindex(store, minilm, ItemKind.MEMORY) == 2
     assert reindex(store, minilm, ItemKind.EPISODE) == 1

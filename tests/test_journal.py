@@ -11,19 +11,21 @@ import pytest
 
 from hermes_bowerbird import db
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import JournalStatus
+from hermes_bowerbird.types import JournalStatus, TurnCapture
 
 
 def _append(
     store: Store, user: str, *, turn: int | None, session: str = "s", assistant: str = "ok"
 ) -> int:
     return store.journal.append(
-        scope="p",
-        session_id=session,
-        turn_index=turn,
-        platform="cli",
-        user=user,
-        assistant=assistant,
+        TurnCapture(
+            scope="p",
+            session_id=session,
+            turn_index=turn,
+            platform="cli",
+            user=user,
+            assistant=assistant,
+        )
     )
 
 

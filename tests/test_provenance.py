@@ -16,7 +16,7 @@ from hermes_bowerbird.curation.provenance import column_origin, model_origin, or
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import RecallOptions, TurnCapture
-from hermes_bowerbird.types import LLM, Candidate, Memory, MemoryType
+from hermes_bowerbird.types import LLM, Candidate, Memory, MemoryFilter, MemoryType
 
 ALICE, BOB = "user:alice", "user:bob"
 PROFILE = scopes.profile_scope()
@@ -76,7 +76,7 @@ def engine(tmp_path: Path, minilm: LocalEmbedder) -> Iterator[Bowerbird]:
 
 
 def _memories(engine: Bowerbird, scope: str) -> list[Memory]:
-    return engine.store.memories.find([scope], current_only=True)
+    return engine.store.memories.find([scope], MemoryFilter(current_only=True))
 
 
 def _say(

@@ -10,6 +10,7 @@ import pytest
 
 from hermes_bowerbird.config import load_config
 from hermes_bowerbird.provider import BowerbirdProvider
+from hermes_bowerbird.types import MemoryFilter
 
 
 @pytest.fixture
@@ -156,12 +157,12 @@ def test_built_in_memory_writes_are_mirrored(home: Path) -> None:
     provider.on_memory_write(
         "replace", "user", "Prefers black coffee in the afternoon.", {"old_text": "green tea"}
     )
-    current = [m.content for m in engine.store.memories.find(current_only=True)]
+    current = [m.content for m in engine.store.memories.find(None, MemoryFilter(current_only=True))]
     assert current == ["Prefers black coffee in the afternoon."]
     old = next(m for m in engine.store.memories.find() if "green tea" in m.content)
     assert old.superseded_by is not None
     provider.on_memory_write("remove", "user", "", {"old_text": "black coffee"})
-    assert engine.store.memories.find(current_only=True) == []
+    assert engine.store.memories.find(None, MemoryFilter(current_only=True)) == []
     provider.shutdown()
 
 

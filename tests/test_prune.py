@@ -12,7 +12,7 @@ from store_rows import low_since
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.maintenance.prune import prune, purge
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
+from hermes_bowerbird.types import ItemKind, MemoryType, NewEpisode, NewMemory, Source
 
 DAY = 86_400.0
 T0 = 1_700_000_000.0
@@ -194,11 +194,25 @@ def test_episodes_are_kept_unless_a_retention_is_configured(
         tmp_path, {"db_path": str(tmp_path / "unused.db"), "episode_retention_days": retention_days}
     )
     first = store.episodes.insert(
-        scope=SCOPE, session_id="s", turn_index=0, chunk_index=0, role="user", content="old turn"
+        NewEpisode(
+            scope=SCOPE,
+            session_id="s",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content="old turn",
+        )
     )
     clock.now += 60 * DAY
     store.episodes.insert(
-        scope=SCOPE, session_id="s", turn_index=1, chunk_index=0, role="user", content="new turn"
+        NewEpisode(
+            scope=SCOPE,
+            session_id="s",
+            turn_index=1,
+            chunk_index=0,
+            role="user",
+            content="new turn",
+        )
     )
     removed: list[tuple[ItemKind, list[int]]] = []
 

@@ -12,7 +12,7 @@ from hermes_bowerbird.config import RetrievalWeights
 from hermes_bowerbird.retrieval.fusion import Fused, KeywordCoverage
 from hermes_bowerbird.retrieval.rerank import TermStats, item_factor, rerank
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
+from hermes_bowerbird.types import ItemKind, MemoryType, NewEpisode, NewMemory, Source
 
 M, E = ItemKind.MEMORY, ItemKind.EPISODE
 WEIGHTS = RetrievalWeights()
@@ -20,7 +20,14 @@ WEIGHTS = RetrievalWeights()
 
 def _episode(store: Store, turn: int, text: str) -> int:
     return store.episodes.insert(
-        scope="user:a", session_id="s", turn_index=turn, chunk_index=0, role="user", content=text
+        NewEpisode(
+            scope="user:a",
+            session_id="s",
+            turn_index=turn,
+            chunk_index=0,
+            role="user",
+            content=text,
+        )
     )
 
 

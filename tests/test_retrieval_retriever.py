@@ -23,7 +23,15 @@ from hermes_bowerbird.retrieval import (
     item_key,
 )
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Provenance, Relation, Source
+from hermes_bowerbird.types import (
+    ItemKind,
+    MemoryType,
+    NewEpisode,
+    NewMemory,
+    Provenance,
+    Relation,
+    Source,
+)
 
 DAY = 86_400.0
 START = 1_750_000_000.0
@@ -76,12 +84,14 @@ class World:
         self, content: str, session: str = "s1", turn: int = 0, scope: str = "user:a"
     ) -> int:
         episode_id = self.store.episodes.insert(
-            scope=scope,
-            session_id=session,
-            turn_index=turn,
-            chunk_index=0,
-            role="user",
-            content=content,
+            NewEpisode(
+                scope=scope,
+                session_id=session,
+                turn_index=turn,
+                chunk_index=0,
+                role="user",
+                content=content,
+            )
         )
         self.vectors.add(ItemKind.EPISODE, [(episode_id, content)])
         return episode_id

@@ -24,7 +24,7 @@ from hermes_bowerbird.retrieval.signals import (
     lean_on_meaning,
 )
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
+from hermes_bowerbird.types import ItemKind, MemoryType, NewEpisode, NewMemory, Source
 
 NOW = 1_750_000_000.0
 SCOPES = ("user:a",)
@@ -46,12 +46,14 @@ class Home:
 
     def episode(self, content: str) -> int:
         return self.store.episodes.insert(
-            scope="user:a",
-            session_id="s1",
-            turn_index=0,
-            chunk_index=0,
-            role="user",
-            content=content,
+            NewEpisode(
+                scope="user:a",
+                session_id="s1",
+                turn_index=0,
+                chunk_index=0,
+                role="user",
+                content=content,
+            )
         )
 
     def search(self, query: str, signals: tuple[SignalSpec, ...], **kwargs: object) -> list[Hit]:
@@ -214,12 +216,14 @@ def fact_position(tmp_path: Path, embedder: LocalEmbedder, lean: str) -> int:
     for n, text in enumerate(said):
         ids.append(
             store.episodes.insert(
-                scope="user:a",
-                session_id=f"s{n}",
-                turn_index=0,
-                chunk_index=0,
-                role="user",
-                content=text,
+                NewEpisode(
+                    scope="user:a",
+                    session_id=f"s{n}",
+                    turn_index=0,
+                    chunk_index=0,
+                    role="user",
+                    content=text,
+                )
             )
         )
         vectors.add(ItemKind.EPISODE, [(ids[-1], text)])

@@ -21,11 +21,14 @@ from hermes_bowerbird.types import (
     Entity,
     ItemKind,
     JournalStatus,
+    MemoryFilter,
     MemoryType,
+    NewEpisode,
     NewMemory,
     Provenance,
     Relation,
     Source,
+    TurnCapture,
 )
 
 
@@ -133,12 +136,14 @@ def ansible_rows(store: Store) -> tuple[int, int]:
     memory_id = _add(store, ANSIBLE_MEMORY)
     _add(store, "episode text", kind=MemoryType.EVENT)
     episode_id = store.episodes.insert(
-        scope="profile:default",
-        session_id="s",
-        turn_index=0,
-        chunk_index=0,
-        role="user",
-        content=ANSIBLE_EPISODE,
+        NewEpisode(
+            scope="profile:default",
+            session_id="s",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content=ANSIBLE_EPISODE,
+        )
     )
     return memory_id, episode_id
 
@@ -199,6 +204,51 @@ def test_supersede_marks_old_and_links_new(store: Store) -> None:
     assert AuditAction.SUPERSEDE in [a.action for a in store.audit.of_memory(old)]
 
 
+def _listing(store: Store) -> dict[str, int]:
+    """Five memories by label: a, b, d live in the default scope (d superseded by b), c forgotten, e elsewhere."""
+    ids = {
+        "a": _add(store, "Uses vim", importance=0.2, created_at=100.0),
+        "b": _add(
+            store, "Renew the passport", kind=MemoryType.TODO, importance=0.9, created_at=200.0
+        ),
+        "c": _add(store, "Likes jazz", importance=0.5, created_at=300.0),
+        "d": _add(store, "Uses emacs", importance=0.4, created_at=400.0),
+        "e": _add(store, "Plays chess", scope="user:x", created_at=500.0),
+    }
+    store.forget(ids["c"], reason="test", actor="test")
+    store.supersede(ids["d"], ids["b"], reason="test", actor="test")
+    return ids
+
+
+@pytest.mark.parametrize(
+    "scopes, wanted, expected",
+    [
+        (["profile:default"], MemoryFilter(), "dba"),
+        (None, MemoryFilter(), "edba"),
+        (["profile:default"], MemoryFilter(include_forgotten=True), "dcba"),
+        (["profile:default"], MemoryFilter(current_only=True), "ba"),
+        (["profile:default"], MemoryFilter(types=[MemoryType.TODO]), "b"),
+        (["profile:default"], MemoryFilter(since=200.0), "db"),
+        (["profile:default"], MemoryFilter(until=200.0), "a"),
+        (["profile:default"], MemoryFilter(order="oldest"), "abd"),
+        (["profile:default"], MemoryFilter(order="importance"), "bda"),
+        (["profile:default"], MemoryFilter(limit=2), "db"),
+    ],
+)
+def test_memory_filter_selects_and_orders_a_listing(
+    store: Store, scopes: list[str] | None, wanted: MemoryFilter, expected: str
+) -> None:
+    ids = _listing(store)
+    label = {memory_id: name for name, memory_id in ids.items()}
+    assert "".join(label[m.id] for m in store.memories.find(scopes, wanted)) == expected
+
+
+def test_memory_filter_pages_on_past_an_id(store: Store) -> None:
+    ids = _listing(store)
+    found = store.memories.find(None, MemoryFilter(order="oldest", after_id=ids["b"]))
+    assert [m.id for m in found] == [ids["d"], ids["e"]]
+
+
 def test_edges_strengthen_and_refuse_self_loops(store: Store) -> None:
     a, b = _add(store, "a fact"), _add(store, "b fact")
     store.add_edge(a, b, Relation.RELATED_TO, 0.8)
@@ -211,20 +261,24 @@ def test_edges_strengthen_and_refuse_self_loops(store: Store) -> None:
 
 def test_episodes_are_idempotent_and_searchable(store: Store) -> None:
     first = store.episodes.insert(
-        scope="p",
-        session_id="s",
-        turn_index=0,
-        chunk_index=0,
-        role="user",
-        content="We talked about the Kyoto trip",
+        NewEpisode(
+            scope="p",
+            session_id="s",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content="We talked about the Kyoto trip",
+        )
     )
     again = store.episodes.insert(
-        scope="p",
-        session_id="s",
-        turn_index=0,
-        chunk_index=0,
-        role="user",
-        content="We talked about the Kyoto trip",
+        NewEpisode(
+            scope="p",
+            session_id="s",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content="We talked about the Kyoto trip",
+        )
     )
     assert first == again
     match = fts_match_expression("kyoto")
@@ -235,7 +289,14 @@ def test_episodes_are_idempotent_and_searchable(store: Store) -> None:
 def test_journal_lifecycle(store: Store) -> None:
     ids = [
         store.journal.append(
-            scope="p", session_id="s", turn_index=i, platform="cli", user=f"u{i}", assistant=f"a{i}"
+            TurnCapture(
+                scope="p",
+                session_id="s",
+                turn_index=i,
+                platform="cli",
+                user=f"u{i}",
+                assistant=f"a{i}",
+            )
         )
         for i in range(3)
     ]

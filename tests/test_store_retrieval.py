@@ -7,7 +7,7 @@ from pathlib import Path
 from store_rows import add_alias
 
 from hermes_bowerbird.store import Store
-from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Provenance, Source
+from hermes_bowerbird.types import ItemKind, MemoryType, NewEpisode, NewMemory, Provenance, Source
 
 
 def test_entity_stamp_changes_when_entities_or_aliases_are_added(tmp_path: Path) -> None:
@@ -34,12 +34,14 @@ def test_scoped_ids_after(tmp_path: Path) -> None:
         for i, scope in enumerate(["user:a", "user:b", "user:a", "profile:default"])
     ]
     episode = store.episodes.insert(
-        scope="user:b",
-        session_id="s",
-        turn_index=0,
-        chunk_index=0,
-        role="user",
-        content="hello there",
+        NewEpisode(
+            scope="user:b",
+            session_id="s",
+            turn_index=0,
+            chunk_index=0,
+            role="user",
+            content="hello there",
+        )
     )
     assert store.search.ids_after(ItemKind.MEMORY, ["user:a", "profile:default"]) == [
         ids[0],
@@ -85,15 +87,19 @@ def test_memories_by_subject_lists_current_first_then_history(tmp_path: Path) ->
 def test_memories_from_episodes_follows_provenance_within_the_scope(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "m.db")
     mine = store.episodes.insert(
-        scope="user:a",
-        session_id="s",
-        turn_index=3,
-        chunk_index=0,
-        role="user",
-        content="I live in Lisbon",
+        NewEpisode(
+            scope="user:a",
+            session_id="s",
+            turn_index=3,
+            chunk_index=0,
+            role="user",
+            content="I live in Lisbon",
+        )
     )
     quiet = store.episodes.insert(
-        scope="user:a", session_id="s", turn_index=4, chunk_index=0, role="user", content="ok"
+        NewEpisode(
+            scope="user:a", session_id="s", turn_index=4, chunk_index=0, role="user", content="ok"
+        )
     )
     memory = store.insert_memory(
         NewMemory(

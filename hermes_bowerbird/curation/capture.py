@@ -17,9 +17,10 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import db
+from ..types import TurnCapture
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -50,10 +51,10 @@ class Capture:
         self._waiting = 0
         self._thread: threading.Thread | None = None
 
-    def append(self, row: dict[str, Any]) -> None:
-        """Journal `row` (the keyword arguments of `Journal.append`) now, or right after the current writer."""
+    def append(self, row: TurnCapture) -> None:
+        """Journal `row` now, or right after the current writer."""
         with self._lock:
-            if not self._waiting and self.store.journal.try_append(**row) is not None:
+            if not self._waiting and self.store.journal.try_append(row) is not None:
                 self.on_appended()
                 return
             if self._thread is None or not self._thread.is_alive():
@@ -103,7 +104,7 @@ class Capture:
             row = self._queue.get()
             if row is _STOP:
                 return
-            assert isinstance(row, dict)
+            assert isinstance(row, TurnCapture)
             try:
                 if self._write(row):
                     self.on_appended()
@@ -112,12 +113,12 @@ class Capture:
                     self._waiting -= 1
                     self._idle.notify_all()
 
-    def _write(self, row: dict[str, Any]) -> bool:
+    def _write(self, row: TurnCapture) -> bool:
         """Append `row`, again and again while the database stays busy; False only for any other failure."""
         pause = RETRY_PAUSE_FIRST_SECONDS
         while True:
             try:
-                self.store.journal.append(**row)
+                self.store.journal.append(row)
                 return True
             except Exception as exc:
                 if not db.is_busy(exc):  # a closed store or a broken row: retrying cannot help

@@ -24,6 +24,7 @@ from ..types import (
     JournalEntry,
     JournalStatus,
     Memory,
+    NewEpisode,
     NewMemory,
     Provenance,
     Source,
@@ -370,14 +371,16 @@ class Curator:
         ctx = _MergeContext(entry.scope, prepared.embedder, updates)
         for chunk, vector in zip(prepared.chunks, prepared.chunk_vectors, strict=True):
             episode_id = self.store.episodes.insert(
-                scope=entry.scope,
-                session_id=entry.session_id,
-                turn_index=entry.turn_index,
-                chunk_index=chunk.index,
-                role=chunk.role,
-                content=chunk.text,
-                created_at=entry.created_at,
-                journal_id=entry.id,
+                NewEpisode(
+                    scope=entry.scope,
+                    session_id=entry.session_id,
+                    turn_index=entry.turn_index,
+                    chunk_index=chunk.index,
+                    role=chunk.role,
+                    content=chunk.text,
+                    created_at=entry.created_at,
+                    journal_id=entry.id,
+                )
             )
             result.episode_ids.append(episode_id)
             entity_ids = self._entity_ids(entry.scope, chunk.mentions, ctx.entities)

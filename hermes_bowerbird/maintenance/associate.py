@@ -12,7 +12,7 @@ import numpy as np
 from ..config import Config
 from ..embeddings.tier import VectorTier
 from ..store import Store
-from ..types import Memory, Relation
+from ..types import Memory, MemoryFilter, Relation
 from .budget import Budget
 from .neighbours import ScopeNeighbours, by_scope, same_scope, vectors_for
 
@@ -63,7 +63,9 @@ class Associator:
         cursor = self.cursor()
         if not self.vectors.ready():
             return AssociateResult(0, 0, 0, cursor, False)
-        new = self.store.memories.find(None, order="oldest", after_id=cursor, limit=self.batch)
+        new = self.store.memories.find(
+            None, MemoryFilter(order="oldest", after_id=cursor, limit=self.batch)
+        )
         vecs = vectors_for(self.vectors, new, embed_missing=not dry_run)
         ready = list(
             takewhile(lambda m: m.id in vecs, new)

@@ -13,7 +13,17 @@ from ..config import Config
 from ..store import Store
 from ..text import word_count
 from ..timestamps import DAY
-from ..types import LLM, Bulletin, BulletinSection, Clock, ItemKind, Memory, MemoryType, type_specs
+from ..types import (
+    LLM,
+    Bulletin,
+    BulletinSection,
+    Clock,
+    ItemKind,
+    Memory,
+    MemoryFilter,
+    MemoryType,
+    type_specs,
+)
 from .decay import effective_importance
 
 log = logging.getLogger(__name__)
@@ -186,11 +196,13 @@ class BulletinBuilder:
                 m
                 for m in self.store.memories.find(
                     visible_scopes,
-                    types=section.types,
-                    current_only=True,
-                    since=since,
-                    order="recent",
-                    limit=200,
+                    MemoryFilter(
+                        types=section.types,
+                        current_only=True,
+                        since=since,
+                        order="recent",
+                        limit=200,
+                    ),
                 )
                 if m.scope in visible_scopes and m.id not in held
             ]

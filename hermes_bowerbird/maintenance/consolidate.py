@@ -20,6 +20,7 @@ from ..types import (
     AuditAction,
     ItemKind,
     Memory,
+    MemoryFilter,
     MemoryType,
     NewMemory,
     Relation,
@@ -128,11 +129,13 @@ class Consolidator:
             return ConsolidateResult(0, 0, [], 0)
         seeds = self.store.memories.find(
             None,
-            types=sorted(CONSOLIDATABLE),
-            current_only=True,
-            order="oldest",
-            after_id=cursor,
-            limit=self.batch,
+            MemoryFilter(
+                types=sorted(CONSOLIDATABLE),
+                current_only=True,
+                order="oldest",
+                after_id=cursor,
+                limit=self.batch,
+            ),
         )
         vecs = vectors_for(self.vectors, seeds, embed_missing=not dry_run)
         ready = list(takewhile(lambda m: m.id in vecs, seeds))

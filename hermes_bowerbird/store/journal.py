@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..types import Episode, JournalEntry, JournalStatus, Source
+from ..types import Episode, JournalEntry, JournalStatus, NewEpisode, TurnCapture
 from .connection import Connection, chunks, marks
 from .values import content_hash, from_rows
 
@@ -25,37 +25,27 @@ class Journal:
     def __init__(self, db: Connection) -> None:
         self._db = db
 
-    def append(
-        self,
-        *,
-        scope: str,
-        session_id: str,
-        platform: str,
-        user: str,
-        assistant: str,
-        turn_index: int | None = None,
-        source: Source = Source.TURN,
-        created_at: float | None = None,
-    ) -> int:
+    def append(self, turn: TurnCapture) -> int:
         """The whole of turn capture on the caller's thread: one short write transaction; returns the row id.
 
-        The turn index is settled inside the transaction. A requested index that is free is used; one that
-        holds this very turn (same user and assistant text) is a replay and returns that row; one taken by
-        another turn, or no request, gets the session's next index. Concurrent writers of one session (two
-        providers, two processes) therefore all keep their turns.
+        The texts are stored as given (the engine redacts them first). The turn index is settled inside the
+        transaction. A requested index that is free is used; one that holds this very turn (same user and
+        assistant text) is a replay and returns that row; one taken by another turn, or no request, gets the
+        session's next index. Concurrent writers of one session (two providers, two processes) therefore all
+        keep their turns.
         """
-        created = created_at if created_at is not None else self._db.clock()
+        created = turn.created_at if turn.created_at is not None else self._db.clock()
         with self._db.transaction():
-            index = turn_index
-            held = None if turn_index is None else self._turn_at(session_id, turn_index)
+            index = turn.turn_index
+            held = None if index is None else self._turn_at(turn.session_id, index)
             if held is not None:
-                if content_hash(held["user_content"]) == content_hash(user) and content_hash(
+                if content_hash(held["user_content"]) == content_hash(turn.user) and content_hash(
                     held["assistant_content"]
-                ) == content_hash(assistant):
+                ) == content_hash(turn.assistant):
                     return int(held["id"])
                 index = None
             if index is None:
-                index = self.next_turn_index(session_id)
+                index = self.next_turn_index(turn.session_id)
             cursor = self._db.execute(
                 """
                 INSERT INTO journal (
@@ -63,14 +53,23 @@ class Journal:
                 )
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
-                (scope, session_id, index, platform, str(source), user, assistant, created),
+                (
+                    turn.scope,
+                    turn.session_id,
+                    index,
+                    turn.platform,
+                    str(turn.source),
+                    turn.user,
+                    turn.assistant,
+                    created,
+                ),
             )
             return int(cursor.lastrowid or 0)
 
-    def try_append(self, **row: Any) -> int | None:
+    def try_append(self, turn: TurnCapture) -> int | None:
         """`append` without waiting: None at once when another thread or process holds the write lock."""
         with self._db.try_transaction() as began:
-            return self.append(**row) if began else None
+            return self.append(turn) if began else None
 
     def _turn_at(self, session_id: str, turn_index: int) -> sqlite3.Row | None:
         """id, user_content and assistant_content of the session's row at this index, if any."""
@@ -84,26 +83,31 @@ class Journal:
         )
         return rows[0] if rows else None
 
-    def append_many(self, rows: Sequence[Mapping[str, Any]]) -> int:
+    def append_many(self, turns: Sequence[TurnCapture]) -> int:
         """Journal many turns at once (an import): sqlite-utils batches the INSERTs inside one transaction.
 
-        Each row has the columns of append (scope, session_id, turn_index, platform, source,
-        user_content, assistant_content, created_at); the rest take the table's defaults."""
+        Each turn keeps its turn index as given (the importer settles them); the rest of a row takes the
+        table's defaults."""
         with self._db.transaction():
             self._db.sqlite_utils().table("journal").insert_all(
                 (
                     {
-                        **row,
-                        "source": str(row.get("source", Source.TURN)),
-                        "created_at": row.get("created_at")
-                        if row.get("created_at") is not None
+                        "scope": turn.scope,
+                        "session_id": turn.session_id,
+                        "turn_index": turn.turn_index,
+                        "platform": turn.platform,
+                        "source": str(turn.source),
+                        "user_content": turn.user,
+                        "assistant_content": turn.assistant,
+                        "created_at": turn.created_at
+                        if turn.created_at is not None
                         else self._db.clock(),
                     }
-                    for row in rows
+                    for turn in turns
                 ),
                 batch_size=200,
             )
-        return len(rows)
+        return len(turns)
 
     def pending(self, limit: int = 100, after_id: int = 0) -> list[JournalEntry]:
         """Rows waiting for curation, in id order; a row that failed waits until its retry time."""
@@ -207,18 +211,7 @@ class Episodes:
     def __init__(self, db: Connection) -> None:
         self._db = db
 
-    def insert(
-        self,
-        *,
-        scope: str,
-        session_id: str,
-        turn_index: int,
-        chunk_index: int,
-        role: str,
-        content: str,
-        created_at: float | None = None,
-        journal_id: int | None = None,
-    ) -> int:
+    def insert(self, episode: NewEpisode) -> int:
         """Store one verbatim chunk; re-inserting the same (session, turn, role, chunk) returns the old id."""
         with self._db.transaction():
             self._db.execute(
@@ -229,14 +222,14 @@ class Episodes:
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
                 (
-                    scope,
-                    session_id,
-                    turn_index,
-                    chunk_index,
-                    role,
-                    content,
-                    created_at if created_at is not None else self._db.clock(),
-                    journal_id,
+                    episode.scope,
+                    episode.session_id,
+                    episode.turn_index,
+                    episode.chunk_index,
+                    episode.role,
+                    episode.content,
+                    episode.created_at if episode.created_at is not None else self._db.clock(),
+                    episode.journal_id,
                 ),
             )
             return int(
@@ -246,7 +239,13 @@ class Episodes:
                 FROM episodes
                 WHERE scope = ? AND session_id = ? AND turn_index = ? AND role = ? AND chunk_index = ?
             """,
-                    (scope, session_id, turn_index, role, chunk_index),
+                    (
+                        episode.scope,
+                        episode.session_id,
+                        episode.turn_index,
+                        episode.role,
+                        episode.chunk_index,
+                    ),
                 )
             )
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError, NotFoundError
-from ..types import MEMORY_TYPES, Memory, MemoryType, NewMemory, type_spec
+from ..types import MEMORY_TYPES, Memory, MemoryFilter, MemoryType, NewMemory, type_spec
 from .connection import Connection, chunks, marks
 from .values import content_hash, from_row, from_rows
 
@@ -33,26 +33,34 @@ _ORDER = {
 }
 
 
+# the filter of counts and id sets: every live memory of the scopes
+_LIVE = MemoryFilter()
+
+
 def _filter(
-    scopes: Sequence[str] | None,
-    types: Sequence[MemoryType],
-    include_forgotten: bool,
-    current_only: bool,
-    now: float,
+    scopes: Sequence[str] | None, wanted: MemoryFilter, now: float
 ) -> tuple[list[str], list[Any]]:
     where: list[str] = ["1 = 1"]
     params: list[Any] = []
     if scopes is not None:
         where.append(f"scope IN ({marks(len(scopes))})")
         params.extend(scopes)
-    if types:
-        where.append(f"type IN ({marks(len(types))})")
-        params.extend(str(t) for t in types)
-    if not include_forgotten:
+    if wanted.types:
+        where.append(f"type IN ({marks(len(wanted.types))})")
+        params.extend(str(t) for t in wanted.types)
+    if not wanted.include_forgotten:
         where.append("forgotten = 0")
-    if current_only:
+    if wanted.current_only:
         where.append("superseded_by IS NULL AND (valid_until IS NULL OR valid_until > ?)")
         params.append(now)
+    for clause, value in (
+        ("created_at >= ?", wanted.since),
+        ("created_at < ?", wanted.until),
+        ("id > ?", wanted.after_id or None),
+    ):
+        if value is not None:
+            where.append(clause)
+            params.append(value)
     return where, params
 
 
@@ -157,30 +165,12 @@ class Memories:
         )
 
     def find(
-        self,
-        scopes: Sequence[str] | None = None,
-        *,
-        types: Sequence[MemoryType] = (),
-        include_forgotten: bool = False,
-        current_only: bool = False,
-        since: float | None = None,
-        until: float | None = None,
-        order: str = "recent",
-        limit: int | None = None,
-        after_id: int = 0,
+        self, scopes: Sequence[str] | None = None, wanted: MemoryFilter = _LIVE
     ) -> list[Memory]:
-        """Filtered listing; `order` is recent (newest first), oldest, or importance."""
-        where, params = _filter(scopes, types, include_forgotten, current_only, self._db.clock())
-        for clause, value in (
-            ("created_at >= ?", since),
-            ("created_at < ?", until),
-            ("id > ?", after_id or None),
-        ):
-            if value is not None:
-                where.append(clause)
-                params.append(value)
-        limit_sql = "" if limit is None else "LIMIT ?"
-        params.extend([] if limit is None else [limit])
+        """The memories of `scopes` (None: every scope) that `wanted` selects, in its order."""
+        where, params = _filter(scopes, wanted, self._db.clock())
+        limit_sql = "" if wanted.limit is None else "LIMIT ?"
+        params.extend([] if wanted.limit is None else [wanted.limit])
         return from_rows(
             Memory,
             self._db.query(
@@ -188,7 +178,7 @@ class Memories:
             SELECT {COLUMNS}
             FROM memories
             WHERE {" AND ".join(where)}
-            ORDER BY {_ORDER[order]}
+            ORDER BY {_ORDER[wanted.order]}
             {limit_sql}
         """,
                 params,
@@ -197,7 +187,7 @@ class Memories:
 
     def count_by_type(self, scopes: Sequence[str] | None = None) -> dict[str, int]:
         """Live memory counts by type (forgotten ones excluded)."""
-        where, params = _filter(scopes, (), False, False, 0.0)
+        where, params = _filter(scopes, _LIVE, 0.0)
         rows = self._db.query(
             f"""
             SELECT type, count(*) AS n
@@ -220,7 +210,7 @@ class Memories:
         return {row["scope"]: int(row["n"]) for row in rows}
 
     def live_ids(self, scopes: Sequence[str] | None = None) -> set[int]:
-        where, params = _filter(scopes, (), False, False, 0.0)
+        where, params = _filter(scopes, _LIVE, 0.0)
         rows = self._db.query(f"SELECT id FROM memories WHERE {' AND '.join(where)}", params)
         return {row["id"] for row in rows}
 
