@@ -163,3 +163,32 @@ def test_memories_for_entities_lists_live_in_scope_newest_first(tmp_path: Path) 
         (first, entity),
     ]
     store.close()
+
+
+def test_full_text_finds_a_scopes_matches_below_many_better_ones_of_another_scope(
+    tmp_path: Path,
+) -> None:
+    store = Store.open(tmp_path / "m.db")
+
+    def add(scope: str, content: str) -> int:
+        new = NewMemory(scope=scope, type=MemoryType.FACT, content=content, source=Source.TOOL)
+        return store.insert_memory(new).id
+
+    for i in range(12):  # the index's best matches all belong to someone else
+        add("user:b", f"Falcon falcon falcon, note {i}")
+    mine = [add("user:a", "Project Falcon ships in May"), add("user:a", "Falcon review on Friday")]
+    found = store.search.memories('"falcon"', ["user:a"], limit=2)
+    assert sorted(memory_id for memory_id, _ in found) == mine
+    store.close()
+
+
+def test_full_text_ranks_the_best_matches_of_a_scope_first(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    weak, strong = (
+        store.insert_memory(
+            NewMemory(scope="user:a", type=MemoryType.FACT, content=text, source=Source.TOOL)
+        ).id
+        for text in ("Falcon review on Friday with the whole team", "Falcon falcon")
+    )
+    assert [i for i, _ in store.search.memories('"falcon"', ["user:a"], limit=5)] == [strong, weak]
+    store.close()

@@ -19,6 +19,9 @@ log = logging.getLogger(__name__)
 _MEMORY_FTS_WEIGHTS = (1.0, 0.6, 0.4)
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
 _MAX_FTS_TERMS = 32
+# how many of the index's best matches are ranked before the scope filter, per row wanted (design choice: one
+# user's share of a gateway's store below a quarter falls back to ranking every match, same answer, slower)
+_WIDEN = 4
 # How SQLite words a MATCH expression FTS5 cannot parse (as opposed to a busy or damaged database)
 _FTS_SYNTAX_ERRORS = ("fts5:", "no such column", "unknown special query", "unterminated string")
 FTS_TABLES = ("memories_fts", "episodes_fts")
@@ -53,34 +56,83 @@ class Search:
         self, match: str, scopes: Sequence[str], limit: int = 50, *, current_only: bool = False
     ) -> list[tuple[int, float]]:
         """(memory id, bm25 score: higher is better) for a MATCH expression from fts_match_expression."""
-        return self._fts(
-            f"""
+        live = f"""
+            m.forgotten = 0 AND m.scope IN ({marks(len(scopes))}) AND (? = 0 OR m.superseded_by IS NULL)
+        """
+        best = f"""
+            SELECT m.id, best.score
+            FROM (
+                SELECT rowid AS id, -bm25(memories_fts, ?, ?, ?) AS score
+                FROM memories_fts
+                WHERE memories_fts MATCH ?
+                ORDER BY score DESC
+                LIMIT ?
+            ) AS best
+            JOIN memories m ON m.id = best.id
+            WHERE {live}
+            ORDER BY best.score DESC
+            LIMIT ?
+        """
+        every = f"""
             SELECT m.id, -bm25(memories_fts, ?, ?, ?) AS score
             FROM memories_fts
             JOIN memories m ON m.id = memories_fts.rowid
-            WHERE memories_fts MATCH ? AND m.forgotten = 0 AND m.scope IN ({marks(len(scopes))})
-              AND (? = 0 OR m.superseded_by IS NULL)
+            WHERE memories_fts MATCH ? AND {live}
             ORDER BY score DESC
             LIMIT ?
-        """,
-            (*_MEMORY_FTS_WEIGHTS, match, *scopes, current_only, limit),
+        """
+        return self._best_first(
+            (best, (*_MEMORY_FTS_WEIGHTS, match, limit * _WIDEN, *scopes, current_only, limit)),
+            (every, (*_MEMORY_FTS_WEIGHTS, match, *scopes, current_only, limit)),
+            limit,
         )
 
     def episodes(
         self, match: str, scopes: Sequence[str], limit: int = 50
     ) -> list[tuple[int, float]]:
         """(episode id, bm25 score: higher is better) for a MATCH expression from fts_match_expression."""
-        return self._fts(
-            f"""
+        best = f"""
+            SELECT e.id, best.score
+            FROM (
+                SELECT rowid AS id, -bm25(episodes_fts) AS score
+                FROM episodes_fts
+                WHERE episodes_fts MATCH ?
+                ORDER BY score DESC
+                LIMIT ?
+            ) AS best
+            JOIN episodes e ON e.id = best.id
+            WHERE e.scope IN ({marks(len(scopes))})
+            ORDER BY best.score DESC
+            LIMIT ?
+        """
+        every = f"""
             SELECT e.id, -bm25(episodes_fts) AS score
             FROM episodes_fts
             JOIN episodes e ON e.id = episodes_fts.rowid
             WHERE episodes_fts MATCH ? AND e.scope IN ({marks(len(scopes))})
             ORDER BY score DESC
             LIMIT ?
-        """,
-            (match, *scopes, limit),
+        """
+        return self._best_first(
+            (best, (match, limit * _WIDEN, *scopes, limit)),
+            (every, (match, *scopes, limit)),
+            limit,
         )
+
+    def _best_first(
+        self,
+        best: tuple[str, Sequence[Any]],
+        every: tuple[str, Sequence[Any]],
+        limit: int,
+    ) -> list[tuple[int, float]]:
+        """The `limit` best rows in scope: first from the index's best few (ranked before any row is joined),
+        and only when fewer than `limit` of those are in scope and live, from every match.
+
+        Joining each match to its row before ranking cost half of a search (10,000 chat texts, a typical
+        question matching 840: 20 ms joined, 10 ms ranked first). The answer is the same either way: when
+        `limit` rows of the best few pass the filter, no row outside them can rank above the last of them."""
+        found = self._fts(*best)
+        return found if len(found) >= limit else self._fts(*every)
 
     def _fts(self, sql: str, params: Sequence[Any]) -> list[tuple[int, float]]:
         """Run a full-text query. An expression FTS5 cannot parse is the caller's bug (expressions come from
