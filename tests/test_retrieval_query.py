@@ -254,10 +254,8 @@ def test_the_users_own_name_is_a_self_reference(
             "What are my hobbies?",
             ("user:routine:meditation", "user:routine:running", "user:habit:drinking"),
         ),
-        (
-            "How is my health?",
-            ("user:health:asthma", "user:allergy"),
-        ),  # single slots stay, stored or not
+        ("How is my health?", ("user:health:asthma",)),
+        ("What am I allergic to?", ("user:allergy:peanuts",)),
         ("Do I have pets?", ()),  # no pet stored: the family names nothing
         ("What are Caroline's hobbies?", ()),  # someone else's
     ],
@@ -268,6 +266,7 @@ def test_slot_families_expand_to_the_stored_keys(text: str, subjects: tuple[str,
         "user:routine:running",
         "user:habit:drinking",
         "user:health:asthma",
+        "user:allergy:peanuts",
         "user:diet",
         "project:routine",
     }

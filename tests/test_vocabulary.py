@@ -129,13 +129,8 @@ def test_extraction_types_a_statement_by_its_key(sentence: str, memory_type: Mem
         "Do I have kids?",
         "What are my hobbies?",
         "Do I have pets?",
-        pytest.param(
-            "How is my health?",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the allergy hint names user:allergy; curation writes user:allergy:<x>",
-            ),
-        ),
+        "How is my health?",
+        "What am I allergic to?",
     ],
 )
 def test_query_hints_name_declared_keys(question: str) -> None:

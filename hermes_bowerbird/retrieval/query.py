@@ -96,11 +96,12 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             r"\b(hobb\w*|routines?|habits?|pastimes?|spare time|free time|for fun)\b",
             (vocab.ROUTINES, vocab.HABITS),
         ),
-        # "user:allergy" is not a key curation writes (it writes the family "user:allergy:<x>"); kept as it was
         (
-            r"\b(health\w*|medical|medications?|illness\w*|allerg\w*|injur\w*)\b",
-            (vocab.HEALTH, vocab.MEDICATIONS, "user:allergy"),
+            r"\b(health\w*|medical|medications?|illness\w*|injur\w*)\b",
+            (vocab.HEALTH, vocab.MEDICATIONS),
         ),
+        # its own hint: with the medical one, "what medication am I on" also drew the allergies (everyday set)
+        (r"\b(allerg\w*)\b", (vocab.ALLERGIES,)),
         (r"\b(pets?|dogs?|cats?)\b", (vocab.PETS,)),
     )
 )
