@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -22,10 +23,12 @@ from hermes_bowerbird import filelock
 from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.capture import MAX_WAITING
 from hermes_bowerbird.curation.worker import (
+    _read_spec,
     parents_lock_path,
     settings_of,
     worker_lock_path,
     worker_state,
+    worker_threads,
 )
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import TurnCapture
@@ -419,6 +422,23 @@ def test_the_worker_gets_its_parents_settings(home: Path) -> None:
         5.0,
         "none",
     )
+
+
+@pytest.mark.parametrize(
+    ("setting", "cores", "threads"),
+    [(0, 1, 1), (0, 2, 1), (0, 3, 2), (0, 16, 2), (0, None, 1), (3, 2, 3), (1, 16, 1)],
+)
+def test_the_worker_leaves_the_agent_a_core(setting: int, cores: int | None, threads: int) -> None:
+    assert worker_threads(setting, cores) == threads
+
+
+@pytest.mark.parametrize(("setting", "expected"), [(0, worker_threads(0, os.cpu_count())), (3, 3)])
+def test_the_worker_reads_its_model_threads_from_the_spec(
+    home: Path, setting: int, expected: int
+) -> None:
+    config = load_config(home, overrides={"embedding_threads": setting})
+    spec = {"hermes_home": str(home), "settings": settings_of(config, llm_backend="none")}
+    assert _read_spec(io.StringIO(json.dumps(spec))).embedding_threads == expected
 
 
 def test_lock_files_sit_beside_the_database(home: Path) -> None:
