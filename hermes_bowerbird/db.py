@@ -61,7 +61,7 @@ def _module_for(folder: Path) -> ModuleType:
 
 
 def migration_set(folder: Path | None = None) -> Migrations:
-    """The sqlite-utils migration set for a folder of NNNN_name.sql files (default: the shipped one)."""
+    """The sqlite-utils migration set for a folder of NNNN_name.sql/.py files (default: the shipped one)."""
     shipped = migrations_dir().resolve()
     try:
         module = _module_for(shipped)

@@ -1,5 +1,7 @@
-"""The store's schema as a sqlite-utils migration set: one step per NNNN_name.sql file beside this one.
+"""The store's schema as a sqlite-utils migration set: one step per NNNN_name.sql or NNNN_name.py file beside this.
 
+A .sql step is its statements in order. A .py step defines `apply(db)` (db: the sqlite-utils Database) for a
+change SQL alone cannot make safely, such as one that must check what the file holds first.
 Self-contained on purpose: `sqlite-utils migrate memory.db migrations/migrations.py` executes this file
 outside the package, so it imports nothing from hermes_bowerbird.
 """
@@ -7,6 +9,7 @@ outside the package, so it imports nothing from hermes_bowerbird.
 from __future__ import annotations
 
 import datetime
+import importlib.util
 import re
 import sqlite3
 from collections.abc import Callable
@@ -16,7 +19,7 @@ from typing import Any
 from sqlite_utils import Migrations
 
 SET_NAME = "bowerbird"
-FILE_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+FILE_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.(sql|py)$")
 LEGACY_HISTORY = "schema_migrations"  # where the store's own runner kept its history up to 0.1
 
 
@@ -70,13 +73,13 @@ def split_statements(sql: str) -> list[str]:
     return statements
 
 
-def sql_files(folder: Path) -> list[Path]:
-    """The NNNN_name.sql files in number order; a duplicate number or a stray .sql name is an error."""
+def step_files(folder: Path) -> list[Path]:
+    """The NNNN_name.sql and NNNN_name.py files in number order; a duplicate number or a stray name is an error."""
     found: dict[int, Path] = {}
-    for path in sorted(folder.glob("*.sql")):
+    for path in sorted([*folder.glob("*.sql"), *folder.glob("[0-9]*.py")]):
         match = FILE_NAME.match(path.name)
         if not match:
-            raise ValueError(f"migration file {path.name!r} is not named NNNN_name.sql")
+            raise ValueError(f"migration file {path.name!r} is not named NNNN_name.sql or NNNN_name.py")
         number = int(match.group(1))
         if number in found:
             raise ValueError(f"two migrations share number {number:04d}: {found[number].stem} and {path.stem}")
@@ -91,12 +94,27 @@ def _step(statements: list[str]) -> Callable[[Any], None]:
     return run
 
 
+def _python_step(path: Path) -> Callable[[Any], None]:
+    spec = importlib.util.spec_from_file_location(f"bowerbird_migration_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot load the migration {path.name}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    apply: Callable[[Any], None] | None = getattr(module, "apply", None)
+    if not callable(apply):
+        raise ValueError(f"the migration {path.name} defines no apply(db)")
+    return apply
+
+
 def build(folder: Path) -> StoreMigrations:
-    """A migration set with one transactional step per SQL file, named after the file (0001_initial...)."""
+    """A migration set with one transactional step per file, named after the file (0001_initial...)."""
     steps = StoreMigrations(SET_NAME)
-    for path in sql_files(folder):
-        statements = split_statements(path.read_text(encoding="utf-8"))
-        steps(name=path.stem)(_step(statements))
+    for path in step_files(folder):
+        if path.suffix == ".py":
+            steps(name=path.stem)(_python_step(path))
+        else:
+            statements = split_statements(path.read_text(encoding="utf-8"))
+            steps(name=path.stem)(_step(statements))
     return steps
 
 

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import datetime
+import importlib.util
 import os
 import sqlite3
 import stat
 import subprocess
 import sys
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from hermes_bowerbird import db
 from hermes_bowerbird.errors import DatabaseError, MigrationError, SchemaTooNewError
 from hermes_bowerbird.store import Store
+from hermes_bowerbird.types import MemoryType, NewMemory, Source, type_names
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -370,3 +375,90 @@ def test_a_connection_open_during_the_upgrade_reloads_the_schema(tmp_path: Path)
     )
     assert other.execute("SELECT type FROM memories").fetchall() == [("milestone",)]
     other.close()
+
+
+def test_a_python_file_is_a_step_too(tmp_path: Path) -> None:
+    folder = tmp_path / "migs"
+    _write(folder, "0001_one.sql", "CREATE TABLE one (x INTEGER);")
+    _write(
+        folder,
+        "0002_two.py",
+        "def apply(db):\n    db.conn.execute('CREATE TABLE two (x INTEGER)')\n",
+    )
+    conn = db.connect(tmp_path / "m.db")
+    assert db.migrate(conn, folder) == ["0001_one", "0002_two"]
+    assert "two" in _tables(conn)
+
+
+def test_a_python_step_without_apply_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path / "migs", "0001_one.py", "VALUE = 1\n")
+    with pytest.raises(MigrationError, match="defines no apply"):
+        db.load_migrations(tmp_path / "migs")
+
+
+def _types_step() -> Any:
+    path = db.migrations_dir() / "0006_memory_types_in_code.py"
+    spec = importlib.util.spec_from_file_location("types_step", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Defensive:
+    """A connection as SQLite's defensive mode leaves it (macOS's own libsqlite3): the schema cannot be edited."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
+        if sql.startswith("UPDATE sqlite_master"):
+            raise sqlite3.OperationalError("table sqlite_master may not be modified")
+        return self.conn.execute(sql, params)
+
+
+def _store_before_the_types_step(tmp_path: Path) -> sqlite3.Connection:
+    before = tmp_path / "before"
+    before.mkdir()
+    for step in db.migrations_dir().glob("000[1-5]_*.sql"):
+        (before / step.name).write_bytes(step.read_bytes())
+    conn = db.connect(tmp_path / "m.db")
+    db.migrate(conn, before)
+    return conn
+
+
+def test_where_the_schema_cannot_be_edited_the_type_list_stays(tmp_path: Path) -> None:
+    conn = _store_before_the_types_step(tmp_path)
+    _types_step().apply(SimpleNamespace(conn=_Defensive(conn)))
+    assert "CHECK (type IN" in _memories_sql(tmp_path / "m.db")
+    conn.close()
+
+
+def test_a_store_whose_schema_cannot_be_edited_still_stores_every_type(tmp_path: Path) -> None:
+    conn = _store_before_the_types_step(tmp_path)
+    _types_step().apply(SimpleNamespace(conn=_Defensive(conn)))
+    conn.close()
+    store = Store.open(
+        tmp_path / "m.db"
+    )  # 0006 is not recorded here: recorded steps are sqlite-utils' job
+    for memory_type in type_names():
+        store.insert_memory(
+            NewMemory(
+                scope="s",
+                type=MemoryType(memory_type),
+                content=f"a {memory_type}",
+                source=Source.TOOL,
+            )
+        )
+    assert store.memories.count_by_type(["s"]) == dict.fromkeys(type_names(), 1)
+    store.close()
+
+
+def test_a_type_check_the_step_does_not_know_fails_it(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "m.db")
+    conn.execute(
+        "CREATE TABLE memories (id INTEGER PRIMARY KEY, type TEXT CHECK (type IN ('fact')))"
+    )
+    with pytest.raises(ValueError, match="a CHECK this step does not know"):
+        _types_step().apply(SimpleNamespace(conn=conn))
+    conn.close()
