@@ -201,9 +201,8 @@ def bench_prefetch(cache: Path, questions: list[str], warmup: list[str]) -> dict
             provider.prefetch(query)
 
         def reset() -> None:
-            provider.on_session_switch(
-                "bench", reset=True
-            )  # measure recall, not the never-repeat filter
+            # measure recall, not the never-repeat filter
+            provider.on_session_switch("bench", reset=True)
 
         ours, our_chars = timed_calls(provider.prefetch, questions, reset)
         runtime = provider.engine.embeddings.status()["runtime"] if provider.engine else None

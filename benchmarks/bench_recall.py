@@ -544,9 +544,8 @@ class GateRecord:
     answerable: bool
     hits: list[dict[str, float]]
     query: str = ""
-    texts: list[str] = field(
-        default_factory=list
-    )  # the hits' first words, for reading the raw dump
+    # the hits' first words, for reading the raw dump
+    texts: list[str] = field(default_factory=list)
 
 
 def gate_record(
@@ -787,9 +786,8 @@ def run_everyday(
     from hermes_bowerbird.provider import PREFETCH_HEADER, BowerbirdProvider
 
     workdir.mkdir(parents=True, exist_ok=True)
-    home = Path(
-        tempfile.mkdtemp(prefix="everyday_", dir=workdir)
-    )  # always a fresh store, also with --reuse
+    # always a fresh store, also with --reuse
+    home = Path(tempfile.mkdtemp(prefix="everyday_", dir=workdir))
     config = build_config(
         home,
         {
@@ -800,9 +798,8 @@ def run_everyday(
             **overrides,
         },
     )
-    holder = Bowerbird.open_shared(
-        config, embedder=embedder
-    )  # the provider shares this engine and its model
+    # the provider shares this engine and its model
+    holder = Bowerbird.open_shared(config, embedder=embedder)
     provider = BowerbirdProvider(config)
     provider.initialize("everyday-1", hermes_home=str(home), platform="cli")
     for session, said in data.facts:

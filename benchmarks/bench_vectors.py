@@ -143,9 +143,8 @@ def bench_million(n_queries: int) -> tuple[list[dict[str, str]], str]:
     e50, e95 = time_exact(data, queries)
     exact_mb = data.nbytes / 2**20  # the exact tier is this one float32 matrix
     gc.collect()
-    baseline = (
-        rss_mb() - exact_mb
-    )  # the corpus itself is freed below, once the index holds its own copy
+    # the corpus itself is freed below, once the index holds its own copy
+    baseline = rss_mb() - exact_mb
     started = time.perf_counter()
     index = VectorIndex.from_arrays(np.arange(n, dtype=np.int64), data, ann_background=False)
     build = time.perf_counter() - started

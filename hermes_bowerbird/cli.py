@@ -188,9 +188,8 @@ class BowerbirdGroup(click.Group):
         state = ctx.ensure_object(State)
         state.command = command.name if command is not None and command.name else name or ""
         options = rest[: rest.index("--")] if "--" in rest else rest
-        state.json_mode = (
-            state.json_mode or "--json" in options
-        )  # so a usage error after it is JSON too
+        # so a usage error after it is JSON too
+        state.json_mode = state.json_mode or "--json" in options
         return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -208,9 +207,8 @@ class BowerbirdGroup(click.Group):
             _fail(state, exc, 1)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except (
-            Exception
-        ) as exc:  # a bug or an environment failure: one line for the user, details with -vv
+        except Exception as exc:
+            # a bug or an environment failure: one line for the user, details with -vv
             log.debug("%s failed unexpectedly", state.command, exc_info=True)
             _fail(state, exc, 1)
         finally:
@@ -351,9 +349,8 @@ def cli(ctx: click.Context, **values: Any) -> None:
 
     The global options (--db, --hermes-home, --user, --profile, --json, -v) go before or after the command
     name: `bowerbird --json recall tea` and `bowerbird recall tea --json` are the same."""
-    os.environ.setdefault(
-        "HF_HUB_DISABLE_PROGRESS_BARS", "1"
-    )  # model loading bars would garble output
+    # model loading bars would garble output
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     _apply_global_options(ctx.ensure_object(State), values)
 
@@ -684,9 +681,8 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
     """Import MEMORY.md / USER.md, a JSONL chat log or a LoCoMo file (validated fully before writing)."""
     from . import importers
 
-    importers.check_import_file(
-        path
-    )  # regular files only, bounded: /dev/zero or a FIFO must not hang us
+    # regular files only, bounded: /dev/zero or a FIFO must not hang us
+    importers.check_import_file(path)
     kind = importers.detect_format(path) if fmt == "auto" else fmt
     if kind == "markdown":
         from . import markdown

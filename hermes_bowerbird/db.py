@@ -109,9 +109,8 @@ def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
             retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL"))
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute(
-            "PRAGMA secure_delete = ON"
-        )  # deleted text is overwritten, never left in free pages
+        # deleted text is overwritten, never left in free pages
+        conn.execute("PRAGMA secure_delete = ON")
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"cannot open database {path}: {exc}") from exc
     return conn

@@ -143,9 +143,8 @@ class Bowerbird:
         self.clock = clock
         self.store = Store.open(config.db_path, clock=clock)
         FILES.opened(self.store.path)
-        reindex = (
-            not self.store.readonly
-        )  # a read-only store embeds queries only, and stores nothing
+        # a read-only store embeds queries only, and stores nothing
+        reindex = not self.store.readonly
         self.embeddings = (
             EmbeddingService.from_embedder(
                 embedder, self.store, auto_reindex=reindex, indexes=FILES.indexes
@@ -176,9 +175,8 @@ class Bowerbird:
         # with a worker process: capture never waits on its writes
         self._capture: Capture | None = None
         self.inspect = Inspection(self.store)  # what the edges read
-        self.admin = Admin(
-            self.store, self.embeddings, self.vectors, self.maintenance
-        )  # the owner's operations
+        # the owner's operations
+        self.admin = Admin(self.store, self.embeddings, self.vectors, self.maintenance)
         self._worker: CuratorWorker | None = None
         self._scheduler: Scheduler | None = None
         self._importer: threading.Thread | None = None
@@ -528,9 +526,8 @@ class Bowerbird:
         if self._scheduler is not None:
             self._scheduler.request_stop()
         self._import_stop.set()  # an import stops between batches; the next start imports the rest
-        self.embeddings.stop(
-            timeout=0
-        )  # a running reindex stops after its batch; loading cannot be cut short
+        # a running reindex stops after its batch; loading cannot be cut short
+        self.embeddings.stop(timeout=0)
         if self._worker is not None:
             self._worker.drain(max(0.0, _left(deadline) - _STOP_RESERVE_SECONDS))
         elif self._curation is not None:

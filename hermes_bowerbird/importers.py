@@ -31,9 +31,8 @@ _LOCOMO_DATE_FORMATS = (
 )
 
 Progress = Callable[[int], None]
-MAX_IMPORT_BYTES = (
-    256 * 1024 * 1024
-)  # far above any chat log or MEMORY.md; a bound, so nothing reads forever
+# far above any chat log or MEMORY.md; a bound, so nothing reads forever
+MAX_IMPORT_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -182,9 +181,8 @@ def _timestamp(value: Any, where: str) -> float | None:
         # beyond year 5000 even in milliseconds; also NaN and infinities
         if not -1e13 < value < 1e14:
             raise InvalidInputError(f"{where}: 'timestamp' {value!r:.40} is out of range")
-        return (
-            float(value) / 1000.0 if value > 1e11 else float(value)
-        )  # milliseconds are common in exports
+        # milliseconds are common in exports
+        return float(value) / 1000.0 if value > 1e11 else float(value)
     if isinstance(value, str):
         try:
             return parse_iso(value)

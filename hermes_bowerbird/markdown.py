@@ -131,9 +131,8 @@ def export_markdown(
     With `within_limits`, each file is cut to the host's character limit (whole entries only).
     Quarantined memories are left out (the host injects these files). Returns the number of entries per file.
     """
-    memories = engine.inspect.prompt_safe(
-        scopes
-    )  # quarantined ones never: the host puts these files in its prompt
+    # quarantined ones never: the host puts these files in its prompt
+    memories = engine.inspect.prompt_safe(scopes)
     grouped = group_for_export(memories)
     folder.mkdir(parents=True, exist_ok=True)
     counts = {}

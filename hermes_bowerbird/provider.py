@@ -162,9 +162,8 @@ class BowerbirdProvider(_Base):
         if self.writable:
             self.engine.start(primary=True)
         self._turn = self.engine.inspect.next_turn_index(self.session_id) if self.session_id else 0
-        self.recall.hold(
-            {self.session_id: 0}
-        )  # a resumed session's history is loaded into the context
+        # a resumed session's history is loaded into the context
+        self.recall.hold({self.session_id: 0})
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="bowerbird-prefetch"
         )
@@ -365,9 +364,8 @@ class BowerbirdProvider(_Base):
             self._capture_missing(messages, Source.COMPACTION)
             self._require().end_session(self.write_scope, self.session_id)
         with self._lock:
-            self.recall.hold(
-                {self.session_id: self._turn}
-            )  # what the host holds now is being summarised away
+            # what the host holds now is being summarised away
+            self.recall.hold({self.session_id: self._turn})
         if not require_checkpoint:
             return durable_points(messages, limit_chars=PRE_COMPRESS_LIMIT)
         earlier = [s for s in self.lineage if s != self.session_id]

@@ -166,20 +166,15 @@ def rebuild_header(data: bytes, *, wal: bool = False) -> bytes:
     header[0:16] = MAGIC
     header[16:18] = (1 if page_size == 65536 else page_size).to_bytes(2, "big")
     header[18], header[19] = version, version
-    header[20], header[21], header[22], header[23] = (
-        0,
-        64,
-        32,
-        32,
-    )  # reserved bytes, payload fractions
+    # reserved bytes, payload fractions
+    header[20], header[21], header[22], header[23] = 0, 64, 32, 32
     header[24:28] = (1).to_bytes(4, "big")  # change counter
     header[28:32] = pages.to_bytes(4, "big")
     header[40:44] = (1).to_bytes(4, "big")  # schema cookie
     header[44:48] = (4).to_bytes(4, "big")  # schema format
     header[56:60] = (1).to_bytes(4, "big")  # UTF-8
-    header[92:96] = (1).to_bytes(
-        4, "big"
-    )  # version-valid-for = change counter: the page count is trusted
+    # version-valid-for = change counter: the page count is trusted
+    header[92:96] = (1).to_bytes(4, "big")
     major, minor, patch = sqlite3.sqlite_version_info
     header[96:100] = (major * 1_000_000 + minor * 1000 + patch).to_bytes(4, "big")
     return bytes(header)

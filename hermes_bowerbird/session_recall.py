@@ -52,9 +52,8 @@ class SessionRecall:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._injected: set[tuple[str, int]] = set()
-        self._injected_texts: set[str] = (
-            set()
-        )  # an episode and the memory taken from it say the same thing
+        # an episode and the memory taken from it say the same thing
+        self._injected_texts: set[str] = set()
         self._in_context: dict[str, int] = {}
         self._queued: tuple[str, str, Queued] | None = None  # query, session, hits
         # the bulletin in the frozen system prompt, or noted since

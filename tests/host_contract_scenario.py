@@ -42,9 +42,8 @@ def main(home: Path) -> dict[str, Any]:
     engine.vectors.catch_up()
     out["episodes"] = [(e.session_id, e.role, e.content) for e in engine.store.episodes.find()]
     question = "Which port does the staging database listen on?"
-    out["prefetch_in_context"] = manager.prefetch_all(
-        question
-    )  # the tool result is still in the context
+    # the tool result is still in the context
+    out["prefetch_in_context"] = manager.prefetch_all(question)
     tool = manager.handle_tool_call("bowerbird_recall", {"query": "staging database port"})
     out["tool"] = json.loads(tool)
     manager.on_turn_start(2, "thanks")

@@ -148,9 +148,8 @@ def test_the_model_briefing_keeps_the_hourly_rule(
         NewMemory(ALICE, MemoryType.GOAL, "Alice wants to learn Portuguese.", Source.TURN)
     )
     clock.now += 60
-    fresh = builder.current(
-        ALICE, VISIBLE
-    )  # within the hour: the deterministic bulletin, no model call
+    # within the hour: the deterministic bulletin, no model call
+    fresh = builder.current(ALICE, VISIBLE)
     assert fresh is not None and fresh.generator == "deterministic" and "Portuguese" in fresh.text
     assert stub.count(":generateContent") == 1
     assert builder.current(ALICE, VISIBLE, synthesise=False) == fresh
@@ -234,9 +233,8 @@ def test_session_start_never_waits_for_the_model_and_the_job_upgrades_later(
     quick = builder.current(ALICE, VISIBLE, synthesise=False)
     assert quick is not None and quick.generator == "deterministic"
     assert stub.count(":generateContent") == 0
-    assert (
-        builder.current(ALICE, VISIBLE, synthesise=False) == quick
-    )  # nothing changed: served as it is
+    # nothing changed: served as it is
+    assert builder.current(ALICE, VISIBLE, synthesise=False) == quick
     stub.replies.append("Alice is a marine biologist in Lisbon.")
     upgraded = builder.current(ALICE, VISIBLE)  # what the maintenance job asks for, within the hour
     assert (
@@ -301,6 +299,5 @@ def test_changes_since_notes_what_was_added_and_dropped(
     rewritten = dataclasses.replace(
         second, id=second.id + 1, text="Alice studies reefs.", hash="other"
     )
-    assert (
-        changes_since(second, rewritten) == ""
-    )  # same memory state: nothing changed for the session
+    # same memory state: nothing changed for the session
+    assert changes_since(second, rewritten) == ""

@@ -146,9 +146,8 @@ def test_sigkill_mid_curation_then_restart_curates_every_turn_exactly_once(tmp_p
     done_at_kill = _done(db)
     assert 0 < done_at_kill < TURNS, "the kill must land mid-curation"
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    assert (
-        conn.execute("SELECT count(*) FROM journal").fetchone()[0] == TURNS
-    )  # every capture survived
+    # every capture survived
+    assert conn.execute("SELECT count(*) FROM journal").fetchone()[0] == TURNS
     conn.close()
 
     restart = subprocess.run(
@@ -163,6 +162,5 @@ def test_sigkill_mid_curation_then_restart_curates_every_turn_exactly_once(tmp_p
 
     after = _snapshot(db)
     assert after["journal"] == [("done", TURNS)]
-    assert after == _reference(
-        tmp_path
-    )  # identical to a run that never crashed: nothing twice, nothing lost
+    # identical to a run that never crashed: nothing twice, nothing lost
+    assert after == _reference(tmp_path)

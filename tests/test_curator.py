@@ -357,9 +357,8 @@ def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
     assert first.llm == "" and second.llm == "applied"
     prompt = backend.prompts()[-1]
     assert "## Turn 1" in prompt and "I live in Porto." in prompt and "I moved to Lisbon" in prompt
-    assert re.search(
-        r"- \[\d+\] identity user:residence:", prompt
-    )  # the model saw the nearest memories
+    # the model saw the nearest memories
+    assert re.search(r"- \[\d+\] identity user:residence:", prompt)
     rust = [
         m
         for m in env.store.memories.find([SCOPE], MemoryFilter(current_only=True))
@@ -445,9 +444,8 @@ def _attempts(store: Store, journal_id: int) -> int:
 def test_a_failing_row_is_retried_later_and_does_not_block_the_queue(
     env: Env, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with sqlite3.connect(
-        env.path
-    ) as conn:  # a row the database refuses, as a damaged disk or bad data would
+    # a row the database refuses, as a damaged disk or bad data would
+    with sqlite3.connect(env.path) as conn:
         conn.execute(
             "CREATE TRIGGER poison BEFORE INSERT ON episodes WHEN new.content LIKE '%POISON%' "
             "BEGIN SELECT RAISE(ABORT, 'refused'); END"
@@ -466,9 +464,8 @@ def test_a_failing_row_is_retried_later_and_does_not_block_the_queue(
             time.sleep(0.05)
         assert store.journal.counts() == {"done": 2, "pending": 1}
         assert store.journal.retrying()["rows"] == 1
-        with sqlite3.connect(
-            env.path
-        ) as conn:  # the cause goes away: the next retry curates the row
+        # the cause goes away: the next retry curates the row
+        with sqlite3.connect(env.path) as conn:
             conn.execute("DROP TRIGGER poison")
         while store.journal.counts() != {"done": 3} and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -514,10 +511,11 @@ def test_drain_times_out_while_rows_remain(env: Env) -> None:
             '```json\n{"decisions": [{"action": "supersede", "content": "Lives in Lisbon", "target_id": 5}]}\n```',
             [("supersede", MemoryType.FACT, "Lives in Lisbon", 5)],
         ),
+        # unknown target: a plain add; unknown type: fact
         (
             'Here you go: [{"action": "update", "type": "nonsense", "content": "x y", "target_id": 99}] thanks',
             [("add", MemoryType.FACT, "x y", None)],
-        ),  # unknown target: a plain add; unknown type: fact
+        ),
         (
             '{"decisions": [{"action": "explode", "content": "a"}, {"action": "add", "content": ""}, 7]}',
             [],

@@ -438,9 +438,8 @@ def test_a_store_whose_schema_cannot_be_edited_still_stores_every_type(tmp_path:
     conn = _store_before_the_types_step(tmp_path)
     _types_step().apply(SimpleNamespace(conn=_Defensive(conn)))
     conn.close()
-    store = Store.open(
-        tmp_path / "m.db"
-    )  # 0006 is not recorded here: recorded steps are sqlite-utils' job
+    # 0006 is not recorded here: recorded steps are sqlite-utils' job
+    store = Store.open(tmp_path / "m.db")
     for memory_type in type_names():
         store.insert_memory(
             NewMemory(

@@ -67,9 +67,8 @@ def test_same_value_whether_maintenance_ran_zero_or_a_hundred_times(
     idle_value = effective_importance(idle.memories.require(idle_id), clocks[0].now, config)
     busy_value = effective_importance(busy.memories.require(busy_id), clocks[1].now, config)
     assert busy_value == idle_value
-    assert (
-        busy.memories.require(busy_id).importance == importance
-    )  # decay never rewrites importance
+    # decay never rewrites importance
+    assert busy.memories.require(busy_id).importance == importance
     assert 0.0 < busy_value < importance  # and it did decay over those 120 days
 
 
@@ -95,9 +94,8 @@ def test_decay_job_marks_memories_that_fell_low_and_clears_recovered_ones(tmp_pa
     assert low_since(store, [low, kept]) == {low: clock.now, kept: None}
     marked_at = clock.now
     clock.now += DAY
-    assert (
-        refresh_low_marks(store, config, clock.now).newly_low == []
-    )  # the mark keeps its first time
+    # the mark keeps its first time
+    assert refresh_low_marks(store, config, clock.now).newly_low == []
     assert low_since(store, [low])[low] == marked_at
     store.memories.touch([low])  # recalled again: recency restarts, importance recovers
     watch = refresh_low_marks(store, config, clock.now)

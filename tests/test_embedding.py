@@ -246,9 +246,8 @@ def test_dimension_mismatch_triggers_background_reindex(
 ) -> None:
     ids = add_memories(store, FACTS)
     old = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
-    store.vectors.put(
-        ItemKind.MEMORY, MINILM_LABEL, list(zip(ids, old, strict=True))
-    )  # same name, wrong dim
+    # same name, wrong dim
+    store.vectors.put(ItemKind.MEMORY, MINILM_LABEL, list(zip(ids, old, strict=True)))
     counting = CountingEmbedder(minilm)
     service = EmbeddingService.from_embedder(counting, store)
     service.start()

@@ -91,9 +91,8 @@ def test_turns_not_curated_at_shutdown_stay_pending(queued: tuple[Config, float]
 
 def test_pending_turns_resume_at_the_next_start(queued: tuple[Config, float]) -> None:
     config, _ = queued
-    provider = BowerbirdProvider(
-        replace(config, embedding_backend="none")
-    )  # vectors catch up later
+    # vectors catch up later
+    provider = BowerbirdProvider(replace(config, embedding_backend="none"))
     provider.initialize("next", hermes_home=str(config.hermes_home), platform="cli")
     assert provider.engine is not None and provider.engine.flush(300)
     provider.shutdown()

@@ -50,9 +50,8 @@ def test_a_taken_index_moves_the_new_turn_to_the_end_of_the_session(store: Store
 
 def test_a_replay_of_the_identical_turn_returns_the_same_row(store: Store) -> None:
     first = _append(store, "I live in Porto.", turn=0)
-    again = _append(
-        store, "I live in  porto.", turn=0
-    )  # same text once case and spacing are folded
+    # same text once case and spacing are folded
+    again = _append(store, "I live in  porto.", turn=0)
     assert again == first
 
 

@@ -121,9 +121,8 @@ def test_host_is_configured_and_answers(host_stub: OpenAIStub) -> None:
 
 
 def test_host_malformed_response_body_is_an_llm_error(host_stub: OpenAIStub) -> None:
-    host_stub.default = (
-        Reply.malformed_json()
-    )  # the host may retry through its fallback chain: every answer is bad
+    # the host may retry through its fallback chain: every answer is bad
+    host_stub.default = Reply.malformed_json()
     with pytest.raises(LLMError):
         HostLLM().complete("x", timeout=5)
 
@@ -230,9 +229,8 @@ def test_gemini_timeout_is_retried_then_an_llm_error(gemini: GeminiStub) -> None
 
 
 def test_gemini_returns_malformed_json_text_verbatim(gemini: GeminiStub) -> None:
-    gemini.replies.append(
-        '{"decisions": ['
-    )  # the caller's parser decides; the backend does not guess
+    # the caller's parser decides; the backend does not guess
+    gemini.replies.append('{"decisions": [')
     assert _gemini(gemini).complete("x", json_mode=True) == '{"decisions": ['
 
 

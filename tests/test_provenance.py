@@ -180,9 +180,8 @@ def test_user_statement_ranks_first(engine: Bowerbird) -> None:
         options=RecallOptions(include_episodes=False, touch=False),
     )
     hits = [h.id for h in found if h.content == STEP]
-    assert (
-        hits[0] == _only(engine, ALICE, STEP).id
-    )  # the same words in both scopes: the user's come first
+    # the same words in both scopes: the user's come first
+    assert hits[0] == _only(engine, ALICE, STEP).id
 
 
 def test_user_repeating_an_assistant_memory_promotes_it(engine: Bowerbird) -> None:

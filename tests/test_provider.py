@@ -16,9 +16,8 @@ from hermes_bowerbird.types import MemoryFilter
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
-    monkeypatch.setenv(
-        "BOWERBIRD_EMBEDDING_BACKEND", "none"
-    )  # keyword + graph: fast and deterministic
+    # keyword + graph: fast and deterministic
+    monkeypatch.setenv("BOWERBIRD_EMBEDDING_BACKEND", "none")
     monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
     return tmp_path
 
@@ -139,9 +138,8 @@ def test_host_memory_files_are_imported_once(home: Path) -> None:
     )
     provider.engine.forget(dark.id, scopes=provider.visible)
     provider.shutdown()
-    provider = _provider(
-        home, platform="cli"
-    )  # the next start must not bring a forgotten entry back
+    # the next start must not bring a forgotten entry back
+    provider = _provider(home, platform="cli")
     assert provider.engine is not None and provider.engine.wait_import(60)
     assert "Prefers dark mode." not in [m.content for m in provider.engine.store.memories.find()]
     provider.shutdown()
@@ -215,9 +213,8 @@ def test_initialize_is_fast_and_config_comes_from_hermes_home(home: Path) -> Non
     assert provider.engine is not None
     assert provider.engine.config.db_path == load_config(home).db_path
     provider.shutdown()
-    assert (
-        elapsed < 5.0
-    )  # generous bound for a loaded CI machine; the benchmark records the real number
+    # generous bound for a loaded CI machine; the benchmark records the real number
+    assert elapsed < 5.0
 
 
 def test_setup_hooks_activate_and_report(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -255,9 +252,8 @@ def test_a_failing_model_never_breaks_a_turn(home: Path, caplog: pytest.LogCaptu
     from hermes_bowerbird.engine import Bowerbird
 
     config = load_config(home)
-    holder = Bowerbird.open_shared(
-        config, embedder=BrokenModel()
-    )  # the provider below shares this engine
+    # the provider below shares this engine
+    holder = Bowerbird.open_shared(config, embedder=BrokenModel())
     provider = _provider(home, platform="cli")
     assert provider.engine is holder
     provider.sync_turn("We decided to deploy with Ansible from now on.", "Good choice.")
@@ -265,9 +261,8 @@ def test_a_failing_model_never_breaks_a_turn(home: Path, caplog: pytest.LogCaptu
         "done": 1
     }  # curated without vectors
     provider.on_session_switch("s2", reset=True)
-    assert "Ansible" in provider.prefetch(
-        "how do we deploy with Ansible?"
-    )  # keyword recall still works
+    # keyword recall still works
+    assert "Ansible" in provider.prefetch("how do we deploy with Ansible?")
     result = json.loads(
         provider.handle_tool_call("bowerbird_remember", {"content": "Prefers tabs."})
     )
@@ -318,17 +313,14 @@ def test_a_newer_bulletin_reaches_the_session_once_as_a_short_note(home: Path) -
     engine = provider.engine
     assert engine is not None
     engine.remember("My name is Ada and I live in Porto.", scope=provider.write_scope)
-    assert (
-        "Porto" in provider.system_prompt_block()
-    )  # the bulletin is frozen into the session's prompt
+    # the bulletin is frozen into the session's prompt
+    assert "Porto" in provider.system_prompt_block()
     engine.remember("We decided to move the API to Rust.", scope=provider.write_scope)
-    engine.bulletin(
-        provider.write_scope, visible=provider.visible, force=True
-    )  # what the hourly job does
+    # what the hourly job does
+    engine.bulletin(provider.write_scope, visible=provider.visible, force=True)
     first = provider.prefetch("what did we decide about the API language?")
     second = provider.prefetch("what else did we decide about the API language?")
-    assert (
-        first.startswith("Memory changed") and first.count("move the API to Rust") == 1
-    )  # not repeated below
+    # not repeated below
+    assert first.startswith("Memory changed") and first.count("move the API to Rust") == 1
     assert "bulletin" not in second.lower()
     provider.shutdown()

@@ -18,9 +18,8 @@ from hermes_bowerbird.provider import BowerbirdProvider
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
-    monkeypatch.setenv(
-        "BOWERBIRD_EMBEDDING_BACKEND", "none"
-    )  # keyword + graph: fast and deterministic
+    # keyword + graph: fast and deterministic
+    monkeypatch.setenv("BOWERBIRD_EMBEDDING_BACKEND", "none")
     monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
     return tmp_path
 
@@ -78,9 +77,8 @@ def test_delegation_provenance_names_the_source_and_the_child_session(
 
 def test_delegation_result_is_recalled_in_the_parent_session(delegated: BowerbirdProvider) -> None:
     question = "Which port does the staging database listen on?"
-    assert "6543" not in delegated.prefetch(
-        question
-    )  # the tool result is still in the host's context
+    # the tool result is still in the host's context
+    assert "6543" not in delegated.prefetch(question)
     delegated.on_session_switch("parent-2", reset=True)
     assert "6543" in delegated.prefetch(question)
 
@@ -178,9 +176,8 @@ def test_prefetch_collects_the_queued_recall_for_the_same_query(teacher: Bowerbi
         "bowerbird_remember", {"content": "My violin teacher is now Mr Haddad."}
     )
     collected = teacher.prefetch("Who is my violin teacher?")
-    assert (
-        "Okonkwo" in collected and "Haddad" not in collected
-    )  # found before the new memory existed
+    # found before the new memory existed
+    assert "Okonkwo" in collected and "Haddad" not in collected
 
 
 def test_prefetch_computes_afresh_when_the_query_differs(teacher: BowerbirdProvider) -> None:

@@ -55,9 +55,8 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
 @pytest.fixture
 def slow(config: Config, minilm: LocalEmbedder) -> Iterator[tuple[SlowModel, Bowerbird]]:
     model = SlowModel(minilm)
-    engine = Bowerbird.open_shared(
-        config, embedder=model
-    )  # providers opened on this home share this engine
+    # providers opened on this home share this engine
+    engine = Bowerbird.open_shared(config, embedder=model)
     yield model, engine
     engine.release()
 

@@ -247,16 +247,14 @@ def test_episodes_that_stated_a_superseded_fact_rank_below_its_successor() -> No
     memories = {1: memory(1, superseded_by=2), 2: memory(2)}
     fused = {(E, 10): Fused((E, 10), 1.0), (E, 11): Fused((E, 11), 0.5), (M, 2): Fused((M, 2), 0.2)}
     demote_stale_episodes(fused, {10: [1]}, memories, penalty=0.5)
-    assert fused[(E, 10)].score == pytest.approx(
-        0.2 * 0.99
-    )  # penalised to 0.5, then capped below #2
+    # penalised to 0.5, then capped below #2
+    assert fused[(E, 10)].score == pytest.approx(0.2 * 0.99)
     assert fused[(E, 10)].signals["superseded"] == 1.0
     assert fused[(E, 11)].score == 0.5  # an episode that stated nothing stale is untouched
     lone = {(E, 10): Fused((E, 10), 1.0)}
     demote_stale_episodes(lone, {10: [1]}, memories, penalty=0.5)
-    assert lone[(E, 10)].score == pytest.approx(
-        0.5
-    )  # successor not among the candidates: the penalty alone
+    # successor not among the candidates: the penalty alone
+    assert lone[(E, 10)].score == pytest.approx(0.5)
 
 
 EVIDENCE_TEXTS = {

@@ -186,10 +186,11 @@ def test_hostile_queries_analyse(text: str) -> None:
         ("How are my parents doing?", ()),  # not the user's children
         ("What are the conditions of my lease?", ()),  # not health
         ("Where is my mother based?", ()),  # someone else's home
+        # only the slot the person word names
         (
             "What does my spouse do for a living?",
             ("user:relationship",),
-        ),  # only the slot the person word names
+        ),
         ("What is my little girl called?", ()),  # not the user's name
         ("What's my brother's name?", ()),
         ("Where are my overseas colleagues based?", ()),
@@ -213,6 +214,7 @@ def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:
             "Where does I live?",
         ),
         ("Where do I live?", set(), True, ("live",), ("user:residence", "user:home"), ""),
+        # someone else: no slots
         (
             "Where does Caroline live?",
             {"marcus"},
@@ -220,7 +222,8 @@ def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:
             ("caroline", "live"),
             (),
             "",
-        ),  # someone else: no slots
+        ),
+        # whole words only
         (
             "Is Marcusville far?",
             {"marcus"},
@@ -228,7 +231,7 @@ def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:
             ("marcusville", "far"),
             (),
             "",
-        ),  # whole words only
+        ),
     ],
 )
 def test_the_users_own_name_is_a_self_reference(

@@ -367,11 +367,12 @@ def test_the_users_own_name_reads_as_first_person(keyword_world: World) -> None:
     ("query", "floor", "expected"),
     [
         ("what is a good name for a cat?", 0.3, set()),  # unrelated to anything stored
+        # no floor: something always comes back
         (
             "what is a good name for a cat?",
             0.0,
             {"kubernetes", "pasta"},
-        ),  # no floor: something always comes back
+        ),
         ("how do we deploy to kubernetes?", 0.3, {"kubernetes"}),
     ],
 )

@@ -83,9 +83,8 @@ def test_stop_is_prompt_while_idle() -> None:
     assert any(t.name == THREAD_NAME for t in threading.enumerate())
     started = time.monotonic()
     assert scheduler.stop(timeout=5)
-    assert (
-        time.monotonic() - started < 2.0
-    )  # far below the 3600 s wait or 120 s job budget it interrupts
+    # far below the 3600 s wait or 120 s job budget it interrupts
+    assert time.monotonic() - started < 2.0
     assert not scheduler.is_alive()
 
 
@@ -105,9 +104,8 @@ def test_stop_is_prompt_while_a_job_is_working() -> None:
     assert running.wait(5)
     started = time.monotonic()
     assert scheduler.stop(timeout=5)
-    assert (
-        time.monotonic() - started < 2.0
-    )  # far below the 3600 s wait or 120 s job budget it interrupts
+    # far below the 3600 s wait or 120 s job budget it interrupts
+    assert time.monotonic() - started < 2.0
 
 
 def test_budget_runs_out() -> None:

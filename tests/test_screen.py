@@ -100,9 +100,8 @@ def poisoned() -> Iterator[BowerbirdProvider]:
         (home / "memories" / "MEMORY.md").write_text("\n§\n".join(p["text"] for p in PAYLOADS))
         provider = BowerbirdProvider()
         provider.initialize("p1", hermes_home=str(home), platform="cli")
-        assert provider.engine is not None and provider.engine.wait_import(
-            60
-        )  # MEMORY.md imports in the background
+        # MEMORY.md imports in the background
+        assert provider.engine is not None and provider.engine.wait_import(60)
         for payload in PAYLOADS:
             provider.sync_turn(payload["text"], "Okay.")
             provider.sync_turn("What did the page say?", f"The page says: {payload['text']}")

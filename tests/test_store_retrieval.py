@@ -17,9 +17,8 @@ def test_entity_stamp_changes_when_entities_or_aliases_are_added(tmp_path: Path)
     second = store.graph.entity_stamp()
     add_alias(store, entity, "Falcon", "falcon")
     third = store.graph.entity_stamp()
-    store.graph.upsert_entity(
-        "user:a", "Project Falcon", "project falcon"
-    )  # already known: no change
+    # already known: no change
+    store.graph.upsert_entity("user:a", "Project Falcon", "project falcon")
     assert len({first, second, third}) == 3
     assert store.graph.entity_stamp() == third
     store.close()

@@ -236,9 +236,8 @@ def test_status_shows_the_worker(shared: Bowerbird) -> None:
 def test_the_parent_sees_new_vectors_after_the_worker_curates(shared: Bowerbird) -> None:
     engine = shared
     assert engine.embeddings.wait_ready(WAIT)
-    engine.recall(
-        "anything at all", scopes=[SCOPE]
-    )  # the index is loaded (empty) before the worker writes
+    # the index is loaded (empty) before the worker writes
+    engine.recall("anything at all", scopes=[SCOPE])
     engine.capture_turn(
         TurnCapture(
             "I keep bees on the roof of my building in Porto.",
@@ -270,9 +269,8 @@ def _blocked_capture(engine: Bowerbird, text: str, session: str) -> float:
 
 def test_a_turn_captured_while_another_process_writes_does_not_wait(shared: Bowerbird) -> None:
     engine = shared
-    assert (
-        _blocked_capture(engine, "I moved to Oslo in March.", "blocked-1") < 0.4
-    )  # the lock is held 0.5 s
+    # the lock is held 0.5 s
+    assert _blocked_capture(engine, "I moved to Oslo in March.", "blocked-1") < 0.4
 
 
 def test_a_turn_captured_while_another_process_writes_reaches_the_journal(
@@ -383,9 +381,8 @@ def test_turns_captured_in_one_process_are_recalled_in_another(
 
 def test_shutdown_leaves_the_parents_lock(engine: Bowerbird) -> None:
     engine.shutdown()
-    assert filelock.is_free(
-        parents_lock_path(engine.store.path)
-    )  # this process no longer holds it shared
+    # this process no longer holds it shared
+    assert filelock.is_free(parents_lock_path(engine.store.path))
     assert _until(lambda: not worker_state(engine.store.path).alive, 30.0)
 
 

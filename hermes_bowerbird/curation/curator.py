@@ -132,12 +132,10 @@ class _MergeContext:
     actor: str = ACTOR
     # live memory ids of the scope a vector search may return (None: not read yet)
     allowed: set[int] | None = None
-    fresh: list[tuple[Memory, np.ndarray]] = field(
-        default_factory=list
-    )  # created so far: a batch dedups itself
-    entities: dict[str, int] = field(
-        default_factory=dict
-    )  # normalised entity name -> id, resolved so far
+    # created so far: a batch dedups itself
+    fresh: list[tuple[Memory, np.ndarray]] = field(default_factory=list)
+    # normalised entity name -> id, resolved so far
+    entities: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -210,9 +208,8 @@ class Curator:
         """`process`, but a failure is recorded on the row (retried later) instead of raised."""
         try:
             return self.process(entry)
-        except (
-            Exception
-        ) as exc:  # any bug or data problem must not stop the queue; it is logged and recorded
+        except Exception as exc:
+            # any bug or data problem must not stop the queue; it is logged and recorded
             return self._record_failure(entry, exc, retry_base)
 
     def _record_failure(

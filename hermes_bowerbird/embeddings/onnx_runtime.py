@@ -155,9 +155,8 @@ def _export(location: str, out: Path) -> None:
 
     axes = {n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]}
     with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore"
-        )  # tracer notes about shape-dependent branches the export does not take
+        # tracer notes about shape-dependent branches the export does not take
+        warnings.simplefilter("ignore")
         torch.onnx.export(
             _Hidden(),
             tuple(tokens[n] for n in names),
@@ -232,9 +231,8 @@ class OnnxModel:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads if threads > 0 else min(2, os.cpu_count() or 1)
         options.inter_op_num_threads = 1
-        options.add_session_config_entry(
-            "session.intra_op.allow_spinning", "0"
-        )  # idle threads sleep, not spin
+        # idle threads sleep, not spin
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = ort.InferenceSession(
                 str(model_file), options, providers=["CPUExecutionProvider"]

@@ -41,9 +41,8 @@ def _dimension_of(model: Any) -> int:
 def _load_model(source: ModelSource) -> _LoadedModel:
     if source.offline:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault(
-            "HF_HUB_DISABLE_PROGRESS_BARS", "1"
-        )  # no progress bars in the host terminal
+        # no progress bars in the host terminal
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     started = time.perf_counter()
     try:
         from sentence_transformers import SentenceTransformer

@@ -45,9 +45,8 @@ class HostLLM:
         try:
             aux = importlib.import_module("agent.auxiliary_client")
             client, _model = aux.get_text_auxiliary_client(task)
-        except (
-            Exception
-        ) as exc:  # the host's resolution can fail in many ways; treat all as "not configured"
+        except Exception as exc:
+            # the host's resolution can fail in many ways; treat all as "not configured"
             log.info("host model is not usable: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
             return False
         return client is not None
@@ -76,9 +75,8 @@ class HostLLM:
                 max_tokens=max_tokens,
                 timeout=timeout,
             )
-        except (
-            Exception
-        ) as exc:  # SDK and host errors vary; all become LLMError for the caller's fallback
+        except Exception as exc:
+            # SDK and host errors vary; all become LLMError for the caller's fallback
             raise LLMError(f"host model call failed: {type(exc).__name__}: {exc}") from exc
         return response_text(response)
 

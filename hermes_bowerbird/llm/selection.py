@@ -41,9 +41,8 @@ def _pick_backend(config: Config, host_configured: Callable[[], bool]) -> LLM | 
     backend = config.llm_backend.strip().lower()
     if backend == "none":
         return None
-    inside_host = (
-        "agent.memory_manager" in sys.modules
-    )  # auto picks the host's model only inside Hermes
+    # auto picks the host's model only inside Hermes
+    inside_host = "agent.memory_manager" in sys.modules
     if (backend == "host" or (backend == "auto" and inside_host)) and host_configured():
         return HostLLM()
     if backend == "host":

@@ -31,9 +31,8 @@ class LinkPlan:
 
     memory_id: int
     related: list[tuple[int, float]] = field(default_factory=list)  # (older memory id, cosine)
-    supersedes: list[int] = field(
-        default_factory=list
-    )  # older same-subject memories this one replaces
+    # older same-subject memories this one replaces
+    supersedes: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -67,9 +66,8 @@ class Associator:
             None, MemoryFilter(order="oldest", after_id=cursor, limit=self.batch)
         )
         vecs = vectors_for(self.vectors, new, embed_missing=not dry_run)
-        ready = list(
-            takewhile(lambda m: m.id in vecs, new)
-        )  # later ones wait until the model has embedded them
+        # later ones wait until the model has embedded them
+        ready = list(takewhile(lambda m: m.id in vecs, new))
         finder = ScopeNeighbours(self.store, self.vectors)
         processed = related = superseded = 0
         for start in range(0, len(ready), _STEP):

@@ -123,9 +123,8 @@ def purge(
     if config.episode_retention_days > 0:
         episodes = store.delete_episodes_before(now - config.episode_retention_days * DAY)
         if vectors is not None and episodes:
-            vectors.remove(
-                ItemKind.EPISODE, episodes
-            )  # a running process's index would still return them
+            # a running process's index would still return them
+            vectors.remove(ItemKind.EPISODE, episodes)
     if purged or episodes:
         store.health.scrub_deleted()  # no deleted text left in free pages, the full-text index or the WAL
     return PurgeResult(candidates, len(purged), len(episodes))

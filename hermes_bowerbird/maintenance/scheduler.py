@@ -172,9 +172,8 @@ class Scheduler:
         started = time.monotonic()
         try:
             result = job.run(Budget(self.budget_seconds, self._stop))
-        except (
-            Exception
-        ) as exc:  # one failing job must not end the thread; the next interval retries
+        except Exception as exc:
+            # one failing job must not end the thread; the next interval retries
             log.error("maintenance %s failed: %s", job.name, exc, exc_info=True)
             return {"error": str(exc)}
         log.info(

@@ -79,9 +79,8 @@ def rerank(
     for entry in pool:
         text = texts.get(entry.key, "")
         cosine = cosines.get(entry.key)
-        fills_slot = (
-            "subject" in entry.signals
-        )  # the question's words named this memory's profile slot
+        # the question's words named this memory's profile slot
+        fills_slot = "subject" in entry.signals
         coverage = coverage_of(text)
         if fills_slot:
             coverage = max(coverage, weights.slot_coverage)

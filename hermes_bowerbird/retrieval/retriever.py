@@ -67,15 +67,12 @@ class _Items:
 
     memories: dict[int, Memory] = field(default_factory=dict)
     episodes: dict[int, Episode] = field(default_factory=dict)
-    vectors: dict[Key, np.ndarray] = field(
-        default_factory=dict
-    )  # of the reranked pool, for relevance and MMR
-    stale_episodes: dict[int, list[int]] = field(
-        default_factory=dict
-    )  # episode -> superseded memories it stated
-    provenance: dict[int, list[Provenance]] = field(
-        default_factory=dict
-    )  # of the MMR pool's memories, loaded once
+    # of the reranked pool, for relevance and MMR
+    vectors: dict[Key, np.ndarray] = field(default_factory=dict)
+    # episode -> superseded memories it stated
+    stale_episodes: dict[int, list[int]] = field(default_factory=dict)
+    # of the MMR pool's memories, loaded once
+    provenance: dict[int, list[Provenance]] = field(default_factory=dict)
 
     def get(self, key: Key) -> Memory | Episode | None:
         return self.memories.get(key[1]) if key[0] is ItemKind.MEMORY else self.episodes.get(key[1])
@@ -157,11 +154,8 @@ class Retriever:
         if cached is not None and cached[0] is norms and cached[1] == linked:
             return set(cached[2])
         names = frozenset(norm for norm, entity_id in norms.items() if entity_id in linked)
-        self._self_names = (
-            norms,
-            linked,
-            names,
-        )  # norms is the cache's dict until an entity is added
+        # norms is the cache's dict until an entity is added
+        self._self_names = (norms, linked, names)
         return set(names)
 
     # -- the search -------------------------------------------------------------------------------------------
@@ -286,9 +280,8 @@ class Retriever:
         items = items or _Items()
         memory_ids = [i for k, i in fused if k is ItemKind.MEMORY and i not in items.memories]
         episode_ids = [i for k, i in fused if k is ItemKind.EPISODE and i not in items.episodes]
-        held = self.store.quarantine.reasons(
-            ItemKind.MEMORY, memory_ids
-        )  # never recalled until released
+        # never recalled until released
+        held = self.store.quarantine.reasons(ItemKind.MEMORY, memory_ids)
         for memory in self.store.memories.get_many(memory_ids).values():
             if _visible_memory(memory, request, scopes) and memory.id not in held:
                 items.memories[memory.id] = memory

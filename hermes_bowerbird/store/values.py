@@ -62,9 +62,8 @@ def _reader(cls: type, names: tuple[str, ...]) -> Callable[[sqlite3.Row], object
         for index, name in enumerate(names)
     )
     namespace: dict[str, Any] = {"cls": cls, "decode": _DECODE}
-    exec(
-        f"def read(row):\n    return cls({arguments})", namespace
-    )  # names are checked dataclass field names
+    # names are checked dataclass field names
+    exec(f"def read(row):\n    return cls({arguments})", namespace)
     return cast(Callable[[sqlite3.Row], object], namespace["read"])
 
 
