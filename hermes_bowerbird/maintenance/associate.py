@@ -14,7 +14,7 @@ from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import Memory, MemoryFilter, Relation
 from .budget import Budget
-from .neighbours import ScopeNeighbours, by_scope, same_scope, vectors_for
+from .neighbours import ScopeNeighbours, same_scope, vectors_for
 
 log = logging.getLogger(__name__)
 
@@ -92,16 +92,9 @@ class Associator:
     ) -> list[LinkPlan]:
         """Links for each memory to older neighbours (each pair is considered once, by its newer member)."""
         current = [m for m in memories if m.superseded_by is None]
-        hits: dict[int, list[tuple[int, float]]] = {}
-        for scope, group in by_scope(current).items():
-            hits.update(
-                finder.search(
-                    scope,
-                    {m.id: vecs[m.id] for m in group},
-                    k=SEARCH_K,
-                    threshold=self.config.association_threshold,
-                )
-            )
+        hits = finder.search_each(
+            current, vecs, k=SEARCH_K, threshold=self.config.association_threshold
+        )
         known = self.store.memories.get_many(i for found in hits.values() for i, _ in found)
         plans = []
         for memory in current:

@@ -26,7 +26,7 @@ from ..types import (
     Relation,
 )
 from .budget import Budget
-from .neighbours import ScopeNeighbours, by_scope, same_scope, vectors_for
+from .neighbours import ScopeNeighbours, same_scope, vectors_for
 
 log = logging.getLogger(__name__)
 
@@ -167,16 +167,9 @@ class Consolidator:
         used: set[int],
     ) -> list[Cluster]:
         """Each seed with its close, current, not yet consolidated neighbours of the same type and scope."""
-        hits: dict[int, list[tuple[int, float]]] = {}
-        for scope, group in by_scope(seeds).items():
-            hits.update(
-                finder.search(
-                    scope,
-                    {m.id: vecs[m.id] for m in group},
-                    k=SEARCH_K,
-                    threshold=self.config.consolidation_threshold,
-                )
-            )
+        hits = finder.search_each(
+            seeds, vecs, k=SEARCH_K, threshold=self.config.consolidation_threshold
+        )
         known = self.store.memories.get_many(i for found in hits.values() for i, _ in found)
         taken = self._consolidated({m.id for m in seeds} | set(known))
         taken |= set(

@@ -45,12 +45,22 @@ class ScopeNeighbours:
                     found[query_ids[row]].append((other, float(scores[row, col])))
         return {q: sorted(hits, key=lambda h: (-h[1], h[0]))[:k] for q, hits in found.items()}
 
-
-def by_scope(memories: Iterable[Memory]) -> dict[str, list[Memory]]:
-    out: dict[str, list[Memory]] = {}
-    for memory in memories:
-        out.setdefault(memory.scope, []).append(memory)
-    return out
+    def search_each(
+        self,
+        memories: Iterable[Memory],
+        vecs: Mapping[int, np.ndarray],
+        *,
+        k: int,
+        threshold: float,
+    ) -> dict[int, list[tuple[int, float]]]:
+        """`search` for each memory (by its vector in `vecs`) within its own scope, one pass per scope."""
+        groups: dict[str, dict[int, np.ndarray]] = {}
+        for memory in memories:
+            groups.setdefault(memory.scope, {})[memory.id] = vecs[memory.id]
+        hits: dict[int, list[tuple[int, float]]] = {}
+        for scope, queries in groups.items():
+            hits.update(self.search(scope, queries, k=k, threshold=threshold))
+        return hits
 
 
 def vectors_for(
