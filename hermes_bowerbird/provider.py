@@ -446,19 +446,10 @@ class BowerbirdProvider(_Base):
             (metadata if isinstance(metadata, Mapping) else {}).get("old_text")
         )
         scope = self.write_scope
-        if action == "add" and content.strip():
-            engine.remember(
-                content,
-                scope=scope,
-                options=RememberOptions(
-                    type=_mirror_type(engine, content, target),
-                    source=Source.MIRROR,
-                    session_id=self.session_id,
-                    actor="mirror",
-                ),
-            )
-        elif action == "replace" and content.strip():
-            old = engine.inspect.containing(scope, old_text, limit=1) if old_text else []
+        if action in ("add", "replace") and content.strip():
+            # a replace whose old text is not stored adds the new content, as an add does
+            replaced = action == "replace" and bool(old_text)
+            old = engine.inspect.containing(scope, old_text, limit=1) if replaced else []
             if old:
                 engine.update(
                     old[0].id, content, scopes=(scope,), actor="mirror", source=Source.MIRROR
