@@ -9,19 +9,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hermes_homes import KEYWORD_ONLY
 
 from hermes_bowerbird import hermes_cli_bridge
 from hermes_bowerbird.cli import cli, parse_time
 from hermes_bowerbird.timestamps import parse_iso
-
-KEYWORD_ONLY = {
-    "BOWERBIRD_EMBEDDING_BACKEND": "none",
-    "BOWERBIRD_LLM_BACKEND": "none",
-    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
-    "GEMINI_API_KEY": "",
-    "GOOGLE_API_KEY": "",
-    "HF_HUB_OFFLINE": "1",
-}
 
 
 @pytest.fixture

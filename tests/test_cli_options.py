@@ -8,19 +8,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hermes_homes import KEYWORD_ONLY
 
 from hermes_bowerbird.cli import GLOBAL_NAMES, State, cli
 
-KEYWORD_ONLY: dict[str, str | None] = {
-    "BOWERBIRD_EMBEDDING_BACKEND": "none",
-    "BOWERBIRD_LLM_BACKEND": "none",
-    "BOWERBIRD_MAINTENANCE_ENABLED": "false",
-    "GEMINI_API_KEY": "",
-    "GOOGLE_API_KEY": "",
-    "HF_HUB_OFFLINE": "1",
-    "HERMES_HOME": None,
-    "BOWERBIRD_DB_PATH": None,
-}
+# no home or database from the environment: each test names its own
+OFFLINE: dict[str, str | None] = {**KEYWORD_ONLY, "HERMES_HOME": None, "BOWERBIRD_DB_PATH": None}
 
 # Arguments that let each command run up to opening its files. Paths below "blocker" (a plain file) cannot be
 # created, so every command stops early with a JSON error envelope instead of doing its work.
@@ -74,7 +67,7 @@ def _global_args(paths: dict[str, Path]) -> list[str]:
 
 
 def _invoke(args: list[str], state: State | None = None) -> Result:
-    return CliRunner().invoke(cli, args, obj=state, env=KEYWORD_ONLY, catch_exceptions=False)
+    return CliRunner().invoke(cli, args, obj=state, env=OFFLINE, catch_exceptions=False)
 
 
 def _command_line(name: str, paths: dict[str, Path], side: str) -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_homes import install
 
 HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.slow
@@ -35,18 +36,7 @@ def _run(phase: str, home: Path) -> dict[str, Any]:
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("hermes_home")
     (path / "config.yaml").write_text("memory:\n  provider: bowerbird\n")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hermes_bowerbird.cli",
-            "hermes-install",
-            "--hermes-home",
-            str(path),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    install(path)
     return path
 
 
@@ -123,18 +113,7 @@ def ada(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (path / "config.yaml").write_text("memory:\n  provider: bowerbird\n")
     (path / "memories").mkdir()
     (path / "memories" / "MEMORY.md").write_text("The team keeps its runbooks in the ops wiki.")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hermes_bowerbird.cli",
-            "hermes-install",
-            "--hermes-home",
-            str(path),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    install(path)
     return _run("ada", path)
 
 

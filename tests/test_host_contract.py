@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_homes import install
 
 HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.slow
@@ -21,18 +22,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     pytest.importorskip("agent.memory_manager")
     home = tmp_path_factory.mktemp("hermes_home")
     (home / "config.yaml").write_text("memory:\n  provider: bowerbird\n")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hermes_bowerbird.cli",
-            "hermes-install",
-            "--hermes-home",
-            str(home),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    install(home)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(
         HERMES_HOME=str(home),

@@ -12,6 +12,7 @@ import anyio
 import click
 import pytest
 from click.testing import CliRunner
+from hermes_homes import KEYWORD_ONLY
 
 from hermes_bowerbird.cli import cli
 from hermes_bowerbird.config import build_config
@@ -341,12 +342,7 @@ def test_new_type_is_a_setting_value(milestone: TypeSpec, tmp_path: Path) -> Non
 
 def test_new_type_is_stored_and_listed_through_the_cli(milestone: TypeSpec, tmp_path: Path) -> None:
     home = ["--hermes-home", str(tmp_path), "--json"]
-    env = {
-        "BOWERBIRD_EMBEDDING_BACKEND": "none",
-        "BOWERBIRD_LLM_BACKEND": "none",
-        "GEMINI_API_KEY": "",
-        "GOOGLE_API_KEY": "",
-    }
+    env = KEYWORD_ONLY
     runner = CliRunner()
     stored = runner.invoke(
         cli, [*home, "remember", "Shipped version one", "--type", "milestone"], env=env
