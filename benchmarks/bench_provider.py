@@ -151,10 +151,10 @@ def fill_holographic(db: Path, texts: list[str]) -> float:
     started = time.perf_counter()
     store = MemoryStore(db_path=str(db))
     rebuild = store._rebuild_bank
-    store._rebuild_bank = lambda category: None  # type: ignore[method-assign]
+    store._rebuild_bank = lambda category: None
     for text in texts:
         store.add_fact(text)
-    store._rebuild_bank = rebuild  # type: ignore[method-assign]
+    store._rebuild_bank = rebuild
     store._rebuild_bank("general")
     store._conn.close()
     return time.perf_counter() - started

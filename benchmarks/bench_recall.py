@@ -16,6 +16,7 @@ is reported as recall of answerable questions against silence on unanswerable on
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import logging
@@ -777,6 +778,10 @@ def holds(text: str, terms: Sequence[str]) -> bool:
     return all(re.search(r"(?<!\w)" + re.escape(t), text, re.IGNORECASE) for t in terms)
 
 
+def _hit_holds(hit: Hit, terms: Sequence[str]) -> bool:
+    return holds(hit.content, terms)
+
+
 def run_everyday(
     data: Everyday, embedder: FileCachedEmbedder, workdir: Path, overrides: dict[str, Any]
 ) -> dict[str, Any]:
@@ -833,7 +838,7 @@ def run_everyday(
                 question,
                 provider.visible,
                 True,
-                lambda hit, terms=terms: holds(hit.content, terms),
+                functools.partial(_hit_holds, terms=terms),
             )
         )
     gate += [
