@@ -51,6 +51,14 @@ def blocker(store: Store) -> Iterator[sqlite3.Connection]:
     conn.close()
 
 
+@pytest.fixture
+def taker(store: Store) -> Iterator[Capture]:
+    """A capture over `store`, its thread ended at teardown (before the store closes)."""
+    started = Capture(store)
+    yield started
+    started.stop(timeout=5)
+
+
 def _row(session: str, text: str = "I moved to Oslo in March.") -> TurnCapture:
     return TurnCapture(
         user=text, assistant="Noted.", scope=SCOPE, session_id=session, platform="cli"
@@ -68,9 +76,8 @@ def _journaled(store: Store, session: str) -> int:
 
 
 def test_a_turn_the_busy_policy_gave_up_on_reaches_the_journal(
-    store: Store, blocker: sqlite3.Connection
+    store: Store, taker: Capture, blocker: sqlite3.Connection
 ) -> None:
-    taker = Capture(store)
     taker.append(_row("held"))
     _release_after(blocker, 4 * POLICY_SECONDS).join()
     taker.drain(30)
@@ -78,9 +85,8 @@ def test_a_turn_the_busy_policy_gave_up_on_reaches_the_journal(
 
 
 def test_the_busy_policy_gives_up_while_the_lock_is_held(
-    store: Store, blocker: sqlite3.Connection, caplog: pytest.LogCaptureFixture
+    store: Store, taker: Capture, blocker: sqlite3.Connection, caplog: pytest.LogCaptureFixture
 ) -> None:
-    taker = Capture(store)
     with caplog.at_level(logging.WARNING, logger=capture.__name__):
         taker.append(_row("held"))
         _release_after(blocker, 4 * POLICY_SECONDS).join()
@@ -89,9 +95,8 @@ def test_the_busy_policy_gives_up_while_the_lock_is_held(
 
 
 def test_turns_keep_their_order_after_the_busy_policy_gave_up(
-    store: Store, blocker: sqlite3.Connection
+    store: Store, taker: Capture, blocker: sqlite3.Connection
 ) -> None:
-    taker = Capture(store)
     for i in range(3):
         taker.append(_row("ordered", f"turn {i}"))
     _release_after(blocker, 4 * POLICY_SECONDS).join()
@@ -101,26 +106,23 @@ def test_turns_keep_their_order_after_the_busy_policy_gave_up(
 
 
 def test_drain_waits_for_a_turn_the_busy_policy_gave_up_on(
-    store: Store, blocker: sqlite3.Connection
+    store: Store, taker: Capture, blocker: sqlite3.Connection
 ) -> None:
-    taker = Capture(store)
     taker.append(_row("held"))
     _release_after(blocker, 4 * POLICY_SECONDS)
     assert taker.drain(30)
 
 
 def test_stop_ends_within_its_budget_while_the_database_stays_busy(
-    store: Store, blocker: sqlite3.Connection
+    store: Store, taker: Capture, blocker: sqlite3.Connection
 ) -> None:
-    taker = Capture(store)
     taker.append(_row("held"))
     assert not taker.stop(timeout=0.5)
 
 
 def test_stop_counts_the_turns_it_could_not_journal_within_its_budget(
-    store: Store, blocker: sqlite3.Connection, caplog: pytest.LogCaptureFixture
+    store: Store, taker: Capture, blocker: sqlite3.Connection, caplog: pytest.LogCaptureFixture
 ) -> None:
-    taker = Capture(store)
     for i in range(3):
         taker.append(_row("held", f"turn {i}"))
     with caplog.at_level(logging.WARNING, logger=capture.__name__):
@@ -131,9 +133,8 @@ def test_stop_counts_the_turns_it_could_not_journal_within_its_budget(
 
 
 def test_a_turn_waiting_at_stop_is_still_journaled_once_the_database_frees(
-    store: Store, blocker: sqlite3.Connection
+    store: Store, taker: Capture, blocker: sqlite3.Connection
 ) -> None:
-    taker = Capture(store)
     taker.append(_row("held"))
     taker.stop(timeout=0.3)
     blocker.execute("ROLLBACK")
@@ -142,9 +143,8 @@ def test_a_turn_waiting_at_stop_is_still_journaled_once_the_database_frees(
 
 
 def test_a_turn_that_fails_for_another_reason_is_not_retried(
-    store: Store, blocker: sqlite3.Connection
+    store: Store, taker: Capture, blocker: sqlite3.Connection
 ) -> None:
-    taker = Capture(store)
     # queued while the write lock is held; once it frees, the schema refuses it (a journal row needs a scope)
     taker.append(dataclasses.replace(_row("broken"), scope=cast(str, None)))
     _release_after(blocker, 0.3)

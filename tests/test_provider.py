@@ -176,6 +176,7 @@ def test_hooks_swallow_and_log_their_errors(home: Path, caplog: pytest.LogCaptur
     assert provider.system_prompt_block() == ""
     assert "error" in json.loads(provider.handle_tool_call("bowerbird_recall", {"query": "x"}))
     assert "failed" in caplog.text
+    provider.shutdown()  # its curator would otherwise go on logging the closed database into later tests
 
 
 def test_pre_compress_lists_durable_points_within_the_limit(home: Path) -> None:
