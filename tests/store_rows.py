@@ -8,14 +8,6 @@ from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind
 
 
-def add_alias(store: Store, entity_id: int, alias: str, norm: str) -> None:
-    """Another name for an entity: queries resolve aliases, but nothing in the engine writes one yet."""
-    store.db.execute(
-        "INSERT OR IGNORE INTO entity_aliases (entity_id, alias, norm) VALUES (?, ?, ?)",
-        (entity_id, alias, norm),
-    )
-
-
 def count_edges(store: Store) -> dict[str, int]:
     """Edges per relation."""
     rows = store.db.query("SELECT relation, count(*) AS n FROM edges GROUP BY relation")

@@ -146,6 +146,7 @@ def test_rerank_lifts_the_substantive_answer_over_chit_chat() -> None:
         texts=texts,
         cosines={(E, 2): 0.4},
         weights=WEIGHTS,
+        named={},
     )
     assert answer.score > chit_chat.score
     assert answer.signals["coverage"] == pytest.approx(2 / 3) and answer.signals["cosine"] == 0.4

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_rows import add_alias
 
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.embeddings.service import EmbeddingService
@@ -201,7 +200,7 @@ def test_entities_named_in_the_query_seed_the_graph(keyword_world: World) -> Non
     entity = keyword_world.store.graph.upsert_entity(
         "user:a", "Project Falcon", "project falcon", "project"
     )
-    add_alias(keyword_world.store, entity, "Falcon", "falcon")
+    keyword_world.store.graph.add_aliases(entity, [("Falcon", "falcon")])
     keyword_world.store.graph.link_memory_entities(linked, [entity])
     hits = keyword_world.search("status of falcon", explain=True)
     assert hits[0].id == linked and hits[0].signals["graph_entity"] == 1.0

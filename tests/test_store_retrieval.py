@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store_rows import add_alias
-
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewEpisode, NewMemory, Provenance, Source
 
@@ -15,7 +13,7 @@ def test_entity_stamp_changes_when_entities_or_aliases_are_added(tmp_path: Path)
     first = store.graph.entity_stamp()
     entity = store.graph.upsert_entity("user:a", "Project Falcon", "project falcon")
     second = store.graph.entity_stamp()
-    add_alias(store, entity, "Falcon", "falcon")
+    store.graph.add_aliases(entity, [("Falcon", "falcon")])
     third = store.graph.entity_stamp()
     # already known: no change
     store.graph.upsert_entity("user:a", "Project Falcon", "project falcon")

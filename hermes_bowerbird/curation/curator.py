@@ -36,6 +36,7 @@ from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, syste
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise
 from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
+from .roles import find_roles
 from .screen import screen
 
 if TYPE_CHECKING:
@@ -94,6 +95,8 @@ class _Chunk:
     index: int
     text: str
     mentions: Mapping[str, str]  # entity name -> kind
+    # entity name -> the aliases its role gives it ("husband", "spouse")
+    roles: Mapping[str, tuple[str, ...]]
 
 
 @dataclass
@@ -339,7 +342,7 @@ class Curator:
         bodies = (("user", entry.user_content), ("assistant", entry.assistant_content))
         noisy = {role for role, body in bodies if not body.strip() or is_noise(body, role)}
         chunks = [
-            _Chunk(role, i, text, _mentions(text))
+            _chunk(role, i, text)
             for role, body in bodies
             for i, text in enumerate(_episode_texts(body, role in noisy))
         ]
@@ -382,6 +385,9 @@ class Curator:
             result.episode_ids.append(episode_id)
             entity_ids = self._entity_ids(entry.scope, chunk.mentions, ctx.entities)
             self.store.graph.link_episode_entities(episode_id, entity_ids)
+            for name, aliases in chunk.roles.items():
+                entity_id = ctx.entities[normalise_entity(name)]
+                self.store.graph.add_aliases(entity_id, ((a, normalise_entity(a)) for a in aliases))
             self._stage_vector(ItemKind.EPISODE, episode_id, vector, prepared.embedder, updates)
             if chunk.role in prepared.flags:
                 self.store.quarantine_item(ItemKind.EPISODE, episode_id, prepared.flags[chunk.role])
@@ -637,6 +643,13 @@ class Curator:
             (m for m in memories.values() if m.is_current(now)), key=lambda m: -hits[m.id]
         )
         return ranked[:_EXISTING_FOR_PROMPT]
+
+
+def _chunk(role: str, index: int, text: str) -> _Chunk:
+    """An episode chunk with the entities it names; in the user's own words, also who they are to the user."""
+    mentions = _mentions(text)
+    roles = find_roles(text, mentions) if role == "user" else {}
+    return _Chunk(role, index, text, mentions, roles)
 
 
 def _mentions(text: str, names: Iterable[str] = ()) -> dict[str, str]:

@@ -176,6 +176,7 @@ each either else even ever every few first for from further had has have having 
 himself his how however i if in into is it its itself just last later least less let like many may maybe me
 might mine more most much must my myself never next no nobody none nor not nothing now of off often on once one
 only or other our ours ourselves out over own perhaps please quite rather really same she should since so some
+anyone anybody anything everyone everybody everything somebody noone
 someone something sometimes soon still such than that the their theirs them themselves then there these they
 this those though through thus to today tomorrow too under until up upon us very was we well were what when
 where whether which while who whom whose why will with within without would yes yet you your yours yourself
@@ -357,6 +358,7 @@ def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
             and len(parts) == 1
             and parts[0] == raw.split()[0]
             and not _PERSON_FOLLOW.match(after)
+            and not _POSSESSIVE.search(parts[0])
             and not _named_elsewhere(parts[0], text)
         ):
             continue

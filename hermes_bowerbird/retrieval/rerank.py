@@ -74,14 +74,18 @@ def rerank(
     texts: Mapping[Key, str],
     cosines: Mapping[Key, float],
     weights: RetrievalWeights,
+    named: Mapping[Key, str],
 ) -> None:
-    """Multiply each pooled entry's score by its `item_factor`, recording the features as signals."""
+    """Multiply each pooled entry's score by its `item_factor`, recording the features as signals.
+
+    `named`: the query's words for an entity the item is linked to, which the item holds even when its text
+    calls the entity otherwise (an alias: "husband" for Tomasz)."""
     for entry in pool:
         text = texts.get(entry.key, "")
         cosine = cosines.get(entry.key)
         # the question's words named this memory's profile slot
         fills_slot = "subject" in entry.signals
-        coverage = coverage_of(text)
+        coverage = coverage_of(f"{text} {named[entry.key]}" if entry.key in named else text)
         if fills_slot:
             coverage = max(coverage, weights.slot_coverage)
         factor = item_factor(

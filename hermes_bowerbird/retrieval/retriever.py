@@ -59,6 +59,8 @@ from .tuning import (
 )
 
 log = logging.getLogger(__name__)
+# the signals that reach items through the entities a query names
+LINK_SIGNALS = frozenset({"graph_entity", "graph_entity_episode"})
 
 
 @dataclass
@@ -406,7 +408,7 @@ class Retriever:
             )
             rescore(entry, item, analysis, now, weights, importance)
         pool = sorted(fused.values(), key=_order)[:pool_size]
-        self._rerank(pool, items, *query)
+        self._rerank(pool, items, *query, _named_by_link(pool, analysis))
         kept = {e.key: e for e in pool}
         demote_superseded(kept, items.memories, now, weights.superseded_penalty)
         demote_stale_episodes(
@@ -444,6 +446,7 @@ class Retriever:
         items: _Items,
         query_vector: np.ndarray | None,
         coverage: KeywordCoverage,
+        named: Mapping[Key, str],
     ) -> None:
         for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
             ids = [e.key[1] for e in pool if e.key[0] is kind]
@@ -458,7 +461,12 @@ class Retriever:
         )
         texts = {e.key: _content(items.get(e.key)) for e in pool}
         rerank(
-            pool, coverage_of=coverage, texts=texts, cosines=cosines, weights=self.config.weights
+            pool,
+            coverage_of=coverage,
+            texts=texts,
+            cosines=cosines,
+            weights=self.config.weights,
+            named=named,
         )
 
     def _diversify(self, ranked: list[Fused], items: _Items, limit: int) -> list[Fused]:
@@ -579,6 +587,15 @@ def _visible_memory(memory: Memory, request: RecallRequest, scopes: tuple[str, .
     if request.types and memory.type not in request.types:
         return False
     return _in_range(memory.created_at, request)
+
+
+def _named_by_link(pool: Sequence[Fused], analysis: QueryAnalysis) -> dict[Key, str]:
+    """The query's words for the one entity it names, per pooled item linked to that entity: "husband" for a
+    turn about Tomasz once "my husband Tomasz" made it his alias. (With several named entities, which one an
+    item links is not known here, so none.)"""
+    if len(analysis.entity_names) != 1:
+        return {}
+    return {e.key: analysis.entity_names[0] for e in pool if LINK_SIGNALS & e.signals.keys()}
 
 
 def _visible_episode(episode: Episode, request: RecallRequest, scopes: tuple[str, ...]) -> bool:

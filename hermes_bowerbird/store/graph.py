@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from ..errors import InvalidInputError
 from ..types import Edge, Entity, Relation
@@ -56,22 +57,42 @@ class Graph:
                     (episode_id, entity_id),
                 )
 
+    def add_aliases(self, entity_id: int, aliases: Iterable[tuple[str, str]]) -> None:
+        """Other names (alias, normalised) of an entity, such as a person's role; one already there is kept."""
+        with self._db.transaction():
+            for alias, norm in aliases:
+                self._db.execute(
+                    """
+                    INSERT OR IGNORE INTO entity_aliases (entity_id, alias, norm)
+                    VALUES (?, ?, ?)
+                """,
+                    (entity_id, alias, norm),
+                )
+
     def entity_norms(self, scopes: Sequence[str]) -> dict[str, int]:
-        """Every entity name and alias (normalised) known in these scopes, mapped to entity id."""
-        rows = self._db.query(
+        """Every entity name and alias (normalised) known in these scopes, mapped to entity id.
+
+        A name wins over an alias; an alias several entities share here ("kid" for two children) names none."""
+        aliases = self._db.query(
+            f"""
+            SELECT a.norm, min(a.entity_id) AS entity_id
+            FROM entity_aliases a
+            JOIN entities e ON e.id = a.entity_id
+            WHERE e.scope IN ({marks(len(scopes))})
+            GROUP BY a.norm
+            HAVING count(DISTINCT a.entity_id) = 1
+        """,
+            scopes,
+        )
+        names = self._db.query(
             f"""
             SELECT norm, id AS entity_id
             FROM entities
             WHERE scope IN ({marks(len(scopes))})
-            UNION ALL
-            SELECT a.norm, a.entity_id
-            FROM entity_aliases a
-            JOIN entities e ON e.id = a.entity_id
-            WHERE e.scope IN ({marks(len(scopes))})
         """,
-            (*scopes, *scopes),
+            scopes,
         )
-        return {row["norm"]: row["entity_id"] for row in rows}
+        return {row["norm"]: row["entity_id"] for row in (*aliases, *names)}
 
     def entity_stamp(self) -> tuple[int, int]:
         """(highest entity id, alias count): changes whenever an entity or alias is added (cache key)."""
@@ -93,6 +114,24 @@ class Graph:
                 chunk,
             )
             out.update((e.id, e) for e in from_rows(Entity, rows))
+        aliases = self.aliases_of(out)
+        return {i: replace(e, aliases=aliases.get(i, ())) for i, e in out.items()}
+
+    def aliases_of(self, entity_ids: Iterable[int]) -> dict[int, tuple[str, ...]]:
+        """Each entity's aliases, in the order they were added."""
+        out: dict[int, tuple[str, ...]] = {}
+        for chunk in chunks(list(entity_ids)):
+            rows = self._db.query(
+                f"""
+                SELECT entity_id, alias
+                FROM entity_aliases
+                WHERE entity_id IN ({marks(len(chunk))})
+                ORDER BY rowid
+            """,
+                chunk,
+            )
+            for row in rows:
+                out[row["entity_id"]] = (*out.get(row["entity_id"], ()), row["alias"])
         return out
 
     def entities_of_memories(self, memory_ids: Sequence[int]) -> dict[int, list[int]]:

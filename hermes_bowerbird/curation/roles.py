@@ -1,0 +1,135 @@
+"""Who a named person is to the user: "my husband Tomasz" makes "husband" (and "spouse") another name for Tomasz.
+
+The user later asks about people by role, not by name ("when is my husband's birthday?"); the role words become
+aliases of the person's entity, so the query reaches what was said about them by name. Only the speaker's own
+relations count ("my", "our"), only a singular role, and only a name the entity spotter also found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ..text import normalise_entity
+
+# role as said -> the aliases it gives the person (the role first, then the words a question may use for it).
+# A role several people share in a store ("kid" for two children) is resolved by the reader, not here.
+_PARTNER = ("spouse", "partner")
+_MOTHER = ("mother", "mum", "mom", "mam", "mama")
+_FATHER = ("father", "dad", "papa")
+_GRANDMOTHER = ("grandmother", "grandma", "gran", "granny", "nan", "nana")
+_GRANDFATHER = ("grandfather", "grandpa", "grandad", "granddad")
+_FRIEND = ("friend", "mate", "buddy", "pal")
+_COLLEAGUE = ("colleague", "coworker", "co-worker", "teammate")
+_HOUSEMATE = ("flatmate", "roommate", "housemate")
+_LANDLORD = ("landlord", "landlady")
+ROLE_ALIASES: dict[str, tuple[str, ...]] = {
+    "husband": ("husband", "hubby", *_PARTNER),
+    "wife": ("wife", *_PARTNER),
+    "spouse": _PARTNER,
+    "partner": ("partner",),
+    "boyfriend": ("boyfriend", "partner"),
+    "girlfriend": ("girlfriend", "partner"),
+    "fiance": ("fiance", "fiancé", "partner"),
+    "fiancé": ("fiancé", "fiance", "partner"),
+    "fiancee": ("fiancee", "fiancée", "partner"),
+    "fiancée": ("fiancée", "fiancee", "partner"),
+    "daughter": ("daughter", "kid", "child", "girl"),
+    "son": ("son", "kid", "child", "boy"),
+    "sister": ("sister", "sibling"),
+    "brother": ("brother", "sibling"),
+    **{word: _MOTHER for word in _MOTHER},
+    **{word: _FATHER for word in _FATHER},
+    **{word: _GRANDMOTHER for word in _GRANDMOTHER},
+    **{word: _GRANDFATHER for word in _GRANDFATHER},
+    "aunt": ("aunt", "auntie"),
+    "auntie": ("auntie", "aunt"),
+    "uncle": ("uncle",),
+    "cousin": ("cousin",),
+    "niece": ("niece",),
+    "nephew": ("nephew",),
+    **{
+        f"{kin}-in-law": (f"{kin}-in-law", f"{kin} in law")
+        for kin in ("mother", "father", "sister", "brother", "son", "daughter")
+    },
+    "best friend": ("best friend", "closest friend", *_FRIEND),
+    **{word: _FRIEND for word in _FRIEND},
+    "boss": ("boss", "manager"),
+    "manager": ("manager", "boss"),
+    "line manager": ("line manager", "manager", "boss"),
+    **{word: _COLLEAGUE for word in _COLLEAGUE},
+    "neighbour": ("neighbour", "neighbor"),
+    "neighbor": ("neighbor", "neighbour"),
+    **{word: _LANDLORD for word in _LANDLORD},
+    **{word: _HOUSEMATE for word in _HOUSEMATE},
+    "doctor": ("doctor", "gp"),
+    "gp": ("gp", "doctor"),
+    "dentist": ("dentist",),
+    "therapist": ("therapist",),
+    "accountant": ("accountant",),
+    "lawyer": ("lawyer", "solicitor"),
+    "solicitor": ("solicitor", "lawyer"),
+    "vet": ("vet",),
+    "teacher": ("teacher",),
+    "tutor": ("tutor",),
+    "coach": ("coach",),
+    "mentor": ("mentor",),
+    "dog": ("dog", "pet"),
+    "puppy": ("puppy", "dog", "pet"),
+    "cat": ("cat", "pet"),
+    "kitten": ("kitten", "cat", "pet"),
+}
+
+_ROLE = "|".join(re.escape(r) for r in sorted(ROLE_ALIASES, key=len, reverse=True))
+# one optional word before the role ("my older sister Ines", "my new boss Raj"), never a possessive; lazy, so
+# "my best friend Joaquin" is a best friend, not a friend who is best
+_ADJECTIVE = r"(?:[a-z]+\s+)??"
+# a name as written: capitalised words (the case stays strict inside case-insensitive patterns)
+_NAME = r"(?-i:[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})"
+_SAID_NAME = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        # "my husband Tomasz", "our daughter, Clementine", "my dog called Rex"
+        rf"\b(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE}),?\s+(?:(?:is\s+)?(?:called|named)\s+)?(?P<name>{_NAME})",
+        # "my daughter's name is Clementine"
+        rf"\b(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE})['’]s\s+name\s+is\s+(?P<name>{_NAME})",
+        # "Joaquin, my best friend,"
+        rf"(?P<name>{_NAME}),\s+(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE})\b",
+    )
+)
+# "my manager is Priya Raman", "Priya Raman is my manager": also how one says "my husband is Italian", so these
+# count only for a name the spotter took for a person
+_SAID_IS = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"\b(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE})\s+is\s+(?P<name>{_NAME})",
+        rf"(?P<name>{_NAME})\s+is\s+(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE})\b",
+    )
+)
+
+
+def find_roles(text: str, mentions: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """Aliases per person, for the entities spotted in `text` (`mentions`: name -> kind) the speaker calls by role."""
+    named = {normalise_entity(n): n for n in mentions}
+    people = {k: n for k, n in named.items() if mentions[n] == "person"}
+    found: dict[str, tuple[str, ...]] = {}
+    for patterns, known in ((_SAID_NAME, named), (_SAID_IS, people)):
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                name = _known_prefix(m.group("name"), known)
+                if name is None:
+                    continue
+                role = " ".join(m.group("role").lower().split())
+                found[name] = tuple(dict.fromkeys((*found.get(name, ()), *ROLE_ALIASES[role])))
+    return found
+
+
+def _known_prefix(written: str, known: dict[str, str]) -> str | None:
+    """The longest leading run of `written`'s words that is a spotted entity ("Priya Raman" of "Priya Raman
+    Said"), as the spotter wrote it; None when there is none."""
+    words = written.split()
+    for size in range(len(words), 0, -1):
+        name = known.get(normalise_entity(" ".join(words[:size])))
+        if name is not None:
+            return name
+    return None

@@ -1,0 +1,140 @@
+"""Who a person is to the user: role words become aliases of the person's entity, and questions by role reach them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_bowerbird.config import load_config
+from hermes_bowerbird.curation.entities import find_entities
+from hermes_bowerbird.curation.roles import find_roles
+from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.options import RecallOptions, TurnCapture
+from hermes_bowerbird.store import Store
+
+SCOPE = "profile:default"
+
+
+def _roles(text: str) -> dict[str, tuple[str, ...]]:
+    return find_roles(text, dict(find_entities(text)))
+
+
+@pytest.mark.parametrize(
+    "text, name, aliases",
+    [
+        ("My husband Tomasz works nights.", "Tomasz", ("husband", "hubby", "spouse", "partner")),
+        ("It's for my best friend Joaquin, he turns 40.", "Joaquin", ("best friend", "friend")),
+        ("My manager is Priya Raman.", "Priya Raman", ("manager", "boss")),
+        ("My daughter's name is Clementine.", "Clementine", ("daughter", "kid", "child")),
+        ("I invited Joaquin, my oldest friend.", "Joaquin", ("friend", "mate")),
+        ("Priya Raman is my manager.", "Priya Raman", ("manager", "boss")),
+        ("my older sister Ines is a vet", "Ines", ("sister", "sibling")),
+        ("Our cat, Miso, hates the vet.", "Miso", ("cat", "pet")),
+        ("We have a dog called Rex.", None, ()),
+        ("my dog called Rex is ill", "Rex", ("dog", "pet")),
+        ("My mother-in-law Margaret is staying.", "Margaret", ("mother-in-law",)),
+        ("Ask my mum Rosa.", "Rosa", ("mum", "mother", "mom")),
+    ],
+)
+def test_a_persons_role_gives_its_aliases(
+    text: str, name: str | None, aliases: tuple[str, ...]
+) -> None:
+    found = _roles(text)
+    if name is None:
+        assert found == {}
+    else:
+        assert set(aliases) <= set(found[name])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I told Sam my dog is ill.",  # Sam is not the dog
+        "My wife and I went to Paris.",
+        "My son's teacher Mrs Patel called.",  # the son's teacher, not the user's
+        "Her husband Tomasz is a nurse.",  # someone else's relation
+        "My husband is Italian.",  # a name, but not a person's
+        "my kids Sam and Alex",  # plural roles name no single person
+    ],
+)
+def test_no_role_without_the_speakers_own_named_person(text: str) -> None:
+    assert _roles(text) == {}
+
+
+# -- in the store ------------------------------------------------------------------------------------------------
+
+
+def test_an_alias_several_people_share_names_none_and_a_name_wins(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    clementine = store.graph.upsert_entity(SCOPE, "Clementine", "clementine", "person")
+    theo = store.graph.upsert_entity(SCOPE, "Theo", "theo", "person")
+    store.graph.add_aliases(clementine, [("daughter", "daughter"), ("kid", "kid")])
+    store.graph.add_aliases(theo, [("son", "son"), ("kid", "kid"), ("clementine", "clementine")])
+    norms = store.graph.entity_norms([SCOPE])
+    assert norms["daughter"] == clementine
+    assert norms["son"] == theo
+    assert "kid" not in norms
+    assert norms["clementine"] == clementine
+    assert store.graph.get_entities([theo])[theo].aliases == ("son", "kid", "clementine")
+    store.close()
+
+
+def test_an_alias_in_another_scope_is_not_shared(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    mine = store.graph.upsert_entity("user:a", "Tomasz", "tomasz", "person")
+    theirs = store.graph.upsert_entity("user:b", "Piotr", "piotr", "person")
+    store.graph.add_aliases(mine, [("husband", "husband")])
+    store.graph.add_aliases(theirs, [("husband", "husband")])
+    assert store.graph.entity_norms(["user:a"])["husband"] == mine
+    assert store.graph.entity_norms(["user:b"])["husband"] == theirs
+    store.close()
+
+
+# -- end to end ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Bowerbird]:
+    config = load_config(
+        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
+    )
+    bowerbird = Bowerbird(config, background=False)
+    yield bowerbird
+    bowerbird.shutdown()
+
+
+def _tell(engine: Bowerbird, user: str, assistant: str = "Noted.") -> None:
+    engine.capture_turn(TurnCapture(user, assistant, scope=SCOPE, session_id="s1"))
+    engine.curate_now()
+
+
+def _tomasz(engine: Bowerbird) -> int:
+    return engine.store.graph.entity_norms([SCOPE])["tomasz"]
+
+
+def test_the_users_words_make_a_role_an_alias(engine: Bowerbird) -> None:
+    _tell(engine, "My husband Tomasz is back from Krakow.")
+    tomasz = _tomasz(engine)
+    assert engine.store.graph.get_entities([tomasz])[tomasz].aliases[:2] == ("husband", "hubby")
+    analysis = engine.retriever.analyze("What does my hubby do for work?", [SCOPE])
+    assert tomasz in analysis.entity_ids
+
+
+def test_the_assistants_words_make_no_alias(engine: Bowerbird) -> None:
+    _tell(engine, "Tomasz is visiting.", "My brother Tomasz says hi.")
+    tomasz = _tomasz(engine)
+    assert engine.store.graph.get_entities([tomasz])[tomasz].aliases == ()
+
+
+def test_a_question_by_role_reaches_what_was_said_by_name(engine: Bowerbird) -> None:
+    _tell(engine, "My husband Tomasz is a nurse.")
+    _tell(engine, "Tomasz's birthday is the 12th of April.")
+    hits = engine.recall(
+        "Which date should I keep free for my spouse?",
+        scopes=[SCOPE],
+        options=RecallOptions(explain=True),
+    )
+    birthday = next(h for h in hits if "April" in h.content)
+    assert birthday.signals.get("coverage", 0.0) > 0
