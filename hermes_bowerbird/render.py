@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .curation.provenance import origin_of
-from .types import Memory
+from .types import Entity, Memory
 
 if TYPE_CHECKING:
     from .inspection import MemoryDetail
@@ -124,7 +124,7 @@ def detail_text(detail: MemoryDetail, now: float) -> str:
             f"`bowerbird release {m.id}` lets it back)",
         ]
     if detail.entities:
-        lines += ["", "entities: " + ", ".join(e.name for e in detail.entities)]
+        lines += ["", "entities: " + ", ".join(map(_entity, detail.entities))]
     if detail.edges:
         lines += ["", "edges:"]
         lines += [
@@ -142,6 +142,11 @@ def detail_text(detail: MemoryDetail, now: float) -> str:
             for a in detail.audit
         ]
     return "\n".join(lines)
+
+
+def _entity(entity: Entity) -> str:
+    """ "Tomasz (husband, spouse)": the name, and the other names it is known by."""
+    return f"{entity.name} ({', '.join(entity.aliases)})" if entity.aliases else entity.name
 
 
 def key_values(pairs: Mapping[str, Any]) -> str:

@@ -65,7 +65,12 @@ def provenance_list(provenance: Sequence[Provenance]) -> list[dict[str, Any]]:
 
 
 def entity_dict(entity: Entity) -> dict[str, Any]:
-    return {"id": entity.id, "name": entity.name, "kind": entity.kind}
+    return {
+        "id": entity.id,
+        "name": entity.name,
+        "kind": entity.kind,
+        "aliases": list(entity.aliases),
+    }
 
 
 def audit_dict(entry: AuditEntry) -> dict[str, Any]:

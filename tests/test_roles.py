@@ -7,12 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from hermes_bowerbird import render
 from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.roles import find_roles
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import RecallOptions, TurnCapture
+from hermes_bowerbird.serialize import detail_json
 from hermes_bowerbird.store import Store
+from hermes_bowerbird.types import MemoryFilter
 
 SCOPE = "profile:default"
 
@@ -138,3 +141,12 @@ def test_a_question_by_role_reaches_what_was_said_by_name(engine: Bowerbird) -> 
     )
     birthday = next(h for h in hits if "April" in h.content)
     assert birthday.signals.get("coverage", 0.0) > 0
+
+
+def test_a_memory_shows_its_people_with_their_roles(engine: Bowerbird) -> None:
+    _tell(engine, "My husband Tomasz is a nurse at the Royal Infirmary.")
+    memory = engine.store.memories.find([SCOPE], MemoryFilter())[0]
+    detail = engine.inspect.show(memory.id, scopes=[SCOPE])
+    assert "Tomasz (husband, hubby, spouse, partner)" in render.detail_text(detail, engine.clock())
+    people = [e for e in detail_json(detail)["entities"] if e["name"] == "Tomasz"]
+    assert people[0]["aliases"] == ["husband", "hubby", "spouse", "partner"]
