@@ -79,3 +79,21 @@ def test_kept_memories_stay_searchable_after_a_purge(engine: Bowerbird) -> None:
     _forget(engine, engine.remember("my parrot answers only to quokkazanzibar", scope=SCOPE))
     _purge_all(engine)
     assert len(engine.store.search.memories('"tomatoes"', [SCOPE], 100, current_only=True)) == 40
+
+
+def test_a_purged_memorys_names_leave_no_bytes(engine: Bowerbird) -> None:
+    _forget(
+        engine, engine.remember("My neighbour Zelda Quibblefritz feeds the parrot.", scope=SCOPE)
+    )
+    assert _purge_all(engine) == 1
+    assert _on_disk(engine, "Quibblefritz") == []
+    assert _on_disk(engine, "quibblefritz") == []
+
+
+def test_a_name_other_memories_mention_is_kept(engine: Bowerbird) -> None:
+    engine.remember("Zelda Quibblefritz waters the tomatoes.", scope=SCOPE)
+    _forget(
+        engine, engine.remember("My neighbour Zelda Quibblefritz feeds the parrot.", scope=SCOPE)
+    )
+    _purge_all(engine)
+    assert "zelda quibblefritz" in engine.store.graph.entity_norms([SCOPE])

@@ -174,6 +174,7 @@ class Maintenance:
             "candidate_count": len(result.candidates),
             "purged": result.purged,
             "episodes_deleted": result.episodes_deleted,
+            "entities_deleted": result.entities_deleted,
         }
 
     def _associate(self, dry_run: bool, budget: Budget) -> dict[str, object]:

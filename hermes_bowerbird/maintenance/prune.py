@@ -40,6 +40,7 @@ class PurgeResult:
     candidates: list[int]
     purged: int
     episodes_deleted: int
+    entities_deleted: int = 0
 
 
 def current_fact_ids(store: Store, memories: Sequence[Memory]) -> set[int]:
@@ -125,6 +126,8 @@ def purge(
         if vectors is not None and episodes:
             # a running process's index would still return them
             vectors.remove(ItemKind.EPISODE, episodes)
+    entities = 0
     if purged or episodes:
+        entities = store.graph.delete_unlinked()
         store.health.scrub_deleted()  # no deleted text left in free pages, the full-text index or the WAL
-    return PurgeResult(candidates, len(purged), len(episodes))
+    return PurgeResult(candidates, len(purged), len(episodes), entities)

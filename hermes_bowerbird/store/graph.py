@@ -69,6 +69,15 @@ class Graph:
                     (entity_id, alias, norm),
                 )
 
+    def delete_unlinked(self) -> int:
+        """Delete entities no memory or episode mentions any more (their aliases go with them): after a purge,
+        the name of someone only deleted text spoke of is not kept either."""
+        return self._db.execute("""
+            DELETE FROM entities
+            WHERE NOT EXISTS (SELECT 1 FROM memory_entities m WHERE m.entity_id = entities.id)
+              AND NOT EXISTS (SELECT 1 FROM episode_entities e WHERE e.entity_id = entities.id)
+        """).rowcount
+
     def entity_norms(self, scopes: Sequence[str]) -> dict[str, int]:
         """Every entity name and alias (normalised) known in these scopes, mapped to entity id.
 
