@@ -291,6 +291,8 @@ _PERSON_FOLLOW = re.compile(
     r"called|texted|emailed|is|was|and I|and me|loves|loved|likes|liked|"
     r"came|went|made|cried|laughed|replied|agreed|has|had))\b"
 )
+# how far before and after a name its context patterns look
+_CONTEXT_CHARS = 80
 _PROJECT_CONTEXT = re.compile(r"(?:\bproject\s+|\brepo\s+|\brepository\s+)$", re.IGNORECASE)
 
 _CAP_SEQ = re.compile(
@@ -372,7 +374,10 @@ def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
         if name.isupper() and len(name) <= 2:
             continue
         start = m.start() + raw.find(parts[0])
-        found.append((name, _kind_of(name, sentence[:start], after)))
+        # the context patterns end at the name and reach a few words back: searching the whole sentence before
+        # every name would cost time quadratic in a long sentence of names
+        before = sentence[max(0, start - _CONTEXT_CHARS) : start]
+        found.append((name, _kind_of(name, before, after[:_CONTEXT_CHARS])))
     return found
 
 

@@ -84,8 +84,10 @@ _ROLE = "|".join(re.escape(r) for r in sorted(ROLE_ALIASES, key=len, reverse=Tru
 # one optional word before the role ("my older sister Ines", "my new boss Raj"), never a possessive; lazy, so
 # "my best friend Joaquin" is a best friend, not a friend who is best
 _ADJECTIVE = r"(?:[a-z]+\s+)??"
-# a name as written: capitalised words (the case stays strict inside case-insensitive patterns)
-_NAME = r"(?-i:[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})"
+# a name as written: capitalised words (the case stays strict inside case-insensitive patterns). A name starts
+# where a word starts and its words never give back letters: on one long run of capitals ("AAAA…", "A'A'A'…")
+# a name that may begin mid-word and backtrack costs time quadratic in the text
+_NAME = r"(?<![\w'’-])(?-i:[A-Z][\w'’-]*+(?:\s+[A-Z][\w'’-]*+){0,2})"
 _SAID_NAME = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (

@@ -1,0 +1,56 @@
+"""Text shaped to make a pattern backtrack is read in time linear in its length, at the engine's size cap.
+
+A captured turn goes through redaction, screening, chunking, entity and role spotting and extraction on the
+curator's thread; one pattern that is quadratic on some shape of text would hold curation for an hour. Each shape
+runs in a child process with a deadline far above the linear cost and far below the quadratic one.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from hermes_bowerbird.engine import _MAX_TEXT_CHARS
+
+SHAPES = {
+    "one run of capitals": "A",
+    "capitals between apostrophes": "A'",
+    "a name and a copula, repeated": "Tomasz is my ",
+    "names in one long list": "Bob Smith Jones, ",
+    "a role phrase, repeated": "my daughter's name is ",
+    "dotted capitals": "A.",
+    "hyphens": "a-",
+    "at signs": "@a",
+    "quotes": '"',
+    "open brackets": "(",
+}
+
+_PIPELINE = """
+import sys
+from hermes_bowerbird.curation.chunking import chunk_text
+from hermes_bowerbird.curation.curator import _chunk
+from hermes_bowerbird.curation.entities import find_entities
+from hermes_bowerbird.curation.extract import extract_candidates
+from hermes_bowerbird.curation.redact import redact
+from hermes_bowerbird.curation.screen import screen
+
+unit, size = sys.argv[1], int(sys.argv[2])
+text = (unit * (size // len(unit) + 1))[:size]
+redact(text)
+screen(text)
+find_entities(text)
+_chunk("user", 0, text)
+extract_candidates(text, text)
+for piece in chunk_text(text):
+    _chunk("user", 0, piece)
+"""
+
+
+@pytest.mark.parametrize("unit", SHAPES.values(), ids=SHAPES.keys())
+def test_the_curators_text_pipeline_is_linear_on_hostile_shapes(unit: str) -> None:
+    # linear: a few seconds at the cap; quadratic: hours (a run of 20,000 capitals took 31 s in one pattern)
+    subprocess.run(
+        [sys.executable, "-c", _PIPELINE, unit, str(_MAX_TEXT_CHARS)], check=True, timeout=120
+    )
