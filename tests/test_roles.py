@@ -39,6 +39,8 @@ def _roles(text: str) -> dict[str, tuple[str, ...]]:
         ("my dog called Rex is ill", "Rex", ("dog", "pet")),
         ("My mother-in-law Margaret is staying.", "Margaret", ("mother-in-law",)),
         ("Ask my mum Rosa.", "Rosa", ("mum", "mother", "mom")),
+        ("User's wife is Maria Silva.", "Maria Silva", ("wife", "spouse")),  # the agent's note
+        ("The user's dog Biscuit is 3.", "Biscuit", ("dog", "pet")),
     ],
 )
 def test_a_persons_role_gives_its_aliases(
@@ -123,6 +125,13 @@ def test_the_users_words_make_a_role_an_alias(engine: Bowerbird) -> None:
     assert engine.store.graph.get_entities([tomasz])[tomasz].aliases[:2] == ("husband", "hubby")
     analysis = engine.retriever.analyze("What does my hubby do for work?", [SCOPE])
     assert tomasz in analysis.entity_ids
+
+
+def test_a_remembered_note_makes_a_role_an_alias(engine: Bowerbird) -> None:
+    engine.remember("User's husband Tomasz works nights at the Royal Infirmary.", scope=SCOPE)
+    tomasz = _tomasz(engine)
+    assert "spouse" in engine.store.graph.get_entities([tomasz])[tomasz].aliases
+    assert engine.store.graph.entity_norms([SCOPE])["spouse"] == tomasz
 
 
 def test_the_assistants_words_make_no_alias(engine: Bowerbird) -> None:

@@ -385,9 +385,7 @@ class Curator:
             result.episode_ids.append(episode_id)
             entity_ids = self._entity_ids(entry.scope, chunk.mentions, ctx.entities)
             self.store.graph.link_episode_entities(episode_id, entity_ids)
-            for name, aliases in chunk.roles.items():
-                entity_id = ctx.entities[normalise_entity(name)]
-                self.store.graph.add_aliases(entity_id, ((a, normalise_entity(a)) for a in aliases))
+            self._add_roles(chunk.roles, ctx.entities)
             self._stage_vector(ItemKind.EPISODE, episode_id, vector, prepared.embedder, updates)
             if chunk.role in prepared.flags:
                 self.store.quarantine_item(ItemKind.EPISODE, episode_id, prepared.flags[chunk.role])
@@ -437,6 +435,8 @@ class Curator:
         self.store.graph.link_memory_entities(
             outcome.memory_id, self._entity_ids(ctx.scope, found, ctx.entities)
         )
+        if candidate.origin == EXPLICIT:  # a captured turn's roles come with its episode
+            self._add_roles(find_roles(candidate.content, found), ctx.entities)
         if outcome.action == "created":
             if vector is not None:
                 memory = self.store.memories.require(outcome.memory_id)
@@ -460,6 +460,12 @@ class Curator:
                 cache[norm] = self.store.graph.upsert_entity(scope, name, norm, kind)
             ids.append(cache[norm])
         return ids
+
+    def _add_roles(self, roles: Mapping[str, tuple[str, ...]], entities: dict[str, int]) -> None:
+        """The role words the user calls people by, as aliases of their entities (`entities`: norm -> id)."""
+        for name, aliases in roles.items():
+            entity_id = entities[normalise_entity(name)]
+            self.store.graph.add_aliases(entity_id, ((a, normalise_entity(a)) for a in aliases))
 
     def _stage_vector(
         self,

@@ -1,8 +1,9 @@
 """Who a named person is to the user: "my husband Tomasz" makes "husband" (and "spouse") another name for Tomasz.
 
 The user later asks about people by role, not by name ("when is my husband's birthday?"); the role words become
-aliases of the person's entity, so the query reaches what was said about them by name. Only the speaker's own
-relations count ("my", "our"), only a singular role, and only a name the entity spotter also found.
+aliases of the person's entity, so the query reaches what was said about them by name. Only the user's own
+relations count ("my", "our", and "the user's" in the agent's notes), only a singular role, and only a name the
+entity spotter also found.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ ROLE_ALIASES: dict[str, tuple[str, ...]] = {
     "kitten": ("kitten", "cat", "pet"),
 }
 
+# whose relation: the speaker's, or the user's in a note the agent wrote about them ("User's wife is Maria")
+_OWNER = r"(?:my|our|(?:the\s+)?user['’]s)"
 _ROLE = "|".join(re.escape(r) for r in sorted(ROLE_ALIASES, key=len, reverse=True))
 # one optional word before the role ("my older sister Ines", "my new boss Raj"), never a possessive; lazy, so
 # "my best friend Joaquin" is a best friend, not a friend who is best
@@ -92,11 +95,11 @@ _SAID_NAME = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
         # "my husband Tomasz", "our daughter, Clementine", "my dog called Rex"
-        rf"\b(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE}),?\s+(?:(?:is\s+)?(?:called|named)\s+)?(?P<name>{_NAME})",
+        rf"\b{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE}),?\s+(?:(?:is\s+)?(?:called|named)\s+)?(?P<name>{_NAME})",
         # "my daughter's name is Clementine"
-        rf"\b(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE})['’]s\s+name\s+is\s+(?P<name>{_NAME})",
+        rf"\b{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})['’]s\s+name\s+is\s+(?P<name>{_NAME})",
         # "Joaquin, my best friend,"
-        rf"(?P<name>{_NAME}),\s+(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE})\b",
+        rf"(?P<name>{_NAME}),\s+{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})\b",
     )
 )
 # "my manager is Priya Raman", "Priya Raman is my manager": also how one says "my husband is Italian", so these
@@ -104,8 +107,8 @@ _SAID_NAME = tuple(
 _SAID_IS = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
-        rf"\b(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE})\s+is\s+(?P<name>{_NAME})",
-        rf"(?P<name>{_NAME})\s+is\s+(?:my|our)\s+{_ADJECTIVE}(?P<role>{_ROLE})\b",
+        rf"\b{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})\s+is\s+(?P<name>{_NAME})",
+        rf"(?P<name>{_NAME})\s+is\s+{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})\b",
     )
 )
 
