@@ -57,6 +57,13 @@ def test_sentence_openers_are_not_entities(text: str) -> None:
     assert find_entities(text) == []
 
 
+@pytest.mark.parametrize(
+    "text", ["Honestly, Not Sure.", "Thanks So Much!", "OK thanks, See You Tomorrow."]
+)
+def test_title_case_chat_of_common_words_names_nobody(text: str) -> None:
+    assert find_entities(text) == []
+
+
 def test_entities_are_unique_by_normalised_name() -> None:
     names = [n for n, _ in find_entities("Ana said hi. I told Ana's brother. ANA?")]
     assert len([n for n in names if normalise_entity(n) == "ana"]) == 1

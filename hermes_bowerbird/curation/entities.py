@@ -367,7 +367,7 @@ def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
         name = _POSSESSIVE.sub("", " ".join(parts)).strip(".,;:!?-")
         if (
             len(name) < 2
-            or name.lower() in COMMON_WORDS
+            or all(p.lower() in COMMON_WORDS for p in name.split())  # "Not Sure", "See You Tomorrow"
             or all(p.lower() in KNOWN_TOOLS for p in name.split())
         ):
             continue
