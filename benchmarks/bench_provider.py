@@ -9,7 +9,8 @@
    same texts as facts through its own store.
 2. Prefetch: every dev question (fresh: never embedded in this store) through `prefetch()` of a new
    provider, the never-repeat filter reset before each; then holographic's `prefetch()` on the same
-   questions in the same process. Peak RSS is read after this phase (before torch is loaded for step 4).
+   questions in the same process. Peak RSS is read after this phase (before torch is loaded for step 4); the
+   stores are built in a child process, so it is the prefetch phase's own.
 3. Curation: a fresh store; the last `--curate` texts of the file captured by `sync_turn` one every 5 ms while
    the curator works; turns/s, sync_turn p50/p99 during curation, and the scheduling delay of a thread asking
    to wake every 1 ms (p99 and max), idle first and then while curation runs. Run once per curation mode, one
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import multiprocessing
 import os
 import shutil
 import sys
@@ -168,7 +170,16 @@ def cached_stores(
         info = json.loads(ready.read_text(encoding="utf-8"))
         if info.get("texts") == count:
             return dict(info)
-    return build_stores(cache, texts, count)
+    # built in a child process: what the fill allocated would otherwise stay in this process and count as the
+    # prefetch phase's peak RSS
+    child = multiprocessing.get_context("spawn").Process(
+        target=build_stores, args=(cache, texts, count)
+    )
+    child.start()
+    child.join()
+    if child.exitcode != 0:
+        raise RuntimeError(f"building the stores failed (exit code {child.exitcode})")
+    return dict(json.loads(ready.read_text(encoding="utf-8")))
 
 
 # ----- 2. prefetch -----------------------------------------------------------------------------------------
