@@ -365,9 +365,10 @@ def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
         ):
             continue
         name = _POSSESSIVE.sub("", " ".join(parts)).strip(".,;:!?-")
+        # a name made only of common words is title-case chat ("Not Sure", "See You Tomorrow")
         if (
             len(name) < 2
-            or all(p.lower() in COMMON_WORDS for p in name.split())  # "Not Sure", "See You Tomorrow"
+            or all(p.lower() in COMMON_WORDS for p in name.split())
             or all(p.lower() in KNOWN_TOOLS for p in name.split())
         ):
             continue
