@@ -812,6 +812,7 @@ def run_everyday(
     holder.flush(timeout=600)
     injected, tool, silent = [], [], []
     misses: list[str] = []
+    tool_misses: list[str] = []
     for n, (question, terms) in enumerate(data.asks):
         provider.on_session_switch(f"ask-{n}", reset=True)
         block = provider.prefetch(question)
@@ -823,6 +824,8 @@ def run_everyday(
         tool.append(any(holds(r["content"], terms) for r in result.get("results", [])))
         if not got:
             misses.append(question)
+        if not tool[-1]:
+            tool_misses.append(question)
     noisy: list[str] = []
     for n, question in enumerate(data.unanswerable):
         provider.on_session_switch(f"other-{n}", reset=True)
@@ -859,6 +862,7 @@ def run_everyday(
         "silent": _share(silent),
         "gate": gate,
         "misses": misses,
+        "tool_misses": tool_misses,
         "noisy": noisy,
         "counts": counts,
     }
@@ -1006,6 +1010,11 @@ def render_everyday(everyday: dict[str, Any]) -> list[str]:
     ]
     if everyday["misses"]:
         lines.append("- not injected: " + "; ".join(f'"{q}"' for q in everyday["misses"]))
+    if everyday["tool_misses"]:
+        lines.append(
+            "- not in bowerbird_recall's top 5: "
+            + "; ".join(f'"{q}"' for q in everyday["tool_misses"])
+        )
     if everyday["noisy"]:
         lines.append(
             "- unanswerable but something injected: "
