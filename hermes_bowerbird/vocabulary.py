@@ -84,6 +84,7 @@ BUILD_TOOL = _subject("project:build-tool")
 LINTER = _subject("project:linter")
 FORMATTER = _subject("project:formatter")
 MONITORING = _subject("project:monitoring")
+ISSUE_TRACKER = _subject("project:issue-tracker")
 
 SUBJECTS: tuple[Subject, ...] = tuple(_DECLARED)
 """Every declared key and family, in declaration order."""

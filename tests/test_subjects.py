@@ -183,6 +183,8 @@ def test_non_statements_get_no_user_subject(sentence: str) -> None:
         ("I have asthma.", "My asthma is under control.", "user:health:asthma"),
         ("I drive a Civic.", "I sold my car.", "user:car"),
         ("We use Chrome.", "I've switched to Firefox.", "user:browser"),
+        ("We use Jira.", "We track tickets in Linear now.", "project:issue-tracker"),
+        ("We use Jenkins.", "We moved all our CI over to Buildkite.", "project:ci"),
     ],
 )
 def test_new_values_share_the_old_subject(old: str, new: str, subject: str) -> None:
@@ -251,6 +253,11 @@ def test_a_contained_sentence_keeps_its_own_subject() -> None:
         ("I think I am an expert hiker now.", None),
         ("It's a reminder of why I started playing basketball.", None),
         ("She wrote about how I play guitar for the kids.", None),
+        ("We switched to GitHub Issues.", "project:issue-tracker"),
+        ("I track bugs with Jira.", "project:issue-tracker"),
+        ("We use linear regression for the forecast.", None),  # the tool only with its capital
+        ("I track my runs in Strava.", None),  # tracking, but no issue tracker
+        ("We moved the standup to Friday.", None),
     ],
 )
 def test_more_phrasings(sentence: str, subject: str | None) -> None:

@@ -57,6 +57,7 @@ EXAMPLES = {
     "project:linter": "We lint with ruff.",
     "project:formatter": "We format with black.",
     "project:monitoring": "We monitor with Grafana.",
+    "project:issue-tracker": "We track tickets in Linear now.",
 }
 
 

@@ -213,7 +213,25 @@ _TOOL_CATEGORIES: dict[str, str] = {
     ),
     **dict.fromkeys(("pytest", "unittest", "jest", "mocha", "vitest"), vocab.TEST_FRAMEWORK),
     **dict.fromkeys(("npm", "pnpm", "yarn", "pip", "poetry", "uv", "conda"), vocab.PACKAGE_MANAGER),
-    **dict.fromkeys(("github actions", "jenkins", "circleci", "gitlab ci", "travis"), vocab.CI),
+    **dict.fromkeys(
+        ("github actions", "jenkins", "circleci", "gitlab ci", "travis", "buildkite", "teamcity"),
+        vocab.CI,
+    ),
+    **dict.fromkeys(
+        (
+            "jira",
+            "linear",
+            "youtrack",
+            "trello",
+            "asana",
+            "clickup",
+            "bugzilla",
+            "redmine",
+            "github issues",
+            "gitlab issues",
+        ),
+        vocab.ISSUE_TRACKER,
+    ),
     **dict.fromkeys(
         (
             "vim",
@@ -247,6 +265,9 @@ _TOOL_CATEGORIES: dict[str, str] = {
     ),
     **dict.fromkeys(("iphone", "android"), vocab.PHONE),
 }
+# tools named by an everyday word: the tool only when written with its capital ("we use Linear", not "we use
+# linear regression")
+_TOOLS_NAMED_BY_A_WORD = frozenset({"linear"})
 _ACTION_SUBJECT = {
     "deploy": vocab.DEPLOY_TOOL,
     "host": vocab.HOSTING,
@@ -307,7 +328,15 @@ def _tool_choice(m: re.Match[str]) -> str | None:
     action = (m.groupdict().get("action") or "").lower()
     if action in _ACTION_SUBJECT:
         return _ACTION_SUBJECT[action]
-    return _TOOL_CATEGORIES.get(normalise_entity(m.group("tool")))
+    tool = m.group("tool")
+    if tool.islower() and tool in _TOOLS_NAMED_BY_A_WORD:
+        return None
+    return _TOOL_CATEGORIES.get(normalise_entity(tool))
+
+
+def _issue_tracker(m: re.Match[str]) -> str | None:
+    key = _tool_choice(m)
+    return key if key == vocab.ISSUE_TRACKER else None
 
 
 # ---------------------------------------------------------------- rules
@@ -539,9 +568,16 @@ _RULES: tuple[_Rule, ...] = _rules(
         _tool_choice,
     ),
     (
-        r"\b(?:switch(?:ed|ing)? (?:over )?to|migrat(?:e|ed|ing) to|go(?:ing)? with|settled on|chose|picked|use|"
-        r"using|moved (?:over )?to) (?P<tool>[A-Za-z1][\w.+-]*(?: code| actions| ci| music| mail)?)\b",
+        r"\b(?:switch(?:ed|ing)? (?:\w+ ){0,3}?(?:over )?to|migrat(?:e|ed|ing) to|go(?:ing)? with|settled on|chose|"
+        r"picked|use|using|moved (?:\w+ ){0,3}?(?:over )?to) "
+        r"(?P<tool>[A-Za-z1][\w.+-]*(?: code| actions| ci| music| mail| issues)?)\b",
         _tool_choice,
+    ),
+    # "we track tickets in Linear", "I track bugs with Jira": only a known tracker (not "I track my runs in Strava")
+    (
+        r"\b(?:we|i) (?:(?:always|usually|now|still|currently|just) )?track (?:\w+ ){0,3}?(?:in|with|on|using|via) "
+        r"(?P<tool>[A-Za-z][\w.+-]*(?: issues)?)",
+        _issue_tracker,
     ),
 )
 
