@@ -291,7 +291,10 @@ def test_first_person_rewrite() -> None:
         (("database", "choose"), False, ("project:database",)),
         (("diet",), True, ("user:diet",)),
         (("diet",), False, ()),
-        (("car",), True, ()),  # too short to match on its own
+        (("car",), True, ("user:car",)),  # a key of one short word, said whole
+        (("ca",), True, ()),  # never a prefix of a short word
+        (("ci", "use"), False, ("project:ci",)),
+        (("app", "use"), True, ()),  # one word of several: names none of the apps
         (("weather",), True, ()),
     ],
 )
@@ -305,5 +308,8 @@ def test_query_words_name_stored_subjects(
         "user:diet",
         "user:car",
         "user:favourite:food",
+        "project:ci",
+        "user:music-app",
+        "project:notes-app",
     }
     assert named_subjects(keywords, known, about_user) == expected

@@ -243,17 +243,20 @@ def named_subjects(
     """Stored subject keys that a query word names ("what editor ..." -> project:editor, user:editor).
 
     A key's words are what follows its prefix, split on ':' and '-'; a query word matches one when either is a
-    prefix of the other and both have at least four letters (editor ~ editors). `user:` keys need a question
-    about the user.
+    prefix of the other and both have at least four letters (editor ~ editors), and a key of one short word
+    ("project:ci", "user:os") when the query has that word. `user:` keys need a question about the user.
     """
-    words = [w for w in keywords if len(w) >= 4]
+    words = set(keywords)
+    long_words = [w for w in words if len(w) >= 4]
     found = []
     for key in sorted(known):
         prefix, _, rest = key.partition(":")
         if prefix == "user" and not about_user:
             continue
-        parts = [p for p in re.split(r"[:\-]", rest) if len(p) >= 4]
-        if any(w.startswith(p) or p.startswith(w) for w in words for p in parts):
+        parts = [p for p in re.split(r"[:\-]", rest) if p]
+        if (len(parts) == 1 and parts[0] in words) or any(
+            w.startswith(p) or p.startswith(w) for w in long_words for p in parts if len(p) >= 4
+        ):
             found.append(key)
     return tuple(found)
 
