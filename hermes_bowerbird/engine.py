@@ -212,6 +212,7 @@ class Bowerbird:
             if process.start():
                 self._curation = process
                 self._capture = Capture(self.store)
+                self.store.db.leave_checkpoints()  # the worker's commits checkpoint, not the agent's turns
                 self.embeddings.auto_reindex = False  # the worker embeds whatever has no vector yet
                 return
         self._worker = CuratorWorker(self.curator, self.store)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from pathlib import Path
 
+import pytest
 from fakes import FakeClock
 from store_rows import low_since
 
+from hermes_bowerbird import db
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryType, NewMemory, Source
 
@@ -73,3 +77,30 @@ def test_memory_heads_are_live_memories_of_the_types_without_content(tmp_path: P
         h.id for h in store.memories.heads([MemoryType.FACT, MemoryType.EVENT], after_id=fact)
     ] == [event]
     assert store.memories.heads([MemoryType.FACT], limit=1)[0].id == fact
+
+
+def test_access_counts_wait_in_memory_while_another_writer_holds_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall never waits on the curation worker's write lock for its bookkeeping, and loses no count."""
+    store = Store.open(tmp_path / "m.db")
+    a, b = (add(store, "user:a", t) for t in ("one", "two"))
+    monkeypatch.setattr(
+        db, "BUSY_TIMEOUT_MS", 60_000
+    )  # a wait inside SQLite would outlast the join
+    blocker = sqlite3.connect(store.path, isolation_level=None, check_same_thread=False)
+    blocker.execute("BEGIN IMMEDIATE")
+    recall = threading.Thread(target=lambda: store.memories.touch([a, b]))
+    recall.start()
+    recall.join(10)
+    assert not recall.is_alive()
+    store.memories.touch([a])
+    assert [m.access_count for m in store.memories.get_many([a, b]).values()] == [0, 0]
+    blocker.execute("ROLLBACK")
+    store.memories.touch([b])
+    counts = {i: m.access_count for i, m in store.memories.get_many([a, b]).items()}
+    assert counts == {a: 2, b: 2}
+    store.memories.touch([])  # nothing waits: nothing more is counted
+    assert store.memories.get_many([a]).get(a).access_count == 2  # type: ignore[union-attr]
+    blocker.close()
+    store.close()

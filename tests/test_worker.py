@@ -21,8 +21,10 @@ from crash_turns import turn
 
 from hermes_bowerbird import filelock
 from hermes_bowerbird.config import load_config
+from hermes_bowerbird.curation import worker as worker_module
 from hermes_bowerbird.curation.capture import MAX_WAITING
 from hermes_bowerbird.curation.worker import (
+    Worker,
     _read_spec,
     parents_lock_path,
     settings_of,
@@ -33,6 +35,7 @@ from hermes_bowerbird.curation.worker import (
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.provider import BowerbirdProvider
+from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind
 
 if TYPE_CHECKING:
@@ -386,18 +389,68 @@ def test_shutdown_leaves_the_parents_lock(engine: Bowerbird) -> None:
     assert _until(lambda: not worker_state(engine.store.path).alive, 30.0)
 
 
-@pytest.mark.parametrize(("mode", "expected"), [("process", "process"), ("thread", "thread")])
+@pytest.mark.parametrize(
+    ("mode", "expected", "autocheckpoint"), [("process", "process", 0), ("thread", "thread", 1000)]
+)
 def test_the_setting_chooses_the_mode(
-    home: Path, monkeypatch: pytest.MonkeyPatch, mode: str, expected: str
+    home: Path, monkeypatch: pytest.MonkeyPatch, mode: str, expected: str, autocheckpoint: int
 ) -> None:
+    """In process mode the agent's commits leave WAL checkpoints to the worker; on a thread they run them."""
     monkeypatch.setenv("BOWERBIRD_CURATION_MODE", mode)
     monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
     monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
     engine = Bowerbird(load_config(home))
     try:
         assert engine.curation_mode == expected
+        assert engine.store.db.scalar("PRAGMA wal_autocheckpoint") == autocheckpoint
     finally:
         engine.shutdown()
+
+
+class _IdleCurator:
+    """The worker loop's view of its curator thread: alive, nothing to do."""
+
+    def is_alive(self) -> bool:
+        return True
+
+    def notify(self) -> None:
+        pass
+
+    def end_session(self, scope: str, session_id: str) -> None:
+        pass
+
+
+def test_the_worker_checkpoints_what_its_parents_wrote(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(worker_module, "CHECKPOINT_SECONDS", 0.0)
+    config = load_config(home, overrides={"maintenance_enabled": False})
+    parent = Store.open(config.db_path)
+    parent.db.leave_checkpoints()
+    parent_fd = filelock.open_lock(parents_lock_path(config.db_path))
+    filelock.wait_shared(parent_fd)
+    store = Store.open(config.db_path)
+    checkpoints: list[int] = []
+    monkeypatch.setattr(store.db, "checkpoint", lambda: checkpoints.append(1))
+    stop = threading.Event()
+    loop = threading.Thread(
+        target=Worker(config, stop, poll_seconds=0.01)._loop, args=(store, _IdleCurator())
+    )
+    loop.start()
+    try:
+        assert _until(lambda: len(checkpoints) == 1)  # the first look at the file
+        parent.journal.append(
+            TurnCapture("I moved to Oslo.", "Noted.", scope=SCOPE, session_id="c")
+        )
+        assert _until(lambda: len(checkpoints) == 2)  # a parent's commit, seen
+        time.sleep(0.2)
+        assert len(checkpoints) == 2  # nothing new was written: nothing to checkpoint
+    finally:
+        stop.set()
+        loop.join(WAIT)
+        os.close(parent_fd)
+        store.close()
+        parent.close()
 
 
 def test_an_injected_model_keeps_curation_on_a_thread(

@@ -1,13 +1,13 @@
 """Capture: journal a turn at once when the database is free, else on the capture thread as soon as it is.
 
-With curation in a worker process, that process holds the database's write lock for a whole curated row. A turn
-captured meanwhile is not made to wait for it: the row goes to the capture thread, which appends it the moment the
-lock frees (rows keep their order: while any row waits there, later ones queue behind it). The thread holds at
-most MAX_WAITING rows; past that, capture waits rather than hold more than shutdown can drain. A row the store's
-busy policy gives up on is not dropped: the thread pauses (growing pauses, up to RETRY_PAUSE_MAX_SECONDS) and
-appends it again, for as long as the process lives. Flush and shutdown drain the thread first, so what was captured
-is in the journal before anything reads it back; rows still waiting when shutdown's budget ends are counted in
-the log.
+With curation in a worker process, that process holds the database's write lock while it writes a curated row. A
+turn captured meanwhile is not made to wait for it: the row goes to the capture thread, which appends it the moment
+the lock frees (rows keep their order: while any row waits there, later ones queue behind it). The thread holds at
+most MAX_WAITING rows; past that, capture waits rather than hold more than shutdown can drain. A waiting row is
+never dropped: the thread asks for the lock again after growing pauses (up to POLL_MAX_SECONDS) for as long as the
+process lives, and never waits inside SQLite, where it would hold the store's connection. Flush and shutdown drain
+the thread first, so what was captured is in the journal before anything reads it back; rows still waiting when
+shutdown's budget ends are counted in the log.
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ THREAD_NAME = "bowerbird-capture"
 # 191,000 turns in the two-writer stress run). At the worker's p99 of ~34 ms a curated row, 32 rows drain in
 # about a second of the shutdown budget.
 MAX_WAITING = 32
-# Pauses between appends of a row the busy policy gave up on (each append already waited the policy's minute).
-RETRY_PAUSE_FIRST_SECONDS = 0.1
-RETRY_PAUSE_MAX_SECONDS = 5.0
+# Pauses between attempts to append a waiting row: the worker's write transactions last milliseconds, with the
+# preparation of its next row (tens of milliseconds) between them.
+POLL_FIRST_SECONDS = 0.001
+POLL_MAX_SECONDS = 0.02
 _STOP = object()
 
 
@@ -114,19 +115,28 @@ class Capture:
                     self._idle.notify_all()
 
     def _write(self, row: TurnCapture) -> bool:
-        """Append `row`, again and again while the database stays busy; False only for any other failure."""
-        pause = RETRY_PAUSE_FIRST_SECONDS
+        """Append `row` the moment the write lock is free; False only for a failure other than a busy database.
+
+        The thread asks again and again (growing pauses, up to POLL_MAX_SECONDS) and never waits inside SQLite:
+        a wait there holds the store's connection, and with it every read of this process (the next turn's
+        recall, the next capture) for as long as the other writer keeps the lock. Past the busy policy's time it
+        says so in the log, and goes on asking for as long as the process lives."""
+        pause = POLL_FIRST_SECONDS
+        since = time.monotonic()
         while True:
             try:
-                self.store.journal.append(row)
-                return True
+                if self.store.journal.try_append(row) is not None:
+                    return True
             except Exception as exc:
                 if not db.is_busy(exc):  # a closed store or a broken row: retrying cannot help
                     log.exception("a captured turn could not be journaled; it is lost")
                     return False
-            log.warning(
-                "the database stayed busy past the busy policy; a captured turn is appended again in %.1fs",
-                pause,
-            )
+            if time.monotonic() - since >= db.BUSY_RETRY_SECONDS:
+                log.warning(
+                    "the database stayed busy for %.0fs; a captured turn waits on, asked again every %.2fs",
+                    time.monotonic() - since,
+                    pause,
+                )
+                since = time.monotonic()
             time.sleep(pause)
-            pause = min(pause * 2, RETRY_PAUSE_MAX_SECONDS)
+            pause = min(pause * 2, POLL_MAX_SECONDS)

@@ -37,6 +37,8 @@ END_SESSIONS_KEY = "curator.end_sessions"
 POLL_SECONDS = 0.1  # how often the worker looks for new journal rows, requests and parents
 # how often a parent looks for a live worker (and starts one when there is none)
 CHECK_SECONDS = 1.0
+# how often at most the worker checkpoints what the parents wrote (its own commits checkpoint as SQLite's do)
+CHECKPOINT_SECONDS = 10.0
 STOP_SECONDS = 3.0  # how long the worker gives its curator thread to finish the row in hand
 # the worker curates only once its model is ready (or failed), at most this late
 MODEL_WAIT_SECONDS = 600.0
@@ -341,7 +343,7 @@ class Worker:
         return True
 
     def _loop(self, store: Store, thread: Any) -> None:
-        version = -1
+        version, checkpointed = -1, time.monotonic()
         parents = parents_lock_path(self.config.db_path)
         while not self.stop.wait(self.poll_seconds):
             if filelock.is_free(parents):
@@ -355,6 +357,11 @@ class Worker:
             seen = store.db.data_version()
             if seen != version:
                 version = seen
+                if time.monotonic() - checkpointed >= CHECKPOINT_SECONDS:
+                    # the parents leave checkpoints to this process (Connection.leave_checkpoints): their
+                    # writes alone (turns, access counts, maintenance) would grow the WAL while nothing is curated
+                    store.db.checkpoint()
+                    checkpointed = time.monotonic()
                 for scope, session_id in _take_requests(store):
                     thread.end_session(scope, session_id)
                 thread.notify()

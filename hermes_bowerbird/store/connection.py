@@ -113,6 +113,18 @@ class Connection:
         finally:
             self._conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
 
+    def leave_checkpoints(self) -> None:
+        """Commits on this connection no longer copy the WAL back into the database (SQLite's autocheckpoint).
+
+        For a process whose writes are small and waited for (the agent's turns) while another process writes the
+        bulk and checkpoints: a commit that crosses the WAL's threshold runs the whole checkpoint inside it (up to
+        tens of milliseconds), holding this connection for every thread of the process."""
+        self.execute("PRAGMA wal_autocheckpoint = 0")
+
+    def checkpoint(self) -> None:
+        """A passive checkpoint: what of the WAL no reader still needs goes back into the database; never waits."""
+        self.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
     def data_version(self) -> int:
         """SQLite's data_version: changes whenever another connection (another process) commits to the file."""
         return int(self.scalar("PRAGMA data_version"))

@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import sqlite3
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -69,6 +70,8 @@ class Memories:
 
     def __init__(self, db: Connection) -> None:
         self._db = db
+        self._untouched: dict[int, int] = {}  # accesses not yet written (the database was busy)
+        self._untouched_lock = threading.Lock()
 
     def guard_types(self) -> None:
         """Refuse, on this connection, any memory type the type table does not name.
@@ -333,24 +336,48 @@ class Memories:
     def touch(self, ids: Sequence[int]) -> None:
         """Record that these memories were recalled (access count and time feed the access boost).
 
-        Bookkeeping only: a read-only or busy store skips it, so a read never fails for it.
+        Bookkeeping only, and never waited for: while another writer holds the database (the curation worker
+        writing a row), the counts wait in memory and the next touch that finds it free writes them all. A
+        read-only store skips it; a read never fails for it.
         """
-        if not ids or self._db.readonly:
+        if self._db.readonly:
             return
-        now = self._db.clock()
+        with self._untouched_lock:
+            for memory_id in ids:
+                self._untouched[memory_id] = self._untouched.get(memory_id, 0) + 1
+            if not self._untouched:
+                return
         try:
-            with self._db.transaction():
-                for chunk in chunks(list(ids)):
-                    self._db.execute(
-                        f"""
-                        UPDATE memories
-                        SET access_count = access_count + 1, accessed_at = ?
-                        WHERE id IN ({marks(len(chunk))})
-                    """,
-                        (now, *chunk),
-                    )
+            with self._db.try_transaction() as began:
+                if not began:
+                    return
+                with self._untouched_lock:
+                    written = dict(self._untouched)
+                self._add_accesses(written)
         except sqlite3.OperationalError as exc:
             log.warning("access counts not updated (%s); the recall itself is unaffected", exc)
+            return
+        with self._untouched_lock:
+            for memory_id, count in written.items():
+                left = self._untouched.pop(memory_id, 0) - count
+                if left > 0:
+                    self._untouched[memory_id] = left
+
+    def _add_accesses(self, counts: dict[int, int]) -> None:
+        by_count: dict[int, list[int]] = {}
+        for memory_id, count in counts.items():
+            by_count.setdefault(count, []).append(memory_id)
+        now = self._db.clock()
+        for count, group in by_count.items():
+            for chunk in chunks(group):
+                self._db.execute(
+                    f"""
+                    UPDATE memories
+                    SET access_count = access_count + ?, accessed_at = ?
+                    WHERE id IN ({marks(len(chunk))})
+                """,
+                    (count, now, *chunk),
+                )
 
     def boost(self, memory_id: int, importance: float | None) -> None:
         """Count one more access, raising importance to `importance` when that is higher."""
