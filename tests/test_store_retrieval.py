@@ -4,21 +4,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hermes_bowerbird.retrieval.candidates import EntityNormCache
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewEpisode, NewMemory, Provenance, Source
 
 
-def test_entity_stamp_changes_when_entities_or_aliases_are_added(tmp_path: Path) -> None:
+def test_entity_stamp_changes_whenever_entities_or_aliases_change(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "m.db")
-    first = store.graph.entity_stamp()
+    stamps = [store.graph.entity_stamp()]
     entity = store.graph.upsert_entity("user:a", "Project Falcon", "project falcon")
-    second = store.graph.entity_stamp()
+    stamps.append(store.graph.entity_stamp())
     store.graph.add_aliases(entity, [("Falcon", "falcon")])
-    third = store.graph.entity_stamp()
+    stamps.append(store.graph.entity_stamp())
     # already known: no change
     store.graph.upsert_entity("user:a", "Project Falcon", "project falcon")
-    assert len({first, second, third}) == 3
-    assert store.graph.entity_stamp() == third
+    store.graph.add_aliases(entity, [("Falcon", "falcon")])
+    assert store.graph.entity_stamp() == stamps[-1]
+    store.db.execute("UPDATE entities SET kind = 'project' WHERE id = ?", (entity,))
+    stamps.append(store.graph.entity_stamp())
+    store.db.execute(
+        "DELETE FROM entities WHERE id = ?", (entity,)
+    )  # its alias goes by the cascade
+    stamps.append(store.graph.entity_stamp())
+    assert len(set(stamps)) == len(stamps)
     store.close()
 
 
@@ -188,4 +196,18 @@ def test_full_text_ranks_the_best_matches_of_a_scope_first(tmp_path: Path) -> No
         for text in ("Falcon review on Friday with the whole team", "Falcon falcon")
     )
     assert [i for i, _ in store.search.memories('"falcon"', ["user:a"], limit=5)] == [strong, weak]
+    store.close()
+
+
+def test_entity_names_are_reloaded_after_a_purge_reuses_an_id(tmp_path: Path) -> None:
+    """A purged name stops naming anything, and a new entity given the freed id is found by its own name."""
+    store = Store.open(tmp_path / "m.db")
+    names = EntityNormCache(store)
+    kept = store.graph.upsert_entity("user:a", "Ines", "ines")
+    purged = store.graph.upsert_entity("user:a", "Tomasz", "tomasz")
+    assert names.norms(["user:a"]) == {"ines": kept, "tomasz": purged}
+    store.db.execute("DELETE FROM entities WHERE id = ?", (purged,))
+    reused = store.graph.upsert_entity("user:a", "Berlin", "berlin")
+    assert reused == purged  # SQLite hands out the freed highest id again
+    assert names.norms(["user:a"]) == {"ines": kept, "berlin": reused}
     store.close()

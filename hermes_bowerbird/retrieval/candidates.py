@@ -138,12 +138,12 @@ class ScopeIdCache:
 
 
 class EntityNormCache:
-    """`store.graph.entity_norms(scopes)`, reloaded only when an entity or alias was added since."""
+    """`store.graph.entity_norms(scopes)`, reloaded only when an entity or alias was added, changed or deleted."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
-        self._cache: dict[tuple[str, ...], tuple[tuple[int, int], dict[str, int]]] = {}
+        self._cache: dict[tuple[str, ...], tuple[int, dict[str, int]]] = {}
 
     def norms(self, scopes: Sequence[str]) -> dict[str, int]:
         key = tuple(sorted(scopes))

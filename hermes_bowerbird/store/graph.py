@@ -103,13 +103,9 @@ class Graph:
         )
         return {row["norm"]: row["entity_id"] for row in (*aliases, *names)}
 
-    def entity_stamp(self) -> tuple[int, int]:
-        """(highest entity id, alias count): changes whenever an entity or alias is added (cache key)."""
-        row = self._db.query("""
-            SELECT (SELECT coalesce(max(id), 0) FROM entities) AS top,
-                   (SELECT count(*) FROM entity_aliases) AS aliases
-        """)[0]
-        return int(row["top"]), int(row["aliases"])
+    def entity_stamp(self) -> int:
+        """A number that changes whenever an entity or alias is added, changed or deleted (a cache key)."""
+        return int(self._db.scalar("SELECT version FROM entity_version"))
 
     def get_entities(self, ids: Iterable[int]) -> dict[int, Entity]:
         out: dict[int, Entity] = {}
