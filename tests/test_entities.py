@@ -64,6 +64,33 @@ def test_title_case_chat_of_common_words_names_nobody(text: str) -> None:
     assert find_entities(text) == []
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("We track tickets in Jira now.", {("Jira", "tool")}),  # not a place it was "in"
+        ("I keep my passwords in Bitwarden.", {("Bitwarden", "tool")}),
+        ("Our tests run on Buildkite.", {("Buildkite", "tool")}),
+        ("We manage dependencies with Poetry.", {("Poetry", "tool")}),
+        ("Message me on Signal.", {("Signal", "tool")}),
+        ("i code in python with slack open", {("python", "tool"), ("slack", "tool")}),
+    ],
+)
+def test_tools_of_every_slot_are_spotted(text: str, expected: set[tuple[str, str]]) -> None:
+    assert expected <= set(find_entities(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I love poetry and knitting with soft yarn.",
+        "We went to the coast in the spring to see the windows of the old mill.",
+        "The teams meet on a safari lodge's terrace; the signal there is weak.",
+    ],
+)
+def test_tool_names_that_are_everyday_words_need_their_capital(text: str) -> None:
+    assert not [name for name, kind in find_entities(text) if kind == "tool"]
+
+
 def test_entities_are_unique_by_normalised_name() -> None:
     names = [n for n, _ in find_entities("Ana said hi. I told Ana's brother. ANA?")]
     assert len([n for n in names if normalise_entity(n) == "ana"]) == 1

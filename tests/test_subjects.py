@@ -256,6 +256,12 @@ def test_a_contained_sentence_keeps_its_own_subject() -> None:
         ("We switched to GitHub Issues.", "project:issue-tracker"),
         ("I track bugs with Jira.", "project:issue-tracker"),
         ("We use linear regression for the forecast.", None),  # the tool only with its capital
+        ("We use teams of two for code review.", None),
+        ("We use Teams for all our calls.", "project:chat-app"),
+        (
+            "i switched to signal last year",
+            "project:chat-app",
+        ),  # no other reading: lower case will do
         ("I track my runs in Strava.", None),  # tracking, but no issue tracker
         ("We moved the standup to Friday.", None),
     ],

@@ -10,6 +10,13 @@ import pytest
 from hermes_bowerbird.curation.extract import extract_candidates
 from hermes_bowerbird.curation.llm_batch import BatchTurn, build_prompt
 from hermes_bowerbird.curation.subjects import subject_of
+from hermes_bowerbird.curation.tool_names import (
+    CHOSEN_ONLY_WITH_A_CAPITAL,
+    DISPLAY,
+    EVERYDAY_WORDS,
+    KNOWN_TOOLS,
+    SLOT_OF,
+)
 from hermes_bowerbird.retrieval.query import subject_hints
 from hermes_bowerbird.types import MemoryType
 from hermes_bowerbird.vocabulary import SUBJECTS, declared, prompt_keys, subject_type
@@ -136,3 +143,11 @@ def test_extraction_types_a_statement_by_its_key(sentence: str, memory_type: Mem
 )
 def test_query_hints_name_declared_keys(question: str) -> None:
     assert [key for key in subject_hints(question) if declared(key) is None] == []
+
+
+def test_the_tool_table_is_consistent() -> None:
+    assert set(SLOT_OF) <= KNOWN_TOOLS
+    assert set(DISPLAY) <= KNOWN_TOOLS
+    assert EVERYDAY_WORDS <= KNOWN_TOOLS
+    assert CHOSEN_ONLY_WITH_A_CAPITAL <= EVERYDAY_WORDS
+    assert all(declared(slot) is not None for slot in SLOT_OF.values())

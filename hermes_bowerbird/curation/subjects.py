@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hermes_bowerbird import vocabulary as vocab
-from hermes_bowerbird.curation.entities import KNOWN_TOOLS
+from hermes_bowerbird.curation.tool_names import CHOSEN_ONLY_WITH_A_CAPITAL, KNOWN_TOOLS, SLOT_OF
 from hermes_bowerbird.text import DIGIT_WORDS, normalise_entity
 from hermes_bowerbird.text import chat_words as words
 
@@ -172,102 +172,6 @@ _FREQUENCY = (
     r"regularly|religiously|in the mornings?|in the evenings?|at \d{1,2}(?::\d\d)? ?(?:am|pm|a\.m\.|p\.m\.)"
 )
 
-_TOOL_CATEGORIES: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "postgres",
-            "postgresql",
-            "mysql",
-            "mariadb",
-            "sqlite",
-            "mongodb",
-            "redis",
-            "dynamodb",
-            "supabase",
-            "firebase",
-            "snowflake",
-            "bigquery",
-        ),
-        vocab.DATABASE,
-    ),
-    **dict.fromkeys(
-        ("react", "vue", "svelte", "angular", "next.js", "nextjs"), vocab.FRONTEND_FRAMEWORK
-    ),
-    **dict.fromkeys(
-        ("django", "flask", "fastapi", "rails", "spring", "express"), vocab.BACKEND_FRAMEWORK
-    ),
-    **dict.fromkeys(
-        (
-            "aws",
-            "gcp",
-            "azure",
-            "heroku",
-            "vercel",
-            "netlify",
-            "fly.io",
-            "cloudflare",
-            "digitalocean",
-            "render",
-        ),
-        vocab.HOSTING,
-    ),
-    **dict.fromkeys(("pytest", "unittest", "jest", "mocha", "vitest"), vocab.TEST_FRAMEWORK),
-    **dict.fromkeys(("npm", "pnpm", "yarn", "pip", "poetry", "uv", "conda"), vocab.PACKAGE_MANAGER),
-    **dict.fromkeys(
-        ("github actions", "jenkins", "circleci", "gitlab ci", "travis", "buildkite", "teamcity"),
-        vocab.CI,
-    ),
-    **dict.fromkeys(
-        (
-            "jira",
-            "linear",
-            "youtrack",
-            "trello",
-            "asana",
-            "clickup",
-            "bugzilla",
-            "redmine",
-            "github issues",
-            "gitlab issues",
-        ),
-        vocab.ISSUE_TRACKER,
-    ),
-    **dict.fromkeys(
-        (
-            "vim",
-            "neovim",
-            "emacs",
-            "vscode",
-            "vs code",
-            "pycharm",
-            "intellij",
-            "xcode",
-            "zed",
-            "sublime",
-        ),
-        vocab.EDITOR,
-    ),
-    **dict.fromkeys(
-        ("slack", "discord", "telegram", "whatsapp", "signal", "teams"), vocab.CHAT_APP
-    ),
-    **dict.fromkeys(("notion", "obsidian", "evernote", "logseq", "onenote"), vocab.NOTES_APP),
-    **dict.fromkeys(("chrome", "firefox", "safari", "brave", "vivaldi"), vocab.BROWSER),
-    **dict.fromkeys(
-        ("linux", "ubuntu", "fedora", "debian", "arch", "macos", "windows", "chromeos"),
-        vocab.OPERATING_SYSTEM,
-    ),
-    **dict.fromkeys(
-        ("spotify", "apple music", "tidal", "deezer", "youtube music"), vocab.MUSIC_APP
-    ),
-    **dict.fromkeys(("gmail", "outlook", "fastmail", "proton mail", "protonmail"), vocab.EMAIL),
-    **dict.fromkeys(
-        ("1password", "bitwarden", "lastpass", "keepass", "dashlane"), vocab.PASSWORD_MANAGER
-    ),
-    **dict.fromkeys(("iphone", "android"), vocab.PHONE),
-}
-# tools named by an everyday word: the tool only when written with its capital ("we use Linear", not "we use
-# linear regression")
-_TOOLS_NAMED_BY_A_WORD = frozenset({"linear"})
 _ACTION_SUBJECT = {
     "deploy": vocab.DEPLOY_TOOL,
     "host": vocab.HOSTING,
@@ -329,9 +233,9 @@ def _tool_choice(m: re.Match[str]) -> str | None:
     if action in _ACTION_SUBJECT:
         return _ACTION_SUBJECT[action]
     tool = m.group("tool")
-    if tool.islower() and tool in _TOOLS_NAMED_BY_A_WORD:
+    if tool.islower() and tool in CHOSEN_ONLY_WITH_A_CAPITAL:
         return None
-    return _TOOL_CATEGORIES.get(normalise_entity(tool))
+    return SLOT_OF.get(normalise_entity(tool))
 
 
 def _issue_tracker(m: re.Match[str]) -> str | None:
@@ -765,11 +669,7 @@ def _asserted(key: str, sentence: str, m: re.Match[str]) -> bool:
 def _names_a_place(tail: str) -> bool:
     """Whether the words after "moved to" / "live in" hold a capitalised name that is not a software tool."""
     name = re.search(r"\b[A-Z][\w.]*[a-z]", tail)
-    return (
-        name is not None
-        and name.group().lower() not in KNOWN_TOOLS
-        and name.group().lower() not in _TOOL_CATEGORIES
-    )
+    return name is not None and name.group().lower() not in KNOWN_TOOLS
 
 
 # ---------------------------------------------------------------- third person about "the user" -> first person
