@@ -15,7 +15,12 @@ from store_rows import stored_vectors
 from hermes_bowerbird.config import Config, build_config
 from hermes_bowerbird.embeddings.cache import CachedEmbedder, WrappedEmbedder, cache_key
 from hermes_bowerbird.embeddings.gemini import GeminiEmbedder, GeminiEmbeddingSettings
-from hermes_bowerbird.embeddings.local import MINILM_LABEL, LoadedModels, resolve_local_model
+from hermes_bowerbird.embeddings.local import (
+    MINILM_LABEL,
+    LoadedModels,
+    batches,
+    resolve_local_model,
+)
 from hermes_bowerbird.embeddings.reindex import reindex
 from hermes_bowerbird.embeddings.service import EmbeddingService
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
@@ -101,6 +106,34 @@ def test_local_vectors_are_unit_float32_and_batch_matches_single(minilm: LocalEm
     assert np.allclose(minilm.embed("hello world"), batch[0], atol=1e-5)
     assert minilm.embed_batch([]).shape == (0, 384)
     assert minilm.model_name == MINILM_LABEL and minilm.is_local
+
+
+def test_model_calls_hold_texts_of_similar_length_up_to_a_padded_size() -> None:
+    lengths = [400, 20, 30, 450, 25, 120, 110]
+    calls = batches(lengths, most=3, padded=500)
+    assert sorted(i for call in calls for i in call) == list(range(len(lengths)))
+    assert [[lengths[i] for i in call] for call in calls] == [
+        [20, 25, 30],
+        [110, 120],
+        [400],
+        [450],
+    ]
+    assert batches([900], most=16, padded=500) == [
+        [0]
+    ]  # a text longer than the budget still goes alone
+    assert batches([], most=16) == []
+
+
+def test_long_and_short_texts_embed_as_they_do_alone(minilm: LocalEmbedder) -> None:
+    texts = [
+        "short one",
+        "a rather longer sentence about the garden " * 12,
+        "tiny",
+        "mid-length text here",
+    ]
+    together = minilm.embed_batch(texts)
+    for text, vector in zip(texts, together, strict=True):
+        assert np.allclose(minilm.embed(text), vector, atol=1e-5)
 
 
 def test_a_second_embedder_reuses_the_loaded_model(minilm: LocalEmbedder) -> None:
