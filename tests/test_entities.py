@@ -73,6 +73,10 @@ def test_title_case_chat_of_common_words_names_nobody(text: str) -> None:
         ("We manage dependencies with Poetry.", {("Poetry", "tool")}),
         ("Message me on Signal.", {("Signal", "tool")}),
         ("i code in python with slack open", {("python", "tool"), ("slack", "tool")}),
+        ("Our tests run on GitHub Actions now.", {("GitHub Actions", "tool")}),  # not a person
+        ("I moved us to VS Code last week.", {("VS Code", "tool")}),  # not a place
+        ("I listen on Apple Music.", {("Apple Music", "tool")}),
+        ("we use gitlab  ci", {("gitlab ci", "tool")}),
     ],
 )
 def test_tools_of_every_slot_are_spotted(text: str, expected: set[tuple[str, str]]) -> None:

@@ -25,6 +25,7 @@ SHAPES = {
     "at signs": "@a",
     "quotes": '"',
     "open brackets": "(",
+    "tools named by several words": "GitHub Actions vs code ",
 }
 
 _PIPELINE = """

@@ -144,6 +144,16 @@ _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]|(?<![A-Za-z])'([^'\n]{2,
 _TOOL_WORD = re.compile(
     r"(?<![\w.+#-])[A-Za-z][A-Za-z0-9+#.-]*[A-Za-z0-9+#]|(?<![\w.+#-])[A-Za-z](?![\w])"
 )
+# tools named by several words ("GitHub Actions", "vs code"), longest first; their words are not read one by one
+_TOOL_PHRASE = re.compile(
+    r"(?<![\w.+#-])(?:"
+    + "|".join(
+        re.escape(name).replace(r"\ ", r"\s+")
+        for name in sorted((n for n in KNOWN_TOOLS if " " in n), key=len, reverse=True)
+    )
+    + r")(?![\w+#-])",
+    re.IGNORECASE,
+)
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 
 
@@ -210,6 +220,7 @@ def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
             len(name) < 2
             or all(p.lower() in COMMON_WORDS for p in name.split())
             or all(p.lower() in KNOWN_TOOLS for p in name.split())
+            or " ".join(name.split()).lower() in KNOWN_TOOLS
         ):
             continue
         if name.isupper() and len(name) <= 2:
@@ -223,8 +234,16 @@ def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
 
 
 def _tools(text: str) -> list[tuple[str, str]]:
-    found = []
+    phrases = list(_TOOL_PHRASE.finditer(text))
+    found = [(" ".join(m.group(0).split()), "tool") for m in phrases]
+    ends = [m.end() for m in phrases]  # in text order: one pass over words and phrases together
+    starts = [m.start() for m in phrases]
+    nxt = 0
     for m in _TOOL_WORD.finditer(text):
+        while nxt < len(ends) and ends[nxt] <= m.start():
+            nxt += 1
+        if nxt < len(ends) and starts[nxt] <= m.start():
+            continue  # a word of a tool named by several words
         word = m.group(0).rstrip(".")
         low = word.lower()
         if low in KNOWN_TOOLS and not (low in EVERYDAY_WORDS and word.islower()):
