@@ -34,6 +34,16 @@ from hermes_bowerbird.text import normalise_entity
             {("Austin Housing Authority", "org")},
         ),
         ("Diana said the lease is signed.", {("Diana", "person")}),
+        ("I love New York.", {("New York", "place")}),  # two capitalised words were a person
+        ("New York is expensive.", {("New York", "place")}),
+        (
+            "St Louis has a great arch, said Kanye West.",
+            {("St Louis", "place"), ("Kanye West", "person")},
+        ),
+        (
+            "My friend Santa Maria called.",
+            {("Santa Maria", "person")},
+        ),  # the words before say a person
         (
             "we use postgres and pytest in the project Falcon",
             {("postgres", "tool"), ("pytest", "tool"), ("Falcon", "project")},

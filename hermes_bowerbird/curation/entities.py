@@ -114,6 +114,28 @@ _PLACE_WORDS = frozenset(
         "heights",
     }
 )
+# first words of place names ("New York", "San Diego", "Fort Worth", "South Korea"), unless the words before
+# say a person ("my friend Santa Maria")
+_PLACE_OPENERS = frozenset(
+    {
+        "new",
+        "san",
+        "santa",
+        "los",
+        "las",
+        "saint",
+        "st",
+        "fort",
+        "port",
+        "mount",
+        "mt",
+        "cape",
+        "north",
+        "south",
+        "east",
+        "west",
+    }
+)
 _PLACE_CONTEXT = re.compile(
     r"(?:\b(?:in|at|from|to|near|around|across|outside|visiting|visit|downtown|via|"
     r"toward|towards|into)\s+(?:the\s+)?|\b(?:in|at|from|to|near)\s+[A-Z][\w.-]*,\s+)$"
@@ -174,11 +196,20 @@ def _kind_of(name: str, before: str, after: str) -> str:
         return "project"
     if any(t in _PLACE_WORDS for t in tokens[1:]) or _PLACE_CONTEXT.search(before):
         return "place"
+    if _opens_a_place(name, tokens) and not _PERSON_CONTEXT.search(before):
+        return "place"  # "New York is expensive": what follows a place reads like what follows a person
     if _PERSON_CONTEXT.search(before) or _PERSON_FOLLOW.match(after):
         return "person"
     if 2 <= len(tokens) <= 3 and all(t.isalpha() for t in tokens):
         return "person"
     return "thing"
+
+
+def _opens_a_place(name: str, tokens: list[str]) -> bool:
+    """A place opener and a name after it: not a day ("New Year's Eve"), not an adjective ("New York-trained")."""
+    if len(tokens) < 2 or tokens[0] not in _PLACE_OPENERS or re.search(r"-[a-z]", name):
+        return False
+    return not any(_POSSESSIVE.sub("", t) in COMMON_WORDS for t in tokens[1:])
 
 
 def _trim_sequence(words_: list[str], at_start: bool) -> list[str]:
