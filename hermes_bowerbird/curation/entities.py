@@ -196,9 +196,10 @@ def _kind_of(name: str, before: str, after: str) -> str:
         return "project"
     if any(t in _PLACE_WORDS for t in tokens[1:]) or _PLACE_CONTEXT.search(before):
         return "place"
-    if _opens_a_place(name, tokens) and not _PERSON_CONTEXT.search(before):
+    said_a_person = _PERSON_CONTEXT.search(before) is not None
+    if _opens_a_place(name, tokens) and not said_a_person:
         return "place"  # "New York is expensive": what follows a place reads like what follows a person
-    if _PERSON_CONTEXT.search(before) or _PERSON_FOLLOW.match(after):
+    if said_a_person or _PERSON_FOLLOW.match(after):
         return "person"
     if 2 <= len(tokens) <= 3 and all(t.isalpha() for t in tokens):
         return "person"
@@ -265,16 +266,14 @@ def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
 
 
 def _tools(text: str) -> list[tuple[str, str]]:
-    phrases = list(_TOOL_PHRASE.finditer(text))
-    found = [(" ".join(m.group(0).split()), "tool") for m in phrases]
-    ends = [m.end() for m in phrases]  # in text order: one pass over words and phrases together
-    starts = [m.start() for m in phrases]
-    nxt = 0
-    for m in _TOOL_WORD.finditer(text):
-        while nxt < len(ends) and ends[nxt] <= m.start():
-            nxt += 1
-        if nxt < len(ends) and starts[nxt] <= m.start():
-            continue  # a word of a tool named by several words
+    found: list[tuple[str, str]] = []
+
+    def blank(m: re.Match[str]) -> str:
+        """Take a tool named by several words, and blank it out so its words are not read again one by one."""
+        found.append((" ".join(m.group(0).split()), "tool"))
+        return " " * len(m.group(0))
+
+    for m in _TOOL_WORD.finditer(_TOOL_PHRASE.sub(blank, text)):
         word = m.group(0).rstrip(".")
         low = word.lower()
         if low in KNOWN_TOOLS and not (low in EVERYDAY_WORDS and word.islower()):
