@@ -364,20 +364,11 @@ class Memories:
                     self._untouched[memory_id] = left
 
     def _add_accesses(self, counts: dict[int, int]) -> None:
-        by_count: dict[int, list[int]] = {}
-        for memory_id, count in counts.items():
-            by_count.setdefault(count, []).append(memory_id)
         now = self._db.clock()
-        for count, group in by_count.items():
-            for chunk in chunks(group):
-                self._db.execute(
-                    f"""
-                    UPDATE memories
-                    SET access_count = access_count + ?, accessed_at = ?
-                    WHERE id IN ({marks(len(chunk))})
-                """,
-                    (count, now, *chunk),
-                )
+        self._db.executemany(
+            "UPDATE memories SET access_count = access_count + ?, accessed_at = ? WHERE id = ?",
+            [(count, now, memory_id) for memory_id, count in counts.items()],
+        )
 
     def boost(self, memory_id: int, importance: float | None) -> None:
         """Count one more access, raising importance to `importance` when that is higher."""
