@@ -353,3 +353,39 @@ def test_the_statement_before_a_question_is_kept_in_the_users_words() -> None:
     assert [(c.content, c.subject) for c in found] == [
         ("I'm 41 and my left knee hurts after running.", "user:age")
     ]
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "He said 'at least there won't be 2,000 kids I have to avoid.'",
+        "He's wearing the new coat indoors because, quote, 'I need to break it in before winter.'",
+        'Mateo said "because my dad\'s actually cool."',
+        "She told the couple behind us 'my dad doesn't eat meat but he's still cool.'",
+        "He said: 'Dad, I like Austin.",
+        "I need to sleep on it.'",  # the second half of a quotation the splitter cut in two
+    ],
+)
+def test_someone_elses_words_are_no_memory_of_the_user(user: str) -> None:
+    assert extract_candidates(user, "") == []
+
+
+@pytest.mark.parametrize(
+    "user, mtype",
+    [
+        # the user's own words around a quotation keep their type
+        (
+            "She said \u201cI never eat meat\u201d and I need to plan the menu around it.",
+            MemoryType.TODO,
+        ),
+        ("I'm reading 'Dune' again and I love it.", MemoryType.PREFERENCE),
+        ("I don't know why, but I need to renew my passport by June.", MemoryType.TODO),
+        ("'cause of the move I need to change banks before March.", MemoryType.TODO),
+        # a quoted title is a name, not someone's words; the user's own pasted text is theirs
+        ('I recently finished "The Seven Husbands of Evelyn Hugo" and loved it.', MemoryType.FACT),
+        ('I just finished episode 12 of the "My Favorite Murder" podcast.', MemoryType.EVENT),
+        ('"I have been the founder and CEO of Solvik for the past 22 years.', MemoryType.FACT),
+    ],
+)
+def test_own_words_around_a_quotation_keep_their_type(user: str, mtype: MemoryType) -> None:
+    assert _single(user).type is mtype

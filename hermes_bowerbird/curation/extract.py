@@ -8,7 +8,7 @@ import time
 from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.noise import is_content_sentence
-from hermes_bowerbird.curation.sentences import split_sentences
+from hermes_bowerbird.curation.sentences import split_sentences, unquoted
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 from hermes_bowerbird.text import chat_words as words
 from hermes_bowerbird.timestamps import DAY
@@ -224,9 +224,11 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
         return None
     subject = subject_of(sentence)
     view = first_person_view(sentence)
-    mtype = _type_of(view, subject)
+    # what the speaker says in their own words: "He said 'I need to ...'" is no todo of theirs
+    own = unquoted(view)
+    mtype = _type_of(own, subject)
     if mtype is None:
-        mtype = _fallback_type(view, role)
+        mtype = _fallback_type(own, view, role)
         if mtype is None:
             return None
     if subject is None and not is_content_sentence(sentence, role):
@@ -253,14 +255,15 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
     )
 
 
-def _fallback_type(sentence: str, role: str) -> MemoryType | None:
-    """A durable user statement with a name or number is a fact; anything else is left to the episodes."""
-    if role != "user" or not _FIRST_PERSON.search(sentence):
+def _fallback_type(own: str, sentence: str, role: str) -> MemoryType | None:
+    """A durable user statement with a name or number is a fact; anything else is left to the episodes. `own` is
+    the sentence without its quotations: the user speaks of themselves there, while a quoted title is a name."""
+    if role != "user" or not _FIRST_PERSON.search(own):
         return None
     has_name = any(kind != "thing" for _, kind in find_entities(sentence))
     if not (has_name or _NUMBER.search(sentence)):
         return None
-    return MemoryType.EVENT if _PAST_TENSE.search(sentence) else MemoryType.FACT
+    return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
 
 
 def _is_question(sentence: str) -> bool:

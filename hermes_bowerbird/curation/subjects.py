@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hermes_bowerbird import vocabulary as vocab
+from hermes_bowerbird.curation.sentences import quotation_spans
 from hermes_bowerbird.curation.tool_names import CHOSEN_ONLY_WITH_A_CAPITAL, KNOWN_TOOLS, SLOT_OF
 from hermes_bowerbird.text import DIGIT_WORDS, normalise_entity
 from hermes_bowerbird.text import chat_words as words
@@ -597,10 +598,6 @@ _FUTURE = re.compile(
     r"winter)|tomorrow|in (?:a|two|three|\d+) (?:weeks?|months?|years?))\b|'ll\b",
     _I,
 )
-_QUOTED = re.compile(
-    r"(?:^|(?<=[\s(:,]))(?:\"[^\"]+\"|“[^”]+”|'(?:[^']|'(?=\w))+'(?=[\s.,!?;:)]|$)|"
-    r"‘(?:[^’]|’(?=\w))+’(?=[\s.,!?;:)]|$))"
-)
 _SELF_TAIL = re.compile(
     r"(?:^|\b(?:i|we|i've|we've|i'm|we're)\b)(?:\s+(?:\w+ly|just|now|finally|also|still|been|"
     r"have|am|are|already|then|even|gone|went|pretty much|kind of|sort of|these days|"
@@ -617,7 +614,7 @@ def _clause_start(sentence: str, pos: int) -> int:
 
 
 def _quoted(sentence: str, pos: int) -> bool:
-    return any(m.start() <= pos < m.end() for m in _QUOTED.finditer(sentence))
+    return any(start <= pos < end for start, end in quotation_spans(sentence))
 
 
 def _asked(sentence: str, end: int) -> bool:
