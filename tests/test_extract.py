@@ -389,3 +389,38 @@ def test_someone_elses_words_are_no_memory_of_the_user(user: str) -> None:
 )
 def test_own_words_around_a_quotation_keep_their_type(user: str, mtype: MemoryType) -> None:
     assert _single(user).type is mtype
+
+
+@pytest.mark.parametrize(
+    "user, mtype",
+    [
+        # someone close introduced by name or by who they are is part of who the user is
+        ("My wife Ana is a doctor at the clinic.", MemoryType.IDENTITY),
+        ("My son is 7 and loves dinosaurs.", MemoryType.IDENTITY),
+        ("My daughter's name is Clementine.", MemoryType.IDENTITY),
+        ("I've actually changed my name to Eve Rachel Lee.", MemoryType.IDENTITY),
+        ("I have two kids and a very old dog.", MemoryType.IDENTITY),
+        # a habit in the present tense is a preference
+        ("I never eat meat after six in the evening.", MemoryType.PREFERENCE),
+        ("I never need an alarm clock on weekdays.", MemoryType.PREFERENCE),
+    ],
+)
+def test_who_the_user_is_and_what_they_do(user: str, mtype: MemoryType) -> None:
+    assert _single(user).type is mtype
+
+
+@pytest.mark.parametrize(
+    "user, not_type",
+    [
+        # a mention of someone close says nothing about who the user is
+        ("My mom keeps asking why we need to go to Texas.", MemoryType.IDENTITY),
+        ("My dad used to play this record on Sunday mornings.", MemoryType.IDENTITY),
+        ("The gallery owner recognized my name from a design article.", MemoryType.IDENTITY),
+        # "never" and "always" about the past are no preference
+        ("Diana and I never went to yoga here.", MemoryType.PREFERENCE),
+        ("I never appreciated how much work it was.", MemoryType.PREFERENCE),
+        ("We always used to spend August in Porto.", MemoryType.PREFERENCE),
+    ],
+)
+def test_mentions_and_past_habits_are_not_typed_as_such(user: str, not_type: MemoryType) -> None:
+    assert all(c.type is not not_type for c in extract_candidates(user, ""))

@@ -23,6 +23,15 @@ _MIN_WORDS = 5
 
 # ---------------------------------------------------------------- types
 
+_CLOSE = (
+    r"wife|husband|partner|fianc[eé]e?|boyfriend|girlfriend|son|daughter|kids?|child|children|mom|mum|dad|"
+    r"mother|father|brother|sister|parents|dog|cat"
+)
+_CLOSE_MENTION = re.compile(rf"\b(?:my|our) (?:{_CLOSE})\b", _I)
+_PAST_VERB = (
+    r"\w+[^e\W]ed|went|had|was|were|got|did|saw|made|took|thought|knew|said|told|came|felt|found|left|met|ran|"
+    r"wrote|bought|ate|drank|heard|understood|gave|kept|sat|spoke|became|began|brought"
+)
 _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
     (t, re.compile(p, _I))
     for t, p in (
@@ -53,16 +62,23 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
             MemoryType.PREFERENCE,
             r"\bi (?:really |absolutely |kind of |kinda |totally )?(?:love|like|enjoy|adore|prefer|"
             r"hate|dislike|despise|detest|can'?t stand|don'?t like|avoid)\b|\bi'd rather\b|"
-            r"\bmy favou?rite\b|\b(?:i|we) (?:always|never|usually|rarely)\b|\b(?:always|never) use\b|"
+            # "I never eat meat", not a past "I never went" or "I always used to"
+            rf"\bmy favou?rite\b|\b(?:i|we) (?:always|never|usually|rarely)\b(?! (?:{_PAST_VERB})\b)|"
+            r"\b(?:always|never) use\b|"
             r"\bi(?:'m| am) (?:a fan of|into|not a fan of)\b|\bi stay out of\b",
         ),
         (
             MemoryType.IDENTITY,
-            r"\bmy name\b|\bi(?:'m| am) (?:a|an) \w+|\bi(?:'m| am) \d{1,3}\b|"
+            r"\b(?:my (?:full |first |last |middle |real )?name(?:'s| is)|changed my (?:last |first |full )?name)\b|"
+            r"\bi(?:'m| am) (?:a|an) \w+|"
+            r"\bi(?:'m| am) \d{1,3}\b|"
             r"\bi (?:live|grew up|was born)\b|\bi(?:'m| am) (?:originally )?from\b|"
-            r"\bmy (?:wife|husband|partner|son|daughter|kids|children|mom|dad|mother|father|brother|"
-            r"sister|parents|family|dog|cat|heritage)\b|\bi have (?:two|three|four|\d) (?:kids|children|"
-            r"sons|daughters)\b",
+            # someone close introduced by name or by who they are ("my wife Ana", "my son is 7"), not every
+            # mention of them ("my mom keeps asking")
+            rf"\bmy (?:{_CLOSE})(?:,? (?-i:[A-Z][a-z]+)\b|'s name is\b| (?:is|was) (?:called|named)\b|"
+            r" (?:is|'s) (?:a|an|\d{1,2})\b)|\bmy (?:heritage|family (?:is|are|was|were) from)\b|"
+            r"\bi have (?:a|an|one|two|three|four|\d) (?:kids?|children|child|sons?|daughters?|"
+            r"brothers?|sisters?|siblings?|dogs?|cats?)\b",
         ),
         (
             MemoryType.EVENT,
@@ -260,7 +276,10 @@ def _fallback_type(own: str, sentence: str, role: str) -> MemoryType | None:
     the sentence without its quotations: the user speaks of themselves there, while a quoted title is a name."""
     if role != "user" or not _FIRST_PERSON.search(own):
         return None
-    has_name = any(kind != "thing" for _, kind in find_entities(sentence))
+    # someone close ("my sister") is named as plainly as by a name
+    has_name = _CLOSE_MENTION.search(own) is not None or any(
+        kind != "thing" for _, kind in find_entities(sentence)
+    )
     if not (has_name or _NUMBER.search(sentence)):
         return None
     return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
