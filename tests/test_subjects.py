@@ -268,3 +268,22 @@ def test_a_contained_sentence_keeps_its_own_subject() -> None:
 )
 def test_more_phrasings(sentence: str, subject: str | None) -> None:
     assert subject_of(sentence) == subject
+
+
+@pytest.mark.parametrize(
+    "sentence, subject",
+    [
+        ("We deploy with Ansible.", "project:deploy-tool"),
+        ("We always deploy with ansible from the bastion.", "project:deploy-tool"),
+        ("We host on Hetzner these days.", "project:hosting"),
+        ("I monitor everything with Grafana.", "project:monitoring"),
+        # a day, a month or an environment after the verb is no tool: the tool on record stays current
+        ("We always deploy on Tuesdays.", None),
+        ("We deploy to production every Friday.", None),
+        ("We deploy to staging first, then to prod.", None),
+        ("I test on Mondays before the sprint review.", None),
+        ("We build for release on demand.", None),
+    ],
+)
+def test_the_verb_names_a_slot_only_for_a_tool(sentence: str, subject: str | None) -> None:
+    assert subject_of(sentence) == subject

@@ -173,6 +173,17 @@ _FREQUENCY = (
     r"regularly|religiously|in the mornings?|in the evenings?|at \d{1,2}(?::\d\d)? ?(?:am|pm|a\.m\.|p\.m\.)"
 )
 
+# what follows "deploy on", "test with", "build for" without being a tool: a day, a month, an environment
+_NOT_TOOLS = frozenset(
+    f"{word}{plural}"
+    for word in re.findall(
+        r"\w+",
+        "monday tuesday wednesday thursday friday saturday sunday weekend weekday january february march april "
+        "may june july august september october november december production prod staging stage dev "
+        "development preview test testing qa uat sandbox local localhost release demand merge push",
+    )
+    for plural in ("", "s")
+)
 _ACTION_SUBJECT = {
     "deploy": vocab.DEPLOY_TOOL,
     "host": vocab.HOSTING,
@@ -231,9 +242,12 @@ def _grouped(family: str, group: int | str = 1) -> Key:
 
 def _tool_choice(m: re.Match[str]) -> str | None:
     action = (m.groupdict().get("action") or "").lower()
-    if action in _ACTION_SUBJECT:
-        return _ACTION_SUBJECT[action]
     tool = m.group("tool")
+    if action in _ACTION_SUBJECT:
+        # "we deploy with Ansible", "we host on Hetzner"; not "we deploy on Fridays" or "we deploy to production"
+        name = normalise_entity(tool)
+        named = name in KNOWN_TOOLS or (tool[0].isupper() and name not in _NOT_TOOLS)
+        return _ACTION_SUBJECT[action] if named else None
     if tool.islower() and tool in CHOSEN_ONLY_WITH_A_CAPITAL:
         return None
     return SLOT_OF.get(normalise_entity(tool))
