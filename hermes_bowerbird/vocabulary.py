@@ -23,6 +23,7 @@ class Subject:
 
     key: str
     type: MemoryType
+    importance: float = 0.0  # the least importance a statement of it has (see VITAL)
 
     @property
     def is_family(self) -> bool:
@@ -33,9 +34,14 @@ class Subject:
         return key.startswith(self.key) if self.is_family else key == self.key
 
 
-def _subject(key: str, memory_type: MemoryType = MemoryType.FACT) -> str:
-    _DECLARED.append(Subject(key, memory_type))
+def _subject(key: str, memory_type: MemoryType = MemoryType.FACT, importance: float = 0.0) -> str:
+    _DECLARED.append(Subject(key, memory_type, importance))
     return key
+
+
+# The user's health (allergies, conditions, medications): an assistant that loses sight of it can do harm, so a
+# statement of it weighs as much as who the user is, leads the bulletin's facts and outranks small talk in recall.
+VITAL = 0.9
 
 
 _DECLARED: list[Subject] = []
@@ -54,9 +60,9 @@ CHILDREN = _subject("user:children", MemoryType.IDENTITY)
 PETS = _subject("user:pet:", MemoryType.IDENTITY)
 # -- how the user lives ------------------------------------------------------------------------------------------
 DIET = _subject("user:diet", MemoryType.PREFERENCE)
-ALLERGIES = _subject("user:allergy:")
-HEALTH = _subject("user:health:")
-MEDICATIONS = _subject("user:medication:")
+ALLERGIES = _subject("user:allergy:", importance=VITAL)
+HEALTH = _subject("user:health:", importance=VITAL)
+MEDICATIONS = _subject("user:medication:", importance=VITAL)
 HABITS = _subject("user:habit:", MemoryType.PREFERENCE)
 ROUTINES = _subject("user:routine:", MemoryType.PREFERENCE)
 FAVOURITES = _subject("user:favourite:", MemoryType.PREFERENCE)
@@ -94,6 +100,12 @@ def declared(key: str) -> Subject | None:
     """The declared key or family that covers `key` (an exact key before a family), or None."""
     exact = next((s for s in SUBJECTS if not s.is_family and s.key == key), None)
     return exact or next((s for s in SUBJECTS if s.is_family and s.covers(key)), None)
+
+
+def importance_floor(key: str | None) -> float:
+    """The least importance a statement of `key` has (0 for most keys and for none)."""
+    found = declared(key) if key else None
+    return found.importance if found is not None else 0.0
 
 
 def subject_type(key: str) -> MemoryType:

@@ -190,7 +190,9 @@ def _type_of(sentence: str, subject: str | None) -> MemoryType | None:
     return subject_type(subject) if subject is not None else None
 
 
-def _importance(mtype: MemoryType, sentence: str, entities: tuple[str, ...]) -> float:
+def _importance(
+    mtype: MemoryType, sentence: str, entities: tuple[str, ...], subject: str | None
+) -> float:
     score = type_spec(mtype).importance
     if _EXPLICIT.search(sentence):
         score += 0.2
@@ -200,7 +202,7 @@ def _importance(mtype: MemoryType, sentence: str, entities: tuple[str, ...]) -> 
         score += 0.05
     if _HEDGE.search(sentence):
         score -= 0.1
-    return round(min(1.0, max(0.0, score)), 3)
+    return round(min(1.0, max(vocab.importance_floor(subject), score)), 3)
 
 
 def _with_date(content: str, mtype: MemoryType, now: float | None) -> str:
@@ -263,7 +265,7 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
     return Candidate(
         type=mtype,
         content=content,
-        importance=_importance(mtype, sentence, entities),
+        importance=_importance(mtype, sentence, entities, subject),
         confidence=confidence,
         subject=subject,
         entities=entities,

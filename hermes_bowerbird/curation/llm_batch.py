@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import LLMError
 from ..types import MEMORY_TYPES, Candidate, Memory, MemoryType, Relation, type_spec, type_specs
-from ..vocabulary import prompt_keys
+from ..vocabulary import importance_floor, prompt_keys
 from .redact import redact
 
 ACTIONS = ("add", "update", "supersede", "ignore")
@@ -162,15 +162,16 @@ def _decision(item: dict[str, Any], known_ids: Collection[int], turns: int) -> D
     if action not in ACTIONS or not isinstance(content, str) or not content.strip():
         return None
     memory_type = _memory_type(item.get("type"))
+    subject = _subject(item.get("subject"))
     target = _int(item.get("target_id"))
     if action in ("update", "supersede") and (target is None or target not in known_ids):
         action, target = "add", None
     candidate = Candidate(
         type=memory_type,
         content=redact(" ".join(content.split()))[:MAX_CONTENT_CHARS],
-        importance=_importance(item.get("importance"), memory_type),
+        importance=max(_importance(item.get("importance"), memory_type), importance_floor(subject)),
         confidence=0.85,
-        subject=_subject(item.get("subject")),
+        subject=subject,
         entities=_strings(item.get("entities")),
         role="model",
         supersedes=target if action in ("update", "supersede") else None,
