@@ -420,6 +420,12 @@ def test_who_the_user_is_and_what_they_do(user: str, mtype: MemoryType) -> None:
         ("Diana and I never went to yoga here.", MemoryType.PREFERENCE),
         ("I never appreciated how much work it was.", MemoryType.PREFERENCE),
         ("We always used to spend August in Porto.", MemoryType.PREFERENCE),
+        # a question someone asked is no statement
+        (
+            "The therapist asked if we've decided to separate or if we're still exploring.",
+            MemoryType.DECISION,
+        ),
+        ("My boss asked me whether I need to take Friday off for the move.", MemoryType.TODO),
     ],
 )
 def test_mentions_and_past_habits_are_not_typed_as_such(user: str, not_type: MemoryType) -> None:

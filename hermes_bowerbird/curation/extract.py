@@ -99,6 +99,12 @@ _NOT_A_MEMORY = re.compile(
     r"^i(?:'m| am| was)? (?:just )?(?:wondering|curious)\b|^i wonder\b|^any (?:idea|ideas|tips|thoughts)\b",
     _I,
 )
+# "asked (me) if ...", "wondered whether ...": what follows, up to a comma or a dash, is a question someone asked
+_INDIRECT_QUESTION = re.compile(
+    r"\b(?:asked|asks|asking|wondered|wonders)(?:\s+(?:me|us|him|her|them|(?-i:[A-Z][a-z]+)))?\s+"
+    r"(?:if|whether)\b[^.!?;,—–]*",
+    _I,
+)
 _EXPLICIT = re.compile(
     r"\b(?:remember|don'?t forget|note that|for the record|fyi|keep in mind|important:)\b", _I
 )
@@ -242,8 +248,9 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
         return None
     subject = subject_of(sentence)
     view = first_person_view(sentence)
-    # what the speaker says in their own words: "He said 'I need to ...'" is no todo of theirs
-    own = unquoted(view)
+    # what the speaker says in their own words: "He said 'I need to ...'" is no todo of theirs, and "she asked if
+    # we've decided" no decision
+    own = _INDIRECT_QUESTION.sub(lambda m: " " * len(m.group()), unquoted(view))
     mtype = _type_of(own, subject)
     if mtype is None:
         mtype = _fallback_type(own, view, role)
