@@ -23,6 +23,7 @@ import logging
 import math
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -162,9 +163,18 @@ def build_system(
     clock = FakeClock(max(t[5] for t in turns) + DAY)
     if reuse and config.db_path.exists():
         return _reopen(embedder, config, clock)
+    _fresh(workdir / name)
     if not direct and engine_available():
         return _ingest_engine(turns, embedder, config, clock)
     return _ingest_direct(turns, embedder, config, clock)
+
+
+def _fresh(folder: Path) -> None:
+    """Start a store from nothing: a store an earlier run left there would keep that run's memories (capture skips
+    turns already journaled), so its figures would describe the old code."""
+    if folder.exists():
+        log.warning("removing the earlier run's store in %s (--reuse keeps it)", folder)
+        shutil.rmtree(folder)
 
 
 def _ingest_engine(
@@ -385,6 +395,7 @@ def latency_at_scale(
     from hermes_bowerbird.types import MemoryType, NewMemory, Source
 
     clock = FakeClock(BASE_TIME + 400 * DAY)
+    _fresh(workdir / "scale")
     config = build_config(workdir / "scale", {"db_path": str(workdir / "scale" / "memory.db")})
     config.db_path.parent.mkdir(parents=True, exist_ok=True)
     store = Store.open(config.db_path, clock=clock)
@@ -1162,7 +1173,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="reopen the stores an earlier run left in --workdir instead of ingesting again",
+        help="reopen the stores an earlier run left in --workdir instead of ingesting again "
+        "(without it, such stores are removed first)",
     )
     parser.add_argument(
         "--direct", action="store_true", help="ingest turns as plain episodes, not via the engine"
