@@ -79,3 +79,35 @@ def test_an_allergy_told_first_leads_the_bulletins_facts(engine: Bowerbird) -> N
     assert bulletin is not None
     facts = bulletin.text.split("Important facts:")[1].splitlines()
     assert facts[1] == "- I'm allergic to penicillin.", bulletin.text
+
+
+@pytest.mark.parametrize(
+    "user, subject",
+    [
+        ("I take metformin every morning with breakfast.", "user:medication:metformin"),
+        ("I take 20mg of lisinopril daily.", "user:medication:lisinopril"),
+        ("I'm on sertraline for my anxiety.", "user:medication:sertraline"),
+        ("I take ibuprofen twice a day for my back pain.", "user:medication:ibuprofen"),
+        ("I started taking amitriptyline at night.", "user:medication:amitriptyline"),
+        ("I take insulin at night.", "user:medication:insulin"),
+    ],
+)
+def test_a_drug_and_its_schedule_are_remembered(user: str, subject: str) -> None:
+    found = [c for c in extract_candidates(user, "") if c.subject == subject]
+    assert found and found[0].importance >= VITAL, extract_candidates(user, "")
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "I take the bus every morning.",
+        "I take walks every morning before work.",
+        "I take online courses daily.",
+        "I take my time every morning.",
+        "I take the stairs daily at the office.",
+    ],
+)
+def test_taking_what_is_no_drug_sets_no_medication(user: str) -> None:
+    assert all(
+        not (c.subject or "").startswith("user:medication:") for c in extract_candidates(user, "")
+    )

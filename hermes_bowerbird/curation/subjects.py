@@ -184,6 +184,21 @@ _NOT_TOOLS = frozenset(
     )
     for plural in ("", "s")
 )
+# a drug's name: one the table knows, or a word with a pharmacological ending (metformin, lisinopril, sertraline,
+# atorvastatin, omeprazole, levothyroxine); never "the bus" or "walks"
+_DRUG = (
+    r"(?:insulin|aspirin|ibuprofen|paracetamol|acetaminophen|melatonin|prednisone|warfarin|lithium|"
+    r"adderall|ritalin|xanax|prozac|zoloft|lexapro|wellbutrin|synthroid|ozempic|wegovy|"
+    r"[a-z]{3,}(?:formin|pril|sartan|statin|olol|azole|prazole|oxetine|aline|pine|zepam|azepam|done|"
+    r"cillin|mycin|cycline|thyroxine|mab|tidine|triptan|profen|sone|lone|semide|zide|triptyline|azine|"
+    r"amine|nicotine|caffeine))"
+)
+# when it is taken, or how much: "every morning", "daily", "twice a day", "at night", "with breakfast", "20mg"
+_DOSING = (
+    r"(?:every|each)\s+(?:day|morning|night|evening)|daily|nightly|(?:once|twice|three times)\s+a\s+day|"
+    r"at\s+(?:night|bedtime)|in\s+the\s+(?:morning|evening)s?|with\s+(?:breakfast|dinner|food|meals)|"
+    r"\d+\s?(?:mg|mcg|ml)\b|for\s+(?:my\s+)?(?:{_CONDITIONS})"
+)
 _ACTION_SUBJECT = {
     "deploy": vocab.DEPLOY_TOOL,
     "host": vocab.HOSTING,
@@ -449,7 +464,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi\s+{_NOW}(?:take|am taking|'m taking|started taking|stopped taking|no longer take)\s+(?:a\s+|an\s+)?"
         rf"(?:daily\s+)?(?P<item>(?:vitamin\s+)?(?!(?:a|an|the|my|some|daily)\b)[\w-]+(?:\s+and\s+[\w-]+)?)\s+"
         rf"(?:supplements?|vitamins?|pills?|tablets?|capsules?)\b|"
-        rf"\bi(?:'m| am)\s+{_NOW}on\s+(?P<item2>[a-z]+)\s+for\s+(?:my\s+)?(?:{_CONDITIONS})\b",
+        rf"\bi(?:'m| am)\s+{_NOW}on\s+(?P<item2>[a-z]+)\s+for\s+(?:my\s+)?(?:{_CONDITIONS})\b|"
+        # "I take metformin every morning", "I'm on 20mg of lisinopril": a drug's name and a dose or schedule
+        rf"\bi(?:'m| am)?\s+{_NOW}(?:take|taking|started taking|on)\s+(?:(?:\d+\s?(?:mg|mcg|ml|g)|a low dose)\s+of\s+)?"
+        rf"(?P<item3>{_DRUG})\s+(?:{_DOSING})",
         lambda m: _medication_any(m),
     ),
     # hobbies and routines
@@ -574,7 +592,7 @@ def _habit_any(m: re.Match[str]) -> str | None:
 
 
 def _medication_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("item", "item2"))
+    found = _first_group(m, ("item", "item2", "item3"))
     return f"{vocab.MEDICATIONS}{_clean(found)}" if found else None
 
 
