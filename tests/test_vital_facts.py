@@ -90,6 +90,7 @@ def test_an_allergy_told_first_leads_the_bulletins_facts(engine: Bowerbird) -> N
         ("I take ibuprofen twice a day for my back pain.", "user:medication:ibuprofen"),
         ("I started taking amitriptyline at night.", "user:medication:amitriptyline"),
         ("I take insulin at night.", "user:medication:insulin"),
+        ("I take propranolol for my anxiety.", "user:medication:propranolol"),
     ],
 )
 def test_a_drug_and_its_schedule_are_remembered(user: str, subject: str) -> None:

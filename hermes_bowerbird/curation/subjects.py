@@ -197,7 +197,7 @@ _DRUG = (
 _DOSING = (
     r"(?:every|each)\s+(?:day|morning|night|evening)|daily|nightly|(?:once|twice|three times)\s+a\s+day|"
     r"at\s+(?:night|bedtime)|in\s+the\s+(?:morning|evening)s?|with\s+(?:breakfast|dinner|food|meals)|"
-    r"\d+\s?(?:mg|mcg|ml)\b|for\s+(?:my\s+)?(?:{_CONDITIONS})"
+    rf"\d+\s?(?:mg|mcg|ml)\b|for\s+(?:my\s+)?(?:{_CONDITIONS})"
 )
 _ACTION_SUBJECT = {
     "deploy": vocab.DEPLOY_TOOL,
