@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from hermes_bowerbird.config import Config, build_config
+from hermes_bowerbird.config import Config, build_config, load_config
+from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.store import Store
 
 if TYPE_CHECKING:  # the model and torch load only in tests that ask for them
@@ -58,3 +59,15 @@ def vectors(store: Store, minilm: LocalEmbedder) -> VectorTier:
 def config(tmp_path: Path) -> Config:
     """Default settings; components under test get their store explicitly, so the db path is unused."""
     return build_config(tmp_path, {"db_path": str(tmp_path / "unused.db")})
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Bowerbird]:
+    """An engine with no model at all (no embeddings, no LLM): the heuristic curator, full text and the graph;
+    it curates on the caller's thread. Modules that need a model, a clock or other settings override it."""
+    config = load_config(
+        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
+    )
+    bowerbird = Bowerbird(config, background=False)
+    yield bowerbird
+    bowerbird.shutdown()

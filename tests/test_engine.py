@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,16 +101,6 @@ def test_an_engine_shutting_down_leaves_the_index_of_another_engine_on_the_same_
 
 
 # ------------------------------------------------------------------ update goes through the curator
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(
-        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
-    )
-    bowerbird = Bowerbird(config, background=False)
-    yield bowerbird
-    bowerbird.shutdown()
 
 
 def _live_ids(engine: Bowerbird) -> list[int]:

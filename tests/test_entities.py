@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import TurnCapture
@@ -128,16 +124,6 @@ def test_normalise_entity(name: str, key: str) -> None:
 
 
 # ------------------------------------------------------------------ names with inner punctuation, end to end
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(
-        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
-    )
-    bowerbird = Bowerbird(config, background=False)
-    yield bowerbird
-    bowerbird.shutdown()
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hermes_bowerbird import markdown
-from hermes_bowerbird.config import load_config
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.errors import InvalidInputError
 from hermes_bowerbird.options import RememberOptions
@@ -31,16 +29,6 @@ from hermes_bowerbird.types import MemoryType, Source
 )
 def test_split_entries(text: str, entries: list[str]) -> None:
     assert markdown.split_entries(text) == entries
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(
-        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
-    )
-    bowerbird = Bowerbird(config, background=False)
-    yield bowerbird
-    bowerbird.shutdown()
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hermes_bowerbird import render
-from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.roles import find_roles
 from hermes_bowerbird.engine import Bowerbird
@@ -98,16 +96,6 @@ def test_an_alias_in_another_scope_is_not_shared(tmp_path: Path) -> None:
 
 
 # -- end to end ----------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(
-        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
-    )
-    bowerbird = Bowerbird(config, background=False)
-    yield bowerbird
-    bowerbird.shutdown()
 
 
 def _tell(engine: Bowerbird, user: str, assistant: str = "Noted.") -> None:

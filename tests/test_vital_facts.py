@@ -3,12 +3,8 @@ leads the bulletin's facts however many ordinary facts were told after it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.extract import extract_candidates
 from hermes_bowerbird.curation.llm_batch import parse_decisions
 from hermes_bowerbird.engine import Bowerbird
@@ -30,16 +26,6 @@ ORDINARY = [
     "I keep 3 backup drives for the family photos at home.",
     "Our flat has 2 bedrooms and a box room that is my study.",
 ]
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Bowerbird]:
-    config = load_config(
-        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
-    )
-    bowerbird = Bowerbird(config, background=False)
-    yield bowerbird
-    bowerbird.shutdown()
 
 
 @pytest.mark.parametrize(
