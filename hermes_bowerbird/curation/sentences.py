@@ -108,7 +108,7 @@ def quotation_spans(sentence: str) -> list[tuple[int, int]]:
 def _unclosed(quotation: str) -> bool:
     """A quotation that runs to the end of the sentence: from its very start it is a pasted text (the user's own
     bio or draft) as often as the first half of a quotation, so it is not counted as someone else's words."""
-    return len(quotation) < 2 or quotation[-1] != _CLOSING[quotation[0]]
+    return quotation[-1] != _CLOSING[quotation[0]]
 
 
 def unquoted(sentence: str) -> str:
