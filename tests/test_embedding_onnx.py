@@ -149,6 +149,65 @@ def test_a_cached_build_is_reused_not_rebuilt(onnx_minilm: OnnxEmbedder, models_
     assert path.stat().st_mtime_ns == before
 
 
+def test_the_build_runs_each_layers_attention_as_one_fused_operator(
+    onnx_minilm: OnnxEmbedder, models_dir: Path
+) -> None:
+    import onnx
+
+    source = resolve_local_model()
+    graph = onnx.load(str(build_dir(models_dir, source.label, source.location) / MODEL_FILE)).graph
+    ops = [n.op_type for n in graph.node]
+    # six layers: the first in float32, the other five in int8; no attention left as loose matrix products
+    assert ops.count("Attention") == 1 and ops.count("QAttention") == 5
+    assert "Softmax" not in ops
+
+
+def test_a_graph_without_attention_to_fuse_stays_as_exported(tmp_path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    weight = helper.make_tensor("w", TensorProto.FLOAT, [4, 4], [0.5] * 16)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="plain")],
+        "plain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+        [weight],
+    )
+    source = tmp_path / "plain.onnx"
+    onnx.save(helper.make_model(graph), str(source))
+    assert onnx_runtime._fuse(source, tmp_path / "fused.onnx", 12, 384) == source
+    assert not (tmp_path / "fused.onnx").exists()
+
+
+def _stamped(folder: Path, **stamp: Any) -> Path:
+    folder.mkdir(parents=True)
+    (folder / onnx_runtime.STAMP_FILE).write_text(json.dumps(stamp), encoding="utf-8")
+    (folder / MODEL_FILE).write_bytes(b"model")
+    return folder
+
+
+def test_a_new_build_removes_the_models_builds_by_an_earlier_recipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = tmp_path / "models"
+    version = onnx_runtime.BUILD_VERSION
+    old = _stamped(models / "mini-int8-0ld", label="mini", version=version - 1)
+    (models / ".mini-int8-0ld.lock").touch()
+    other_model = _stamped(models / "other-int8-0ld", label="other", version=version - 1)
+    unfinished = models / "mini-int8-half"
+    unfinished.mkdir()
+
+    def build(target: Path, label: str, _location: str) -> None:
+        _stamped(target, label=label, version=version)
+
+    monkeypatch.setattr(onnx_runtime, "_build_in_subprocess", build)
+    built = ensure_built(models, "mini", "somewhere")
+    assert built.is_file()
+    assert not old.exists() and not (models / ".mini-int8-0ld.lock").exists()
+    assert other_model.exists() and unfinished.exists()
+
+
 def test_a_failed_build_says_why_and_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(EmbeddingError, match="building the ONNX model of broken failed"):
         ensure_built(tmp_path / "models", "broken", str(tmp_path / "not-a-model"))
