@@ -659,9 +659,8 @@ def _asked(sentence: str, end: int) -> bool:
 
 
 def _about_user(sentence: str, m: re.Match[str], prefix: str) -> bool:
-    """Whether a match speaks about the user, not about someone quoted or described."""
-    if re.search(r"[.!?,][\"'’”]$", sentence) and not re.search(r"(?:^|\s)[\"'‘“]", sentence):
-        return False  # the tail of a quotation split off by the sentence splitter
+    """Whether a match outside any quotation (see `_asserted`) speaks about the user, not about someone described
+    or reported."""
     if _FIRST_PERSON.search(m.group(0)):
         return not re.search(
             r"\b(?:you|she|he|they|him|her|them)\s+(?:said|says|thinks?|told me|asked|wrote|"
