@@ -426,6 +426,10 @@ def test_who_the_user_is_and_what_they_do(user: str, mtype: MemoryType) -> None:
             MemoryType.DECISION,
         ),
         ("My boss asked me whether I need to take Friday off for the move.", MemoryType.TODO),
+        # nor is what someone else believes about the user
+        ("My mom thinks I live in a dump.", MemoryType.IDENTITY),
+        ("My boss thinks I'm a designer.", MemoryType.IDENTITY),
+        ("Everyone assumes I'm vegan because I cook so much tofu.", MemoryType.PREFERENCE),
     ],
 )
 def test_mentions_and_past_habits_are_not_typed_as_such(user: str, not_type: MemoryType) -> None:

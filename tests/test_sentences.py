@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_bowerbird.curation.sentences import quotation_spans, unquoted
+from hermes_bowerbird.curation.sentences import own_words, quotation_spans, reported_spans
 
 
 @pytest.mark.parametrize(
@@ -21,6 +21,12 @@ from hermes_bowerbird.curation.sentences import quotation_spans, unquoted
         ('"I am a lecturer in Maynooth.', []),
         ('"Good Times" inspired the bassline.', ['"Good Times"']),
         ("I really need to sleep.'", ["I really need to sleep.'"]),  # the cut-off half
+        # the cut-off half before its speech tag, and a quotation after it
+        ("I'm vegan now,\" she said.", ["I'm vegan now,\""]),
+        (
+            "Honestly? I'm done,' he said, 'and I mean it.'",
+            ["Honestly? I'm done,'", "'and I mean it.'"],
+        ),
         ("I don't know, it's Mateo's.", []),
         ("My kids' school is great.", []),
         ("I grew up in the '90s.", []),
@@ -32,9 +38,44 @@ def test_quotation_spans(sentence: str, quoted: list[str]) -> None:
     assert [sentence[start:end] for start, end in quotation_spans(sentence)] == quoted
 
 
-def test_unquoted_keeps_positions() -> None:
+@pytest.mark.parametrize(
+    "sentence, reported",
+    [
+        (
+            "The therapist asked if we've decided to separate.",
+            ["asked if we've decided to separate"],
+        ),
+        ("My boss thinks I'm a designer.", ["thinks I'm a designer"]),
+        ("People assume I'm from Spain, which is funny.", ["assume I'm from Spain"]),
+        ("She thinks I'm vegan but I'm not.", ["thinks I'm vegan "]),
+        ("Mom keeps saying that I work too much.", ["keeps saying that I work too much"]),
+        # the speaker's own beliefs, and a clinician's view of their health
+        ("I think I'm allergic to cats.", []),
+        ("I don't believe I'm ready to move.", []),
+        ("My wife and I think we should move to Lisbon.", []),
+        ("We figured we'd move next year.", []),
+        ("My doctor thinks I have an ulcer.", []),
+        # a verb's plain form reports a belief only after a plural subject
+        ("Do you think I could bring a tent?", []),
+        ("It made me think about how I need to plan better.", []),
+        ("Lets think step by step about what I need to do.", []),
+        ("My parents think I'm still in Leeds.", ["think I'm still in Leeds"]),
+        ("You won't believe it - I got promoted!", []),
+        # a reported clause ends where the speaker's own begins
+        (
+            "She asked if we're getting divorced and we said we're separating first.",
+            ["asked if we're getting divorced "],
+        ),
+        ("He thinks I'm lazy - I work two jobs.", ["thinks I'm lazy"]),
+    ],
+)
+def test_reported_spans_beyond_quotations(sentence: str, reported: list[str]) -> None:
+    assert [sentence[start:end] for start, end in reported_spans(sentence)] == reported
+
+
+def test_own_words_keeps_positions() -> None:
     sentence = "He said 'I need to go' and I agreed."
-    bare = unquoted(sentence)
+    bare = own_words(sentence)
     assert len(bare) == len(sentence)
     assert "need" not in bare
     assert bare.endswith("and I agreed.")

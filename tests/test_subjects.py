@@ -28,6 +28,7 @@ from hermes_bowerbird.curation.subjects import first_person_view, spoken_number,
         ("I'm not strictly vegetarian anymore.", "user:diet"),
         ("Mostly vegan, with the odd exception when I travel.", "user:diet"),
         ("I'm doing intermittent fasting these days.", "user:diet"),
+        ("I think I'm vegan at heart now.", "user:diet"),
         # relationship
         ("We got divorced last year.", "user:relationship"),
         ("I started dating someone from my climbing gym.", "user:relationship"),
@@ -71,6 +72,7 @@ from hermes_bowerbird.curation.subjects import first_person_view, spoken_number,
         # health and habits
         ("I was diagnosed with type 2 diabetes.", "user:health:diabetes"),
         ("I have ADHD.", "user:health:adhd"),
+        ("My therapist believes I have ADHD.", "user:health:adhd"),
         ("I've recovered from burnout.", "user:health:burnout"),
         ("I'm pregnant!", "user:health:pregnancy"),
         ("I have a torn knee ligament.", "user:health:knee-injury"),
@@ -139,6 +141,13 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         # quotes and jokes
         "I said 'I'm an architect, I only know the Latin for concrete.'",
         'She told me "I live in Paris now" and hung up.',
+        # the second half of a quotation the sentence splitter cut off ('She looked at me. "Honestly? I'm ...')
+        "I'm vegan now,\" she said.",
+        "I moved to Berlin last year,' Marta told me.",
+        # someone else's belief or question
+        "My boss thinks I'm a designer.",
+        "People assume I'm from Spain.",
+        "She asked if I'm still vegan.",
         # look-alikes
         "I'm 20 minutes late, sorry.",
         "I'm 100% sure about this.",

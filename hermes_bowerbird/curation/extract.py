@@ -8,7 +8,7 @@ import time
 from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.noise import is_content_sentence
-from hermes_bowerbird.curation.sentences import split_sentences, unquoted
+from hermes_bowerbird.curation.sentences import own_words, split_sentences
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 from hermes_bowerbird.text import chat_words as words
 from hermes_bowerbird.timestamps import DAY
@@ -97,12 +97,6 @@ _NOT_A_MEMORY = re.compile(
     r"\bi (?:want|need|'d like|would like) (?:you )?to (?:know|ask|understand|check|see if|make sure|thank)\b|"
     r"^(?:if|what if|suppose|imagine|hypothetically)\b|\b(?:can|could|would|will) you\b|^please\b|"
     r"^i(?:'m| am| was)? (?:just )?(?:wondering|curious)\b|^i wonder\b|^any (?:idea|ideas|tips|thoughts)\b",
-    _I,
-)
-# "asked (me) if ...", "wondered whether ...": what follows, up to a comma or a dash, is a question someone asked
-_INDIRECT_QUESTION = re.compile(
-    r"\b(?:asked|asks|asking|wondered|wonders)(?:\s+(?:me|us|him|her|them|(?-i:[A-Z][a-z]+)))?\s+"
-    r"(?:if|whether)\b[^.!?;,—–]*",
     _I,
 )
 _EXPLICIT = re.compile(
@@ -248,14 +242,16 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
         return None
     subject = subject_of(sentence)
     view = first_person_view(sentence)
-    # what the speaker says in their own words: "He said 'I need to ...'" is no todo of theirs, and "she asked if
-    # we've decided" no decision
-    own = _INDIRECT_QUESTION.sub(lambda m: " " * len(m.group()), unquoted(view))
-    mtype = _type_of(own, subject)
+    # what the speaker says in their own words: "He said 'I need to ...'" is no todo of theirs, "she asked if we've
+    # decided" no decision, and "my mom thinks I live in a dump" not where they live
+    own = own_words(view)
+    mtype = _type_of(own, subject) or _fallback_type(own, view, role)
     if mtype is None:
-        mtype = _fallback_type(own, view, role)
-        if mtype is None:
+        # what someone else believes ("the realtor thinks they'll counter at $370") is a fact about them at most
+        said = own_words(view, beliefs=False)
+        if said == own or (_type_of(said, subject) or _fallback_type(said, view, role)) is None:
             return None
+        mtype = MemoryType.FACT
     if subject is None and not is_content_sentence(sentence, role):
         return None
     if subject is None and len(words(content)) < _MIN_WORDS:

@@ -86,21 +86,26 @@ _QUOTATION = re.compile(
     r"(?:^|(?<=[\s(\[:,]))(?:\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)|‘(?:[^’]|’(?=\w))*(?:’|$)|"
     r"'(?!(?:cause|cos|til|till|em|bout|round|n|s|d|ll|re|ve|tis|twas)\b)(?=[^\W\d_])(?:[^']|'(?=\w))*(?:'(?![^\W\d_])|$))"
 )
-# the second half of a quotation the splitter cut in two: it ends with a closing mark that nothing opened
-_QUOTATION_TAIL = re.compile(r"[.!?,…][\"'’”]$")
+# the second half of a quotation the splitter cut in two: a closing mark that nothing opened, at the end or before
+# the rest of the sentence ("I'm vegan now," she said.)
+_QUOTATION_TAIL = re.compile(r"[.!?,…][\"'’”](?=\s|$)")
 _CLOSING = {'"': '"', "“": "”", "‘": "’", "'": "'"}
 _QUOTE_OPENER = re.compile(r"(?:^|[\s(\[:,])[\"'‘“]")
 
 
 def quotation_spans(sentence: str) -> list[tuple[int, int]]:
     """Where `sentence` quotes someone's words: each quotation from its opening mark to its closing one (or to the
-    end, when the sentence splitter cut the quotation off after "He said 'I'm beat."), or the whole sentence when it
-    is the second half of a quotation cut in two ("I need to sleep.'")."""
-    if _QUOTATION_TAIL.search(sentence) and not _QUOTE_OPENER.search(sentence):
-        return [(0, len(sentence))]
-    return [
+    end, when the sentence splitter cut the quotation off after "He said 'I'm beat."), and from the start when the
+    sentence begins with the second half of a quotation cut in two ("I need to sleep.'", "I'm vegan now," she
+    said.)."""
+    spans, start = [], 0
+    tail = _QUOTATION_TAIL.search(sentence)
+    if tail and not _QUOTE_OPENER.search(sentence[: tail.start()]):
+        spans.append((0, tail.end()))
+        start = tail.end()
+    return spans + [
         m.span()
-        for m in _QUOTATION.finditer(sentence)
+        for m in _QUOTATION.finditer(sentence, start)
         if m.end() > m.start() + 1 and not (m.start() == 0 and _unclosed(m.group()))
     ]
 
@@ -111,10 +116,73 @@ def _unclosed(quotation: str) -> bool:
     return quotation[-1] != _CLOSING[quotation[0]]
 
 
-def unquoted(sentence: str) -> str:
-    """`sentence` with every quotation blanked out (same length, so positions still line up): what the speaker
-    says in their own words."""
+# where a reported clause ends: a comma, a dash, a semicolon, the sentence's end, "but", or "and"/"so" before the
+# speaker's own clause ("she asked if we're getting divorced and we said we're separating first")
+_REPORT_END = r"(?=[.!?;,—–]|\s-\s|\bbut\b|\b(?:and|so)\s+(?:i|we|i'm|we're|i've|we've)\b|$)"
+# "asked (me) if ...", "wondered whether ...": a question someone asked
+_INDIRECT_QUESTION = re.compile(
+    r"\b(?:asked|asks|asking|wondered|wonders)(?:\s+(?:me|us|him|her|them|(?-i:[A-Z][a-z]+)))?\s+"
+    rf"(?:if|whether)\b(?:(?!{_REPORT_END}).)*",
+    re.IGNORECASE,
+)
+# "my boss thinks I'm ...", "people assume I'm ...": a belief, unless the speaker holds it ("I think", "we figured",
+# "I don't believe") or a clinician does (see `_belief_spans`). The verb's plain form ("think") counts only after a
+# plural subject ("people assume"): "do you think", "made me think" and "it's amazing to think" report no belief.
+_BELIEF_VERB = (
+    r"(?:(?P<plain>think|assume|believe|reckon|insist|imagine|suspect|claim)|thinks|thought|assumes|assumed|"
+    r"believes|believed|claimed|reckons|reckoned|figured|insists|insisted|imagines|imagined|suspects|"
+    r"suspected|(?:is|was|are|were)\s+convinced|keeps\s+saying|kept\s+saying)"
+)
+_BELIEF = re.compile(
+    rf"\b{_BELIEF_VERB}\s+(?:that\s+)?(?:(?!{_REPORT_END}).)*",
+    re.IGNORECASE,
+)
+_PLURAL_SUBJECT = re.compile(
+    r"\b(?:they|people|folks|others|(?!(?:lets|this|is|was|has|does|always|sometimes|perhaps)\b)\w+s)\s*$",
+    re.IGNORECASE,
+)
+_CLAUSE_OPENING = re.compile(r"[.!?;,—–]|\s-\s|\b(?:and|but|so|because)\b", re.IGNORECASE)
+_SPEAKER = re.compile(r"\b(?:i|we|i'm|we're|i've|we've|i'd|we'd)\b|\bi’", re.IGNORECASE)
+# a clinician's view of the speaker's health is what the speaker knows of it ("my doctor thinks I have an ulcer")
+_CLINICIAN = re.compile(
+    r"\b(?:doctors?|dr|gp|physicians?|therapists?|psychiatrists?|psychologists?|dentists?|nurses?|specialists?|"
+    r"physio\w*|surgeons?|consultants?|midwife|midwives|\w+ologists?|p(?:a)?ediatricians?)\b",
+    re.IGNORECASE,
+)
+
+
+def _belief_spans(sentence: str) -> list[tuple[int, int]]:
+    """Where someone other than the speaker believes or claims something ("My boss thinks I'm a designer"): the
+    subject before the verb, back to the clause's opening, is not "I" or "we", nor a clinician."""
+    spans = []
+    openings = [0, *(brk.end() for brk in _CLAUSE_OPENING.finditer(sentence))]
+    at = 0
+    for m in _BELIEF.finditer(sentence):
+        while at + 1 < len(openings) and openings[at + 1] <= m.start():
+            at += 1
+        subject = sentence[openings[at] : m.start()]
+        if not subject.strip() or _SPEAKER.search(subject) or _CLINICIAN.search(subject):
+            continue
+        if m.group("plain") is None or _PLURAL_SUBJECT.search(subject):
+            spans.append(m.span())
+    return spans
+
+
+def reported_spans(sentence: str, beliefs: bool = True) -> list[tuple[int, int]]:
+    """Where `sentence` gives words or beliefs that are not the speaker's own: quotations (`quotation_spans`),
+    questions someone asked ("she asked if we've decided to separate") and, unless `beliefs` is False, someone
+    else's beliefs ("people assume I'm from Spain")."""
+    return [
+        *quotation_spans(sentence),
+        *(m.span() for m in _INDIRECT_QUESTION.finditer(sentence)),
+        *(_belief_spans(sentence) if beliefs else ()),
+    ]
+
+
+def own_words(sentence: str, beliefs: bool = True) -> str:
+    """`sentence` with everything `reported_spans` finds blanked out (same length, so positions still line up):
+    what the speaker states in their own words."""
     out = sentence
-    for start, end in quotation_spans(sentence):
+    for start, end in reported_spans(sentence, beliefs):
         out = out[:start] + " " * (end - start) + out[end:]
     return out

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hermes_bowerbird import vocabulary as vocab
-from hermes_bowerbird.curation.sentences import quotation_spans
+from hermes_bowerbird.curation.sentences import reported_spans
 from hermes_bowerbird.curation.tool_names import CHOSEN_ONLY_WITH_A_CAPITAL, KNOWN_TOOLS, SLOT_OF
 from hermes_bowerbird.text import DIGIT_WORDS, normalise_entity
 from hermes_bowerbird.text import chat_words as words
@@ -645,8 +645,9 @@ def _clause_start(sentence: str, pos: int) -> int:
     return start
 
 
-def _quoted(sentence: str, pos: int) -> bool:
-    return any(start <= pos < end for start, end in quotation_spans(sentence))
+def _reported(sentence: str, pos: int) -> bool:
+    """Whether `pos` lies in words or beliefs that are not the speaker's (see `sentences.reported_spans`)."""
+    return any(start <= pos < end for start, end in reported_spans(sentence))
 
 
 def _asked(sentence: str, end: int) -> bool:
@@ -659,8 +660,8 @@ def _asked(sentence: str, end: int) -> bool:
 
 
 def _about_user(sentence: str, m: re.Match[str], prefix: str) -> bool:
-    """Whether a match outside any quotation (see `_asserted`) speaks about the user, not about someone described
-    or reported."""
+    """Whether a match outside anything reported (see `_asserted`) speaks about the user, not about someone
+    described or reported."""
     if _FIRST_PERSON.search(m.group(0)):
         return not re.search(
             r"\b(?:you|she|he|they|him|her|them)\s+(?:said|says|thinks?|told me|asked|wrote|"
@@ -679,7 +680,7 @@ def _asserted(key: str, sentence: str, m: re.Match[str]) -> bool:
     """Whether a match states the current value, rather than asking, supposing, quoting or looking back."""
     start = _clause_start(sentence, m.start())
     prefix = sentence[start : m.start()]
-    if _quoted(sentence, m.start()) or _asked(sentence, m.end()):
+    if _reported(sentence, m.start()) or _asked(sentence, m.end()):
         return False
     if _IRREALIS.search(prefix) or _IRREALIS.search(m.group(0)):
         return False
