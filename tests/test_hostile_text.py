@@ -26,6 +26,8 @@ SHAPES = {
     "quotes": '"',
     "open brackets": "(",
     "tools named by several words": "GitHub Actions vs code ",
+    "someone's word about the user, repeated": "She said I am a designer, ",
+    "someone's belief about the user, repeated": "My boss thinks I am a designer, ",
 }
 
 _PIPELINE = """

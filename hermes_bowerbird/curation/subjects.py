@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hermes_bowerbird import vocabulary as vocab
@@ -645,11 +645,6 @@ def _clause_start(sentence: str, pos: int) -> int:
     return start
 
 
-def _reported(sentence: str, pos: int) -> bool:
-    """Whether `pos` lies in words or beliefs that are not the speaker's (see `sentences.reported_spans`)."""
-    return any(start <= pos < end for start, end in reported_spans(sentence))
-
-
 def _asked(sentence: str, end: int) -> bool:
     """Whether the clause holding the match ends in a question mark with no clause break before it."""
     tail = sentence[end:]
@@ -676,11 +671,16 @@ def _about_user(sentence: str, m: re.Match[str], prefix: str) -> bool:
     )
 
 
-def _asserted(key: str, sentence: str, m: re.Match[str]) -> bool:
-    """Whether a match states the current value, rather than asking, supposing, quoting or looking back."""
+def _asserted(
+    key: str, sentence: str, m: re.Match[str], reported: Sequence[tuple[int, int]]
+) -> bool:
+    """Whether a match states the current value, rather than asking, supposing, quoting or looking back.
+
+    `reported` are the sentence's spans of words or beliefs that are not the speaker's (`sentences.reported_spans`).
+    """
     start = _clause_start(sentence, m.start())
     prefix = sentence[start : m.start()]
-    if _reported(sentence, m.start()) or _asked(sentence, m.end()):
+    if any(a <= m.start() < b for a, b in reported) or _asked(sentence, m.end()):
         return False
     if _IRREALIS.search(prefix) or _IRREALIS.search(m.group(0)):
         return False
@@ -736,12 +736,26 @@ def _to_first_person(m: re.Match[str]) -> str:
     return m.group(0)
 
 
+# no profile statement runs longer; a pasted text without full stops may
+_MAX_STATEMENT_CHARS = 2_000
+
+
 def subject_of(sentence: str) -> str | None:
-    """The subject key of a sentence stating the current value of something that changes over time, or None."""
-    view = first_person_view(re.sub(r"(?<=\w)’(?=\w)", "'", sentence))
+    """The subject key of a sentence stating the current value of something that changes over time, or None.
+
+    Only the sentence's first `_MAX_STATEMENT_CHARS` are read: each match is checked against the clause before it,
+    so a sentence of many matches that are not statements ("She said I am a designer, " over and over, with no full
+    stop) would cost time quadratic in its length.
+    """
+    view = first_person_view(re.sub(r"(?<=\w)’(?=\w)", "'", sentence[:_MAX_STATEMENT_CHARS]))
+    reported: list[tuple[int, int]] | None = None  # found once, when a rule first matches
     for rule in _RULES:
         for m in rule.pattern.finditer(view):
             key = rule.key(m)
-            if key and _asserted(key, view, m):
+            if not key:
+                continue
+            if reported is None:
+                reported = reported_spans(view)
+            if _asserted(key, view, m, reported):
                 return key
     return None
