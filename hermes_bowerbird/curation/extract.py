@@ -278,7 +278,8 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
 
 def _fallback_type(own: str, sentence: str, role: str) -> MemoryType | None:
     """A durable user statement with a name or number is a fact; anything else is left to the episodes. `own` is
-    the sentence without its quotations: the user speaks of themselves there, while a quoted title is a name."""
+    the sentence in the user's own words (`sentences.own_words`: no quotations, no one else's questions or
+    beliefs): the user speaks of themselves there, while a quoted title is a name."""
     if role != "user" or not _FIRST_PERSON.search(own):
         return None
     # someone close ("my sister") is named as plainly as by a name
