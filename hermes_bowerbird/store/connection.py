@@ -70,12 +70,8 @@ class Connection:
                 yield
                 return
             self._guarded(lambda: db.retry_busy(lambda: self._conn.execute("BEGIN IMMEDIATE")))
-            try:
+            with self._ended():
                 yield
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            db.retry_busy(lambda: self._conn.execute("COMMIT"))
 
     @contextmanager
     def try_transaction(self) -> Iterator[bool]:
@@ -91,14 +87,26 @@ class Connection:
             if not self._begin_now():
                 yield False
                 return
-            try:
+            with self._ended():
                 yield True
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            db.retry_busy(lambda: self._conn.execute("COMMIT"))
         finally:
             self._lock.release()
+
+    @contextmanager
+    def _ended(self) -> Iterator[None]:
+        """End the transaction begun just before: COMMIT after the body, ROLLBACK when the body or the COMMIT fails.
+
+        A failed COMMIT leaves SQLite inside the transaction, holding the write lock; kept open, every later
+        `transaction()` of this connection would join it and never commit, and every other process would find
+        the database busy for as long as this one lives."""
+        try:
+            yield
+            db.retry_busy(lambda: self._conn.execute("COMMIT"))
+        except BaseException:
+            # some errors (a full disk, an interrupt) have rolled it back already
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
 
     def _begin_now(self) -> bool:
         """BEGIN IMMEDIATE without SQLite's busy wait; False when another connection holds the write lock."""
@@ -136,13 +144,24 @@ class Connection:
             raise DatabaseError(f"database is closed or misused: {exc}") from exc
 
     def execute(self, sql: str, params: Params = ()) -> sqlite3.Cursor:
-        """One statement under the lock; outside a transaction a busy database is retried (it failed whole)."""
+        """One statement under the lock, run to its end (read rows with `query`); outside a transaction a busy
+        database is retried (it failed whole).
+
+        A statement that returns rows (a PRAGMA, a SELECT) stays in progress until its rows are read; one left
+        so after the lock is released fails the COMMIT of whichever thread takes the lock next ("SQL statements
+        in progress"), so its rows are read here, under the lock."""
         with self._lock:
-            cursor = self._guarded(self._conn.cursor)
-            cursor.row_factory = sqlite3.Row
-            if self._guarded(lambda: self._conn.in_transaction):
-                return self._guarded(lambda: cursor.execute(sql, params))
-            return self._guarded(lambda: db.retry_busy(lambda: cursor.execute(sql, params)))
+            cursor = self._run(sql, params)
+            if cursor.description is not None:
+                cursor.fetchall()
+            return cursor
+
+    def _run(self, sql: str, params: Params) -> sqlite3.Cursor:
+        cursor = self._guarded(self._conn.cursor)
+        cursor.row_factory = sqlite3.Row
+        if self._guarded(lambda: self._conn.in_transaction):
+            return self._guarded(lambda: cursor.execute(sql, params))
+        return self._guarded(lambda: db.retry_busy(lambda: cursor.execute(sql, params)))
 
     def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         """One statement for many parameter rows, in one transaction."""
@@ -152,7 +171,7 @@ class Connection:
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """All rows, fetched while the lock is held (a cursor read later could see another thread's work)."""
         with self._lock:
-            rows: list[sqlite3.Row] = self.execute(sql, params).fetchall()
+            rows: list[sqlite3.Row] = self._run(sql, params).fetchall()
             return rows
 
     def scalar(self, sql: str, params: Params = ()) -> Any:
