@@ -101,6 +101,50 @@ def test_tool_names_that_are_everyday_words_need_their_capital(text: str) -> Non
     assert not [name for name, kind in find_entities(text) if kind == "tool"]
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # an occasion is neither a person (two or three capitalised words were) nor a place
+        ("Happy New Year! We had a party.", [("New Year", "event")]),
+        ("A Happy New Year to all of you!", [("New Year", "event")]),
+        ("Happy New Year's Eve!", [("New Year's Eve", "event")]),
+        ("Thanksgiving was at my aunt's this year.", [("Thanksgiving", "event")]),
+        ("See you at Christmas dinner.", [("Christmas", "event")]),
+        ("It was Mother's Day so we went out.", [("Mother's Day", "event")]),
+        ("Happy Hour at the office ran late.", [("Happy Hour", "event")]),
+        # the speaker's "I" after it is no part of a name, and an everyday tool word inside it is no tool
+        ("On Black Friday I bought a TV.", [("Black Friday", "event")]),
+        (
+            "Last St. Patrick's Day I was in Dublin.",
+            [("St. Patrick's Day", "event"), ("Dublin", "place")],
+        ),
+        # whom a greeting is for is a person, and the greeting's words are no part of the name
+        ("Merry Christmas Anna!", [("Christmas", "event"), ("Anna", "person")]),
+        ("Happy Birthday Tom, hope it is great.", [("Tom", "person")]),
+        ("Congrats Maria on the new job!", [("Maria", "person")]),
+        ("Happy Birthday!", []),
+        # a longer name with an occasion in it stays whole, and is nobody
+        (
+            "We went to the Christmas Market in Vienna.",
+            [("Christmas Market", "place"), ("Vienna", "place")],
+        ),
+        ("Our Halloween Party was fun.", [("Halloween Party", "thing")]),
+        ("Sam Easter is my neighbour.", [("Sam Easter", "person")]),
+    ],
+)
+def test_occasions_and_greetings(text: str, expected: list[tuple[str, str]]) -> None:
+    assert find_entities(text) == expected
+
+
+def test_a_numeral_before_of_stays_in_the_name() -> None:
+    names = [n for n, _ in find_entities("We read about Elizabeth I of England.")]
+    assert names == ["Elizabeth I of England"]
+
+
+def test_the_formatter_black_is_still_a_tool() -> None:
+    assert ("Black", "tool") in find_entities("I format with Black and deploy on Friday.")
+
+
 def test_entities_are_unique_by_normalised_name() -> None:
     names = [n for n, _ in find_entities("Ana said hi. I told Ana's brother. ANA?")]
     assert len([n for n in names if normalise_entity(n) == "ana"]) == 1

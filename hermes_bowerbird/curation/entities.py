@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from hermes_bowerbird.curation.occasions import OCCASION_PHRASE, find_occasion, greeting_length
 from hermes_bowerbird.curation.sentences import split_sentences
 from hermes_bowerbird.curation.tool_names import DISPLAY, EVERYDAY_WORDS, KNOWN_TOOLS
 from hermes_bowerbird.text import normalise_entity
@@ -177,6 +178,9 @@ _TOOL_PHRASE = re.compile(
     re.IGNORECASE,
 )
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+# what follows the speaker's "I" at the end of a capitalised run: a verb ("Black Friday I bought", "Day I was"),
+# where a numeral is followed by "of" or "and" ("Elizabeth I of England", "Acts I and II")
+_PRONOUN_NEXT = re.compile(r"\s+(?!(?:of|and|or)\b)[a-z]")
 
 
 def _looks_like_title(quoted: str) -> bool:
@@ -232,37 +236,102 @@ def _named_elsewhere(word: str, text: str) -> bool:
 def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for m in _CAP_SEQ.finditer(sentence):
-        raw = m.group(0)
-        parts = _trim_sequence(raw.split(), m.start() == 0)
-        if not parts:
+        words = [(w.start() + m.start(), w.group()) for w in re.finditer(r"\S+", m.group(0))]
+        occasion = _occasion(words, sentence[m.end() :])
+        if occasion is None:
+            found += _name(sentence, text, words, m.start() == 0, m.end())
             continue
-        after = sentence[m.end() :]
-        if (
-            m.start() == 0
-            and len(parts) == 1
-            and parts[0] == raw.split()[0]
-            and not _PERSON_FOLLOW.match(after)
-            and not _POSSESSIVE.search(parts[0])
-            and not _named_elsewhere(parts[0], text)
-        ):
-            continue
-        name = _POSSESSIVE.sub("", " ".join(parts)).strip(".,;:!?-")
-        # a name made only of common words is title-case chat ("Not Sure", "See You Tomorrow")
-        if (
-            len(name) < 2
-            or all(p.lower() in COMMON_WORDS for p in name.split())
-            or all(p.lower() in KNOWN_TOOLS for p in name.split())
-            or " ".join(name.split()).lower() in KNOWN_TOOLS
-        ):
-            continue
-        if name.isupper() and len(name) <= 2:
-            continue
-        start = m.start() + raw.find(parts[0])
-        # the context patterns end at the name and reach a few words back: searching the whole sentence before
-        # every name would cost time quadratic in a long sentence of names
-        before = sentence[max(0, start - _CONTEXT_CHARS) : start]
-        found.append((name, _kind_of(name, before, after[:_CONTEXT_CHARS])))
+        # "Happy New Year", "Merry Christmas Anna", "On Black Friday I": the occasion, and a name beside it
+        start, end = occasion
+        found.append((_clean(" ".join(w for _, w in words[start:end])), "event"))
+        greeted = greeting_length([w for _, w in words[:start]]) > 0
+        found += _name(sentence, text, words[end:], False, m.end(), greeted=greeted)
     return found
+
+
+def _occasion(words: list[tuple[int, str]], after: str) -> tuple[int, int] | None:
+    """Where a run of capitalised words names an occasion, when it names one on its own: after nothing but a
+    greeting or common words, and at the run's end ("Happy New Year", "On Black Friday I") or wished to someone
+    ("Merry Christmas Anna"). A longer name with one inside ("Christmas Market", "Sam Easter") is that name."""
+    found = find_occasion([w for _, w in words])
+    if found is None:
+        return None
+    start, end = found
+    opening = [w for _, w in words[:start]]
+    greeting = greeting_length(opening)
+    if any(w.lower().replace("’", "'") not in COMMON_WORDS for w in opening[greeting:]):
+        return None
+    tail = [w for _, w in words[end:]]
+    if not tail or (len(tail) == 1 and _is_pronoun(tail[0], after)):
+        return found
+    return found if greeting else None
+
+
+def _clean(name: str) -> str:
+    return _POSSESSIVE.sub("", name).strip(".,;:!?-")
+
+
+def _name(
+    sentence: str,
+    text: str,
+    words: list[tuple[int, str]],
+    at_start: bool,
+    end: int,
+    *,
+    greeted: bool = False,
+) -> list[tuple[str, str]]:
+    """The name in a run of capitalised `words` (each with its offset in `sentence`) ending at `end`, with its
+    kind; none for a run of common words, a lone word opening the sentence, or a greeting alone. A name that
+    follows a greeting ("Congrats Maria", "Happy Birthday Tom") is a person's."""
+    skip = greeting_length([w for _, w in words])
+    greeted = greeted or skip > 0
+    words = words[skip:]
+    at_start = at_start and not skip
+    parts = _trim_sequence([w for _, w in words], at_start)
+    after = sentence[end:]
+    if len(parts) > 1 and _is_pronoun(parts[-1], after):
+        parts = parts[:-1]  # "On Black Friday I bought", "Tuesday I'm off"
+    if not parts:
+        return []
+    if (
+        at_start
+        and len(parts) == 1
+        and parts[0] == words[0][1]
+        and not greeted
+        and not _PERSON_FOLLOW.match(after)
+        and not _POSSESSIVE.search(parts[0])
+        and not _named_elsewhere(parts[0], text)
+    ):
+        return []
+    name = _clean(" ".join(parts))
+    # a name made only of common words is title-case chat ("Not Sure", "See You Tomorrow")
+    if (
+        len(name) < 2
+        or all(p.lower() in COMMON_WORDS for p in name.split())
+        or all(p.lower() in KNOWN_TOOLS for p in name.split())
+        or " ".join(name.split()).lower() in KNOWN_TOOLS
+    ):
+        return []
+    if name.isupper() and len(name) <= 2:
+        return []
+    start = next(offset for offset, w in words if w == parts[0])
+    # the context patterns end at the name and reach a few words back: searching the whole sentence before
+    # every name would cost time quadratic in a long sentence of names
+    before = sentence[max(0, start - _CONTEXT_CHARS) : start]
+    kind = "person" if greeted else _kind_of(name, before, after[:_CONTEXT_CHARS])
+    if kind == "person" and (find_occasion(name.split()) or (1, 0))[0] == 0:
+        kind = "thing"  # "Halloween Party", "Christmas Tree Farm": named after an occasion, not a person
+    return [(name, kind)]
+
+
+def _is_pronoun(word: str, after: str) -> bool:
+    """Whether the last word of a capitalised run is the speaker's "I" ("Black Friday I bought"), not a numeral
+    ("Elizabeth I of England"); a numeral before a verb reads as the pronoun ("World War I was" names "World
+    War")."""
+    word = word.replace("’", "'")
+    if word in ("I'm", "I've", "I'd", "I'll"):
+        return True
+    return word == "I" and _PRONOUN_NEXT.match(after) is not None
 
 
 def _tools(text: str) -> list[tuple[str, str]]:
@@ -273,7 +342,9 @@ def _tools(text: str) -> list[tuple[str, str]]:
         found.append((" ".join(m.group(0).split()), "tool"))
         return " " * len(m.group(0))
 
-    for m in _TOOL_WORD.finditer(_TOOL_PHRASE.sub(blank, text)):
+    # an occasion's words are not tools either ("Black Friday")
+    unnamed = OCCASION_PHRASE.sub(lambda m: " " * len(m.group(0)), text)
+    for m in _TOOL_WORD.finditer(_TOOL_PHRASE.sub(blank, unnamed)):
         word = m.group(0).rstrip(".")
         low = word.lower()
         if low in KNOWN_TOOLS and not (low in EVERYDAY_WORDS and word.islower()):
@@ -282,7 +353,8 @@ def _tools(text: str) -> list[tuple[str, str]]:
 
 
 def find_entities(text: str) -> list[tuple[str, str]]:
-    """(name, kind) pairs in first-seen order, one per normalised name; kind is person|place|org|tool|project|thing."""
+    """(name, kind) pairs in first-seen order, one per normalised name; kind is person, place, org, tool, project,
+    event (an occasion: a holiday) or thing."""
     found: list[tuple[str, str]] = []
     found += [(m.group(1), "person") for m in _HANDLE.finditer(text)]
     found += [
