@@ -420,6 +420,7 @@ def test_who_the_user_is_and_what_they_do(user: str, mtype: MemoryType) -> None:
         ("Diana and I never went to yoga here.", MemoryType.PREFERENCE),
         ("I never appreciated how much work it was.", MemoryType.PREFERENCE),
         ("We always used to spend August in Porto.", MemoryType.PREFERENCE),
+        ("I always drove to Lyon for work.", MemoryType.PREFERENCE),
         # a question someone asked is no statement
         (
             "The therapist asked if we've decided to separate or if we're still exploring.",
@@ -434,3 +435,20 @@ def test_who_the_user_is_and_what_they_do(user: str, mtype: MemoryType) -> None:
 )
 def test_mentions_and_past_habits_are_not_typed_as_such(user: str, not_type: MemoryType) -> None:
     assert all(c.type is not not_type for c in extract_candidates(user, ""))
+
+
+@pytest.mark.parametrize(
+    "user, mtype",
+    [
+        # no rule names these verbs: what the user did, told with a name or a number, is an event...
+        ("I drove 300 km to see Anna.", MemoryType.EVENT),
+        ("I paid 1200 dollars for the Rome flights.", MemoryType.EVENT),
+        ("I spent 3 hours with Dr. Lee.", MemoryType.EVENT),
+        # ...and a present need, whose verb only ends like a past one, is a fact
+        ("I need 3 copies for Priya Raman.", MemoryType.FACT),
+    ],
+)
+def test_a_statement_no_rule_types_is_an_event_when_its_verb_is_past(
+    user: str, mtype: MemoryType
+) -> None:
+    assert [c.type for c in extract_candidates(user, "")] == [mtype]

@@ -28,9 +28,11 @@ _CLOSE = (
     r"mother|father|brother|sister|parents|dog|cat"
 )
 _CLOSE_MENTION = re.compile(rf"\b(?:my|our) (?:{_CLOSE})\b", _I)
+# a verb in the past: a regular form ("moved", not "need" or "feed") or a common irregular one
 _PAST_VERB = (
     r"\w+[^e\W]ed|went|had|was|were|got|did|saw|made|took|thought|knew|said|told|came|felt|found|left|met|ran|"
-    r"wrote|bought|ate|drank|heard|understood|gave|kept|sat|spoke|became|began|brought"
+    r"wrote|bought|sold|ate|drank|drove|heard|understood|gave|kept|sat|spoke|became|began|brought|won|lost|"
+    r"paid|sent|spent"
 )
 _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
     (t, re.compile(p, _I))
@@ -165,11 +167,9 @@ _TECHNICAL_STEP = re.compile(
     r"git|docker|kubectl|make|export|chmod|systemctl|migrate)\b",
     _I,
 )
+# someone did something: a pronoun in any case ("I drove") or a name ("Anna moved"), then a past verb
 _PAST_TENSE = re.compile(
-    r"\b(?:i|we|he|she|they|[A-Z][a-z]+) (?:just |finally |also |actually )?"
-    r"(?:[a-z]+ed|went|made|took|"
-    r"sat|said|had|got|came|saw|met|ran|told|found|left|bought|sold|ate|drove|spoke|gave|"
-    r"wrote|began|brought|thought|felt|kept|won|lost|paid|sent|spent|did|was|were)\b"
+    rf"\b(?:(?i:i|we|he|she|they)|[A-Z][a-z]+) (?:just |finally |also |actually )?(?:{_PAST_VERB})\b"
 )
 _AGE_WORDS = re.compile(
     r"\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|"
