@@ -123,6 +123,10 @@ def test_tool_names_that_are_everyday_words_need_their_capital(text: str) -> Non
         ("Happy Birthday Tom, hope it is great.", [("Tom", "person")]),
         ("Congrats Maria on the new job!", [("Maria", "person")]),
         ("Happy Birthday!", []),
+        # whom the speaker greets or thanks is a person, also after a comma
+        ("Happy Birthday, Tom!", [("Tom", "person")]),
+        ("Hey John, I had a blast at the concert.", [("John", "person")]),
+        ("It went well. Thanks, Nate!", [("Nate", "person")]),
         # a longer name with an occasion in it stays whole, and is nobody
         (
             "We went to the Christmas Market in Vienna.",

@@ -145,7 +145,9 @@ _PERSON_CONTEXT = re.compile(
     r"(?:\b(?:i'm|i’m|i am|name is|this is|met|meet|meeting|told|asked|texted|emailed|"
     r"thanked|named|called|with|my|his|her|our|their|mr|mrs|ms|dr|prof|uncle|aunt|"
     r"wife|husband|son|daughter|brother|sister|friend|boss|partner|colleague|"
-    r"girlfriend|boyfriend|mother|father|cousin|neighbor|neighbour)\.?\s+)$",
+    r"girlfriend|boyfriend|mother|father|cousin|neighbor|neighbour)\.?\s+|"
+    # whom the speaker greets or thanks ("Hey Jon", "Thanks, Nate", "Happy Birthday, Tom")
+    r"\b(?:hi|hey|hello|hiya|thanks|thank you|bye|goodbye|congrats|congratulations|birthday)[,!]?\s+)$",
     re.IGNORECASE,
 )
 _PERSON_FOLLOW = re.compile(
