@@ -162,6 +162,24 @@ def fill_holographic(db: Path, texts: list[str]) -> float:
     return time.perf_counter() - started
 
 
+def build_stores_for(parent: int, cache: Path, texts: list[tuple[str, str]], count: int) -> None:
+    """`build_stores` in a child process that ends when its parent does: a killed benchmark must not leave a
+    child writing the cache folder that the next run reads."""
+    exit_with_parent(parent)
+    build_stores(cache, texts, count)
+
+
+def exit_with_parent(parent: int, poll_seconds: float = 0.5) -> None:
+    """End this process (exit code 1) within `poll_seconds` of its parent `parent` ending, killed or not."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_seconds)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def cached_stores(
     cache: Path, texts: list[tuple[str, str]], count: int, rebuild: bool
 ) -> dict[str, Any]:
@@ -173,7 +191,7 @@ def cached_stores(
     # built in a child process: what the fill allocated would otherwise stay in this process and count as the
     # prefetch phase's peak RSS
     child = multiprocessing.get_context("spawn").Process(
-        target=build_stores, args=(cache, texts, count)
+        target=build_stores_for, args=(os.getpid(), cache, texts, count)
     )
     child.start()
     child.join()
