@@ -244,17 +244,17 @@ def _capitalised_names(sentence: str, text: str) -> list[tuple[str, str]]:
             found += _name(sentence, text, words, m.start() == 0, m.end())
             continue
         # "Happy New Year", "Merry Christmas Anna", "On Black Friday I": the occasion, and a name beside it
-        start, end = occasion
+        start, end, greeted = occasion
         found.append((_clean(" ".join(w for _, w in words[start:end])), "event"))
-        greeted = greeting_length([w for _, w in words[:start]]) > 0
         found += _name(sentence, text, words[end:], False, m.end(), greeted=greeted)
     return found
 
 
-def _occasion(words: list[tuple[int, str]], after: str) -> tuple[int, int] | None:
+def _occasion(words: list[tuple[int, str]], after: str) -> tuple[int, int, bool] | None:
     """Where a run of capitalised words names an occasion, when it names one on its own: after nothing but a
     greeting or common words, and at the run's end ("Happy New Year", "On Black Friday I") or wished to someone
-    ("Merry Christmas Anna"). A longer name with one inside ("Christmas Market", "Sam Easter") is that name."""
+    ("Merry Christmas Anna"). A longer name with one inside ("Christmas Market", "Sam Easter") is that name.
+    Returns the occasion's (start, end) word indices and whether a greeting opens the run."""
     found = find_occasion([w for _, w in words])
     if found is None:
         return None
@@ -264,9 +264,9 @@ def _occasion(words: list[tuple[int, str]], after: str) -> tuple[int, int] | Non
     if any(w.lower().replace("’", "'") not in COMMON_WORDS for w in opening[greeting:]):
         return None
     tail = [w for _, w in words[end:]]
-    if not tail or (len(tail) == 1 and _is_pronoun(tail[0], after)):
-        return found
-    return found if greeting else None
+    if greeting or not tail or (len(tail) == 1 and _is_pronoun(tail[0], after)):
+        return start, end, greeting > 0
+    return None
 
 
 def _clean(name: str) -> str:
