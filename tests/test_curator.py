@@ -198,6 +198,24 @@ def test_repeats_reinforce_and_changes_supersede(env: Env) -> None:
     assert env.store.provenance.of([tea])[tea] == [Provenance("s1", 1), Provenance("s1", 2)]
 
 
+def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
+    curator = env.curator()
+
+    def said(text: str) -> list[int]:
+        return curator.process(env.entry(env.capture(text))).created
+
+    passport = said("I need to renew my passport before June.")[0]
+    report = said("I have to finish the quarterly report by Friday.")[0]
+    budget = said("I finished the annual budget review today.")[0]
+    renewed = said("I renewed my passport yesterday, finally.")[0]
+    assert env.store.memories.require(passport).superseded_by == renewed
+    # alike in meaning, but about another thing
+    assert env.store.memories.require(report).is_current(NOW + 1)
+    assert env.store.memories.require(budget).is_current(NOW + 1)
+    todos = MemoryFilter(types=(MemoryType.TODO,), current_only=True)
+    assert [m.id for m in env.store.memories.find([SCOPE], todos)] == [report]
+
+
 def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:
     curator = bare.curator()
     porto = curator.process(bare.entry(bare.capture("I live in Porto."))).created[0]

@@ -38,11 +38,17 @@ NOW = 1_750_000_000.0
 SCOPE = "user:alice"
 
 
-def _memory(i: int, content: str, subject: str | None = None, **kw: Any) -> Memory:
+def _memory(
+    i: int,
+    content: str,
+    subject: str | None = None,
+    memory_type: MemoryType = MemoryType.FACT,
+    **kw: Any,
+) -> Memory:
     return Memory(
         id=i,
         scope=SCOPE,
-        type=MemoryType.FACT,
+        type=memory_type,
         content=content,
         importance=0.6,
         confidence=1.0,
@@ -206,6 +212,25 @@ def test_plan_merge(
     ), name
 
 
+def test_a_statement_that_a_todo_is_done_supersedes_it() -> None:
+    todo = _memory(5, "I need to renew my passport before June.", memory_type=MemoryType.TODO)
+    done = Candidate(type=MemoryType.EVENT, content="I renewed my passport.", importance=0.6)
+    plan = plan_merge(
+        done,
+        exact=None,
+        same_subject=[],
+        neighbours=[Neighbour(todo, 0.8)],
+        dedup_threshold=0.92,
+        related_threshold=0.75,
+        now=NOW,
+        closable=[Neighbour(todo, 0.8)],
+    )
+    assert (plan.action, plan.supersede, plan.related) == ("create", (5,), ())
+    assert plan.reason == "done: closes an open todo"
+    # a todo the candidate's source may not close (the user's, against the assistant's word) stays open
+    assert _plan(done, neighbours=[(todo, 0.8)]).supersede == ()
+
+
 @pytest.mark.parametrize(
     ("a", "b", "distinct"),
     [
@@ -362,3 +387,38 @@ def test_neighbours_never_cross_scopes(env: tuple[Store, VectorTier, Merger]) ->
     action, mine = _store(store, vectors, merger, _candidate("I prefer green tea in the morning"))
     assert action == "created" and mine != other.id
     assert store.memories.require(other.id).access_count == 0
+
+
+def test_a_done_todo_is_superseded_by_the_users_word_not_the_assistants(
+    env: tuple[Store, VectorTier, Merger],
+) -> None:
+    store, vectors, merger = env
+
+    def statement(kind: MemoryType, content: str, origin: str) -> Candidate:
+        return Candidate(type=kind, content=content, importance=0.6, origin=origin)
+
+    _, todo = _store(
+        store,
+        vectors,
+        merger,
+        statement(MemoryType.TODO, "I need to renew my passport before June.", "user"),
+    )
+    said = "I renewed your passport online this morning."
+    _, assistant = _store(
+        store, vectors, merger, statement(MemoryType.EVENT, said, "assistant"), turn=1
+    )
+    assert store.memories.require(todo).is_current(NOW + 1)
+    _, user = _store(
+        store,
+        vectors,
+        merger,
+        statement(MemoryType.EVENT, "I renewed my passport this morning.", "user"),
+        turn=2,
+    )
+    assert assistant != user
+    closed = store.memories.require(todo)
+    assert closed.superseded_by == user and not closed.is_current(NOW + 1)
+    assert (user, todo, Relation.UPDATES) in [
+        (e.src_id, e.dst_id, e.relation) for e in store.graph.edges_of([user])
+    ]
+    assert [a.reason for a in store.audit.of_memory(todo)][-1] == "done: closes an open todo"

@@ -12,6 +12,7 @@ import numpy as np
 from ..store import content_hash
 from ..text import value_words
 from ..types import Candidate, ItemKind, Memory, NewMemory, Relation
+from .completion import closes
 from .provenance import origin_of, promoted_confidence, weaker
 
 if TYPE_CHECKING:
@@ -86,8 +87,12 @@ def plan_merge(
     dedup_threshold: float,
     related_threshold: float,
     now: float,
+    closable: Sequence[Neighbour] = (),
 ) -> MergePlan:
-    """Decide a candidate's fate from what the store already holds (pure: no reads, no writes)."""
+    """Decide a candidate's fate from what the store already holds (pure: no reads, no writes).
+
+    `closable`: the neighbours a statement of the candidate's source may close (see curation/completion.py): an
+    open todo among them that the candidate says is done is superseded by it."""
     if exact is not None and exact.is_current(now):
         return MergePlan("reinforce", "identical content", target=exact.id)
     for n in neighbours:
@@ -104,11 +109,23 @@ def plan_merge(
     ]
     if candidate.supersedes is not None and candidate.supersedes not in replaced:
         replaced.append(candidate.supersedes)
+    done = [
+        n.memory.id
+        for n in closable
+        if n.memory.id not in replaced
+        and closes(n.memory.type, n.memory.content, candidate.type, candidate.content, n.similarity)
+    ]
+    gone = {*replaced, *done}
     related = tuple(
         (n.memory.id, round(n.similarity, 4))
         for n in neighbours
-        if n.similarity >= related_threshold and n.memory.id not in replaced
+        if n.similarity >= related_threshold and n.memory.id not in gone
     )[:MAX_RELATED]
+    if done:
+        reason = "done: closes an open todo" + (
+            f", and the same subject {candidate.subject!r} with a changed value" if replaced else ""
+        )
+        return MergePlan("create", reason, supersede=(*replaced, *done), related=related)
     if replaced:
         reason = (
             f"same subject {candidate.subject!r} with a changed value"
@@ -183,6 +200,7 @@ class Merger:
             dedup_threshold=self.config.dedup_threshold,
             related_threshold=self.config.related_threshold,
             now=self.store.clock(),
+            closable=[n for n in neighbours if not _outweighs(n.memory, candidate)],
         )
 
     def apply(

@@ -1,0 +1,152 @@
+"""Completion: which statements say a task is done, and which open todo such a statement closes."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermes_bowerbird.curation.completion import COMPLETION_SIMILARITY, closes, completion_words
+from hermes_bowerbird.types import MemoryType
+
+TODO, EVENT, FACT = MemoryType.TODO, MemoryType.EVENT, MemoryType.FACT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rate limiting on /sync is done, I merged it this morning.",
+        "I renewed my passport yesterday, finally.",
+        "Flights for Lisbon are booked!",
+        "Called the plumber, he's coming on Tuesday to fix the tap.",
+        "The billing migration to Postgres 16 has been deployed.",
+        "We've shipped the 1.0 release notes.",
+        "I finally got round to cancelling the gym membership.",
+        "Just emailed Priya the quarterly report.",
+        "The car insurance is sorted out for another year.",
+        "I took care of the council tax bill.",
+    ],
+)
+def test_statements_that_say_a_task_is_done(text: str) -> None:
+    assert completion_words(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I need to renew my passport before June.",
+        "Remind me to call the plumber about the leaking kitchen tap.",
+        "The plumber hasn't called back yet.",
+        "Rate limiting is not done yet.",
+        "The report is almost finished.",
+        "I booked the hotel but still need to book the flights.",
+        "I will have renewed it by June.",
+        "TODO: write the release notes for 1.0.",
+        "I'm going to cancel the gym membership next week.",
+        "The migration is half done.",
+        "I'll book the flights once I've finished the report.",
+    ],
+)
+def test_statements_that_leave_a_task_open(text: str) -> None:
+    assert completion_words(text) == []
+
+
+PASSPORT = "I need to renew my passport before June."
+
+
+@pytest.mark.parametrize(
+    ("why", "todo_type", "todo", "statement_type", "statement", "similarity", "closed"),
+    [
+        (
+            "done, alike, a shared thing",
+            TODO,
+            PASSPORT,
+            EVENT,
+            "I renewed my passport.",
+            0.69,
+            True,
+        ),
+        (
+            "at the threshold",
+            TODO,
+            PASSPORT,
+            EVENT,
+            "I renewed my passport.",
+            COMPLETION_SIMILARITY,
+            True,
+        ),
+        ("too far apart in meaning", TODO, PASSPORT, EVENT, "I renewed my passport.", 0.5, False),
+        (
+            "alike, but no thing in common",
+            TODO,
+            "I have to finish the quarterly report by Friday.",
+            EVENT,
+            "I finished the annual budget review today.",
+            0.59,
+            False,
+        ),
+        ("not done", TODO, PASSPORT, FACT, "My passport renewal is not done yet.", 0.8, False),
+        (
+            "a word for what was done that the todo did not ask for",
+            TODO,
+            "I need to explain passive house principles to a developer.",
+            EVENT,
+            "The proposal I submitted yesterday covers passive design principles.",
+            0.6,
+            False,
+        ),
+        (
+            "a word of the same task",
+            TODO,
+            "Remind me to call mum on Sunday.",
+            EVENT,
+            "I rang mum this afternoon.",
+            0.6,
+            True,
+        ),
+        (
+            "an irregular past of the todo's verb",
+            TODO,
+            "I need to buy a birthday present for Tom.",
+            EVENT,
+            "I bought Tom a bike helmet for his birthday.",
+            0.7,
+            True,
+        ),
+        (
+            "a plan, not a completion",
+            TODO,
+            "I need to find the receipt for the vacuum cleaner I bought in February.",
+            FACT,
+            "I'll check my inbox for the receipt of the vacuum cleaner I bought in February.",
+            0.8,
+            False,
+        ),
+        (
+            "only todos close",
+            FACT,
+            "My passport expires in June.",
+            EVENT,
+            "I renewed my passport.",
+            0.7,
+            False,
+        ),
+        (
+            "a todo never closes a todo",
+            TODO,
+            PASSPORT,
+            TODO,
+            "Renewed passport photos are needed.",
+            0.8,
+            False,
+        ),
+    ],
+)
+def test_which_todo_a_statement_closes(
+    why: str,
+    todo_type: MemoryType,
+    todo: str,
+    statement_type: MemoryType,
+    statement: str,
+    similarity: float,
+    closed: bool,
+) -> None:
+    assert closes(todo_type, todo, statement_type, statement, similarity) is closed, why
