@@ -336,6 +336,39 @@ def test_a_compound_whose_parts_do_not_stand_alone_stays_whole(user: str) -> Non
 
 
 @pytest.mark.parametrize(
+    "user, content",
+    [
+        ("I still need to book flights for the Lisbon trip.", None),
+        ("TODO: write the release notes for 1.0.", None),
+        ("Note to self: renew the TLS cert.", None),
+        ("remind me to water the plants tomorrow", "Remind me to water the plants tomorrow"),
+        ("Can you remind me to call mum on Sunday?", "Remind me to call mum on Sunday."),
+        (
+            "Could you please remind me to renew the car insurance before March?",
+            "Remind me to renew the car insurance before March.",
+        ),
+        ("Please remind me to take my meds at 9pm.", "Remind me to take my meds at 9pm."),
+    ],
+)
+def test_a_task_set_down_for_later_is_a_todo(user: str, content: str | None) -> None:
+    found = extract_candidates(user, "")
+    assert [(c.type, c.content) for c in found] == [(MemoryType.TODO, content or user)]
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "Remind me what we decided about the database.",
+        "Remind me which tool we use for deploys",
+        "Remind me again who my manager is.",
+        "Remind me of the plan.",
+    ],
+)
+def test_asking_to_be_reminded_of_something_is_no_todo(user: str) -> None:
+    assert extract_candidates(user, "") == []
+
+
+@pytest.mark.parametrize(
     "user",
     [
         "I wonder which editor is best for Rust?",

@@ -40,7 +40,8 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
         (
             MemoryType.TODO,
             r"\bremind me\b|\bdon'?t (?:let me )?forget\b|\btodo\b|\bto-do\b|\bdeadline\b|"
-            r"\bi (?:need|have|must|ought) to\b|\bi(?:'ve| have)? got to\b|\bi gotta\b|\bdue (?:on|by)\b",
+            r"\bi (?:still |really |also |just |definitely |urgently )?(?:need|have|must|ought) to\b|"
+            r"\bi(?:'ve| have)? got to\b|\bi gotta\b|\bdue (?:on|by)\b|\bnote to self\b",
         ),
         (
             MemoryType.DECISION,
@@ -98,7 +99,18 @@ _NOT_A_MEMORY = re.compile(
     r"^(?:what|how|why|when|where|who|which|can|could|would|should|is|are|do|does|did|will|shall)\b.*\?$|"
     r"\bi (?:want|need|'d like|would like) (?:you )?to (?:know|ask|understand|check|see if|make sure|thank)\b|"
     r"^(?:if|what if|suppose|imagine|hypothetically)\b|\b(?:can|could|would|will) you\b|^please\b|"
+    # asking to be told something again is a question, not a task: "Remind me what we decided"
+    r"^remind me (?:again )?(?:what|which|who|whom|whose|where|when|how|why|if|whether|of|about)\b|"
     r"^i(?:'m| am| was)? (?:just )?(?:wondering|curious)\b|^i wonder\b|^any (?:idea|ideas|tips|thoughts)\b",
+    _I,
+)
+# a task the user sets down for later, whoever it is about ("TODO: renew the TLS cert", "Note to self: call the bank")
+_TODO_MARK = re.compile(
+    r"^\W*(?:todo|to-do)\b|\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b", _I
+)
+# asking the assistant for a reminder is setting down the task: "Can you remind me to call mum?"
+_REMINDER_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will) you|please)\s+(?:please\s+)?remind me to\s+(?P<task>[^?]+?)[\s?.!]*$",
     _I,
 )
 _EXPLICIT = re.compile(
@@ -252,7 +264,10 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
         if said == own or (_type_of(said, subject) or _fallback_type(said, view, role)) is None:
             return None
         mtype = MemoryType.FACT
-    if subject is None and not is_content_sentence(sentence, role):
+    if subject is None and not (
+        (mtype is MemoryType.TODO and _TODO_MARK.search(sentence))
+        or is_content_sentence(sentence, role)
+    ):
         return None
     if subject is None and len(words(content)) < _MIN_WORDS:
         return None
@@ -335,6 +350,8 @@ def _statements(text: str, now: float | None) -> list[str]:
     out: list[str] = []
     for raw in split_sentences(text):
         sentence = _without_filler(raw)
+        if request := _REMINDER_REQUEST.match(sentence):
+            sentence = f"Remind me to {request['task']}."
         if sentence.endswith("?"):
             if _is_question(sentence):
                 continue
