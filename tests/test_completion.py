@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_bowerbird.curation.completion import COMPLETION_SIMILARITY, closes, completion_words
+from hermes_bowerbird.curation.completion import (
+    COMPLETION_SIMILARITY,
+    FIX_SIMILARITY,
+    closure,
+    completion_words,
+)
 from hermes_bowerbird.types import MemoryType
 
 TODO, EVENT, FACT = MemoryType.TODO, MemoryType.EVENT, MemoryType.FACT
@@ -149,4 +154,92 @@ def test_which_todo_a_statement_closes(
     similarity: float,
     closed: bool,
 ) -> None:
-    assert closes(todo_type, todo, statement_type, statement, similarity) is closed, why
+    assert (
+        closure(todo_type, todo, statement_type, statement, similarity) is not None
+    ) is closed, why
+
+
+DECISION = MemoryType.DECISION
+COMPARING = "I'm comparing PostgreSQL and SQLite for the Quillstack database."
+LOCK_BUG = "We hit a bug: SQLite returned 'database is locked' under concurrent syncs."
+
+
+@pytest.mark.parametrize(
+    ("why", "item", "statement_type", "statement", "similarity", "reason"),
+    [
+        (
+            "a decision settles the choice",
+            COMPARING,
+            DECISION,
+            "We decided to use SQLite in WAL mode for Quillstack.",
+            0.7,
+            "decided: settles a choice that was open",
+        ),
+        (
+            "a choice made in other words",
+            "I can't decide between the Fuji X-T5 and the Sony A7 IV.",
+            EVENT,
+            "I went with the Fuji X-T5 in the end.",
+            0.78,
+            "decided: settles a choice that was open",
+        ),
+        (
+            "a decision about another thing",
+            COMPARING,
+            DECISION,
+            "We decided to use Tailscale.",
+            0.6,
+            None,
+        ),
+        (
+            "a leaning is no decision",
+            COMPARING,
+            FACT,
+            "We're probably going with SQLite for Quillstack.",
+            0.7,
+            None,
+        ),
+        (
+            "a fix resolves the problem",
+            LOCK_BUG,
+            EVENT,
+            "We fixed the locking error by setting busy_timeout to 5000 ms.",
+            0.5,
+            "fixed: resolves a problem",
+        ),
+        (
+            "a fix of another thing",
+            "My laptop keeps crashing after two hours.",
+            EVENT,
+            "I fixed the locking error in the sync server.",
+            0.5,
+            None,
+        ),
+        ("not fixed yet", LOCK_BUG, FACT, "The locking error is not fixed yet.", 0.6, None),
+        (
+            "too far apart",
+            LOCK_BUG,
+            EVENT,
+            "We fixed the locking error.",
+            FIX_SIMILARITY - 0.01,
+            None,
+        ),
+        (
+            "a problem told with its fix is no open item",
+            "The sync bug is fixed now.",
+            EVENT,
+            "I fixed the sync bug again.",
+            0.9,
+            None,
+        ),
+    ],
+)
+def test_a_decision_settles_a_choice_and_a_fix_resolves_a_problem(
+    why: str,
+    item: str,
+    statement_type: MemoryType,
+    statement: str,
+    similarity: float,
+    reason: str | None,
+) -> None:
+    assert closure(FACT, item, statement_type, statement, similarity) == reason, why

@@ -216,6 +216,29 @@ def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
     assert [m.id for m in env.store.memories.find([SCOPE], todos)] == [report]
 
 
+def test_a_decision_settles_a_choice_and_a_fix_resolves_a_bug(env: Env) -> None:
+    curator = env.curator()
+
+    def said(text: str) -> int:
+        created = curator.process(env.entry(env.capture(text))).created
+        assert len(created) == 1, text
+        return created[0]
+
+    weighing = said("I can't decide between the Fuji X-T5 and the Sony A7 IV.")
+    bug = said("We hit a bug: SQLite returned 'database is locked' under concurrent syncs.")
+    chosen = said("I went with the Fuji X-T5 in the end.")
+    fixed = said("We fixed the locking error by setting busy_timeout to 5000 ms.")
+    assert env.store.memories.require(weighing).superseded_by == chosen
+    assert env.store.memories.require(bug).superseded_by == fixed
+    reasons = [
+        a.reason
+        for m in (weighing, bug)
+        for a in env.store.audit.of_memory(m)
+        if a.action is AuditAction.SUPERSEDE
+    ]
+    assert reasons == ["decided: settles a choice that was open", "fixed: resolves a problem"]
+
+
 def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:
     curator = bare.curator()
     porto = curator.process(bare.entry(bare.capture("I live in Porto."))).created[0]

@@ -1,18 +1,19 @@
-"""Completion: the user saying a thing is done closes the open todo it is about.
-
-"Rate limiting on /sync is done, I merged it this morning" closes "TODO: add rate limiting to the /sync endpoint
-before the public beta": the todo is superseded by the statement, so the bulletin no longer lists it as open and
-recall ranks it below what became of it. A statement closes a todo only when all of these hold:
-- it says something is done, in the past or perfect ("is done", "has been booked", "I renewed", "we shipped"),
-  and nothing in it says "not yet" ("isn't done", "almost finished", "still need to", "I'll");
-- the words that say so fit the todo: "done" or "finished" end any task, "renewed" only one that asked to renew
-  (or the like: "rang" ends "call the plumber"), so "the proposal I submitted covers passive design" leaves
-  "explain passive house principles" open;
-- it is not itself a todo;
-- it is close in meaning to the todo (cosine at least COMPLETION_SIMILARITY), so "I finished the quarterly report"
-  leaves "call the plumber" open;
-- it shares a word naming the thing with the todo ("report", "passport", "plumber"), so "I finished the annual
-  budget review" leaves "finish the quarterly report" open however alike the two sentences sound.
+"""Completion: a new statement that closes an open item supersedes it, so the bulletin stops listing it as open
+and recall ranks it below what became of it. Three kinds of open item, each closed in its own words:
+- a todo, by saying it is done: "Rate limiting on /sync is done, I merged it" closes "TODO: add rate limiting to
+  the /sync endpoint". The words that say so must fit the todo: "done" or "finished" end any task, "renewed"
+  only one that asked to renew (or the like: "rang" ends "call the plumber"), so "the proposal I submitted
+  covers passive design" leaves "explain passive house principles" open;
+- a choice being weighed, by the decision: "We decided to use SQLite in WAL mode" closes "I'm comparing
+  PostgreSQL and SQLite for the database", "I went with the Fuji" closes "I can't decide between the Fuji and
+  the Sony";
+- a standing problem, by its fix: "We fixed the locking error by setting busy_timeout" closes "We hit a bug:
+  SQLite returned 'database is locked'".
+In every case nothing in the statement may say it is not over yet ("isn't done", "almost fixed", "still need
+to", "I'll"; for a choice: "still", "probably", "leaning"); it must be close in meaning to the item (cosine at
+least the kind's threshold), so "I finished the quarterly report" leaves "call the plumber" open; and it must
+share a word naming the thing ("report", "passport", "SQLite"), so "I finished the annual budget review" leaves
+"finish the quarterly report" open however alike the two sentences sound. A todo never closes anything.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ import re
 from ..text import stem_words
 from ..types import MemoryType
 
-# measured with all-MiniLM-L6-v2 on todos and the words that close them (0.58-0.93: "Flights for Lisbon are
-# booked!" / "I still need to book flights for the Lisbon trip" 0.83), against unrelated completions of the same
-# shape (-0.01-0.59: "I finished the annual budget review today" / "I have to finish the quarterly report" 0.59,
-# which the shared-word rule leaves open)
+# Cosines measured with all-MiniLM-L6-v2. Todos and the words that close them: 0.58-0.93 ("Flights for Lisbon are
+# booked!" / "I still need to book flights for the Lisbon trip" 0.83), unrelated completions of the same shape
+# -0.01-0.59 ("I finished the annual budget review today" / "I have to finish the quarterly report" 0.59, which
+# the shared-word rule leaves open). Choices and their decisions 0.70-0.78, another decision 0.18. A problem and its
+# fix can share little more than the thing: 0.50 for the locking bug above, 0.17-0.28 for another fix.
 COMPLETION_SIMILARITY = 0.55
+FIX_SIMILARITY = 0.45
 
 # words that say any task is over
 _GENERIC = (
@@ -85,6 +88,34 @@ _NOT_YET = re.compile(
     r"need to|have to|must|going to|gonna|will|shall|should|tomorrow|next)\b|n't\b|n’t\b|'ll\b|’ll\b",
     re.IGNORECASE,
 )
+# weighing a choice not yet made
+_WEIGHING = re.compile(
+    r"\b(?:comparing|deciding between|choosing between|torn between|weighing up|can'?t decide|cannot decide|"
+    r"undecided (?:between|on|about)|not sure (?:whether|which)|trying to (?:decide|choose|pick))\b",
+    re.IGNORECASE,
+)
+# the choice made (a memory typed as a decision makes one too)
+_CHOSEN = re.compile(
+    r"\b(?:decided|went with|go(?:ing)? with|chose|picked|settled on|opted for|ended up (?:with|going with|"
+    r"buying|getting|choosing|picking))\b",
+    re.IGNORECASE,
+)
+# a decision still open ("we decided to wait", "probably going with")
+_UNDECIDED = re.compile(
+    r"\b(?:still|yet|maybe|perhaps|might|probably|leaning|not sure|undecided|can'?t decide|wait)\b",
+    re.IGNORECASE,
+)
+# something broken that stays broken until fixed
+_PROBLEM = re.compile(
+    r"\b(?:bug|error|broken|crash(?:es|ing)?|fail(?:s|ing)|flaky|leak(?:s|ing)|outage|"
+    r"(?:does|do|is|are)(?:n't| not) working|(?:doesn't|does not|won't|will not) (?:work|start|boot|load|connect))\b",
+    re.IGNORECASE,
+)
+_FIXED = re.compile(
+    r"\b(?:fixed|solved|resolved|sorted(?: out)?|repaired|patched|replaced|works again|working again|"
+    r"back up|back to normal)\b",
+    re.IGNORECASE,
+)
 # words that frame a task or its completion rather than name the task itself
 _FRAME = frozenset(
     """
@@ -92,7 +123,8 @@ todo to-do task remind reminder remember need needs have has had must should wil
 later soon before after today tonight tomorrow yesterday morning afternoon evening week weekend month
 finally just already also now all done finish finished complete completed sort sorted handle handled
 the and for are was were this that with from into about your yours our ours their them they you
-get got make made take took taken care off out way can could would
+get got make made take took taken care off out way can could would decided decide comparing chose picked
+went settled bug error broken fixed solved resolved repaired patched replaced works working
 """.split()  # noqa: SIM905
 )
 
@@ -105,26 +137,40 @@ def completion_words(text: str) -> list[str]:
     return [next(w for w in m.groups() if w).lower() for m in _DONE.finditer(text)]
 
 
-def closes(
-    todo_type: MemoryType, todo: str, statement_type: MemoryType, statement: str, similarity: float
-) -> bool:
-    """Whether `statement` (a new memory) closes `todo` (a current memory; `similarity` their cosine)."""
-    if (
-        todo_type is not MemoryType.TODO
-        or statement_type is MemoryType.TODO
-        or similarity < COMPLETION_SIMILARITY
-    ):
-        return False
+def closure(
+    item_type: MemoryType, item: str, statement_type: MemoryType, statement: str, similarity: float
+) -> str | None:
+    """Why `statement` (a new memory) closes `item` (a current one; `similarity` their cosine), or None."""
+    if statement_type is MemoryType.TODO:
+        return None
+    if item_type is MemoryType.TODO:
+        closed = similarity >= COMPLETION_SIMILARITY and _ends_task(item, statement)
+        reason = "done: closes an open todo"
+    elif _WEIGHING.search(item):
+        chosen = statement_type is MemoryType.DECISION or _CHOSEN.search(statement) is not None
+        closed = similarity >= COMPLETION_SIMILARITY and chosen and not _UNDECIDED.search(statement)
+        reason = "decided: settles a choice that was open"
+    elif _PROBLEM.search(item) and not _FIXED.search(item):
+        fixed = _FIXED.search(statement) is not None and not _NOT_YET.search(statement)
+        closed = similarity >= FIX_SIMILARITY and fixed
+        reason = "fixed: resolves a problem"
+    else:
+        return None
+    if not closed:
+        return None
     said = completion_words(statement)
+    verbs = {p[:4] for w in said for p in _ECHOES.get(w, ())} | {w[:4] for w in said}
+    return reason if (_task_words(item) & _task_words(statement)) - verbs else None
+
+
+def _ends_task(todo: str, statement: str) -> bool:
+    """Whether `statement` says the task is done in words that fit it: "done" ends any task, "renewed" only one
+    that asked to renew (or the like)."""
+    said = completion_words(statement)
+    if any(w not in _ECHOES for w in said):
+        return True
     lowered = todo.lower()
-    echoes = [p for w in said for p in _ECHOES.get(w, ())]
-    # "done" closes any task; "renewed" only one that asked to renew (or the like)
-    if not any(w not in _ECHOES for w in said) and not any(
-        re.search(rf"\b{re.escape(p)}", lowered) for p in echoes
-    ):
-        return False
-    verbs = {p[:4] for p in echoes} | {w[:4] for w in said}
-    return bool((_task_words(todo) & _task_words(statement)) - verbs)
+    return any(re.search(rf"\b{re.escape(p)}", lowered) for w in said for p in _ECHOES[w])
 
 
 def _task_words(text: str) -> set[str]:

@@ -12,7 +12,7 @@ import numpy as np
 from ..store import content_hash
 from ..text import value_words
 from ..types import Candidate, ItemKind, Memory, NewMemory, Relation
-from .completion import closes
+from .completion import closure
 from .provenance import origin_of, promoted_confidence, weaker
 
 if TYPE_CHECKING:
@@ -92,7 +92,8 @@ def plan_merge(
     """Decide a candidate's fate from what the store already holds (pure: no reads, no writes).
 
     `closable`: the neighbours a statement of the candidate's source may close (see curation/completion.py): an
-    open todo among them that the candidate says is done is superseded by it."""
+    open item among them that the candidate closes (a todo done, a choice made, a problem fixed) is superseded by
+    it."""
     if exact is not None and exact.is_current(now):
         return MergePlan("reinforce", "identical content", target=exact.id)
     for n in neighbours:
@@ -109,23 +110,27 @@ def plan_merge(
     ]
     if candidate.supersedes is not None and candidate.supersedes not in replaced:
         replaced.append(candidate.supersedes)
-    done = [
-        n.memory.id
+    closed = {
+        n.memory.id: why
         for n in closable
         if n.memory.id not in replaced
-        and closes(n.memory.type, n.memory.content, candidate.type, candidate.content, n.similarity)
-    ]
-    gone = {*replaced, *done}
+        and (
+            why := closure(
+                n.memory.type, n.memory.content, candidate.type, candidate.content, n.similarity
+            )
+        )
+    }
+    gone = {*replaced, *closed}
     related = tuple(
         (n.memory.id, round(n.similarity, 4))
         for n in neighbours
         if n.similarity >= related_threshold and n.memory.id not in gone
     )[:MAX_RELATED]
-    if done:
-        reason = "done: closes an open todo" + (
-            f", and the same subject {candidate.subject!r} with a changed value" if replaced else ""
+    if closed:
+        reason = "; ".join(dict.fromkeys(closed.values())) + (
+            f"; and the same subject {candidate.subject!r} with a changed value" if replaced else ""
         )
-        return MergePlan("create", reason, supersede=(*replaced, *done), related=related)
+        return MergePlan("create", reason, supersede=(*replaced, *closed), related=related)
     if replaced:
         reason = (
             f"same subject {candidate.subject!r} with a changed value"
