@@ -464,6 +464,9 @@ def test_who_the_user_is_and_what_they_do(user: str, mtype: MemoryType) -> None:
         ("My mom thinks I live in a dump.", MemoryType.IDENTITY),
         ("My boss thinks I'm a designer.", MemoryType.IDENTITY),
         ("Everyone assumes I'm vegan because I cook so much tofu.", MemoryType.PREFERENCE),
+        # what the user must bear in mind is a fact, not a task
+        ("I need to remember that my sister is allergic to shellfish.", MemoryType.TODO),
+        ("I have to keep in mind that the office closes at 6 on Fridays.", MemoryType.TODO),
     ],
 )
 def test_mentions_and_past_habits_are_not_typed_as_such(user: str, not_type: MemoryType) -> None:

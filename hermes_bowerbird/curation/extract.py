@@ -40,7 +40,9 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
         (
             MemoryType.TODO,
             r"\bremind me\b|\bdon'?t (?:let me )?forget\b|\btodo\b|\bto-do\b|\bdeadline\b|"
-            r"\bi (?:still |really |also |just |definitely |urgently )?(?:need|have|must|ought) to\b|"
+            # "I need to remember that my sister is allergic" states a fact, not a task
+            r"\bi (?:still |really |also |just |definitely |urgently )?(?:need|have|must|ought) to\b"
+            r"(?! (?:remember|keep in mind|bear in mind|not forget) that\b)|"
             r"\bi(?:'ve| have)? got to\b|\bi gotta\b|\bdue (?:on|by)\b|\bnote to self\b",
         ),
         (
