@@ -481,6 +481,9 @@ class Candidate:
     origin: str = ""  # who said it: user, assistant, tool or explicit ("" until curation weighs it)
     supersedes: int | None = None  # an existing memory id this candidate replaces (LLM decisions)
     relations: tuple[tuple[Relation, int], ...] = ()  # (relation, existing memory id)
+    # kept only when it closes an open item: "Flights are booked!" is worth a memory only after "I need to book
+    # flights" (curation/completion.py)
+    closing_only: bool = False
 
 
 @dataclass(frozen=True)

@@ -216,6 +216,19 @@ def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
     assert [m.id for m in env.store.memories.find([SCOPE], todos)] == [report]
 
 
+def test_a_turn_that_only_says_something_is_done_is_kept_when_it_closes_a_todo(env: Env) -> None:
+    curator = env.curator()
+
+    def said(text: str) -> list[int]:
+        return curator.process(env.entry(env.capture(text))).created
+
+    assert said("Flights for Lisbon are booked!") == []  # nothing was open
+    todo = said("I still need to book flights for the Lisbon trip.")[0]
+    booked = said("Flights for Lisbon are booked!")
+    assert len(booked) == 1
+    assert env.store.memories.require(todo).superseded_by == booked[0]
+
+
 def test_a_decision_settles_a_choice_and_a_fix_resolves_a_bug(env: Env) -> None:
     curator = env.curator()
 

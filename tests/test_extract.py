@@ -357,6 +357,30 @@ def test_a_task_set_down_for_later_is_a_todo(user: str, content: str | None) -> 
 
 @pytest.mark.parametrize(
     "user",
+    ["Flights for Lisbon are booked!", "The plumber fixed the kitchen tap this morning."],
+)
+def test_a_slight_statement_that_something_is_done_is_kept_only_to_close(user: str) -> None:
+    assert [(c.type, c.closing_only) for c in extract_candidates(user, "")] == [
+        (MemoryType.EVENT, True)
+    ]
+
+
+@pytest.mark.parametrize(
+    "user",
+    ["I think the tap is fixed.", "Is the flight booked?", "The tap is not fixed yet.", "Done!"],
+)
+def test_a_hedged_or_asked_completion_is_nothing(user: str) -> None:
+    assert extract_candidates(user, "") == []
+
+
+def test_a_completion_that_stands_on_its_own_is_a_plain_memory() -> None:
+    assert [c.closing_only for c in extract_candidates("I renewed my passport yesterday.", "")] == [
+        False
+    ]
+
+
+@pytest.mark.parametrize(
+    "user",
     [
         "Remind me what we decided about the database.",
         "Remind me which tool we use for deploys",

@@ -389,6 +389,30 @@ def test_neighbours_never_cross_scopes(env: tuple[Store, VectorTier, Merger]) ->
     assert store.memories.require(other.id).access_count == 0
 
 
+def test_a_statement_kept_only_to_close_is_dropped_when_nothing_is_open() -> None:
+    booked = Candidate(
+        type=MemoryType.EVENT,
+        content="Flights for Lisbon are booked!",
+        importance=0.5,
+        closing_only=True,
+    )
+    todo = _memory(
+        6, "I still need to book flights for the Lisbon trip.", memory_type=MemoryType.TODO
+    )
+    assert _plan(booked, neighbours=[(GARDEN, 0.2)]).action == "drop"
+    plan = plan_merge(
+        booked,
+        exact=None,
+        same_subject=[],
+        neighbours=[Neighbour(todo, 0.83)],
+        dedup_threshold=0.92,
+        related_threshold=0.75,
+        now=NOW,
+        closable=[Neighbour(todo, 0.83)],
+    )
+    assert (plan.action, plan.supersede) == ("create", (6,))
+
+
 def test_a_done_todo_is_superseded_by_the_users_word_not_the_assistants(
     env: tuple[Store, VectorTier, Merger],
 ) -> None:

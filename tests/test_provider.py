@@ -190,6 +190,17 @@ def test_pre_compress_lists_durable_points_within_the_limit(home: Path) -> None:
     provider.shutdown()
 
 
+def test_pre_compress_leaves_out_a_bare_word_that_something_is_done(home: Path) -> None:
+    provider = _provider(home, platform="cli")
+    messages = [
+        {"role": "user", "content": "Flights for Lisbon are booked!"},
+        {"role": "user", "content": "We decided to use Postgres for billing."},
+    ]
+    text = provider.on_pre_compress(messages)
+    assert "Postgres" in text and "Flights" not in text
+    provider.shutdown()
+
+
 def test_pre_compress_reads_multimodal_messages(home: Path) -> None:
     provider = _provider(home, platform="cli")
     messages = [

@@ -137,6 +137,13 @@ def completion_words(text: str) -> list[str]:
     return [next(w for w in m.groups() if w).lower() for m in _DONE.finditer(text)]
 
 
+def says_closed(text: str) -> bool:
+    """Whether `text` says a task is done or a problem fixed (whether it closes anything depends on what is open)."""
+    return bool(completion_words(text)) or (
+        _FIXED.search(text) is not None and _NOT_YET.search(text) is None
+    )
+
+
 def closure(
     item_type: MemoryType, item: str, statement_type: MemoryType, statement: str, similarity: float
 ) -> str | None:

@@ -81,6 +81,8 @@ class CurationResult:
         self.llm = other.llm or self.llm
 
     def record(self, outcome: MergeOutcome) -> None:
+        if outcome.action == "dropped":
+            return
         if outcome.action == "merged":
             self.merged.append(outcome.memory_id)
             return
@@ -353,7 +355,8 @@ class Curator:
         candidates = [
             (weigh(c, column_origin(c.role, entry.platform)), provenance)
             for c in found
-            if c.role not in noisy
+            # a turn that only says something is done ("Flights are booked!") may still close an open todo
+            if c.role not in noisy or c.closing_only
         ]
         return _Prepared(
             chunks,
@@ -425,6 +428,8 @@ class Curator:
         )
         plan = self.merger.plan(ctx.scope, candidate, neighbours)
         outcome = self.merger.apply(plan, new, candidate, actor=ctx.actor)
+        if outcome.action == "dropped":
+            return outcome
         if outcome.action == "created" and (reasons := screen(new.content)):
             self.store.quarantine_item(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
         found = (

@@ -6,6 +6,7 @@ import re
 import time
 
 from hermes_bowerbird import vocabulary as vocab
+from hermes_bowerbird.curation.completion import says_closed
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.noise import is_content_sentence
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
@@ -391,10 +392,29 @@ def _user_candidates(text: str, now: float | None) -> list[Candidate]:
             len(words(sentence)) < _MIN_WORDS and i not in expanded and subject_of(sentence) is None
         )
         content = _with_context(sentences, i) if short else sentence
-        candidate = _candidate(sentence, content, "user", now)
+        candidate = _candidate(sentence, content, "user", now) or _closing(sentence, now)
         if candidate:
             found.append(candidate)
     return found
+
+
+def _closing(sentence: str, now: float | None) -> Candidate | None:
+    """A statement too slight to keep on its own that says something is done ("Flights for Lisbon are booked!",
+    "The plumber fixed the tap"): an event kept only if it closes an open item."""
+    if len(words(sentence)) < _CLAUSE_MIN_WORDS or not says_closed(sentence):
+        return None
+    if _NOT_A_MEMORY.search(sentence) or _HEDGE.search(
+        sentence
+    ):  # "I think the tap is fixed" is no news
+        return None
+    return Candidate(
+        type=MemoryType.EVENT,
+        content=_with_date(sentence, MemoryType.EVENT, now)[:_MAX_CONTENT_CHARS],
+        importance=type_spec(MemoryType.EVENT).importance,
+        confidence=0.75,
+        entities=tuple(name for name, _ in find_entities(sentence)),
+        closing_only=True,
+    )
 
 
 def _procedure_block(text: str) -> str | None:

@@ -38,7 +38,7 @@ class Neighbour:
 class MergePlan:
     """What to do with one candidate: reinforce an existing memory, or create one (maybe replacing others)."""
 
-    action: str  # "reinforce" | "create"
+    action: str  # "reinforce" | "create" | "drop"
     reason: str
     target: int | None = None  # the memory to reinforce
     supersede: tuple[int, ...] = ()  # current memories the new one replaces
@@ -47,7 +47,7 @@ class MergePlan:
 
 @dataclass(frozen=True)
 class MergeOutcome:
-    action: str  # "created" | "merged"
+    action: str  # "created" | "merged" | "dropped"
     memory_id: int
     superseded: tuple[int, ...] = ()
     related: tuple[tuple[int, float], ...] = ()
@@ -94,6 +94,8 @@ def plan_merge(
     `closable`: the neighbours a statement of the candidate's source may close (see curation/completion.py): an
     open item among them that the candidate closes (a todo done, a choice made, a problem fixed) is superseded by
     it."""
+    if candidate.closing_only and not _closed(candidate, closable, ()):
+        return MergePlan("drop", "says something is done, and nothing open is about it")
     if exact is not None and exact.is_current(now):
         return MergePlan("reinforce", "identical content", target=exact.id)
     for n in neighbours:
@@ -110,16 +112,7 @@ def plan_merge(
     ]
     if candidate.supersedes is not None and candidate.supersedes not in replaced:
         replaced.append(candidate.supersedes)
-    closed = {
-        n.memory.id: why
-        for n in closable
-        if n.memory.id not in replaced
-        and (
-            why := closure(
-                n.memory.type, n.memory.content, candidate.type, candidate.content, n.similarity
-            )
-        )
-    }
+    closed = _closed(candidate, closable, replaced)
     gone = {*replaced, *closed}
     related = tuple(
         (n.memory.id, round(n.similarity, 4))
@@ -139,6 +132,20 @@ def plan_merge(
         )
         return MergePlan("create", reason, supersede=tuple(replaced), related=related)
     return MergePlan("create", "new", related=related)
+
+
+def _closed(
+    candidate: Candidate, closable: Sequence[Neighbour], replaced: Collection[int]
+) -> dict[int, str]:
+    """The open items among `closable` (not already `replaced`) the candidate closes, with the reason each."""
+    out = {}
+    for n in closable:
+        why = closure(
+            n.memory.type, n.memory.content, candidate.type, candidate.content, n.similarity
+        )
+        if why and n.memory.id not in replaced:
+            out[n.memory.id] = why
+    return out
 
 
 class Merger:
@@ -213,6 +220,8 @@ class Merger:
     ) -> MergeOutcome:
         """Execute a plan; the caller holds the transaction."""
         actor = actor or self.actor
+        if plan.action == "drop":
+            return MergeOutcome("dropped", 0)
         if plan.action == "reinforce" and plan.target is not None:
             self.store.reinforce(
                 plan.target,

@@ -26,7 +26,8 @@ def durable_points(messages: Sequence[Mapping[str, Any]], *, limit_chars: int = 
             continue
         text = strip_injected_context(content)
         found = extract_candidates(text, "") if role == "user" else extract_candidates("", text)
-        candidates += [(c.importance, position, c) for c in found]
+        # a bare "it's done" is no durable point without the todo it may close
+        candidates += [(c.importance, position, c) for c in found if not c.closing_only]
     lines: list[str] = []
     seen: set[str] = set()
     used = len(HEADER)
