@@ -403,9 +403,8 @@ def _closing(sentence: str, now: float | None) -> Candidate | None:
     "The plumber fixed the tap"): an event kept only if it closes an open item."""
     if len(words(sentence)) < _CLAUSE_MIN_WORDS or not says_closed(sentence):
         return None
-    if _NOT_A_MEMORY.search(sentence) or _HEDGE.search(
-        sentence
-    ):  # "I think the tap is fixed" is no news
+    # a question, or a hedge ("I think the tap is fixed"), is no news
+    if _NOT_A_MEMORY.search(sentence) or _HEDGE.search(sentence):
         return None
     return Candidate(
         type=MemoryType.EVENT,

@@ -36,7 +36,8 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class MergePlan:
-    """What to do with one candidate: reinforce an existing memory, or create one (maybe replacing others)."""
+    """What to do with one candidate: reinforce an existing memory, create one (maybe replacing others), or drop
+    it (a statement kept only to close an open item, when none is open)."""
 
     action: str  # "reinforce" | "create" | "drop"
     reason: str
