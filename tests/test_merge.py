@@ -78,15 +78,19 @@ def _plan(
     exact: Memory | None = None,
     same: list[Memory] | None = None,
     neighbours: list[tuple[Memory, float]] | None = None,
+    closable: bool = False,
 ) -> MergePlan:
+    """`closable`: the candidate's source may close any neighbour (the user's word on the user's todo)."""
+    near = [Neighbour(m, s) for m, s in neighbours or []]
     return plan_merge(
         candidate,
         exact=exact,
         same_subject=same or [],
-        neighbours=[Neighbour(m, s) for m, s in neighbours or []],
+        neighbours=near,
         dedup_threshold=0.92,
         related_threshold=0.75,
         now=NOW,
+        closable=near if closable else (),
     )
 
 
@@ -215,16 +219,7 @@ def test_plan_merge(
 def test_a_statement_that_a_todo_is_done_supersedes_it() -> None:
     todo = _memory(5, "I need to renew my passport before June.", memory_type=MemoryType.TODO)
     done = Candidate(type=MemoryType.EVENT, content="I renewed my passport.", importance=0.6)
-    plan = plan_merge(
-        done,
-        exact=None,
-        same_subject=[],
-        neighbours=[Neighbour(todo, 0.8)],
-        dedup_threshold=0.92,
-        related_threshold=0.75,
-        now=NOW,
-        closable=[Neighbour(todo, 0.8)],
-    )
+    plan = _plan(done, neighbours=[(todo, 0.8)], closable=True)
     assert (plan.action, plan.supersede, plan.related) == ("create", (5,), ())
     assert plan.reason == "done: closes an open todo"
     # a todo the candidate's source may not close (the user's, against the assistant's word) stays open
@@ -400,16 +395,7 @@ def test_a_statement_kept_only_to_close_is_dropped_when_nothing_is_open() -> Non
         6, "I still need to book flights for the Lisbon trip.", memory_type=MemoryType.TODO
     )
     assert _plan(booked, neighbours=[(GARDEN, 0.2)]).action == "drop"
-    plan = plan_merge(
-        booked,
-        exact=None,
-        same_subject=[],
-        neighbours=[Neighbour(todo, 0.83)],
-        dedup_threshold=0.92,
-        related_threshold=0.75,
-        now=NOW,
-        closable=[Neighbour(todo, 0.83)],
-    )
+    plan = _plan(booked, neighbours=[(todo, 0.83)], closable=True)
     assert (plan.action, plan.supersede) == ("create", (6,))
 
 
