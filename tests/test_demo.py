@@ -43,6 +43,15 @@ def test_demo_replays_and_shows_capture_recall_supersession_and_bulletin(tmp_pat
     assert any("Berlin" in hit["content"] for hit in where["results"])
     assert all("signals" in hit for r in data["recall"] for hit in r["results"])
     assert "Berlin" in data["bulletin"] and "Lisbon" not in data["bulletin"]
+    # open items closed by what the user said later: a todo done, a choice made, a bug fixed
+    for stale, closing in (
+        ("TODO: add rate limiting", "is done"),
+        ("I'm comparing PostgreSQL and SQLite", "We decided to use SQLite"),
+        ("We hit a bug", "We fixed the locking error"),
+    ):
+        successors = [s["new"] for s in data["superseded"] if s["old"].startswith(stale)]
+        assert len(successors) == 1 and closing in successors[0], (stale, successors)
+        assert stale not in data["bulletin"]
     assert (tmp_path / "home" / "bowerbird" / "memory.db").exists()
 
 
