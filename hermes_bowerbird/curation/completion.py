@@ -139,9 +139,9 @@ def completion_words(text: str) -> list[str]:
 
 def says_closed(text: str) -> bool:
     """Whether `text` says a task is done or a problem fixed (whether it closes anything depends on what is open)."""
-    return bool(completion_words(text)) or (
-        _FIXED.search(text) is not None and _NOT_YET.search(text) is None
-    )
+    if _NOT_YET.search(text):
+        return False
+    return _DONE.search(text) is not None or _FIXED.search(text) is not None
 
 
 def closure(
@@ -150,8 +150,9 @@ def closure(
     """Why `statement` (a new memory) closes `item` (a current one; `similarity` their cosine), or None."""
     if statement_type is MemoryType.TODO:
         return None
+    said = completion_words(statement)
     if item_type is MemoryType.TODO:
-        closed = similarity >= COMPLETION_SIMILARITY and _ends_task(item, statement)
+        closed = similarity >= COMPLETION_SIMILARITY and _ends_task(item, said)
         reason = "done: closes an open todo"
     elif _WEIGHING.search(item):
         chosen = statement_type is MemoryType.DECISION or _CHOSEN.search(statement) is not None
@@ -165,15 +166,13 @@ def closure(
         return None
     if not closed:
         return None
-    said = completion_words(statement)
     verbs = {p[:4] for w in said for p in _ECHOES.get(w, ())} | {w[:4] for w in said}
     return reason if (_task_words(item) & _task_words(statement)) - verbs else None
 
 
-def _ends_task(todo: str, statement: str) -> bool:
-    """Whether `statement` says the task is done in words that fit it: "done" ends any task, "renewed" only one
-    that asked to renew (or the like)."""
-    said = completion_words(statement)
+def _ends_task(todo: str, said: list[str]) -> bool:
+    """Whether the words a statement says the task is done in (`said`, see `completion_words`) fit it: "done" ends
+    any task, "renewed" only one that asked to renew (or the like)."""
     if any(w not in _ECHOES for w in said):
         return True
     lowered = todo.lower()

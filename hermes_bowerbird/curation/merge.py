@@ -95,7 +95,8 @@ def plan_merge(
     `closable`: the neighbours a statement of the candidate's source may close (see curation/completion.py): an
     open item among them that the candidate closes (a todo done, a choice made, a problem fixed) is superseded by
     it."""
-    if candidate.closing_only and not _closed(candidate, closable, ()):
+    closes = _closed(candidate, closable)
+    if candidate.closing_only and not closes:
         return MergePlan("drop", "says something is done, and nothing open is about it")
     if exact is not None and exact.is_current(now):
         return MergePlan("reinforce", "identical content", target=exact.id)
@@ -113,7 +114,7 @@ def plan_merge(
     ]
     if candidate.supersedes is not None and candidate.supersedes not in replaced:
         replaced.append(candidate.supersedes)
-    closed = _closed(candidate, closable, replaced)
+    closed = {i: why for i, why in closes.items() if i not in replaced}
     gone = {*replaced, *closed}
     related = tuple(
         (n.memory.id, round(n.similarity, 4))
@@ -135,16 +136,14 @@ def plan_merge(
     return MergePlan("create", "new", related=related)
 
 
-def _closed(
-    candidate: Candidate, closable: Sequence[Neighbour], replaced: Collection[int]
-) -> dict[int, str]:
-    """The open items among `closable` (not already `replaced`) the candidate closes, with the reason each."""
+def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, str]:
+    """The open items among `closable` the candidate closes, with the reason each."""
     out = {}
     for n in closable:
         why = closure(
             n.memory.type, n.memory.content, candidate.type, candidate.content, n.similarity
         )
-        if why and n.memory.id not in replaced:
+        if why:
             out[n.memory.id] = why
     return out
 
