@@ -192,6 +192,10 @@ def test_hostile_queries_analyse(text: str) -> None:
             ("user:relationship",),
         ),
         ("What is my little girl called?", ()),  # not the user's name
+        # a living is a job, not a home
+        ("What do I do for a living?", ("user:job", "user:employer", "user:work-location")),
+        ("How do I make a living these days?", ("user:job", "user:employer", "user:work-location")),
+        ("Where am I living now?", ("user:residence", "user:home")),
         ("What's my brother's name?", ()),
         ("Where are my overseas colleagues based?", ()),
         ("What's my mother-in-law's name?", ()),

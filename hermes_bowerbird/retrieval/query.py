@@ -71,12 +71,13 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (re.compile(p, re.IGNORECASE), subjects)
     for p, subjects in (
         (
-            r"\b(live[sd]?|living|location|located|based|city|town|reside\w*|address|move[ds]?|moving|homes?|"
-            r"house|property|neighbou?rhood)\b",
+            r"\b(live[sd]?|(?<!a )(?<!for )living|location|located|based|city|town|reside\w*|address|move[ds]?|"
+            r"moving|homes?|house|property|neighbou?rhood)\b",
             (vocab.RESIDENCE, vocab.HOME),
         ),
         (
-            r"\b(work|works|working|job|jobs|occupation|career|profession\w*|employ\w*|company|firm|living|"
+            r"\b(work|works|working|job|jobs|occupation|career|profession\w*|employ\w*|company|firm|"
+            r"(?:for|make|makes|making|earn|earns|earning)\s+(?:a\s+)?living|"
             r"business|practice)\b",
             (vocab.JOB, vocab.EMPLOYER, vocab.WORK_LOCATION),
         ),
