@@ -300,6 +300,10 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
             ["I work as a nurse at Porto General."],
         ),
         ("Good morning! My name is Ada Lovelace.", ["My name is Ada Lovelace."]),
+        (
+            "Correction: my sister's name is Ana, with one n.",
+            ["My sister's name is Ana, with one n."],
+        ),
     ],
 )
 def test_greetings_and_filler_are_dropped(user: str, expected: list[str]) -> None:
@@ -317,6 +321,12 @@ def test_greetings_and_filler_are_dropped(user: str, expected: list[str]) -> Non
             "I live in Porto; my partner Joana works in Braga as a teacher.",
             ["I live in Porto.", "My partner Joana works in Braga as a teacher."],
         ),
+        # a short part stands alone when it fills a profile slot
+        (
+            "I'm vegetarian, and my partner Jordan is gluten intolerant.",
+            ["I'm vegetarian.", "My partner Jordan is gluten intolerant."],
+        ),
+        ("I'm 34 and I live in Leeds.", ["I'm 34.", "I live in Leeds."]),
     ],
 )
 def test_compounds_split_into_first_person_statements(user: str, expected: list[str]) -> None:
@@ -329,6 +339,7 @@ def test_compounds_split_into_first_person_statements(user: str, expected: list[
         "For sync conflicts we decided on last-writer-wins per note, and we keep a history table so nothing is lost.",
         "When I moved to Lisbon, I started learning Portuguese and I joined a choir.",
         "My daughter's name is Clementine and she is allergic to peanuts.",
+        "I know, and my boss Tom wants the Lisbon office open by May.",  # "I know" alone says nothing
     ],
 )
 def test_a_compound_whose_parts_do_not_stand_alone_stays_whole(user: str) -> None:

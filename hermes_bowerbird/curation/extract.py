@@ -138,7 +138,7 @@ _LEADING_FILLER = re.compile(
     r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
     r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
     r"news|(?:quick |small )?"
-    r"update|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+",
+    r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+",
     _I,
 )
 _INNER_FILLER = re.compile(r"\s*,?\s*\b(?:so yeah|yeah so|lol|haha+|hehe)\b[,;]?(?=\s|[.!]|$)", _I)
@@ -328,11 +328,12 @@ def _statement_before_question(sentence: str) -> str:
 
 def _clauses(sentence: str) -> list[str]:
     """A compound statement split into statements that stand on their own ("I deploy with Ansible, and we never
-    deploy on Fridays." -> two); kept whole when a part would be short or hangs on a subordinate clause."""
+    deploy on Fridays." -> two); kept whole when a part hangs on a subordinate clause, or is short and fills no
+    profile slot ("I'm vegetarian" does: it stands alone)."""
     parts = [p.strip() for p in _COMPOUND.split(sentence)]
     if len(parts) < 2 or _SUBORDINATE.match(sentence):
         return [sentence]
-    if any(len(words(p)) < _CLAUSE_MIN_WORDS for p in parts):
+    if any(len(words(p)) < _CLAUSE_MIN_WORDS and subject_of(p) is None for p in parts):
         return [sentence]
     end = sentence[-1] if sentence[-1] in ".!" else "."
     return [f"{p[0].upper()}{p[1:]}" + ("" if p[-1] in ".!" else end) for p in parts]

@@ -376,6 +376,9 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi(?:'m| am|'ve been| have been| work as| started as| became| got a job as)\s+{_NOW}(?:a|an)\s+"
         rf"(?!(?:[a-z-]+\s+){{0,3}}?{_NOT_JOBS})(?:[a-z-]+\s+){{0,3}}?{_JOB_NOUN}\b(?!\s+(?:of|to|in training)\b|'s)|"
         rf"\bi(?:'m| am)\s+{_NOW}working as (?:a|an)\b|"
+        # "I teach chemistry at Oakridge High": teaching somewhere is the job; "I teach yoga on weekends" is not
+        rf"\bi\s+{_NOW}teach\s+(?:[\w-]+\s+){{0,3}}?(?:at|in)\s+(?:(?-i:[A-Z])|(?:a|an|the|our|my)\s+"
+        rf"(?:[\w-]+\s+){{0,2}}?(?:school|college|university|academy|kindergarten|nursery|primary|secondary)\b)|"
         rf"\bmy (?:new )?(?:job|role|title|position|career|profession) is\b|\bmy new (?:job|role|position) as\b|"
         r"\b(?:pivoting|switching careers|changing careers|transitioning careers|making a career change) (?:in)?to\s+"
         r"(?:[a-z-]+\s+){0,3}?"
