@@ -252,6 +252,28 @@ def test_a_decision_settles_a_choice_and_a_fix_resolves_a_bug(env: Env) -> None:
     assert reasons == ["decided: settles a choice that was open", "fixed: resolves a problem"]
 
 
+def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> None:
+    curator = env.curator()
+
+    def said(text: str) -> list[int]:
+        return curator.process(env.entry(env.capture(text))).created
+
+    assert said("The standup moved to 10am starting next week.") == []  # nothing gave a time
+    standup = said("Our team standup is at 9:30 every weekday.")[0]
+    dentist = said("My dentist appointment is on Thursday at 3pm.")[0]
+    said("The retro moved to Thursday at 2pm.")  # another meeting's time
+    said("We might move the standup to 11am.")  # only thought about
+    assert env.store.memories.require(standup).is_current(NOW + 1)
+    moved = said("The standup moved to 10am starting next week.")
+    assert len(moved) == 1
+    assert env.store.memories.require(standup).superseded_by == moved[0]
+    assert env.store.memories.require(dentist).is_current(NOW + 1)
+    reasons = [
+        a.reason for a in env.store.audit.of_memory(standup) if a.action is AuditAction.SUPERSEDE
+    ]
+    assert reasons == ["changed: a new time for the same thing"]
+
+
 def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:
     curator = bare.curator()
     porto = curator.process(bare.entry(bare.capture("I live in Porto."))).created[0]

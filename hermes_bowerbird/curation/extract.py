@@ -6,6 +6,7 @@ import re
 import time
 
 from hermes_bowerbird import vocabulary as vocab
+from hermes_bowerbird.curation.changes import says_changed
 from hermes_bowerbird.curation.completion import says_closed
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.noise import is_content_sentence
@@ -401,16 +402,24 @@ def _user_candidates(text: str, now: float | None) -> list[Candidate]:
 
 def _closing(sentence: str, now: float | None) -> Candidate | None:
     """A statement too slight to keep on its own that says something is done ("Flights for Lisbon are booked!",
-    "The plumber fixed the tap"): an event kept only if it closes an open item."""
-    if len(words(sentence)) < _CLAUSE_MIN_WORDS or not says_closed(sentence):
+    "The plumber fixed the tap"), an event, or that something moved to a new time ("The standup moved to 10am"), a
+    fact: kept only if it closes an open item or replaces the time a memory gave."""
+    if len(words(sentence)) < _CLAUSE_MIN_WORDS:
         return None
+    mtype = (
+        MemoryType.EVENT
+        if says_closed(sentence)
+        else MemoryType.FACT
+        if says_changed(sentence)
+        else None
+    )
     # a question, or a hedge ("I think the tap is fixed"), is no news
-    if _NOT_A_MEMORY.search(sentence) or _HEDGE.search(sentence):
+    if mtype is None or _NOT_A_MEMORY.search(sentence) or _HEDGE.search(sentence):
         return None
     return Candidate(
-        type=MemoryType.EVENT,
-        content=_with_date(sentence, MemoryType.EVENT, now)[:_MAX_CONTENT_CHARS],
-        importance=type_spec(MemoryType.EVENT).importance,
+        type=mtype,
+        content=_with_date(sentence, mtype, now)[:_MAX_CONTENT_CHARS],
+        importance=type_spec(mtype).importance,
         confidence=0.75,
         entities=tuple(name for name, _ in find_entities(sentence)),
         closing_only=True,

@@ -12,6 +12,7 @@ import numpy as np
 from ..store import content_hash
 from ..text import value_words
 from ..types import Candidate, ItemKind, Memory, NewMemory, Relation
+from .changes import change
 from .completion import closure
 from .provenance import origin_of, promoted_confidence, weaker
 
@@ -92,9 +93,9 @@ def plan_merge(
 ) -> MergePlan:
     """Decide a candidate's fate from what the store already holds (pure: no reads, no writes).
 
-    `closable`: the neighbours a statement of the candidate's source may close (see curation/completion.py): an
-    open item among them that the candidate closes (a todo done, a choice made, a problem fixed) is superseded by
-    it."""
+    `closable`: the neighbours a statement of the candidate's source may close (see curation/completion.py and
+    curation/changes.py): an open item among them that the candidate closes (a todo done, a choice made, a problem
+    fixed), or a time it moves ("the standup moved to 10am"), is superseded by it."""
     closes = _closed(candidate, closable)
     if candidate.closing_only and not closes:
         return MergePlan("drop", "says something is done, and nothing open is about it")
@@ -137,12 +138,13 @@ def plan_merge(
 
 
 def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, str]:
-    """The open items among `closable` the candidate closes, with the reason each."""
+    """The open items among `closable` the candidate closes, and the times it moves, with the reason each."""
     out = {}
     for n in closable:
+        memory = n.memory
         why = closure(
-            n.memory.type, n.memory.content, candidate.type, candidate.content, n.similarity
-        )
+            memory.type, memory.content, candidate.type, candidate.content, n.similarity
+        ) or change(memory.type, memory.content, candidate.content, n.similarity)
         if why:
             out[n.memory.id] = why
     return out

@@ -1,0 +1,98 @@
+"""A statement that something moved to a new time replaces the memory that gave the old one (curation/changes.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermes_bowerbird.curation.changes import CHANGE_SIMILARITY, change, says_changed
+from hermes_bowerbird.types import MemoryType
+
+CLOSE = CHANGE_SIMILARITY + 0.1
+STANDUP = "Our team standup is at 9:30 every weekday."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The standup moved to 10am starting next week.",
+        "The dentist appointment was pushed back to Friday at 11am.",
+        "Book club is now on Wednesdays.",
+        "Sprint planning now starts at 11am on Mondays.",
+        "The quarterly review has been postponed to March 19th.",
+        "Leo's party was rescheduled to Sunday the 16th.",
+    ],
+)
+def test_a_move_to_a_new_time_is_a_change(text: str) -> None:
+    assert says_changed(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Should we move the standup to 10am?",  # asked
+        "We might move the standup to 10am.",  # only thought about
+        "I'm thinking of moving yoga to 7pm.",
+        "I think the standup moved to 10am.",  # a guess
+        "The standup moved to the big meeting room.",  # no time
+        "The standup is at 10am.",  # no word that it moved
+    ],
+)
+def test_a_plan_a_question_or_no_new_time_is_no_change(text: str) -> None:
+    assert not says_changed(text)
+
+
+@pytest.mark.parametrize(
+    "item, statement",
+    [
+        (STANDUP, "The standup moved to 10am starting next week."),
+        (
+            "My dentist appointment is on Thursday at 3pm.",
+            "The dentist appointment was pushed to Friday.",
+        ),
+        (
+            "Piano lessons for Mia are on Wednesdays at 4.",
+            "Mia's piano lesson moved to Thursdays at 5pm.",
+        ),
+    ],
+)
+def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:
+    assert (
+        change(MemoryType.FACT, item, statement, CLOSE) == "changed: a new time for the same thing"
+    )
+
+
+@pytest.mark.parametrize(
+    "item_type, item, statement, similarity",
+    [
+        # another thing: only times and framing in common ("moved", "Monday", "10am")
+        (MemoryType.FACT, STANDUP, "The retro moved to Thursday at 2pm.", CLOSE),
+        (
+            MemoryType.FACT,
+            "The garbage is collected on Mondays.",
+            "The recycling pickup moved to Wednesday.",
+            CLOSE,
+        ),
+        # the same thing, but not close enough in meaning
+        (
+            MemoryType.FACT,
+            STANDUP,
+            "The standup moved to 10am starting next week.",
+            CHANGE_SIMILARITY - 0.01,
+        ),
+        # the item gives no time
+        (MemoryType.FACT, "Our team standup is run by Priya.", "The standup moved to 10am.", CLOSE),
+        # a todo is not done by being moved
+        (
+            MemoryType.TODO,
+            "I need to call the plumber on Tuesday.",
+            "The plumber call moved to Wednesday.",
+            CLOSE,
+        ),
+        # the statement says no move
+        (MemoryType.FACT, STANDUP, "The standup is at 10am on Fridays.", CLOSE),
+    ],
+)
+def test_other_things_and_weak_matches_are_left_alone(
+    item_type: MemoryType, item: str, statement: str, similarity: float
+) -> None:
+    assert change(item_type, item, statement, similarity) is None
