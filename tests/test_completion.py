@@ -6,9 +6,11 @@ import pytest
 
 from hermes_bowerbird.curation.completion import (
     COMPLETION_SIMILARITY,
+    DROP_SIMILARITY,
     FIX_SIMILARITY,
     closure,
     completion_words,
+    says_dropped,
 )
 from hermes_bowerbird.types import MemoryType
 
@@ -243,3 +245,91 @@ def test_a_decision_settles_a_choice_and_a_fix_resolves_a_problem(
     reason: str | None,
 ) -> None:
     assert closure(FACT, item, statement_type, statement, similarity) == reason, why
+
+
+MARATHON = "I'm training for the Berlin marathon, my target is under 4 hours."
+DROPPED = "dropped: a plan given up"
+
+
+@pytest.mark.parametrize(
+    "text, dropped",
+    [
+        ("I hurt my ankle so I had to pull out of the marathon.", True),
+        ("We called off the Lisbon trip.", True),
+        ("I gave up on Japanese, it was too much with work.", True),
+        ("I withdrew my application to Stripe.", True),
+        ("I might pull out of the marathon.", False),  # only thought about
+        ("Should I quit the pottery class?", False),  # asked
+        ("I won't pull out of the marathon, whatever happens.", False),  # denied
+        ("I'm training for the Berlin marathon.", False),
+        ("Mom's doing better, which is progress from 'Marcus abandoned me.'", False),  # quoted
+        ("Then the drummer bailed on us two days before the gig.", False),  # someone left the user
+    ],
+)
+def test_statements_that_give_a_plan_up(text: str, dropped: bool) -> None:
+    assert says_dropped(text) is dropped
+
+
+@pytest.mark.parametrize(
+    "why, item_type, item, statement, similarity, reason",
+    [
+        (
+            "a pursuit under way, given up",
+            FACT,
+            MARATHON,
+            "I hurt my ankle so I had to pull out of the marathon.",
+            DROP_SIMILARITY + 0.02,
+            DROPPED,
+        ),
+        (
+            "a todo no longer needed",
+            TODO,
+            "I still need to book flights for the Lisbon trip.",
+            "We called off the Lisbon trip.",
+            0.68,
+            DROPPED,
+        ),
+        (
+            "a goal given up",
+            MemoryType.GOAL,
+            "My goal is to run a half marathon in under two hours.",
+            "I dropped out of the half marathon.",
+            0.64,
+            DROPPED,
+        ),
+        ("another race", FACT, MARATHON, "I dropped out of the cycling race.", 0.9, None),
+        (
+            "not close enough in meaning",
+            FACT,
+            MARATHON,
+            "I pulled out of the marathon.",
+            DROP_SIMILARITY - 0.01,
+            None,
+        ),
+        (
+            "nothing under way",
+            FACT,
+            "The Berlin marathon is in September.",
+            "I pulled out of the marathon.",
+            0.9,
+            None,
+        ),
+        (
+            "a todo cancelled is done, in its own words",
+            TODO,
+            "I need to cancel my gym membership.",
+            "I cancelled my gym membership.",
+            0.9,
+            "done: closes an open todo",
+        ),
+    ],
+)
+def test_a_plan_given_up_closes_only_that_plan(
+    why: str,
+    item_type: MemoryType,
+    item: str,
+    statement: str,
+    similarity: float,
+    reason: str | None,
+) -> None:
+    assert closure(item_type, item, EVENT, statement, similarity) == reason, why

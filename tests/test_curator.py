@@ -252,6 +252,21 @@ def test_a_decision_settles_a_choice_and_a_fix_resolves_a_bug(env: Env) -> None:
     assert reasons == ["decided: settles a choice that was open", "fixed: resolves a problem"]
 
 
+def test_giving_a_plan_up_closes_it(env: Env) -> None:
+    curator = env.curator()
+
+    def said(text: str) -> list[int]:
+        return curator.process(env.entry(env.capture(text))).created
+
+    marathon = said("I'm training for the Berlin marathon, my target is under 4 hours.")[0]
+    pottery = said("I signed up for a pottery class on Thursdays.")[0]
+    dropped = said("I hurt my ankle so I had to pull out of the marathon.")
+    assert len(dropped) == 1
+    assert env.store.memories.require(marathon).superseded_by == dropped[0]
+    assert env.store.memories.require(pottery).is_current(NOW + 1)
+    assert said("I gave up on Japanese, it was too much with work.") == []  # nothing was under way
+
+
 def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> None:
     curator = env.curator()
 

@@ -1,5 +1,5 @@
 """Completion: a new statement that closes an open item supersedes it, so the bulletin stops listing it as open
-and recall ranks it below what became of it. Three kinds of open item, each closed in its own words:
+and recall ranks it below what became of it. Four kinds of open item, each closed in its own words:
 - a todo, by saying it is done: "Rate limiting on /sync is done, I merged it" closes "TODO: add rate limiting to
   the /sync endpoint". The words that say so must fit the todo: "done" or "finished" end any task, "renewed"
   only one that asked to renew (or the like: "rang" ends "call the plumber"), so "the proposal I submitted
@@ -8,12 +8,16 @@ and recall ranks it below what became of it. Three kinds of open item, each clos
   PostgreSQL and SQLite for the database", "I went with the Fuji" closes "I can't decide between the Fuji and
   the Sony";
 - a standing problem, by its fix: "We fixed the locking error by setting busy_timeout" closes "We hit a bug:
-  SQLite returned 'database is locked'".
+  SQLite returned 'database is locked'";
+- a plan or pursuit under way (a todo, a goal, "training for", "signed up for"), by giving it up: "I had to pull
+  out of the marathon" closes "I'm training for the Berlin marathon", "We called off the Lisbon trip" closes "I
+  still need to book flights for the Lisbon trip".
 In every case nothing in the statement may say it is not over yet ("isn't done", "almost fixed", "still need
-to", "I'll"; for a choice: "still", "probably", "leaning"); it must be close in meaning to the item (cosine at
-least the kind's threshold), so "I finished the quarterly report" leaves "call the plumber" open; and it must
-share a word naming the thing ("report", "passport", "SQLite"), so "I finished the annual budget review" leaves
-"finish the quarterly report" open however alike the two sentences sound. A todo never closes anything.
+to", "I'll"; for a choice: "still", "probably", "leaning"; for giving up: "might", "thinking of", "won't", a
+question); it must be close in meaning to the item (cosine at least the kind's threshold), so "I finished the
+quarterly report" leaves "call the plumber" open; and it must share a word naming the thing ("report",
+"passport", "SQLite"), so "I finished the annual budget review" leaves "finish the quarterly report" open however
+alike the two sentences sound. A todo never closes anything.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import re
 
 from ..text import stem_words
 from ..types import MemoryType
+from .sentences import own_words
 
 # Cosines measured with all-MiniLM-L6-v2. Todos and the words that close them: 0.58-0.93 ("Flights for Lisbon are
 # booked!" / "I still need to book flights for the Lisbon trip" 0.83), unrelated completions of the same shape
@@ -30,6 +35,9 @@ from ..types import MemoryType
 # fix can share little more than the thing: 0.50 for the locking bug above, 0.17-0.28 for another fix.
 COMPLETION_SIMILARITY = 0.55
 FIX_SIMILARITY = 0.45
+# A plan and the word it was given up 0.47-0.69 ("I had to pull out of the marathon" / "I'm training for the Berlin
+# marathon, my target is under 4 hours" 0.47), another plan given up 0.06-0.38.
+DROP_SIMILARITY = 0.45
 
 # words that say any task is over
 _GENERIC = (
@@ -116,6 +124,28 @@ _FIXED = re.compile(
     r"back up|back to normal)\b",
     re.IGNORECASE,
 )
+# a plan or pursuit under way (a todo or a goal is one by its type)
+_UNDERWAY = re.compile(
+    r"\b(?:training for|preparing for|planning|plan to|signed up|registered for|enrolled in|entered|aiming to|"
+    r"working towards?|saving (?:up )?for|learning|applying for|taking (?:a|an|the) \w+ (?:class|course)|"
+    r"going to|looking forward to|booked)\b",
+    re.IGNORECASE,
+)
+# given up: "pulled out of", "we called off", "I quit the class", "put the house plans on hold"
+_DROPPED = re.compile(
+    r"\b(?:pull(?:ed|ing)? out of|dropp(?:ed|ing) out(?: of)?|withdr[ae]w(?:n)?|gave up|giving up|given up|"
+    r"call(?:ed|ing) off|cancell?(?:ed|ing)|scrapp(?:ed|ing)|abandon(?:ed|ing)|back(?:ed|ing) out|bail(?:ed|ing) on|"
+    r"quit(?:ting)?|decided against|shelv(?:ed|ing)|(?:put|putting|is|are) (?:\w+ ){0,3}on hold|no longer)\b"
+    # someone leaving the user ("he bailed on us", "Marcus abandoned me") gives up no plan
+    r"(?!\s+(?:on\s+)?(?:me|us|him|her|them)\b)",
+    re.IGNORECASE,
+)
+# only thought about, asked, or denied
+_MAYBE = re.compile(
+    r"\?|\b(?:might|maybe|perhaps|probably|thinking (?:of|about)|considering|may have to|if|unless|not|never|"
+    r"tempted|wonder)\b|n't\b|n’t\b",
+    re.IGNORECASE,
+)
 # words that frame a task or its completion rather than name the task itself
 _FRAME = frozenset(
     """
@@ -144,12 +174,44 @@ def says_closed(text: str) -> bool:
     return _DONE.search(text) is not None or _FIXED.search(text) is not None
 
 
+def says_dropped(text: str) -> bool:
+    """Whether `text` says in its own words (not quoting anyone) that a plan or pursuit was given up ("I had to pull
+    out of the marathon")."""
+    own = own_words(text)
+    return _DROPPED.search(own) is not None and not _MAYBE.search(own)
+
+
 def closure(
     item_type: MemoryType, item: str, statement_type: MemoryType, statement: str, similarity: float
 ) -> str | None:
     """Why `statement` (a new memory) closes `item` (a current one; `similarity` their cosine), or None."""
     if statement_type is MemoryType.TODO:
         return None
+    return _completed(item_type, item, statement_type, statement, similarity) or _dropped(
+        item_type, item, statement, similarity
+    )
+
+
+def _dropped(item_type: MemoryType, item: str, statement: str, similarity: float) -> str | None:
+    underway = item_type in (MemoryType.TODO, MemoryType.GOAL) or _UNDERWAY.search(item) is not None
+    if not underway or similarity < DROP_SIMILARITY or not says_dropped(statement):
+        return None
+    # the words that say it was under way or given up name no particular plan
+    framing = {
+        w[:4]
+        for m in (*_UNDERWAY.finditer(item), *_DROPPED.finditer(statement))
+        for w in stem_words(m.group(0).lower())
+    }
+    return (
+        "dropped: a plan given up"
+        if (_task_words(item) & _task_words(statement)) - framing
+        else None
+    )
+
+
+def _completed(
+    item_type: MemoryType, item: str, statement_type: MemoryType, statement: str, similarity: float
+) -> str | None:
     said = completion_words(statement)
     if item_type is MemoryType.TODO:
         closed = similarity >= COMPLETION_SIMILARITY and _ends_task(item, said)
