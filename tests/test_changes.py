@@ -1,10 +1,16 @@
-"""A statement that something moved to a new time replaces the memory that gave the old one (curation/changes.py)."""
+"""A statement that something moved to a new time or amount replaces the memory that gave the old one
+(curation/changes.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from hermes_bowerbird.curation.changes import CHANGE_SIMILARITY, change, says_changed
+from hermes_bowerbird.curation.changes import (
+    AMOUNT_SIMILARITY,
+    CHANGE_SIMILARITY,
+    change,
+    says_changed,
+)
 from hermes_bowerbird.types import MemoryType
 
 CLOSE = CHANGE_SIMILARITY + 0.1
@@ -20,9 +26,12 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "Sprint planning now starts at 11am on Mondays.",
         "The quarterly review has been postponed to March 19th.",
         "Leo's party was rescheduled to Sunday the 16th.",
+        "I negotiated the rent down to 1700.",
+        "Netflix went up to 17.99.",
+        "I raised my step goal to 10000.",
     ],
 )
-def test_a_move_to_a_new_time_is_a_change(text: str) -> None:
+def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
     assert says_changed(text)
 
 
@@ -35,9 +44,15 @@ def test_a_move_to_a_new_time_is_a_change(text: str) -> None:
         "I think the standup moved to 10am.",  # a guess
         "The standup moved to the big meeting room.",  # no time
         "The standup is at 10am.",  # no word that it moved
+        "Rent is 1300 a month.",  # no word that it changed
+        "Rent might go up to 1300.",  # only thought about
+        "I'm looking to bump that up to 10,000 steps.",  # a plan
+        "I don't mind driving up to 4 hours.",  # a limit
+        "My fixed expenses add up to around $3,500.",  # a sum
+        "I just moved to Tokyo today (2023-05-29).",  # no schedule moved
     ],
 )
-def test_a_plan_a_question_or_no_new_time_is_no_change(text: str) -> None:
+def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
     assert not says_changed(text)
 
 
@@ -59,6 +74,45 @@ def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: st
     assert (
         change(MemoryType.FACT, item, statement, CLOSE) == "changed: a new time for the same thing"
     )
+
+
+@pytest.mark.parametrize(
+    "item, statement",
+    [
+        (
+            "My landlord is raising the rent to 1850 a month from January.",
+            "I negotiated the rent down to 1700.",
+        ),
+        (
+            "Our Netflix plan costs 15.49 a month.",
+            "Netflix went up to 17.99.",
+        ),  # 15.49 is a price, not a time
+        ("My daily step goal is 8000 steps.", "I raised my step goal to 10000."),
+    ],
+)
+def test_a_new_amount_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:
+    assert (
+        change(MemoryType.FACT, item, statement, AMOUNT_SIMILARITY + 0.05)
+        == "changed: a new amount for the same thing"
+    )
+
+
+@pytest.mark.parametrize(
+    "item, statement, similarity",
+    [
+        ("My rent is 1200 a month.", "The deposit went up to 2400.", 0.9),  # another amount
+        (
+            "Our team meeting is at 3pm.",
+            "The team meeting was cut to 30 minutes.",
+            0.9,
+        ),  # the item gave a time
+        ("My rent is 1200 a month.", "Rent went up to 1300 in March.", AMOUNT_SIMILARITY - 0.01),
+    ],
+)
+def test_other_amounts_and_weak_matches_are_left_alone(
+    item: str, statement: str, similarity: float
+) -> None:
+    assert change(MemoryType.FACT, item, statement, similarity) is None
 
 
 @pytest.mark.parametrize(

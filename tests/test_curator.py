@@ -289,6 +289,20 @@ def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> No
     assert reasons == ["changed: a new time for the same thing"]
 
 
+def test_a_new_amount_replaces_the_old_one(env: Env) -> None:
+    curator = env.curator()
+
+    def said(text: str) -> list[int]:
+        return curator.process(env.entry(env.capture(text))).created
+
+    rent = said("My landlord is raising the rent to 1850 a month from January.")[0]
+    netflix = said("Our Netflix plan costs 15.49 a month.")[0]
+    lower = said("I negotiated the rent down to 1700.")
+    assert len(lower) == 1
+    assert env.store.memories.require(rent).superseded_by == lower[0]
+    assert env.store.memories.require(netflix).is_current(NOW + 1)
+
+
 def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:
     curator = bare.curator()
     porto = curator.process(bare.entry(bare.capture("I live in Porto."))).created[0]

@@ -1,11 +1,14 @@
-"""Changes of time: a statement that something moved to a new time supersedes the memory that gave the old one.
+"""Changes: a statement that something moved to a new time, or went up or down to a new amount, supersedes the
+memory that gave the old value.
 
-"The standup moved to 10am starting next week." replaces "Our team standup is at 9:30 every weekday.", and "The
-dentist appointment was pushed to Friday." replaces "My dentist appointment is on Thursday at 3pm.", so the
-bulletin and recall stop giving a time that no longer holds. The statement must say the thing moved ("moved to",
-"pushed back to", "rescheduled for", "is now at") and give a time; the memory it replaces must give one too and be
+"The standup moved to 10am starting next week." replaces "Our team standup is at 9:30 every weekday.", "The
+dentist appointment was pushed to Friday." replaces "My dentist appointment is on Thursday at 3pm.", and "I
+negotiated the rent down to 1700." replaces "My landlord is raising the rent to 1850 a month.", so the bulletin and
+recall stop giving a value that no longer holds. The statement must say the thing moved ("moved to", "pushed back
+to", "rescheduled for", "is now at") and give a time, or went to a new amount ("went up to 17.99", "down to 78 kg",
+"raised my step goal to 10000"); the memory it replaces must give a time, or an amount other than a time, and be
 no todo ("call the plumber on Tuesday" is not done by being moved); the two must be close in meaning (cosine at
-least `CHANGE_SIMILARITY`) and share a word naming the thing ("standup", "dentist"), times and framing aside, so
+least the kind's threshold) and share a word naming the thing ("standup", "rent"), values and framing aside, so
 "The launch moved to May" leaves "Our standup is at 9:30" alone however alike two schedules sound. A plan or a
 question ("we might move the standup to 10", "should we move it?") changes nothing.
 """
@@ -22,6 +25,9 @@ from ..types import MemoryType
 # schedule's move 0.12-0.56, where the one at 0.56 ("The recycling pickup moved to Wednesday." / "The garbage is
 # collected on Mondays.") shares no word and stays.
 CHANGE_SIMILARITY = 0.5
+# An amount and the word of its new value 0.44-0.81 ("I negotiated the rent down to 1700." / "My landlord is raising
+# the rent to 1850 a month from January." 0.44); another amount's change 0.05-0.38, none sharing a word.
+AMOUNT_SIMILARITY = 0.4
 
 _I = re.IGNORECASE
 _DAY = r"mon|tues|wednes|thurs|fri|satur|sun"
@@ -29,25 +35,40 @@ _MONTH = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
-# a time of day, a weekday, or a date
-_WHEN = re.compile(
-    rf"\b\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{{1,2}}[:.]\d{{2}}\b|\b(?:noon|midday|midnight)\b|"
+# a time of day, a weekday, or a date; "9.30" is a time too, but only where a time is expected, not a price
+_DATE_OR_CLOCK = (
+    rf"\b\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{{1,2}}:\d{{2}}\b|\b(?:noon|midday|midnight)\b|"
     rf"\b(?:{_DAY})days?\b|\bweekdays?\b|\b(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
-    rf"\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b",
-    _I,
+    rf"\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b"
 )
-# said to have moved: "moved to", "got pushed back to", "was rescheduled for", "is now at"
+_DATE_OR_CLOCK_RE = re.compile(_DATE_OR_CLOCK, _I)
+_WHEN = re.compile(rf"{_DATE_OR_CLOCK}|\b\d{{1,2}}\.\d{{2}}\b", _I)
+# said to have moved, with the new time right after: "moved to 10am", "got pushed back to Friday at 11", "was
+# rescheduled for the 16th", "is now on Wednesdays", "now starts at 11am" ("I moved to Tokyo today" is no schedule)
 _MOVED = re.compile(
-    r"\b(?:moved|moving|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|"
-    r"shifted|changed|switched|delayed)\s+(?:\w+\s+){0,2}?(?:to|till|until|for|into|on|at)\b|"
-    r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in)\b|\bnow\s+(?:starts?|runs?|happens?|takes place)\b",
+    r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
+    r"switched|delayed)(?:\s+(?:it|them|back|forward|out))?\s+(?:to|till|until|for|into|on|at)|"
+    r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in)|\bnow\s+(?:starts?|runs?|happens?|takes place)"
+    r"(?:\s+(?:at|on|from|every|in))?)"
+    rf"\s+(?:the\s+|next\s+|this\s+|a\s+|every\s+)?(?:{_WHEN.pattern})",
     _I,
 )
+# gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";
+# "driving up to 4 hours" is a limit, not a change
+_NEW_AMOUNT = re.compile(
+    r"(?:\b(?:went|gone|goes|go|got|is|are|was|were|am|'s|’s|'m|’m|been|came|come|comes|bumped|pushed|brought|negotiated"
+    r"(?:\s+\w+){0,3}?)\s+(?:up|down)|\b(?:raised|lowered|increased|reduced|cut|dropped|rose|risen|fell|fallen|"
+    r"grew|grown|shrank|shrunk|climbed|changed)(?:\s+\w+){0,3}?)"
+    r"\s+to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$€£]?\d",
+    _I,
+)
+_DIGIT = re.compile(r"\d")
 # a move only thought about or asked about
 _UNSETTLED = re.compile(
     r"\?|\b(?:might|may be|maybe|perhaps|probably|could|should|would|thinking (?:of|about)|considering|"
-    r"want(?:s|ed)? to|plan(?:s|ning)? to|hoping to|trying to|if|unless|think|guess|not sure)\b",
+    r"want(?:s|ed)? to|plan(?:s|ning)? to|hop(?:e|es|ing) to|trying to|looking to|aim(?:s|ing)? to|going to|gonna|"
+    r"would like|'d like|if|unless|think|guess|not sure)\b",
     _I,
 )
 # words that frame a schedule rather than name what is scheduled
@@ -57,31 +78,45 @@ moved moving push pushed back out forward postponed rescheduled brought bumped s
 starting starts start from now every each week weeks next this last today tomorrow tonight morning afternoon
 evening day days weekday weekdays weekend time times until till instead the and for are was were our your their
 its has have had been got get will into onto that with from also just again anymore
+down raised raising lowered increased reduced cut dropped rose risen fell fallen grew grown shrank shrunk climbed
+went gone goes negotiated about around roughly month months year years per
 """.split()  # noqa: SIM905
 )
 _TIME_WORD = re.compile(rf"^(?:\d.*|am|pm|noon|midday|midnight|(?:{_DAY})days?|{_MONTH})$", _I)
 
 
 def says_changed(text: str) -> bool:
-    """Whether `text` says something now happens at another time ("The standup moved to 10am")."""
-    return (
-        _MOVED.search(text) is not None
-        and _WHEN.search(text) is not None
-        and not _UNSETTLED.search(text)
-    )
+    """Whether `text` says something now happens at another time ("The standup moved to 10am") or went to a new
+    amount ("Netflix went up to 17.99")."""
+    return _change_kind(text) is not None
 
 
 def change(item_type: MemoryType, item: str, statement: str, similarity: float) -> str | None:
-    """Why `statement` (a new memory) replaces the time `item` (a current one; `similarity` their cosine) gave, or
+    """Why `statement` (a new memory) replaces the value `item` (a current one; `similarity` their cosine) gave, or
     None."""
-    if item_type is MemoryType.TODO or similarity < CHANGE_SIMILARITY:
+    kind = _change_kind(statement)
+    if item_type is MemoryType.TODO or kind is None:
         return None
-    if not _WHEN.search(item) or not says_changed(statement):
+    if kind == "time":
+        gave = _WHEN.search(item) is not None
+        closed = gave and similarity >= CHANGE_SIMILARITY
+    else:  # an amount: one that is not a time ("at 9:30" is no price)
+        gave = _DIGIT.search(_DATE_OR_CLOCK_RE.sub(" ", item)) is not None
+        closed = gave and similarity >= AMOUNT_SIMILARITY
+    if not closed or not _thing_words(item) & _thing_words(statement):
         return None
-    shared = _thing_words(item) & _thing_words(statement)
-    return "changed: a new time for the same thing" if shared else None
+    return f"changed: a new {kind} for the same thing"
+
+
+def _change_kind(text: str) -> str | None:
+    """ "time" when `text` says something moved to a new time, "amount" when to a new amount, else None."""
+    if _UNSETTLED.search(text):
+        return None
+    if _MOVED.search(text):
+        return "time"
+    return "amount" if _NEW_AMOUNT.search(text) else None
 
 
 def _thing_words(text: str) -> set[str]:
-    """Content words naming what is scheduled, cut to four letters, without times and framing."""
+    """Content words naming what changed, cut to four letters, without values and framing."""
     return {w[:4] for w in stem_words(text.lower()) if w not in _FRAME and not _TIME_WORD.match(w)}
