@@ -129,6 +129,24 @@ def test_relative_dates_are_anchored_when_now_is_given() -> None:
     assert "2023-11-13" in dated.content
 
 
+@pytest.mark.parametrize(
+    "user, date",
+    [
+        (
+            "I have a vet appointment for my dog Biscuit tomorrow at 9.",
+            "(2023-11-15)",
+        ),  # not an event
+        ("I need to call the plumber tomorrow morning.", "(2023-11-15)"),
+        ("My sister Ines is visiting from Lisbon next week.", "(around 2023-11-21)"),
+        ("I'm vegetarian since last week.", "(around 2023-11-07)"),
+    ],
+)
+def test_relative_days_are_anchored_whatever_the_memory(user: str, date: str) -> None:
+    now = 1_700_000_000.0  # 2023-11-14 UTC
+    (found,) = extract_candidates(user, "", now=now)
+    assert found.content.endswith(date)
+
+
 def test_assistant_conclusions_but_not_chit_chat() -> None:
     assistant = (
         "Great question! To summarise, we decided to keep Redis for the job queue. "

@@ -171,6 +171,8 @@ _RELATIVE_DAYS = (
         0,
     ),
     (re.compile(r"\blast week(?:end)?\b", _I), 7),
+    (re.compile(r"\btomorrow\b", _I), -1),
+    (re.compile(r"\bnext week(?:end)?\b", _I), -7),
 )
 _ASSISTANT_CONCLUSION = re.compile(
     r"\b(?:we decided|you decided|you(?:'ve| have) decided|the decision is|in summary|to summari[sz]e|"
@@ -221,14 +223,15 @@ def _importance(
     return round(min(1.0, max(vocab.importance_floor(subject), score)), 3)
 
 
-def _with_date(content: str, mtype: MemoryType, now: float | None) -> str:
-    """Anchor relative time words of events to a calendar date so they stay meaningful later."""
-    if now is None or mtype != MemoryType.EVENT:
+def _with_date(content: str, now: float | None) -> str:
+    """Anchor relative time words ("yesterday", "tomorrow at 9", "next week") to a calendar date so they stay
+    meaningful later, whatever the memory's type: "I have a vet appointment tomorrow at 9" is read days later."""
+    if now is None:
         return content
     for pattern, days_back in _RELATIVE_DAYS:
         if pattern.search(content):
             day = time.strftime("%Y-%m-%d", time.gmtime(now - days_back * DAY))
-            return f"{content} ({'around ' if days_back == 7 else ''}{day})"
+            return f"{content} ({'around ' if abs(days_back) == 7 else ''}{day})"
     return content
 
 
@@ -283,7 +286,7 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
         if role == "assistant" or _HEDGE.search(sentence)
         else 0.75
     )
-    content = _with_age(_with_date(content, mtype, now), subject)[:_MAX_CONTENT_CHARS]
+    content = _with_age(_with_date(content, now), subject)[:_MAX_CONTENT_CHARS]
     return Candidate(
         type=mtype,
         content=content,
@@ -419,7 +422,7 @@ def _closing(sentence: str, now: float | None) -> Candidate | None:
         return None
     return Candidate(
         type=mtype,
-        content=_with_date(sentence, mtype, now)[:_MAX_CONTENT_CHARS],
+        content=_with_date(sentence, now)[:_MAX_CONTENT_CHARS],
         importance=type_spec(mtype).importance,
         confidence=0.75,
         entities=tuple(name for name, _ in find_entities(sentence)),
