@@ -139,6 +139,8 @@ def test_relative_dates_are_anchored_when_now_is_given() -> None:
         ("I need to call the plumber tomorrow morning.", "(2023-11-15)"),
         ("My sister Ines is visiting from Lisbon next week.", "(around 2023-11-21)"),
         ("I'm vegetarian since last week.", "(around 2023-11-07)"),
+        ("I switched to VS Code last month.", "(October 2023)"),
+        ("My sister Ines is visiting from Lisbon next month.", "(December 2023)"),
     ],
 )
 def test_relative_days_are_anchored_whatever_the_memory(user: str, date: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 import time
 
@@ -174,6 +175,8 @@ _RELATIVE_DAYS = (
     (re.compile(r"\btomorrow\b", _I), -1),
     (re.compile(r"\bnext week(?:end)?\b", _I), -7),
 )
+# "last month" / "next month": the calendar month before or after, by name
+_RELATIVE_MONTHS = ((re.compile(r"\blast month\b", _I), -1), (re.compile(r"\bnext month\b", _I), 1))
 _ASSISTANT_CONCLUSION = re.compile(
     r"\b(?:we decided|you decided|you(?:'ve| have) decided|the decision is|in summary|to summari[sz]e|"
     r"the (?:fix|solution|root cause|answer|plan|steps?) (?:is|are|was)|you(?:'ll| will) need to|"
@@ -224,14 +227,20 @@ def _importance(
 
 
 def _with_date(content: str, now: float | None) -> str:
-    """Anchor relative time words ("yesterday", "tomorrow at 9", "next week") to a calendar date so they stay
-    meaningful later, whatever the memory's type: "I have a vet appointment tomorrow at 9" is read days later."""
+    """Anchor relative time words ("yesterday", "tomorrow at 9", "next week") to a calendar date, and "last month"
+    or "next month" to the month's name, so they stay meaningful later, whatever the memory's type: "I have a vet
+    appointment tomorrow at 9" is read days later."""
     if now is None:
         return content
     for pattern, days_back in _RELATIVE_DAYS:
         if pattern.search(content):
             day = time.strftime("%Y-%m-%d", time.gmtime(now - days_back * DAY))
             return f"{content} ({'around ' if abs(days_back) == 7 else ''}{day})"
+    for pattern, step in _RELATIVE_MONTHS:
+        if pattern.search(content):
+            today = time.gmtime(now)
+            year, month = divmod(today.tm_year * 12 + today.tm_mon - 1 + step, 12)
+            return f"{content} ({calendar.month_name[month + 1]} {year})"
     return content
 
 
