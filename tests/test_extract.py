@@ -379,11 +379,19 @@ def test_a_compound_whose_parts_do_not_stand_alone_stays_whole(user: str) -> Non
             "Remind me to renew the car insurance before March.",
         ),
         ("Please remind me to take my meds at 9pm.", "Remind me to take my meds at 9pm."),
+        # short, but marked as a task
+        ("Don't forget the milk.", None),
+        ("TODO: buy milk.", None),
     ],
 )
 def test_a_task_set_down_for_later_is_a_todo(user: str, content: str | None) -> None:
     found = extract_candidates(user, "")
     assert [(c.type, c.content) for c in found] == [(MemoryType.TODO, content or user)]
+
+
+@pytest.mark.parametrize("user", ["Don't forget it.", "TODO: milk", "todo list is long"])
+def test_a_marker_without_a_task_is_no_todo(user: str) -> None:
+    assert extract_candidates(user, "") == []
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,10 @@ _NOT_A_MEMORY = re.compile(
 _TODO_MARK = re.compile(
     r"^\W*(?:todo|to-do)\b|\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b", _I
 )
+# the markers that make even a short task one: "TODO: buy milk." ("todo list is long" is about a list)
+_SHORT_TASK_MARK = re.compile(
+    r"^\W*(?:todo|to-do)\s*[:–-]|\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b", _I
+)
 # asking the assistant for a reminder is setting down the task: "Can you remind me to call mum?"
 _REMINDER_REQUEST = re.compile(
     r"^(?:(?:can|could|would|will) you|please)\s+(?:please\s+)?remind me to\s+(?P<task>[^?]+?)[\s?.!]*$",
@@ -280,12 +284,19 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
         if said == own or (_type_of(said, subject) or _fallback_type(said, view, role)) is None:
             return None
         mtype = MemoryType.FACT
+    # a task set down with a marker ("TODO: buy milk.", "Don't forget the milk.") is one however short, given a
+    # task of two words or more ("Don't forget it." names none)
+    marked = (
+        mtype is MemoryType.TODO
+        and _SHORT_TASK_MARK.search(sentence) is not None
+        and len(words(_SHORT_TASK_MARK.sub(" ", sentence))) >= 2
+    )
     if subject is None and not (
         (mtype is MemoryType.TODO and _TODO_MARK.search(sentence))
         or is_content_sentence(sentence, role)
     ):
         return None
-    if subject is None and len(words(content)) < _MIN_WORDS:
+    if subject is None and len(words(content)) < _MIN_WORDS and not marked:
         return None
     entities = tuple(name for name, _ in find_entities(content))
     confidence = (
