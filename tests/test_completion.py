@@ -8,9 +8,11 @@ from hermes_bowerbird.curation.completion import (
     COMPLETION_SIMILARITY,
     DROP_SIMILARITY,
     FIX_SIMILARITY,
+    HAPPENED_SIMILARITY,
     closure,
     completion_words,
     says_dropped,
+    says_happened,
 )
 from hermes_bowerbird.types import MemoryType
 
@@ -333,3 +335,77 @@ def test_a_plan_given_up_closes_only_that_plan(
     reason: str | None,
 ) -> None:
     assert closure(item_type, item, EVENT, statement, similarity) == reason, why
+
+
+VET = "I have a vet appointment for my dog Biscuit tomorrow at 9. (2026-11-27)"
+HAPPENED = "happened: an appointment now past"
+
+
+@pytest.mark.parametrize(
+    "text, happened",
+    [
+        ("Biscuit's vet appointment went fine, just a sprain.", True),
+        ("The Stripe interview went really well!", True),
+        ("I passed my driving test!", True),
+        ("Just got back from the dentist, no cavities.", True),
+        ("The interview will go well, I hope.", False),  # not yet
+        ("How did the interview go?", False),  # asked
+        ("She said 'the surgery went fine' but I'm not sure.", False),  # quoted
+    ],
+)
+def test_statements_that_say_how_something_went(text: str, happened: bool) -> None:
+    assert says_happened(text) is happened
+
+
+@pytest.mark.parametrize(
+    "why, item, statement, similarity, reason",
+    [
+        (
+            "the appointment, past",
+            VET,
+            "Biscuit's vet appointment went fine, just a sprain.",
+            0.6,
+            HAPPENED,
+        ),
+        (
+            "the test, passed",
+            "I have my driving test next Tuesday.",
+            "I passed my driving test!",
+            HAPPENED_SIMILARITY + 0.01,
+            HAPPENED,
+        ),
+        # only the appointment word in common
+        (
+            "another review",
+            "My performance review with Sarah is on Friday.",
+            "The code review went fine.",
+            0.9,
+            None,
+        ),
+        (
+            "no day or time: no appointment ahead",
+            "I hate job interviews.",
+            "The Stripe interview went well.",
+            0.9,
+            None,
+        ),
+        (
+            "told after it took place",
+            "Had my first real design review with Meridian today. (2025-09-12)",
+            "The Meridian design review went fine.",
+            0.9,
+            None,
+        ),
+        (
+            "not close enough",
+            VET,
+            "Biscuit's vet appointment went fine.",
+            HAPPENED_SIMILARITY - 0.01,
+            None,
+        ),
+    ],
+)
+def test_an_appointment_closes_when_the_user_says_how_it_went(
+    why: str, item: str, statement: str, similarity: float, reason: str | None
+) -> None:
+    assert closure(FACT, item, EVENT, statement, similarity) == reason, why

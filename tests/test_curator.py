@@ -267,6 +267,24 @@ def test_giving_a_plan_up_closes_it(env: Env) -> None:
     assert said("I gave up on Japanese, it was too much with work.") == []  # nothing was under way
 
 
+def test_saying_how_an_appointment_went_closes_it(env: Env) -> None:
+    curator = env.curator()
+
+    def said(text: str) -> list[int]:
+        return curator.process(env.entry(env.capture(text))).created
+
+    dentist = said("I have a dentist appointment on Thursday at 3pm.")[0]
+    interview = said("I have a job interview at Stripe on Thursday.")[0]
+    # also where the user's dog is named: how the appointment went leaves it to the pet's own updates
+    vet = said("I have a vet appointment for my dog Biscuit tomorrow at 9.")[0]
+    went = said("The dentist appointment went fine, no cavities.")
+    assert len(went) == 1
+    assert env.store.memories.require(dentist).superseded_by == went[0]
+    assert env.store.memories.require(interview).is_current(NOW + 1)
+    said("Biscuit's vet appointment went fine, just a sprain.")
+    assert env.store.memories.require(vet).is_current(NOW + 1)
+
+
 def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> None:
     curator = env.curator()
 

@@ -227,6 +227,27 @@ def test_a_statement_that_a_todo_is_done_supersedes_it() -> None:
 
 
 @pytest.mark.parametrize(
+    "item",
+    [
+        _memory(
+            6,
+            "I have a vet appointment for my dog Biscuit tomorrow.",
+            memory_type=MemoryType.IDENTITY,
+        ),
+        _memory(7, "I have a vet appointment for Biscuit tomorrow.", "user:pet:dog"),
+    ],
+)
+def test_what_says_who_the_user_is_is_not_closed(item: Memory) -> None:
+    went = Candidate(
+        type=MemoryType.EVENT, content="Biscuit's vet appointment went fine.", importance=0.6
+    )
+    assert _plan(went, neighbours=[(item, 0.8)], closable=True).supersede == ()
+    # the same appointment, holding no slot, is closed
+    plain = _memory(8, item.content)
+    assert _plan(went, neighbours=[(plain, 0.8)], closable=True).supersede == (8,)
+
+
+@pytest.mark.parametrize(
     ("a", "b", "distinct"),
     [
         ("I live in Porto", "I live in Lisbon", True),

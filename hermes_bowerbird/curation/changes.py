@@ -64,6 +64,9 @@ _NEW_AMOUNT = re.compile(
     _I,
 )
 _DIGIT = re.compile(r"\d")
+_RELATIVE_DAY = re.compile(
+    r"\b(?:today|tonight|tomorrow|next week(?:end)?|this (?:morning|afternoon|evening))\b", _I
+)
 # a move only thought about or asked about
 _UNSETTLED = re.compile(
     r"\?|\b(?:might|may be|maybe|perhaps|probably|could|should|would|thinking (?:of|about)|considering|"
@@ -83,6 +86,11 @@ went gone goes negotiated about around roughly month months year years per
 """.split()  # noqa: SIM905
 )
 _TIME_WORD = re.compile(rf"^(?:\d.*|am|pm|noon|midday|midnight|(?:{_DAY})days?|{_MONTH})$", _I)
+
+
+def when(text: str) -> bool:
+    """Whether `text` gives a day, a date or a time of day ("on Thursday at 3pm", "tomorrow", "the 15th")."""
+    return _WHEN.search(text) is not None or _RELATIVE_DAY.search(text) is not None
 
 
 def says_changed(text: str) -> bool:

@@ -1,5 +1,5 @@
 """Completion: a new statement that closes an open item supersedes it, so the bulletin stops listing it as open
-and recall ranks it below what became of it. Four kinds of open item, each closed in its own words:
+and recall ranks it below what became of it. Five kinds of open item, each closed in its own words:
 - a todo, by saying it is done: "Rate limiting on /sync is done, I merged it" closes "TODO: add rate limiting to
   the /sync endpoint". The words that say so must fit the todo: "done" or "finished" end any task, "renewed"
   only one that asked to renew (or the like: "rang" ends "call the plumber"), so "the proposal I submitted
@@ -11,13 +11,16 @@ and recall ranks it below what became of it. Four kinds of open item, each close
   SQLite returned 'database is locked'";
 - a plan or pursuit under way (a todo, a goal, "training for", "signed up for"), by giving it up: "I had to pull
   out of the marathon" closes "I'm training for the Berlin marathon", "We called off the Lisbon trip" closes "I
-  still need to book flights for the Lisbon trip".
+  still need to book flights for the Lisbon trip";
+- an appointment ahead (an interview, a check-up, a test with a day or time), by saying how it went: "Biscuit's vet
+  appointment went fine" closes "I have a vet appointment for my dog Biscuit tomorrow at 9", "I passed my driving
+  test!" closes "I have my driving test next Tuesday".
 In every case nothing in the statement may say it is not over yet ("isn't done", "almost fixed", "still need
 to", "I'll"; for a choice: "still", "probably", "leaning"; for giving up: "might", "thinking of", "won't", a
-question); it must be close in meaning to the item (cosine at least the kind's threshold), so "I finished the
-quarterly report" leaves "call the plumber" open; and it must share a word naming the thing ("report",
-"passport", "SQLite"), so "I finished the annual budget review" leaves "finish the quarterly report" open however
-alike the two sentences sound. A todo never closes anything.
+question; for how it went: "I hope", "will"); it must be close in meaning to the item (cosine at least the kind's
+threshold), so "I finished the quarterly report" leaves "call the plumber" open; and it must share a word naming
+the thing ("report", "passport", "SQLite"), so "I finished the annual budget review" leaves "finish the quarterly
+report" open however alike the two sentences sound. A todo never closes anything.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import re
 
 from ..text import stem_words
 from ..types import MemoryType
+from .changes import when
 from .sentences import own_words
 
 # Cosines measured with all-MiniLM-L6-v2. Todos and the words that close them: 0.58-0.93 ("Flights for Lisbon are
@@ -38,6 +42,9 @@ FIX_SIMILARITY = 0.45
 # A plan and the word it was given up 0.47-0.69 ("I had to pull out of the marathon" / "I'm training for the Berlin
 # marathon, my target is under 4 hours" 0.47), another plan given up 0.06-0.38.
 DROP_SIMILARITY = 0.45
+# An appointment and the word of how it went 0.43-0.71 ("Just got back from the dentist, no cavities." / "I have a
+# dentist appointment on Thursday at 3pm." 0.43), another appointment's 0.14-0.34.
+HAPPENED_SIMILARITY = 0.4
 
 # words that say any task is over
 _GENERIC = (
@@ -146,6 +153,26 @@ _MAYBE = re.compile(
     r"tempted|wonder)\b|n't\b|n’t\b",
     re.IGNORECASE,
 )
+# an appointment (one ahead when it has a day or a time and is not told as past, see `_happened`)
+_APPOINTMENT = re.compile(
+    r"\b(?:appointments?|interviews?|exams?|tests?|surgery|operation|check-?ups?|hearing|audition|review|recital|"
+    r"presentation|consultation|scan|procedure)\b",
+    re.IGNORECASE,
+)
+# how it went: "went fine", "was a success", "I passed my driving test", "just got back from the dentist"
+_WENT = re.compile(
+    r"\bwent\s+(?:\w+\s+)?(?:well|fine|great|ok(?:ay)?|badly|smoothly|alright|terribly|better|worse)\b|"
+    r"\b(?:was|were)\s+(?:\w+\s+)?(?:fine|great|good|ok(?:ay)?|a success|a disaster|uneventful|painless|quick)\b|"
+    r"\b(?:is|are)\s+(?:over|behind me|behind us)\b|\b(?:just\s+)?(?:got|came|am|'m)\s+back from\b|"
+    r"\b(?:i|we)\s+(?:just\s+)?(?:passed|failed|nailed|aced|survived|got through)\b",
+    re.IGNORECASE,
+)
+# told after it took place ("Had my first design review with Meridian today"): nothing ahead
+_PAST = re.compile(r"\b(?:had|went|was|were|did|attended|got back|came back)\b", re.IGNORECASE)
+# not over yet, or only hoped
+_AHEAD_STILL = re.compile(
+    r"\?|\b(?:hope|hopefully|might|will|going to|gonna|yet)\b|'ll\b|’ll\b", re.IGNORECASE
+)
 # words that frame a task or its completion rather than name the task itself
 _FRAME = frozenset(
     """
@@ -181,15 +208,37 @@ def says_dropped(text: str) -> bool:
     return _DROPPED.search(own) is not None and not _MAYBE.search(own)
 
 
+def says_happened(text: str) -> bool:
+    """Whether `text` says in its own words how something went ("The Stripe interview went really well!")."""
+    own = own_words(text)
+    return _WENT.search(own) is not None and not _AHEAD_STILL.search(own)
+
+
 def closure(
     item_type: MemoryType, item: str, statement_type: MemoryType, statement: str, similarity: float
 ) -> str | None:
     """Why `statement` (a new memory) closes `item` (a current one; `similarity` their cosine), or None."""
     if statement_type is MemoryType.TODO:
         return None
-    return _completed(item_type, item, statement_type, statement, similarity) or _dropped(
-        item_type, item, statement, similarity
+    return (
+        _completed(item_type, item, statement_type, statement, similarity)
+        or _dropped(item_type, item, statement, similarity)
+        or _happened(item, statement, similarity)
     )
+
+
+def _happened(item: str, statement: str, similarity: float) -> str | None:
+    ahead = _APPOINTMENT.search(item) is not None and when(item) and not _PAST.search(item)
+    if not ahead or similarity < HAPPENED_SIMILARITY or not says_happened(statement):
+        return None
+    # the thing is the appointment's own word ("vet", "Stripe", "driving"), not "appointment" or "review"
+    framing = {
+        w[:4]
+        for m in (*_WENT.finditer(statement), *_APPOINTMENT.finditer(item))
+        for w in stem_words(m.group(0).lower())
+    }
+    shared = (_task_words(item) & _task_words(statement)) - framing
+    return "happened: an appointment now past" if shared else None
 
 
 def _dropped(item_type: MemoryType, item: str, statement: str, similarity: float) -> str | None:

@@ -8,7 +8,7 @@ import time
 
 from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation.changes import says_changed
-from hermes_bowerbird.curation.completion import says_closed, says_dropped
+from hermes_bowerbird.curation.completion import says_closed, says_dropped, says_happened
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.noise import is_content_sentence
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
@@ -115,7 +115,8 @@ _TODO_MARK = re.compile(
 )
 # the markers that make even a short task one: "TODO: buy milk." ("todo list is long" is about a list)
 _SHORT_TASK_MARK = re.compile(
-    r"^\W*(?:todo|to-do)\s*[:–-]|\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b", _I
+    r"^\W*(?:todo|to-do)\s*[:–-]|\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b",
+    _I,
 )
 # asking the assistant for a reminder is setting down the task: "Can you remind me to call mum?"
 _REMINDER_REQUEST = re.compile(
@@ -425,14 +426,14 @@ def _user_candidates(text: str, now: float | None) -> list[Candidate]:
 
 def _closing(sentence: str, now: float | None) -> Candidate | None:
     """A statement too slight to keep on its own that says something is done ("Flights for Lisbon are booked!",
-    "The plumber fixed the tap") or given up ("I had to pull out of the marathon"), an event, or that something
-    moved to a new time ("The standup moved to 10am"), a fact: kept only if it closes an open item or replaces the
-    time a memory gave."""
+    "The plumber fixed the tap"), given up ("I had to pull out of the marathon") or how it went ("The interview went
+    well"), an event, or that something moved to a new time or amount ("The standup moved to 10am"), a fact: kept
+    only if it closes an open item or replaces the value a memory gave."""
     if len(words(sentence)) < _CLAUSE_MIN_WORDS:
         return None
     mtype = (
         MemoryType.EVENT
-        if says_closed(sentence) or says_dropped(sentence)
+        if says_closed(sentence) or says_dropped(sentence) or says_happened(sentence)
         else MemoryType.FACT
         if says_changed(sentence)
         else None

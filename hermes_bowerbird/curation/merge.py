@@ -11,7 +11,7 @@ import numpy as np
 
 from ..store import content_hash
 from ..text import value_words
-from ..types import Candidate, ItemKind, Memory, NewMemory, Relation
+from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .changes import change
 from .completion import closure
 from .provenance import origin_of, promoted_confidence, weaker
@@ -95,10 +95,13 @@ def plan_merge(
 
     `closable`: the neighbours a statement of the candidate's source may close (see curation/completion.py and
     curation/changes.py): an open item among them that the candidate closes (a todo done, a choice made, a problem
-    fixed), or a time it moves ("the standup moved to 10am"), is superseded by it."""
+    fixed, a plan given up, an appointment past), or a time or amount it changes ("the standup moved to 10am"), is
+    superseded by it."""
     closes = _closed(candidate, closable)
     if candidate.closing_only and not closes:
-        return MergePlan("drop", "says something is done, and nothing open is about it")
+        return MergePlan(
+            "drop", "says something is done or changed, and nothing it is about is open"
+        )
     if exact is not None and exact.is_current(now):
         return MergePlan("reinforce", "identical content", target=exact.id)
     for n in neighbours:
@@ -138,15 +141,21 @@ def plan_merge(
 
 
 def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, str]:
-    """The open items among `closable` the candidate closes, and the times it moves, with the reason each."""
+    """The open items among `closable` the candidate closes, and the values it changes, with the reason each.
+
+    A memory that says who the user is (a profile slot, or typed identity) is left to its own updates: "I have a
+    vet appointment for my dog Biscuit tomorrow" is also where the user's dog is named, and how the appointment went
+    does not unsay that."""
     out = {}
     for n in closable:
         memory = n.memory
+        if memory.subject or memory.type is MemoryType.IDENTITY:
+            continue
         why = closure(
             memory.type, memory.content, candidate.type, candidate.content, n.similarity
         ) or change(memory.type, memory.content, candidate.content, n.similarity)
         if why:
-            out[n.memory.id] = why
+            out[memory.id] = why
     return out
 
 
