@@ -198,12 +198,14 @@ def test_repeats_reinforce_and_changes_supersede(env: Env) -> None:
     assert env.store.provenance.of([tea])[tea] == [Provenance("s1", 1), Provenance("s1", 2)]
 
 
-def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
+def _teller(env: Env) -> Callable[[str], list[int]]:
+    """Tell the curator one user turn at a time; each call returns the ids of the memories it created."""
     curator = env.curator()
+    return lambda text: curator.process(env.entry(env.capture(text))).created
 
-    def said(text: str) -> list[int]:
-        return curator.process(env.entry(env.capture(text))).created
 
+def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
+    said = _teller(env)
     passport = said("I need to renew my passport before June.")[0]
     report = said("I have to finish the quarterly report by Friday.")[0]
     budget = said("I finished the annual budget review today.")[0]
@@ -217,11 +219,7 @@ def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
 
 
 def test_a_turn_that_only_says_something_is_done_is_kept_when_it_closes_a_todo(env: Env) -> None:
-    curator = env.curator()
-
-    def said(text: str) -> list[int]:
-        return curator.process(env.entry(env.capture(text))).created
-
+    said = _teller(env)
     assert said("Flights for Lisbon are booked!") == []  # nothing was open
     todo = said("I still need to book flights for the Lisbon trip.")[0]
     booked = said("Flights for Lisbon are booked!")
@@ -230,10 +228,10 @@ def test_a_turn_that_only_says_something_is_done_is_kept_when_it_closes_a_todo(e
 
 
 def test_a_decision_settles_a_choice_and_a_fix_resolves_a_bug(env: Env) -> None:
-    curator = env.curator()
+    tell = _teller(env)
 
     def said(text: str) -> int:
-        created = curator.process(env.entry(env.capture(text))).created
+        created = tell(text)
         assert len(created) == 1, text
         return created[0]
 
@@ -253,11 +251,7 @@ def test_a_decision_settles_a_choice_and_a_fix_resolves_a_bug(env: Env) -> None:
 
 
 def test_giving_a_plan_up_closes_it(env: Env) -> None:
-    curator = env.curator()
-
-    def said(text: str) -> list[int]:
-        return curator.process(env.entry(env.capture(text))).created
-
+    said = _teller(env)
     marathon = said("I'm training for the Berlin marathon, my target is under 4 hours.")[0]
     pottery = said("I signed up for a pottery class on Thursdays.")[0]
     dropped = said("I hurt my ankle so I had to pull out of the marathon.")
@@ -268,11 +262,7 @@ def test_giving_a_plan_up_closes_it(env: Env) -> None:
 
 
 def test_saying_how_an_appointment_went_closes_it(env: Env) -> None:
-    curator = env.curator()
-
-    def said(text: str) -> list[int]:
-        return curator.process(env.entry(env.capture(text))).created
-
+    said = _teller(env)
     dentist = said("I have a dentist appointment on Thursday at 3pm.")[0]
     interview = said("I have a job interview at Stripe on Thursday.")[0]
     # also where the user's dog is named: how the appointment went leaves it to the pet's own updates
@@ -286,11 +276,7 @@ def test_saying_how_an_appointment_went_closes_it(env: Env) -> None:
 
 
 def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> None:
-    curator = env.curator()
-
-    def said(text: str) -> list[int]:
-        return curator.process(env.entry(env.capture(text))).created
-
+    said = _teller(env)
     assert said("The standup moved to 10am starting next week.") == []  # nothing gave a time
     standup = said("Our team standup is at 9:30 every weekday.")[0]
     dentist = said("My dentist appointment is on Thursday at 3pm.")[0]
@@ -308,11 +294,7 @@ def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> No
 
 
 def test_a_new_amount_replaces_the_old_one(env: Env) -> None:
-    curator = env.curator()
-
-    def said(text: str) -> list[int]:
-        return curator.process(env.entry(env.capture(text))).created
-
+    said = _teller(env)
     rent = said("My landlord is raising the rent to 1850 a month from January.")[0]
     netflix = said("Our Netflix plan costs 15.49 a month.")[0]
     lower = said("I negotiated the rent down to 1700.")
