@@ -360,6 +360,8 @@ def test_compounds_split_into_first_person_statements(user: str, expected: list[
         "When I moved to Lisbon, I started learning Portuguese and I joined a choir.",
         "My daughter's name is Clementine and she is allergic to peanuts.",
         "I know, and my boss Tom wants the Lisbon office open by May.",  # "I know" alone says nothing
+        # the age stays with what it was said for
+        "I'm 32, and I'm trying to understand the green card application process.",
     ],
 )
 def test_a_compound_whose_parts_do_not_stand_alone_stays_whole(user: str) -> None:

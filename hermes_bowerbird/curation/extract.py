@@ -353,12 +353,14 @@ def _statement_before_question(sentence: str) -> str:
 
 def _clauses(sentence: str) -> list[str]:
     """A compound statement split into statements that stand on their own ("I deploy with Ansible, and we never
-    deploy on Fridays." -> two); kept whole when a part hangs on a subordinate clause, or is short and fills no
-    profile slot ("I'm vegetarian" does: it stands alone)."""
+    deploy on Fridays." -> two); kept whole when a part hangs on a subordinate clause, or is short, unless every
+    part fills a profile slot ("I'm vegetarian, and my partner Jordan is gluten intolerant"): "I'm 32, and I'm
+    trying to understand the green card process" keeps the age with what it was said for."""
     parts = [p.strip() for p in _COMPOUND.split(sentence)]
     if len(parts) < 2 or _SUBORDINATE.match(sentence):
         return [sentence]
-    if any(len(words(p)) < _CLAUSE_MIN_WORDS and subject_of(p) is None for p in parts):
+    short = any(len(words(p)) < _CLAUSE_MIN_WORDS for p in parts)
+    if short and not all(subject_of(p) for p in parts):
         return [sentence]
     end = sentence[-1] if sentence[-1] in ".!" else "."
     return [f"{p[0].upper()}{p[1:]}" + ("" if p[-1] in ".!" else end) for p in parts]
