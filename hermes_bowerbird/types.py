@@ -481,8 +481,8 @@ class Candidate:
     origin: str = ""  # who said it: user, assistant, tool or explicit ("" until curation weighs it)
     supersedes: int | None = None  # an existing memory id this candidate replaces (LLM decisions)
     relations: tuple[tuple[Relation, int], ...] = ()  # (relation, existing memory id)
-    # kept only when it closes an open item or moves a time: "Flights are booked!" is worth a memory only after "I
-    # need to book flights" (curation/completion.py), "The standup moved to 10am" after "Our standup is at 9:30"
+    # kept only when it closes an open item or changes a value: "Flights are booked!" is worth a memory only after
+    # "I need to book flights" (curation/completion.py), "The standup moved to 10am" after "Our standup is at 9:30"
     # (curation/changes.py)
     closing_only: bool = False
 

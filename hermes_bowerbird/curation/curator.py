@@ -355,8 +355,8 @@ class Curator:
         candidates = [
             (weigh(c, column_origin(c.role, entry.platform)), provenance)
             for c in found
-            # a turn that only says something is done ("Flights are booked!") may still close an open todo, and
-            # one that says something moved ("The standup moved to 10am") replace the time a memory gave
+            # a turn that only says something is done ("Flights are booked!") may still close an open item, and
+            # one that says something moved or changed ("The standup moved to 10am") replace a memory's value
             if c.role not in noisy or c.closing_only
         ]
         return _Prepared(
