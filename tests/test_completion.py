@@ -188,6 +188,22 @@ LOCK_BUG = "We hit a bug: SQLite returned 'database is locked' under concurrent 
             "decided: settles a choice that was open",
         ),
         (
+            "a noise is a problem, and its repair fixes it",
+            "The dishwasher is making a weird grinding noise.",
+            EVENT,
+            "I got the dishwasher repaired, the noise is gone.",
+            0.8,
+            "fixed: resolves a problem",
+        ),
+        (
+            "a squeak fixed on another thing",
+            "My bike's rear brake squeaks every time I stop.",
+            EVENT,
+            "I fixed the squeaky door hinge.",
+            0.5,
+            None,
+        ),
+        (
             "a decision about another thing",
             COMPARING,
             DECISION,
