@@ -26,6 +26,7 @@ report" open however alike the two sentences sound. A todo never closes anything
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ..text import stem_words
 from ..types import MemoryType
@@ -235,13 +236,8 @@ def _happened(item: str, statement: str, similarity: float) -> str | None:
     if not ahead or similarity < HAPPENED_SIMILARITY or not says_happened(statement):
         return None
     # the thing is the appointment's own word ("vet", "Stripe", "driving"), not "appointment" or "review"
-    framing = {
-        w[:4]
-        for m in (*_WENT.finditer(statement), *_APPOINTMENT.finditer(item))
-        for w in stem_words(m.group(0).lower())
-    }
-    shared = (_task_words(item) & _task_words(statement)) - framing
-    return "happened: an appointment now past" if shared else None
+    framing = _phrase_words((*_WENT.finditer(statement), *_APPOINTMENT.finditer(item)))
+    return "happened: an appointment now past" if _share_thing(item, statement, framing) else None
 
 
 def _dropped(item_type: MemoryType, item: str, statement: str, similarity: float) -> str | None:
@@ -249,16 +245,8 @@ def _dropped(item_type: MemoryType, item: str, statement: str, similarity: float
     if not underway or similarity < DROP_SIMILARITY or not says_dropped(statement):
         return None
     # the words that say it was under way or given up name no particular plan
-    framing = {
-        w[:4]
-        for m in (*_UNDERWAY.finditer(item), *_DROPPED.finditer(statement))
-        for w in stem_words(m.group(0).lower())
-    }
-    return (
-        "dropped: a plan given up"
-        if (_task_words(item) & _task_words(statement)) - framing
-        else None
-    )
+    framing = _phrase_words((*_UNDERWAY.finditer(item), *_DROPPED.finditer(statement)))
+    return "dropped: a plan given up" if _share_thing(item, statement, framing) else None
 
 
 def _completed(
@@ -281,7 +269,7 @@ def _completed(
     if not closed:
         return None
     verbs = {p[:4] for w in said for p in _ECHOES.get(w, ())} | {w[:4] for w in said}
-    return reason if (_task_words(item) & _task_words(statement)) - verbs else None
+    return reason if _share_thing(item, statement, verbs) else None
 
 
 def _ends_task(todo: str, said: list[str]) -> bool:
@@ -291,6 +279,17 @@ def _ends_task(todo: str, said: list[str]) -> bool:
         return True
     lowered = todo.lower()
     return any(re.search(rf"\b{re.escape(p)}", lowered) for w in said for p in _ECHOES[w])
+
+
+def _share_thing(item: str, statement: str, framing: set[str]) -> bool:
+    """Whether `item` and `statement` share a word naming the thing, besides `framing` (words, cut to four letters,
+    that say it was done, given up, ahead or past rather than what it is)."""
+    return bool((_task_words(item) & _task_words(statement)) - framing)
+
+
+def _phrase_words(matches: Iterable[re.Match[str]]) -> set[str]:
+    """The words of the matched phrases, cut to four letters as `_task_words` cuts them."""
+    return {w[:4] for m in matches for w in stem_words(m.group(0).lower())}
 
 
 def _task_words(text: str) -> set[str]:
