@@ -110,14 +110,10 @@ _NOT_A_MEMORY = re.compile(
     _I,
 )
 # a task the user sets down for later, whoever it is about ("TODO: renew the TLS cert", "Note to self: call the bank")
-_TODO_MARK = re.compile(
-    r"^\W*(?:todo|to-do)\b|\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b", _I
-)
+_REMINDER_MARKS = r"\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b"
+_TODO_MARK = re.compile(rf"^\W*(?:todo|to-do)\b|{_REMINDER_MARKS}", _I)
 # the markers that make even a short task one: "TODO: buy milk." ("todo list is long" is about a list)
-_SHORT_TASK_MARK = re.compile(
-    r"^\W*(?:todo|to-do)\s*[:–-]|\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b",
-    _I,
-)
+_SHORT_TASK_MARK = re.compile(rf"^\W*(?:todo|to-do)\s*[:–-]|{_REMINDER_MARKS}", _I)
 # asking the assistant for a reminder is setting down the task: "Can you remind me to call mum?"
 _REMINDER_REQUEST = re.compile(
     r"^(?:(?:can|could|would|will) you|please)\s+(?:please\s+)?remind me to\s+(?P<task>[^?]+?)[\s?.!]*$",
