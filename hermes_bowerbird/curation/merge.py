@@ -38,7 +38,7 @@ class Neighbour:
 @dataclass(frozen=True)
 class MergePlan:
     """What to do with one candidate: reinforce an existing memory, create one (maybe replacing others), or drop
-    it (a statement kept only to close an open item, when none is open)."""
+    it (a statement kept only to close an open item or change a value, when it does neither)."""
 
     action: str  # "reinforce" | "create" | "drop"
     reason: str

@@ -26,7 +26,8 @@ def durable_points(messages: Sequence[Mapping[str, Any]], *, limit_chars: int = 
             continue
         text = strip_injected_context(content)
         found = extract_candidates(text, "") if role == "user" else extract_candidates("", text)
-        # a bare "it's done" is no durable point without the todo it may close
+        # a bare "it's done" or "the standup moved to 10am" is no durable point without the memory it may close or
+        # change
         candidates += [(c.importance, position, c) for c in found if not c.closing_only]
     lines: list[str] = []
     seen: set[str] = set()
