@@ -204,6 +204,23 @@ def _teller(env: Env) -> Callable[[str], list[int]]:
     return lambda text: curator.process(env.entry(env.capture(text))).created
 
 
+def test_more_said_of_a_partner_or_pet_adds_to_what_is_known(env: Env) -> None:
+    said = _teller(env)
+    gluten = said("My partner Jordan is gluten intolerant.")[0]
+    fireworks = said("My dog Biscuit is scared of fireworks.")[0]
+    job = said("My partner Jordan just started a new job at Monzo.")[0]
+    beach = said("My dog Biscuit loves the beach.")[0]
+    for memory in (gluten, fireworks, job, beach):
+        assert env.store.memories.require(memory).is_current(NOW + 1)
+    # the relationship itself changing is a new value: what was said of the partner becomes history
+    single = said("Jordan and I broke up, I'm single again.")[0]
+    assert env.store.memories.require(single).subject == "user:relationship"
+    for memory in (gluten, job):
+        assert env.store.memories.require(memory).superseded_by == single
+    for memory in (fireworks, beach):
+        assert env.store.memories.require(memory).is_current(NOW + 1)
+
+
 def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
     said = _teller(env)
     passport = said("I need to renew my passport before June.")[0]

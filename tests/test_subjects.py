@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from hermes_bowerbird.curation.extract import extract_candidates
-from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
+from hermes_bowerbird.curation.subjects import (
+    first_person_view,
+    only_mentions,
+    spoken_number,
+    subject_of,
+)
 
 
 @pytest.mark.parametrize(
@@ -39,6 +44,11 @@ from hermes_bowerbird.curation.subjects import first_person_view, spoken_number,
         ("I'm single again.", "user:relationship"),
         ("We just got engaged!", "user:relationship"),
         ("My divorce is final as of Friday.", "user:relationship"),
+        ("My wife is Ana.", "user:relationship"),
+        ("My partner, Jordan.", "user:relationship"),
+        ("My husband's name is Tom.", "user:relationship"),
+        ("My wife and I have been married for ten years.", "user:relationship"),
+        ("My boyfriend Max and I broke up last week.", "user:relationship"),
         # residence, home, origin
         ("We relocated to Denver in the spring.", "user:residence"),
         ("I'm now based in Rotterdam.", "user:residence"),
@@ -67,6 +77,8 @@ from hermes_bowerbird.curation.subjects import first_person_view, spoken_number,
         ("We adopted a rescue dog last month.", "user:pet:dog"),
         ("My cat Miso is fourteen.", "user:pet:cat"),
         ("Our dog died in the summer.", "user:pet:dog"),
+        ("My dog is called Rex.", "user:pet:dog"),
+        ("My new puppy, Pip, arrived today!", "user:pet:dog"),
         ("I drive a Subaru Outback.", "user:car"),
         ("I sold my car.", "user:car"),
         ("I ride a vintage motorcycle.", "user:vehicle:motorcycle"),
@@ -300,3 +312,30 @@ def test_more_phrasings(sentence: str, subject: str | None) -> None:
 )
 def test_the_verb_names_a_slot_only_for_a_tool(sentence: str, subject: str | None) -> None:
     assert subject_of(sentence) == subject
+
+
+@pytest.mark.parametrize(
+    "sentence, subject, mentions",
+    [
+        # what a partner or pet does or likes: filed under the slot, but no new value of it
+        ("My partner Jordan is gluten intolerant.", "user:relationship", True),
+        ("My partner Jordan just started a new job at Monzo.", "user:relationship", True),
+        ("My husband is a doctor.", "user:relationship", True),
+        ("My wife Ana and I met in 2010.", "user:relationship", True),
+        ("My dog Biscuit is scared of fireworks.", "user:pet:dog", True),
+        ("My dog Biscuit loves the beach.", "user:pet:dog", True),
+        # who the partner or pet is, or what the couple is
+        ("My wife is Ana.", "user:relationship", False),
+        ("My partner, Jordan.", "user:relationship", False),
+        ("My girlfriend Priya moved in with me.", "user:relationship", False),
+        ("My boyfriend Max and I broke up last week.", "user:relationship", False),
+        ("We got divorced last year.", "user:relationship", False),
+        ("My cat Miso is fourteen.", "user:pet:cat", False),
+        ("My dog is called Rex.", "user:pet:dog", False),
+        ("I live in Porto.", "user:residence", False),
+        ("The weather is nice.", None, False),
+    ],
+)
+def test_only_mentions(sentence: str, subject: str | None, mentions: bool) -> None:
+    assert subject_of(sentence) == subject
+    assert only_mentions(sentence) is mentions

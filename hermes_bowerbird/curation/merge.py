@@ -15,6 +15,7 @@ from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .changes import change
 from .completion import closure
 from .provenance import origin_of, promoted_confidence, weaker
+from .subjects import only_mentions
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -206,6 +207,8 @@ class Merger:
         same = [
             m for m in same if not _outweighs(m, candidate)
         ]  # assistant text never replaces the user's
+        if same and only_mentions(candidate.content):
+            same = []  # "my partner Jordan started at Monzo" adds to what is known of Jordan
         if candidate.supersedes is not None:
             target = self.store.memories.get(candidate.supersedes)
             if (

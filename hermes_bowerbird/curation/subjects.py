@@ -35,6 +35,10 @@ _NUMBER_WORDS = {
     "ninety": 90,
 }
 _TEENS = {"eighteen": 18, "nineteen": 19}
+_NUMBER_NAMES = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty"
+)
 _AGE = (
     r"(?:1[89]|[2-9]\d|1[01]\d|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|"
     r"four|five|six|seven|eight|nine))?|eighteen|nineteen)"
@@ -275,6 +279,14 @@ def _issue_tracker(m: re.Match[str]) -> str | None:
 
 # ---------------------------------------------------------------- rules
 
+_PARTNER = r"(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?)"
+# where an introduction ends: the clause does ("my partner, Jordan." "my wife Ana, who ...")
+_INTRODUCED = r"(?=\s*(?:[.!?;:,)—–]|$))"
+# what the couple is or did, after "my wife (Ana)": "and I have been married ten years", "moved in with me"
+_COUPLE = (
+    r"and i\s+(?:\w+\s+){0,3}?(?:married|engaged|together|divorc\w*|separat\w*|split|broke up|dating|"
+    r"moved in|living together)\b|(?:just\s+)?(?:moved in|proposed|said yes|left me|broke up with me|dumped me)\b"
+)
 _ME = r"(?:i|we)"
 _NOW = r"(?:(?:now|currently|still|finally|officially|just|recently|already|also|basically|mostly|pretty much)\s+)*"
 
@@ -391,8 +403,11 @@ _RULES: tuple[_Rule, ...] = _rules(
     ),
     # relationships and family
     (
-        rf"\bmy (?:new )?(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?)(?:,)?\s+(?:(?-i:[A-Z])\w+|"
-        rf"is\b|and i (?:have been|are|got|just)\b)|"
+        # who the partner is ("my wife is Ana", "my girlfriend Priya moved in with me"), not only what they do or
+        # like ("my partner Jordan is gluten intolerant": see `_MENTIONS`)
+        rf"\bmy (?:new )?{_PARTNER}(?:,)?\s+(?:(?-i:[A-Z])\w+(?:\s+(?-i:[A-Z])\w+)?(?:{_INTRODUCED}|"
+        rf"\s+(?:{_COUPLE}))|(?:is|'s)\s+(?:(?:called|named)\s+)?(?-i:[A-Z])\w+{_INTRODUCED}|"
+        rf"(?:is|'s)\s+(?:called|named)\b|{_COUPLE})|\bmy {_PARTNER}'s name is\b|"
         rf"\b(?:i'm|i am|we're|we are|we've been|i've been|we got|i got|getting|we just got|i just got)\s+{_NOW}"
         rf"(?:happily\s+|recently\s+|newly\s+|legally\s+)?(?:married|divorced|separated|separating|engaged|single|"
         rf"widowed|dating|splitting up|seeing each other|back together)\b|"
@@ -417,7 +432,10 @@ _RULES: tuple[_Rule, ...] = _rules(
     ),
     # pets and vehicles
     (
-        rf"\bmy (?:new\s+)?(?:little\s+)?(?P<pet>{_PETS}),?\s+(?:(?-i:[A-Z])[a-z]+\b|is (?:called|named)\b)|"
+        # naming the pet ("my cat Miso.", "my dog Rex is a beagle", "my cat Miso is fourteen"), not only a story of
+        # it ("my dog Biscuit loves the beach": see `_MENTIONS`)
+        rf"\bmy (?:new\s+)?(?:little\s+)?(?P<pet>{_PETS}),?\s+(?:(?-i:[A-Z])[a-z]+(?:{_INTRODUCED}|"
+        rf"\s+(?:is|'s)\s+(?:a|an|\d|{_NUMBER_NAMES})\b)|is (?:called|named)\b)|"
         rf"\bmy (?P<pet2>{_PETS})'s name is\b",
         lambda m: _pet_any(m),
     ),
@@ -518,6 +536,20 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"\b(?:we|i) (?:(?:always|usually|now|still|currently|just) )?track (?:\w+ ){0,3}?(?:in|with|on|using|via) "
         r"(?P<tool>[A-Za-z][\w.+-]*(?: issues)?)",
         _issue_tracker,
+    ),
+)
+
+# What the user says of their partner or a pet ("my partner Jordan is gluten intolerant", "my dog Biscuit loves the
+# beach", "my husband is a doctor"): filed under the slot so a question about them finds it, but it replaces
+# nothing there (see `only_mentions`): the next thing said of Jordan adds to what is known of him.
+_MENTIONS: tuple[_Rule, ...] = _rules(
+    (
+        rf"\bmy (?:new )?{_PARTNER},?\s+(?:(?-i:[A-Z])\w+|is\b|and i (?:have been|are|got|just)\b)",
+        _fixed(vocab.RELATIONSHIP),
+    ),
+    (
+        rf"\bmy (?:new\s+)?(?:little\s+)?(?P<pet>{_PETS}),?\s+(?-i:[A-Z])[a-z]+\b",
+        lambda m: _pet_any(m),
     ),
 )
 
@@ -750,9 +782,25 @@ def subject_of(sentence: str) -> str | None:
     so a sentence of many matches that are not statements ("She said I am a designer, " over and over, with no full
     stop) would cost time quadratic in its length.
     """
-    view = first_person_view(re.sub(r"(?<=\w)’(?=\w)", "'", sentence[:_MAX_STATEMENT_CHARS]))
+    view = _view(sentence)
+    return _stated(view, _RULES) or _stated(view, _MENTIONS)
+
+
+def only_mentions(sentence: str) -> bool:
+    """Whether a sentence's slot comes only from what it says of the user's partner or a pet ("my partner Jordan is
+    gluten intolerant"): a statement that names no new value, so it replaces nothing in the slot."""
+    view = _view(sentence)
+    return _stated(view, _RULES) is None and _stated(view, _MENTIONS) is not None
+
+
+def _view(sentence: str) -> str:
+    return first_person_view(re.sub(r"(?<=\w)’(?=\w)", "'", sentence[:_MAX_STATEMENT_CHARS]))
+
+
+def _stated(view: str, rules: Sequence[_Rule]) -> str | None:
+    """The key of the first of `rules` the sentence (in `first_person_view`) asserts, or None."""
     reported: list[tuple[int, int]] | None = None  # found once, when a rule first matches
-    for rule in _RULES:
+    for rule in rules:
         for m in rule.pattern.finditer(view):
             key = rule.key(m)
             if not key:
