@@ -199,6 +199,8 @@ def test_hostile_queries_analyse(text: str) -> None:
         ("What's my brother's name?", ()),
         ("Where are my overseas colleagues based?", ()),
         ("What's my mother-in-law's name?", ()),
+        ("How much do I weigh these days?", ("user:weight",)),
+        ("What dose of sertraline am I on?", ("user:health:", "user:medication:")),
     ],
 )
 def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:

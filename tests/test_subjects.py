@@ -95,6 +95,15 @@ from hermes_bowerbird.curation.subjects import (
         ("I stopped drinking coffee.", "user:habit:caffeine"),
         ("I take a vitamin D supplement.", "user:medication:vitamin-d"),
         ("I'm on sertraline for my anxiety.", "user:medication:sertraline"),
+        ("I'm on 20mg of lisinopril.", "user:medication:lisinopril"),
+        ("My doctor upped my sertraline to 100mg.", "user:medication:sertraline"),
+        ("My metformin dose went down to 500 mg.", "user:medication:metformin"),
+        # weight
+        ("I weigh 82 kg right now.", "user:weight"),
+        ("I'm down to 78 kg!", "user:weight"),
+        ("I'm back up to 85kg, ugh.", "user:weight"),
+        ("My weight is 12 stone.", "user:weight"),
+        ("Our favourite restaurant is Casa Pepe.", "user:favourite:restaurant"),
         # hobbies and routines
         ("I meditate for 60 minutes every morning.", "user:routine:meditation"),
         ("I've taken up pottery.", "user:routine:pottery"),
@@ -150,6 +159,14 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "She's vegan and lives in Austin.",
         "My wife has been eating vegan for a month.",
         "My sister is 41.",
+        "My mum weighs 60 kg.",
+        "She upped her sertraline to 100mg.",
+        "I weigh myself every morning.",
+        "I'm down to two coffees a day.",
+        "I'm down to 50 pounds in my account.",
+        "I'm up to 10 kg of flour a week for the bakery.",
+        "When I weighed 90kg I felt awful.",
+        "I'd like to get down to 75 kg.",
         "He got divorced last year.",
         "Elena said she's glad I moved here.",
         # quotes and jokes
@@ -208,6 +225,12 @@ def test_non_statements_get_no_user_subject(sentence: str) -> None:
         ("We use Chrome.", "I've switched to Firefox.", "user:browser"),
         ("We use Jira.", "We track tickets in Linear now.", "project:issue-tracker"),
         ("We use Jenkins.", "We moved all our CI over to Buildkite.", "project:ci"),
+        ("I weigh 82 kg.", "Good news, I'm down to 78 kg!", "user:weight"),
+        (
+            "I take 50mg of sertraline every morning.",
+            "My doctor upped my sertraline to 100mg.",
+            "user:medication:sertraline",
+        ),
     ],
 )
 def test_new_values_share_the_old_subject(old: str, new: str, subject: str) -> None:

@@ -38,6 +38,7 @@ EXAMPLES = {
     "user:allergy:": "I'm allergic to peanuts.",
     "user:health:": "I was diagnosed with asthma.",
     "user:medication:": "I take vitamin D supplements.",
+    "user:weight": "I weigh 82 kg.",
     "user:habit:": "I quit smoking.",
     "user:routine:": "I run every morning.",
     "user:favourite:": "My favourite band is Radiohead.",

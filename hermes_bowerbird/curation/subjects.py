@@ -203,6 +203,9 @@ _DOSING = (
     r"at\s+(?:night|bedtime)|in\s+the\s+(?:morning|evening)s?|with\s+(?:breakfast|dinner|food|meals)|"
     rf"\d+\s?(?:mg|mcg|ml)\b|for\s+(?:my\s+)?(?:{_CONDITIONS})"
 )
+_DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|ml|g)\b"
+# "pounds" only after "weigh": "I'm down to 50 pounds" may be money
+_WEIGHT = r"\d+(?:\.\d+)?\s?(?:kg|kgs|kilos?|kilograms?|lbs?|stone|st)\b"
 _ACTION_SUBJECT = {
     "deploy": vocab.DEPLOY_TOOL,
     "host": vocab.HOSTING,
@@ -488,8 +491,26 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi(?:'m| am)\s+{_NOW}on\s+(?P<item2>[a-z]+)\s+for\s+(?:my\s+)?(?:{_CONDITIONS})\b|"
         # "I take metformin every morning", "I'm on 20mg of lisinopril": a drug's name and a dose or schedule
         rf"\bi(?:'m| am)?\s+{_NOW}(?:take|taking|started taking|on)\s+(?:(?:\d+\s?(?:mg|mcg|ml|g)|a low dose)\s+of\s+)?"
-        rf"(?P<item3>{_DRUG})\s+(?:{_DOSING})",
+        rf"(?P<item3>{_DRUG})\s+(?:{_DOSING})|"
+        # a new dose: "I'm on 100mg of sertraline now", "my doctor upped my sertraline to 100mg", "my sertraline
+        # dose went down to 50mg"
+        rf"\bi(?:'m| am)\s+{_NOW}on\s+{_DOSE}\s+of\s+(?P<item4>{_DRUG})\b|"
+        rf"\b(?:i|we|my (?:doctor|gp|psychiatrist|consultant|specialist|nurse)|they|she|he)\s+{_NOW}"
+        rf"(?:upped|increased|raised|lowered|reduced|cut|dropped|changed|doubled|halved|bumped up)\s+my\s+"
+        rf"(?P<item5>{_DRUG})(?:\s+dose)?\s+(?:up\s+|down\s+|back\s+)?to\s+{_DOSE}|"
+        rf"\bmy\s+(?P<item6>{_DRUG})(?:\s+dose)?\s+(?:was|has been|got|went|is going)\s+"
+        rf"(?:\w+\s+){{0,2}}?(?:up\s+|down\s+|back\s+)?to\s+{_DOSE}",
         lambda m: _medication_any(m),
+    ),
+    # body weight: "I weigh 82 kg", "I'm down to 78 kg", "my weight is 12 stone" (not "I weigh my flour", not "down
+    # to two coffees a day")
+    (
+        rf"\bi\s+{_NOW}weigh\s+(?:in\s+at\s+)?(?:about\s+|around\s+|roughly\s+|almost\s+|nearly\s+|"
+        rf"just\s+(?:over|under)\s+|over\s+|under\s+)?\d|"
+        rf"\bi(?:'m| am|'ve| have)\s+{_NOW}(?:got\s+|gotten\s+|been\s+)?(?:back\s+(?:down\s+|up\s+)?|down\s+|"
+        rf"up\s+)to\s+(?:about\s+|around\s+)?{_WEIGHT}(?!\s+of\b)|"
+        rf"\bmy (?:current |body )?weight (?:is|'s|was) (?:now |currently |down to |up to )?(?:about |around )?\d",
+        _fixed(vocab.WEIGHT),
     ),
     # hobbies and routines
     (
@@ -510,12 +531,12 @@ _RULES: tuple[_Rule, ...] = _rules(
         lambda m: _activity_any(m),
     ),
     (
-        r"\bmy (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)"
+        r"\b(?:my|our) (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)"
         r"(?: right now| these days| at the moment| lately)? (?:is|are)\b",
         _grouped(vocab.FAVOURITES),
     ),
     (
-        r"\bis (?:now |still )?my (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)\b",
+        r"\bis (?:now |still )?(?:my|our) (?:new |current |all-time |absolute )?favou?rite ([a-z]+(?: [a-z]+)?)\b",
         _grouped(vocab.FAVOURITES),
     ),
     # tools
@@ -627,7 +648,7 @@ def _habit_any(m: re.Match[str]) -> str | None:
 
 
 def _medication_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("item", "item2", "item3"))
+    found = _first_group(m, ("item", "item2", "item3", "item4", "item5", "item6"))
     return f"{vocab.MEDICATIONS}{_clean(found)}" if found else None
 
 

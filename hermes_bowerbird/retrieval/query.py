@@ -98,12 +98,13 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             (vocab.ROUTINES, vocab.HABITS),
         ),
         (
-            r"\b(health\w*|medical|medications?|illness\w*|injur\w*)\b",
+            r"\b(health\w*|medical|medications?|doses?|dosage|illness\w*|injur\w*)\b",
             (vocab.HEALTH, vocab.MEDICATIONS),
         ),
         # its own hint: with the medical one, "what medication am I on" also drew the allergies (everyday set)
         (r"\b(allerg\w*)\b", (vocab.ALLERGIES,)),
         (r"\b(pets?|dogs?|cats?)\b", (vocab.PETS,)),
+        (r"\b(weigh\w*|how heavy)\b", (vocab.WEIGHT,)),
     )
 )
 # "my sister", "our little girl", "my mother-in-law's": the question is about someone the user knows, so the user's
