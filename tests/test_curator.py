@@ -221,6 +221,17 @@ def test_more_said_of_a_partner_or_pet_adds_to_what_is_known(env: Env) -> None:
         assert env.store.memories.require(memory).is_current(NOW + 1)
 
 
+def test_a_place_that_closed_ends_the_favourite_that_names_it(env: Env) -> None:
+    said = _teller(env)
+    assert said("Sad news, Casa Pepe closed down last week.") == []  # nothing named it
+    favourite = said("Our favourite restaurant is Casa Pepe on Mill Road, we go every Friday.")[0]
+    pizza = said("Our favourite pizza place is Franco Manca.")[0]
+    closed = said("Sad news, Casa Pepe closed down last week.")
+    assert len(closed) == 1
+    assert env.store.memories.require(favourite).superseded_by == closed[0]
+    assert env.store.memories.require(pizza).is_current(NOW + 1)
+
+
 def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
     said = _teller(env)
     passport = said("I need to renew my passport before June.")[0]

@@ -10,6 +10,7 @@ from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation.changes import says_changed
 from hermes_bowerbird.curation.completion import says_closed, says_dropped, says_happened
 from hermes_bowerbird.curation.entities import find_entities
+from hermes_bowerbird.curation.gone import says_gone
 from hermes_bowerbird.curation.noise import is_content_sentence
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
@@ -425,15 +426,16 @@ def _user_candidates(text: str, now: float | None) -> list[Candidate]:
 def _closing(sentence: str, now: float | None) -> Candidate | None:
     """A statement too slight to keep on its own that says something is done ("Flights for Lisbon are booked!",
     "The plumber fixed the tap"), given up ("I had to pull out of the marathon") or how it went ("The interview went
-    well"), an event, or that something moved to a new time or amount ("The standup moved to 10am"), a fact: kept
-    only if it closes an open item or replaces the value a memory gave."""
+    well"), an event, or that something moved to a new time or amount ("The standup moved to 10am") or a place
+    closed for good ("Casa Pepe closed down"), a fact: kept only if it closes an open item or replaces the value a
+    memory gave."""
     if len(words(sentence)) < _CLAUSE_MIN_WORDS:
         return None
     mtype = (
         MemoryType.EVENT
         if says_closed(sentence) or says_dropped(sentence) or says_happened(sentence)
         else MemoryType.FACT
-        if says_changed(sentence)
+        if says_changed(sentence) or says_gone(sentence)
         else None
     )
     # a question, or a hedge ("I think the tap is fixed"), is no news

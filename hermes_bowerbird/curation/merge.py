@@ -14,6 +14,7 @@ from ..text import value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .changes import change
 from .completion import closure
+from .gone import gone
 from .provenance import origin_of, promoted_confidence, weaker
 from .subjects import only_mentions
 
@@ -96,8 +97,8 @@ def plan_merge(
 
     `closable`: the neighbours a statement of the candidate's source may close (see curation/completion.py and
     curation/changes.py): an open item among them that the candidate closes (a todo done, a choice made, a problem
-    fixed, a plan given up, an appointment past), or a time or amount it changes ("the standup moved to 10am"), is
-    superseded by it."""
+    fixed, a plan given up, an appointment past), a time or amount it changes ("the standup moved to 10am"), or a
+    place it says closed for good, is superseded by it."""
     closes = _closed(candidate, closable)
     if candidate.closing_only and not closes:
         return MergePlan(
@@ -146,10 +147,15 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
 
     A memory that says who the user is (a profile slot, or typed identity) is left to its own updates: "I have a
     vet appointment for my dog Biscuit tomorrow" is also where the user's dog is named, and how the appointment went
-    does not unsay that."""
+    does not unsay that. A place that closed for good (curation/gone.py) ends even a favourite: "Casa Pepe closed
+    down" ends "Our favourite restaurant is Casa Pepe"."""
     out = {}
     for n in closable:
         memory = n.memory
+        why = gone(memory.type, memory.content, candidate.content)
+        if why:  # a place that closed ends even a favourite
+            out[memory.id] = why
+            continue
         if memory.subject or memory.type is MemoryType.IDENTITY:
             continue
         why = closure(
