@@ -210,7 +210,9 @@ def test_more_said_of_a_partner_or_pet_adds_to_what_is_known(env: Env) -> None:
     fireworks = said("My dog Biscuit is scared of fireworks.")[0]
     job = said("My partner Jordan just started a new job at Monzo.")[0]
     beach = said("My dog Biscuit loves the beach.")[0]
-    for memory in (gluten, fireworks, job, beach):
+    pixel = said("We have a cat called Pixel.")[0]
+    byte = said("We adopted a second cat, Byte!")[0]
+    for memory in (gluten, fireworks, job, beach, pixel, byte):
         assert env.store.memories.require(memory).is_current(NOW + 1)
     # the relationship itself changing is a new value: what was said of the partner becomes history
     single = said("Jordan and I broke up, I'm single again.")[0]

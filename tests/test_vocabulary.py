@@ -39,6 +39,7 @@ EXAMPLES = {
     "user:health:": "I was diagnosed with asthma.",
     "user:medication:": "I take vitamin D supplements.",
     "user:weight": "I weigh 82 kg.",
+    "user:manager": "My manager is Priya.",
     "user:habit:": "I quit smoking.",
     "user:routine:": "I run every morning.",
     "user:favourite:": "My favourite band is Radiohead.",

@@ -206,6 +206,9 @@ _DOSING = (
 _DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|ml|g)\b"
 # "pounds" only after "weigh": "I'm down to 50 pounds" may be money
 _WEIGHT = r"\d+(?:\.\d+)?\s?(?:kg|kgs|kilos?|kilograms?|lbs?|stone|st)\b"
+_MANAGER = r"(?:manager|boss|supervisor|team lead|tech lead)"
+_HOW_MANY = rf"(?:\d{{1,2}}|{_NUMBER_NAMES}|a couple of|a few|several)"
+_ONE_MORE = r"(?:second|third|fourth|another|other|extra)\s+"
 _ACTION_SUBJECT = {
     "deploy": vocab.DEPLOY_TOOL,
     "host": vocab.HOSTING,
@@ -404,6 +407,14 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:retired|been promoted|got promoted|was promoted)\b",
         _fixed(vocab.JOB),
     ),
+    # who the user reports to: "my manager is Priya", "my new boss is Sarah Okafor", "I report to Sam now"
+    (
+        rf"\bmy (?:new |current |line )?{_MANAGER}(?:'s name)? (?:is|'s) (?:now |still )?(?-i:[A-Z])\w+|"
+        rf"\bi\s+{_NOW}report (?:directly )?to (?-i:[A-Z])\w+|"
+        rf"(?!(?:this|that|he|she|it|who|there|here|what)\b)(?-i:[A-Z])\w+ (?:is|'s) (?:now )?my "
+        rf"(?:new |current |line )?{_MANAGER}\b",
+        _fixed(vocab.MANAGER),
+    ),
     # relationships and family
     (
         # who the partner is ("my wife is Ana", "my girlfriend Priya moved in with me"), not only what they do or
@@ -444,7 +455,8 @@ _RULES: tuple[_Rule, ...] = _rules(
     ),
     (
         rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:got|gotten|adopted|rescued|bought|have|own|fostered|lost|rehomed)\s+"
-        rf"(?:a|an|two|three|our|my|\d)\s+(?:new\s+|little\s+|rescue\s+|old\s+)?(?:\w+\s+)?(?P<pet>{_PETS})\b|"
+        rf"(?:a|an|two|three|our|my|\d)\s+(?!{_ONE_MORE})(?:new\s+|little\s+|rescue\s+|old\s+)?(?:\w+\s+)?"
+        rf"(?P<pet>{_PETS})\b|"
         rf"\b(?:my|our) (?P<pet2>{_PETS}) (?:\w+\s+)?(?:died|passed away|passed|was put down|had to be put down|"
         rf"ran away)\b",
         lambda m: _pet_any(m),
@@ -455,6 +467,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bmy (?:new\s+)?(?P<vehicle>car|truck|motorcycle|bike|e-bike|van)"
         rf" is (?:a|an)\b|\b{_ME}(?:'ve| have)?\s+{_NOW}(?:bought|got|leased|sold|traded in|totaled|crashed|"
         rf"gave up|got rid of)\s+(?:a|an|my|our)\s+(?:new\s+|used\s+|electric\s+|old\s+)?(?P<vehicle2>{_VEHICLES})\b|"
+        # "I sold the Civic and bought a Tesla Model 3"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:sold|traded in|got rid of|scrapped)\s+(?:[\w-]+\s+){{1,3}}?and\s+"
+        rf"(?:then\s+|just\s+)?(?:bought|got|leased)\s+(?:a|an)\s+(?:new\s+|used\s+|electric\s+)?"
+        rf"(?P<vehicle6>{_VEHICLES})\b|"
         rf"\bi (?:don't|do not|no longer) (?:have|own) a (?P<vehicle3>{_VEHICLES})\b|\bi(?:'m| am) (?:now )?car-free\b",
         lambda m: _vehicle_any(m),
     ),
@@ -481,7 +497,12 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?:drinking\s+)?(?P<habit>smoking|vaping|drinking(?!\s+(?:coffee|tea|soda|water))|alcohol|caffeine|"
         rf"coffee|cigarettes)\b|"
         rf"\bi(?:'m| am)\s+{_NOW}(?P<habit2>sober|teetotal|a non-?smoker|a smoker)\b|"
-        rf"\bi\s+(?:don't|do not|no longer)\s+(?P<habit3>smoke|drink|vape)\b",
+        rf"\bi\s+(?:don't|do not|no longer)\s+(?P<habit3>smoke|drink|vape)\b|"
+        # how much: "I drink about four coffees a day", "I've cut down to one coffee a day", "I smoke 10 a day"
+        rf"\bi\s+{_NOW}(?:(?:usually|normally)\s+)?(?:drink|have|smoke)\s+(?:about\s+|around\s+|like\s+|maybe\s+)?"
+        rf"{_HOW_MANY}\s+(?:cups?\s+of\s+)?(?P<habit4>coffees?|cigarettes)\s+(?:a|per|each)\s+day\b|"
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:cut|got|gotten)\s+(?:back\s+|down\s+)to\s+{_HOW_MANY}\s+(?:cups?\s+of\s+)?"
+        rf"(?P<habit5>coffees?|cigarettes)\b",
         lambda m: _habit_any(m),
     ),
     (
@@ -515,8 +536,8 @@ _RULES: tuple[_Rule, ...] = _rules(
     # hobbies and routines
     (
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:started|began|begun|took up|taken up|picked up|got into|gotten into|"
-        rf"gave up|given up|quit|stopped|resumed|got back into|gotten back into)\s+(?:doing\s+|playing\s+|going\s+|"
-        rf"learning\s+)?(?P<act>{_ACTIVITY_NOUNS})\b|"
+        rf"gave up|given up|quit|stopped|resumed|got back into|gotten back into)\s+(?:doing\s+|playing\s+|"
+        rf"going\s+(?:to\s+)?(?:the\s+)?|learning\s+)?(?P<act>{_ACTIVITY_NOUNS})\b|"
         rf"\bi\s+{_NOW}(?:(?:usually|always|regularly|try to)\s+)?(?:go|do|practi[cs]e|play)\s+(?:to\s+)?(?:the\s+)?"
         rf"(?P<act2>{_ACTIVITY_NOUNS})\b|"
         rf"\bi\s+(?:no longer|don't|do not)\s+(?:go\s+|do\s+|play\s+)?(?P<act3>{_ACTIVITY_NOUNS}|{_ACTIVITY_VERBS})\b"
@@ -552,6 +573,12 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"(?P<tool>[A-Za-z1][\w.+-]*(?: code| actions| ci| music| mail| issues)?)\b",
         _tool_choice,
     ),
+    # "I listen to everything on Spotify": only a known music app (not "I listen to podcasts on my commute")
+    (
+        rf"\b{_ME}\s+{_NOW}(?:(?:mostly|usually|always|normally)\s+)?(?:listen|stream)\s+(?:to\s+)?(?:[\w-]+\s+){{0,3}}?"
+        r"(?:on|with|via|using|through)\s+(?P<tool>[A-Za-z][\w.+-]*(?: music)?)\b",
+        _tool_choice,
+    ),
     # "we track tickets in Linear", "I track bugs with Jira": only a known tracker (not "I track my runs in Strava")
     (
         r"\b(?:we|i) (?:(?:always|usually|now|still|currently|just) )?track (?:\w+ ){0,3}?(?:in|with|on|using|via) "
@@ -568,8 +595,12 @@ _MENTIONS: tuple[_Rule, ...] = _rules(
         rf"\bmy (?:new )?{_PARTNER},?\s+(?:(?-i:[A-Z])\w+|is\b|and i (?:have been|are|got|just)\b)",
         _fixed(vocab.RELATIONSHIP),
     ),
+    (rf"\bmy (?:new |current |line )?{_MANAGER},?\s+(?-i:[A-Z])\w+", _fixed(vocab.MANAGER)),
     (
-        rf"\bmy (?:new\s+)?(?:little\s+)?(?P<pet>{_PETS}),?\s+(?-i:[A-Z])[a-z]+\b",
+        rf"\bmy (?:new\s+)?(?:little\s+)?(?P<pet>{_PETS}),?\s+(?-i:[A-Z])[a-z]+\b|"
+        # one more pet is not a new value: "we adopted a second cat, Byte" leaves "we have a cat called Pixel"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:got|gotten|adopted|rescued|bought|fostered)\s+(?:a\s+|an\s+)?"
+        rf"{_ONE_MORE}(?:\w+\s+)?(?P<pet2>{_PETS})\b",
         lambda m: _pet_any(m),
     ),
 )
@@ -601,7 +632,7 @@ def _pet_kind(kind: str) -> str:
 
 
 def _vehicle_any(m: re.Match[str]) -> str | None:
-    kind = _first_group(m, ("vehicle", "vehicle2", "vehicle3", "vehicle5"))
+    kind = _first_group(m, ("vehicle", "vehicle2", "vehicle3", "vehicle5", "vehicle6"))
     return _vehicle_kind(kind) if kind else vocab.CAR
 
 
@@ -633,14 +664,14 @@ def _condition_key(found: str) -> str:
 
 
 def _habit_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("habit", "habit2", "habit3"))
+    found = _first_group(m, ("habit", "habit2", "habit3", "habit4", "habit5"))
     if not found:
         return None
     found = found.lower()
     for name, pattern in (
         ("smoking", r"smok\w*|vap\w*|cigarettes|a non-?smoker|a smoker"),
         ("drinking", r"drink\w*|alcohol|sober|teetotal"),
-        ("caffeine", r"caffeine|coffee"),
+        ("caffeine", r"caffeine|coffees?"),
     ):
         if re.fullmatch(pattern, found):
             return f"{vocab.HABITS}{name}"
@@ -682,8 +713,9 @@ _IRREALIS = re.compile(
     _I,
 )
 _FUTURE = re.compile(
-    r"\b(?:will|going to|gonna|about to|soon|next (?:week|month|year|spring|summer|fall|autumn|"
-    r"winter)|tomorrow|in (?:a|two|three|\d+) (?:weeks?|months?|years?))\b|'ll\b",
+    # "going to" as a plan, not a habit started or stopped ("I stopped going to yoga")
+    r"\b(?:will|(?<!started )(?<!stopped )(?<!quit )(?<!began )going to|gonna|about to|soon|next (?:week|month|year|"
+    r"spring|summer|fall|autumn|winter)|tomorrow|in (?:a|two|three|\d+) (?:weeks?|months?|years?))\b|'ll\b",
     _I,
 )
 _SELF_TAIL = re.compile(

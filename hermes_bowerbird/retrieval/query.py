@@ -88,6 +88,7 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             (vocab.RELATIONSHIP,),
         ),
         (r"\b(name|called)\b", (vocab.NAME,)),
+        (r"\b(boss|manager|supervisor|report to|reporting to)\b", (vocab.MANAGER,)),
         (r"\b(age|how old|birthday)\b", (vocab.AGE,)),
         (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", (vocab.ORIGIN,)),
         (r"\b(car|drive|drives)\b", (vocab.CAR,)),
