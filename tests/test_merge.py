@@ -247,6 +247,21 @@ def test_what_says_who_the_user_is_is_not_closed(item: Memory) -> None:
     assert _plan(went, neighbours=[(plain, 0.8)], closable=True).supersede == (8,)
 
 
+def test_a_new_time_replaces_an_identity_memory_but_not_a_slot_holder() -> None:
+    practice = _memory(
+        6,
+        "My son Max has football practice every Tuesday at 5pm.",
+        memory_type=MemoryType.IDENTITY,
+    )
+    moved = Candidate(
+        type=MemoryType.FACT, content="Max's football practice moved to Wednesdays.", importance=0.5
+    )
+    plan = _plan(moved, neighbours=[(practice, 0.8)], closable=True)
+    assert plan.supersede == (6,) and plan.reason == "changed: a new time for the same thing"
+    held = _memory(7, practice.content, "user:routine:football")
+    assert _plan(moved, neighbours=[(held, 0.8)], closable=True).supersede == ()
+
+
 @pytest.mark.parametrize(
     ("a", "b", "distinct"),
     [

@@ -145,10 +145,12 @@ def plan_merge(
 def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, str]:
     """The open items among `closable` the candidate closes, and the values it changes, with the reason each.
 
-    A memory that says who the user is (a profile slot, or typed identity) is left to its own updates: "I have a
-    vet appointment for my dog Biscuit tomorrow" is also where the user's dog is named, and how the appointment went
-    does not unsay that. A place that closed for good (curation/gone.py) ends even a favourite: "Casa Pepe closed
-    down" ends "Our favourite restaurant is Casa Pepe"."""
+    A profile slot holder is left to its slot's own updates. A memory typed identity is not closed: "I have a vet
+    appointment for my dog Biscuit tomorrow" is also where the user's dog is named, and how the appointment went
+    does not unsay that; but a new time or amount replaces it ("Max's football practice moved to Wednesdays"
+    replaces "My son Max has football practice every Tuesday at 5pm", which stated only the old time). A place
+    that closed for good (curation/gone.py) ends even a favourite: "Casa Pepe closed down" ends "Our favourite
+    restaurant is Casa Pepe"."""
     out = {}
     for n in closable:
         memory = n.memory
@@ -156,11 +158,16 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
         if why:  # a place that closed ends even a favourite
             out[memory.id] = why
             continue
-        if memory.subject or memory.type is MemoryType.IDENTITY:
+        if memory.subject:
             continue
-        why = closure(
-            memory.type, memory.content, candidate.type, candidate.content, n.similarity
-        ) or change(memory.type, memory.content, candidate.content, n.similarity)
+        closed = (
+            None
+            if memory.type is MemoryType.IDENTITY
+            else closure(
+                memory.type, memory.content, candidate.type, candidate.content, n.similarity
+            )
+        )
+        why = closed or change(memory.type, memory.content, candidate.content, n.similarity)
         if why:
             out[memory.id] = why
     return out
