@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -34,6 +35,8 @@ def test_line_format() -> None:
     assert line == "- [procedure #12, 2026-03-04] Never deploys on Fridays"
     episode = hit_line(hit(34, 1.0, "user: hi\n\nthere", ItemKind.EPISODE))
     assert episode == "- [episode #e34, 2026-03-04] user: hi there"
+    replaced = hit_line(replace(hit(3, 1.0, "Deploys with Fabric"), superseded=True))
+    assert replaced == "- [procedure #3, 2026-03-04, superseded] Deploys with Fabric"
 
 
 @pytest.mark.parametrize(

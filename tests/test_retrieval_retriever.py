@@ -389,6 +389,25 @@ def test_min_relevance_drops_unrelated_items(
         assert all(h.signals["relevance"] >= floor for h in hits)
 
 
+def test_a_stale_fact_that_passes_the_gate_carries_its_successor(world: World) -> None:
+    old = world.remember(
+        "I work at Deloitte as an auditor, it's a 40 minute train ride.", subject="user:employer"
+    )
+    world.remember("We deploy the billing service to Kubernetes with Helm charts")
+    world.remember("The user's favourite pasta is cacio e pepe", MemoryType.PREFERENCE)
+    world.clock.now += 30 * DAY
+    new = world.remember("I started a new job at KPMG last Monday.", subject="user:employer")
+    world.store.supersede(old, new, reason="changed", actor="test")
+    floor = world.config.prefetch_gate
+    hits = world.search("Where do I work?", min_relevance=floor, explain=True)
+    ids = [h.id for h in hits]
+    assert old in ids  # the old fact answers the words of the question best ...
+    assert ids.index(new) < ids.index(old)  # ... and never comes without what replaced it
+    carried = next(h for h in hits if h.id == new)
+    assert carried.signals["relevance"] < floor and carried.signals["carried"] == 1.0
+    assert format_hits(hits).count(", superseded]") == 1
+
+
 def test_prefetch_gate_is_an_operating_point_inside_the_relevance_range(world: World) -> None:
     assert 0.0 < world.config.prefetch_gate < 1.0
 

@@ -21,7 +21,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
 def hit_prefix(hit: Hit) -> str:
-    return f"- [{hit.label}, {iso_date(hit.created_at)}] "
+    """`- [fact #12, 2026-03-04] `; `- [fact #3, 2025-01-10, superseded] ` for what was replaced since."""
+    return f"- [{hit.label}, {iso_date(hit.created_at)}{', superseded' if hit.superseded else ''}] "
 
 
 def hit_line(hit: Hit) -> str:

@@ -51,7 +51,9 @@ class Hit:
     created_at: float
     provenance: tuple[Provenance, ...] = ()
     signals: Mapping[str, float] = field(default_factory=dict)
-    superseded: bool = False
+    superseded: bool = (
+        False  # a memory replaced since, or a turn that stated only facts replaced since
+    )
     truncated: bool = False
 
     @property

@@ -22,6 +22,7 @@ from .fusion import (
     Fused,
     Key,
     KeywordCoverage,
+    current_head,
     demote_stale_episodes,
     demote_superseded,
     keyword_evidence,
@@ -193,7 +194,7 @@ class Retriever:
         ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
         if request.min_relevance > 0:
             ranked = self._relevant(
-                ranked, self._baseline(scopes, kinds, query_vector), request.min_relevance
+                ranked, items, self._baseline(scopes, kinds, query_vector), request.min_relevance
             )
         chosen = self._diversify(ranked, items, limit)
         missing = [
@@ -234,14 +235,17 @@ class Retriever:
         return run_stage(self.signals, Stage.VECTOR, given, kinds), given
 
     def _relevant(
-        self, ranked: list[Fused], base: gate.Baseline | None, floor: float
+        self, ranked: list[Fused], items: _Items, base: gate.Baseline | None, floor: float
     ) -> list[Fused]:
         """The candidates whose gate relevance (see `gate.relevance`) reaches `floor`; recorded as a signal.
 
         A memory filling a profile slot the question names (the subject signal found it) is scored like the rest,
-        with the keyword coverage the rerank credited it with (`slot_coverage`).
+        with the keyword coverage the rerank credited it with (`slot_coverage`). A stale item that passes (a
+        superseded memory, or a turn that stated only superseded facts) carries the current successors in the pool
+        through with it: "I work at Deloitte" may answer "where do I work?" more plainly than "I started a new job
+        at KPMG", and is never given without it.
         """
-        kept = []
+        kept: set[Key] = set()
         weights = self.config.weights
         for entry in ranked[:RELEVANCE_POOL]:
             cosine = entry.signals.get("cosine")
@@ -251,8 +255,19 @@ class Retriever:
                 entry.signals["gate_z"] = base.z(cosine)
                 entry.signals["gate_chance"] = base.chance_max
             if value >= floor:
-                kept.append(entry)
-        return kept
+                kept.add(entry.key)
+        pooled = {e.key: e for e in ranked}
+        for key in [k for k in kept if pooled[k].signals.get("superseded")]:
+            stated = (
+                items.stale_episodes.get(key[1], []) if key[0] is ItemKind.EPISODE else [key[1]]
+            )
+            for memory_id in stated:
+                head = current_head(memory_id, items.memories)
+                successor = pooled.get((ItemKind.MEMORY, head)) if head is not None else None
+                if successor is not None and successor.key not in kept:
+                    successor.signals["carried"] = 1.0
+                    kept.add(successor.key)
+        return [e for e in ranked if e.key in kept]
 
     def _baseline(
         self, scopes: tuple[str, ...], kinds: Sequence[ItemKind], query_vector: np.ndarray | None
@@ -529,6 +544,7 @@ class Retriever:
                         item.created_at,
                         (Provenance(item.session_id, item.turn_index),),
                         signals,
+                        superseded=bool(entry.signals.get("superseded")),
                     )
                 )
         return hits
