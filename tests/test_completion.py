@@ -7,6 +7,7 @@ import pytest
 from hermes_bowerbird.curation.completion import (
     COMPLETION_SIMILARITY,
     DROP_SIMILARITY,
+    ECHO_SIMILARITY,
     FIX_SIMILARITY,
     HAPPENED_SIMILARITY,
     closure,
@@ -32,6 +33,8 @@ TODO, EVENT, FACT = MemoryType.TODO, MemoryType.EVENT, MemoryType.FACT
         "Just emailed Priya the quarterly report.",
         "The car insurance is sorted out for another year.",
         "I took care of the council tax bill.",
+        "Expense report submitted!",
+        "Invoice paid.",
     ],
 )
 def test_statements_that_say_a_task_is_done(text: str) -> None:
@@ -52,6 +55,7 @@ def test_statements_that_say_a_task_is_done(text: str) -> None:
         "I'm going to cancel the gym membership next week.",
         "The migration is half done.",
         "I'll book the flights once I've finished the report.",
+        "Report still not submitted.",
     ],
 )
 def test_statements_that_leave_a_task_open(text: str) -> None:
@@ -82,7 +86,44 @@ PASSPORT = "I need to renew my passport before June."
             COMPLETION_SIMILARITY,
             True,
         ),
-        ("too far apart in meaning", TODO, PASSPORT, EVENT, "I renewed my passport.", 0.5, False),
+        (
+            "too far apart in meaning",
+            TODO,
+            PASSPORT,
+            EVENT,
+            "The passport is all done.",
+            0.5,
+            False,
+        ),
+        # the todo's own verb ("renewed" for "renew") may close it further apart, not "done"
+        ("its own verb", TODO, PASSPORT, EVENT, "I renewed my passport.", ECHO_SIMILARITY, True),
+        (
+            "its own verb, too far apart",
+            TODO,
+            PASSPORT,
+            EVENT,
+            "I renewed my passport.",
+            0.35,
+            False,
+        ),
+        (
+            "a word for what was done that fits a word elsewhere in the todo, not its task",
+            TODO,
+            "I have to say the winter sale was a bit impulsive, I managed to get a few coats.",
+            EVENT,
+            "I just bought a new winter coat today.",
+            0.45,
+            False,
+        ),
+        (
+            "its own verb, and more",
+            TODO,
+            "I need to renew my car insurance before December 15th.",
+            EVENT,
+            "Renewed the car insurance with Admiral, it went up to 640 a year.",
+            0.41,
+            True,
+        ),
         (
             "alike, but no thing in common",
             TODO,

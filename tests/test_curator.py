@@ -248,6 +248,21 @@ def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
     assert [m.id for m in env.store.memories.find([SCOPE], todos)] == [report]
 
 
+def test_a_reminder_asked_for_is_a_todo_and_a_short_word_closes_it(env: Env) -> None:
+    said = _teller(env)
+    present = said(
+        "Can you remind me to buy a birthday present for Jordan? His birthday is June 3rd."
+    )
+    assert [env.store.memories.require(i).type for i in present] == [MemoryType.TODO]
+    report = said("I have to submit my expense report by Friday.")[0]
+    insurance = said("I need to renew my car insurance before December 15th.")[0]
+    assert said("Expense report submitted!")
+    assert said("Renewed the car insurance with Admiral, it went up to 640 a year.")
+    for todo in (report, insurance):
+        assert not env.store.memories.require(todo).is_current(NOW + 1)
+    assert env.store.memories.require(present[0]).is_current(NOW + 1)
+
+
 def test_a_turn_that_only_says_something_is_done_is_kept_when_it_closes_a_todo(env: Env) -> None:
     said = _teller(env)
     assert said("Flights for Lisbon are booked!") == []  # nothing was open

@@ -40,6 +40,10 @@ from .sentences import own_words
 # fix can share little more than the thing: 0.50 for the locking bug above, 0.59-0.81 for a noise and its repair,
 # 0.09-0.32 for another fix.
 COMPLETION_SIMILARITY = 0.55
+# A todo and the words that say its own verb was done ("Renewed the car insurance with Admiral." / "I need to renew
+# my car insurance before December 15th." 0.44): the verb fits only this kind of task, and a word naming the thing
+# must be shared too, so the pair may be further apart.
+ECHO_SIMILARITY = 0.4
 FIX_SIMILARITY = 0.45
 # A plan and the word it was given up 0.47-0.69 ("I had to pull out of the marathon" / "I'm training for the Berlin
 # marathon, my target is under 4 hours" 0.47), another plan given up 0.06-0.38.
@@ -98,7 +102,9 @@ _ACTIVE = (
 )
 # "Booked the flights.", "Called the plumber this morning"
 _OPENING = rf"(?:^|[.!?:;]\s+)(?:just\s+|finally\s+)?(?P<opening>{_DONE_WORDS})\b"
-_DONE = re.compile(rf"{_PASSIVE}|{_ACTIVE}|{_OPENING}", re.IGNORECASE)
+# "Expense report submitted!", "Flights booked."
+_TERSE = rf"(?:^|[.!?:;]\s+)(?:[\w'’-]+\s+){{1,4}}(?P<terse>{_DONE_WORDS})\s*[.!]*\s*$"
+_DONE = re.compile(rf"{_PASSIVE}|{_ACTIVE}|{_OPENING}|{_TERSE}", re.IGNORECASE)
 # anything that says the task is not over yet
 _NOT_YET = re.compile(
     r"\b(?:not|never|yet|almost|nearly|half|partly|partially|mostly|still (?:need|have|got|must)|"
@@ -175,6 +181,12 @@ _PAST = re.compile(r"\b(?:had|went|was|were|did|attended|got back|came back)\b",
 # not over yet, or only hoped
 _AHEAD_STILL = re.compile(
     r"\?|\b(?:hope|hopefully|might|will|going to|gonna|yet)\b|'ll\b|’ll\b", re.IGNORECASE
+)
+# the verb of a todo's task: "I need to renew ...", "Remind me to call ...", "TODO: add ..."
+_TASK_VERB = re.compile(
+    r"\b(?:need|needs|have|has|must|ought|got|remind me|forget) to\s+(?:\w+ly\s+)?(?P<verb>\w+)|"
+    r"^\W*(?:todo|to-do)\s*[:–-]?\s*(?P<verb2>\w+)",
+    re.IGNORECASE,
 )
 # words that frame a task or its completion rather than name the task itself
 _FRAME = frozenset(
@@ -254,7 +266,8 @@ def _completed(
 ) -> str | None:
     said = completion_words(statement)
     if item_type is MemoryType.TODO:
-        closed = similarity >= COMPLETION_SIMILARITY and _ends_task(item, said)
+        floor = ECHO_SIMILARITY if _echoes_task_verb(item, said) else COMPLETION_SIMILARITY
+        closed = similarity >= floor and _ends_task(item, said)
         reason = "done: closes an open todo"
     elif _WEIGHING.search(item):
         chosen = statement_type is MemoryType.DECISION or _CHOSEN.search(statement) is not None
@@ -270,6 +283,16 @@ def _completed(
         return None
     verbs = {p[:4] for w in said for p in _ECHOES.get(w, ())} | {w[:4] for w in said}
     return reason if _share_thing(item, statement, verbs) else None
+
+
+def _echoes_task_verb(todo: str, said: list[str]) -> bool:
+    """Whether every word that says the task is done is the todo's own verb ("renewed" for "I need to renew my car
+    insurance"), not a word found elsewhere in it ("bought" for "I have to say ... I managed to get ...")."""
+    m = _TASK_VERB.search(todo)
+    if m is None or not said:
+        return False
+    verb = (m["verb"] or m["verb2"]).lower()
+    return all(any(verb.startswith(p) for p in _ECHOES.get(w, ())) for w in said)
 
 
 def _ends_task(todo: str, said: list[str]) -> bool:

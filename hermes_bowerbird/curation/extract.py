@@ -11,7 +11,7 @@ from hermes_bowerbird.curation.changes import says_changed
 from hermes_bowerbird.curation.completion import says_closed, says_dropped, says_happened
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.gone import says_gone
-from hermes_bowerbird.curation.noise import is_content_sentence
+from hermes_bowerbird.curation.noise import REMINDER_REQUEST, is_content_sentence
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 from hermes_bowerbird.text import chat_words as words
@@ -115,11 +115,6 @@ _REMINDER_MARKS = r"\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to sel
 _TODO_MARK = re.compile(rf"^\W*(?:todo|to-do)\b|{_REMINDER_MARKS}", _I)
 # the markers that make even a short task one: "TODO: buy milk." ("todo list is long" is about a list)
 _SHORT_TASK_MARK = re.compile(rf"^\W*(?:todo|to-do)\s*[:–-]|{_REMINDER_MARKS}", _I)
-# asking the assistant for a reminder is setting down the task: "Can you remind me to call mum?"
-_REMINDER_REQUEST = re.compile(
-    r"^(?:(?:can|could|would|will) you|please)\s+(?:please\s+)?remind me to\s+(?P<task>[^?]+?)[\s?.!]*$",
-    _I,
-)
 _EXPLICIT = re.compile(
     r"\b(?:remember|don'?t forget|note that|for the record|fyi|keep in mind|important:)\b", _I
 )
@@ -163,6 +158,8 @@ _ASKING = re.compile(
     _I,
 )
 _CLAUSE_MIN_WORDS = 4
+# "Expense report submitted!" closes a todo; "All done!" names nothing to close
+_CLOSING_MIN_WORDS = 3
 _RELATIVE_DAYS = (
     (re.compile(r"\byesterday\b|\blast night\b", _I), 1),
     (
@@ -378,7 +375,7 @@ def _statements(text: str, now: float | None) -> list[str]:
     out: list[str] = []
     for raw in split_sentences(text):
         sentence = _without_filler(raw)
-        if request := _REMINDER_REQUEST.match(sentence):
+        if request := REMINDER_REQUEST.match(sentence):
             sentence = f"Remind me to {request['task']}."
         if sentence.endswith("?"):
             if _is_question(sentence):
@@ -429,7 +426,7 @@ def _closing(sentence: str, now: float | None) -> Candidate | None:
     well"), an event, or that something moved to a new time or amount ("The standup moved to 10am") or a place
     closed for good ("Casa Pepe closed down"), a fact: kept only if it closes an open item or replaces the value a
     memory gave."""
-    if len(words(sentence)) < _CLAUSE_MIN_WORDS:
+    if len(words(sentence)) < _CLOSING_MIN_WORDS:
         return None
     mtype = (
         MemoryType.EVENT

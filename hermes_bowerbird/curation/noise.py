@@ -50,6 +50,11 @@ _ASSISTANT_FILLER = re.compile(
     r"i can help|i'd be happy|i'm here|i'll be here|let's (?:dive|get started|take a look))\b",
     re.IGNORECASE,
 )
+# asking the assistant for a reminder is setting down the task, not a question: "Can you remind me to call mum?"
+REMINDER_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will) you|please)\s+(?:please\s+)?remind me to\s+(?P<task>[^?]+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
 _LONG_SENTENCE_WORDS = 11
 _ASSISTANT_MIN_WORDS = 8
@@ -75,7 +80,9 @@ def _is_assistant_content(rest: str) -> bool:
 
 
 def is_content_sentence(sentence: str, role: str = "user") -> bool:
-    """True when one sentence may carry a durable fact (not a question, filler or meta remark)."""
+    """True when one sentence may carry a durable fact or a task (not a question, filler or meta remark)."""
+    if REMINDER_REQUEST.match(sentence.strip()):
+        return role == "user"
     if sentence.rstrip().endswith("?"):
         return False
     rest = _strip_filler(sentence)
