@@ -9,6 +9,7 @@ from hermes_bowerbird.curation.changes import (
     AMOUNT_SIMILARITY,
     CHANGE_SIMILARITY,
     change,
+    corrected,
     says_changed,
 )
 from hermes_bowerbird.types import MemoryType
@@ -150,3 +151,42 @@ def test_other_things_and_weak_matches_are_left_alone(
     item_type: MemoryType, item: str, statement: str, similarity: float
 ) -> None:
     assert change(item_type, item, statement, similarity) is None
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "similarity", "replaced"),
+    [
+        (
+            "My daughter's name is Clementina and she's 6.",
+            "Sorry, I misspelled it: my daughter's name is Clementine, not Clementina.",
+            0.76,
+            True,
+        ),
+        (
+            "My birthday is on the 12th of April.",
+            "Actually my birthday is the 21st of April, not the 12th.",
+            0.89,
+            True,
+        ),
+        ("We use MySQL for the app.", "We use Postgres, not MySQL.", 0.7, True),
+        # the wrong value in another memory, about another thing
+        ("My sister lives in Tokyo.", "I'm flying to Osaka, not Tokyo!", 0.63, False),
+        ("I work at Acme with Tom.", "The meeting is with Sarah, not Tom.", 0.51, False),
+        # no value named wrong, a question, a hedge, too far apart
+        ("I drink coffee every morning.", "I like tea, not coffee.", 0.6, False),
+        ("My daughter's name is Clementina.", "Is it Clementine, not Clementina?", 0.8, False),
+        ("I'm flying to Tokyo on the 3rd.", "Maybe it's Osaka, not Tokyo.", 0.7, False),
+        (
+            "My birthday is on the 12th of April.",
+            "My birthday is the 21st, not the 12th.",
+            0.45,
+            False,
+        ),
+    ],
+)
+def test_a_correction_replaces_the_value_it_names_wrong(
+    item: str, statement: str, similarity: float, replaced: bool
+) -> None:
+    assert (corrected(item, statement, similarity) is not None) is replaced
+    if replaced:
+        assert says_changed(statement)

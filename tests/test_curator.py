@@ -338,6 +338,19 @@ def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> No
     assert reasons == ["changed: a new time for the same thing"]
 
 
+def test_a_correction_replaces_the_value_said_wrongly(env: Env) -> None:
+    said = _teller(env)
+    name = said("My daughter's name is Clementina and she's 6.")[0]
+    birthday = said("My birthday is on the 12th of April.")[0]
+    tokyo = said("My sister lives in Tokyo.")[0]
+    fixed = said("Sorry, I misspelled it: my daughter's name is Clementine, not Clementina.")[0]
+    assert env.store.memories.require(name).superseded_by == fixed
+    later = said("Actually my birthday is the 21st of April, not the 12th.")[0]
+    assert env.store.memories.require(birthday).superseded_by == later
+    said("I'm flying to Osaka, not Tokyo!")  # about another thing than where the sister lives
+    assert env.store.memories.require(tokyo).is_current(NOW + 1)
+
+
 def test_a_new_amount_replaces_the_old_one(env: Env) -> None:
     said = _teller(env)
     rent = said("My landlord is raising the rent to 1850 a month from January.")[0]

@@ -11,6 +11,11 @@ no todo ("call the plumber on Tuesday" is not done by being moved); the two must
 least the kind's threshold) and share a word naming the thing ("standup", "rent"), values and framing aside, so
 "The launch moved to May" leaves "Our standup is at 9:30" alone however alike two schedules sound. A plan or a
 question ("we might move the standup to 10", "should we move it?") changes nothing.
+
+A correction replaces the value it names as wrong: "my daughter's name is Clementine, not Clementina" replaces "My
+daughter's name is Clementina and she's 6", "Actually my birthday is the 21st of April, not the 12th" replaces "My
+birthday is on the 12th of April". The wrong value (after a closing "not") must be a name or a number the memory
+gives, and the two must be close in meaning; "I like tea, not coffee" names no value and corrects nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ CHANGE_SIMILARITY = 0.5
 # An amount and the word of its new value 0.44-0.81 ("I negotiated the rent down to 1700." / "My landlord is raising
 # the rent to 1850 a month from January." 0.44); another amount's change 0.05-0.38, none sharing a word.
 AMOUNT_SIMILARITY = 0.4
+# A value and its correction 0.69-0.89 ("My birthday is the 21st of April, not the 12th." / "My birthday is on the 12th
+# of April." 0.89); another memory naming the same value 0.51-0.66 ("My sister lives in Tokyo." / "I'm flying to
+# Osaka, not Tokyo!" 0.63), which the shared-word rule leaves alone.
+CORRECTION_SIMILARITY = 0.5
 
 _I = re.IGNORECASE
 _DAY = r"mon|tues|wednes|thurs|fri|satur|sun"
@@ -85,6 +94,12 @@ down raised raising lowered increased reduced cut dropped rose risen fell fallen
 went gone goes negotiated about around roughly month months year years per
 """.split()  # noqa: SIM905
 )
+# "..., not Clementina.", "..., not the 12th!": the value the statement calls wrong, at its end
+_CORRECTION = re.compile(
+    r",\s*(?:and\s+|but\s+)?not\s+(?:the\s+|a\s+|an\s+|in\s+|on\s+|at\s+)?"
+    r"(?P<wrong>[\w’'-]+(?:\s+[\w’'-]+){0,2}?)\s*[.!]*\s*$",
+    _I,
+)
 _TIME_WORD = re.compile(rf"^(?:\d.*|am|pm|noon|midday|midnight|(?:{_DAY})days?|{_MONTH})$", _I)
 
 
@@ -94,9 +109,9 @@ def when(text: str) -> bool:
 
 
 def says_changed(text: str) -> bool:
-    """Whether `text` says something now happens at another time ("The standup moved to 10am") or went to a new
-    amount ("Netflix went up to 17.99")."""
-    return _change_kind(text) is not None
+    """Whether `text` says something now happens at another time ("The standup moved to 10am"), went to a new
+    amount ("Netflix went up to 17.99") or was said wrongly ("Clementine, not Clementina")."""
+    return _change_kind(text) is not None or _wrong_value(text) is not None
 
 
 def change(item_type: MemoryType, item: str, statement: str, similarity: float) -> str | None:
@@ -114,6 +129,31 @@ def change(item_type: MemoryType, item: str, statement: str, similarity: float) 
     if not closed or not _thing_words(item) & _thing_words(statement):
         return None
     return f"changed: a new {kind} for the same thing"
+
+
+def corrected(item: str, statement: str, similarity: float) -> str | None:
+    """Why `statement` corrects a value `item` gave ("..., not Clementina"), or None: the item names the wrong
+    value, and the two share a word naming the thing besides it ("daughter", "birthday"), so "I'm flying to Osaka,
+    not Tokyo" leaves "My sister lives in Tokyo" alone."""
+    m = _CORRECTION.search(statement)
+    wrong = _wrong_value(statement)
+    if m is None or wrong is None or similarity < CORRECTION_SIMILARITY or not _names(item, wrong):
+        return None
+    shared = _thing_words(item) & _thing_words(statement[: m.start()]) - _thing_words(wrong)
+    return "corrected: a value said wrongly" if shared else None
+
+
+def _wrong_value(text: str) -> str | None:
+    """The name or number a statement ends by calling wrong ("Clementine, not Clementina." -> "Clementina")."""
+    m = _CORRECTION.search(text)
+    if m is None or _UNSETTLED.search(text):
+        return None
+    wrong = m["wrong"]
+    return wrong if _DIGIT.search(wrong) or any(w[0].isupper() for w in wrong.split()) else None
+
+
+def _names(item: str, value: str) -> bool:
+    return re.search(rf"(?<![\w’']){re.escape(value)}(?![\w’'])", item, _I) is not None
 
 
 def _change_kind(text: str) -> str | None:

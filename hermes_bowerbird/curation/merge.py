@@ -12,7 +12,7 @@ import numpy as np
 from ..store import content_hash
 from ..text import value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
-from .changes import change
+from .changes import change, corrected
 from .completion import closure
 from .gone import gone
 from .provenance import origin_of, promoted_confidence, weaker
@@ -167,7 +167,11 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
                 memory.type, memory.content, candidate.type, candidate.content, n.similarity
             )
         )
-        why = closed or change(memory.type, memory.content, candidate.content, n.similarity)
+        why = (
+            closed
+            or change(memory.type, memory.content, candidate.content, n.similarity)
+            or corrected(memory.content, candidate.content, n.similarity)
+        )
         if why:
             out[memory.id] = why
     return out
