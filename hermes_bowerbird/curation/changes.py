@@ -135,21 +135,21 @@ def corrected(item: str, statement: str, similarity: float) -> str | None:
     """Why `statement` corrects a value `item` gave ("..., not Clementina"), or None: the item names the wrong
     value, and the two share a word naming the thing besides it ("daughter", "birthday"), so "I'm flying to Osaka,
     not Tokyo" leaves "My sister lives in Tokyo" alone."""
-    m = _CORRECTION.search(statement)
-    wrong = _wrong_value(statement)
-    if m is None or wrong is None or similarity < CORRECTION_SIMILARITY or not _names(item, wrong):
+    m = _wrong_value(statement)
+    if m is None or similarity < CORRECTION_SIMILARITY or not _names(item, m["wrong"]):
         return None
-    shared = _thing_words(item) & _thing_words(statement[: m.start()]) - _thing_words(wrong)
+    shared = _thing_words(item) & _thing_words(statement[: m.start()]) - _thing_words(m["wrong"])
     return "corrected: a value said wrongly" if shared else None
 
 
-def _wrong_value(text: str) -> str | None:
-    """The name or number a statement ends by calling wrong ("Clementine, not Clementina." -> "Clementina")."""
+def _wrong_value(text: str) -> re.Match[str] | None:
+    """Where a statement ends by calling a name or a number wrong ("Clementine, not Clementina." -> group "wrong"
+    "Clementina"), or None."""
     m = _CORRECTION.search(text)
     if m is None or _UNSETTLED.search(text):
         return None
     wrong = m["wrong"]
-    return wrong if _DIGIT.search(wrong) or any(w[0].isupper() for w in wrong.split()) else None
+    return m if _DIGIT.search(wrong) or any(w[0].isupper() for w in wrong.split()) else None
 
 
 def _names(item: str, value: str) -> bool:

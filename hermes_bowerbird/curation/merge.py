@@ -97,8 +97,8 @@ def plan_merge(
 
     `closable`: the neighbours a statement of the candidate's source may close (see curation/completion.py and
     curation/changes.py): an open item among them that the candidate closes (a todo done, a choice made, a problem
-    fixed, a plan given up, an appointment past), a time or amount it changes ("the standup moved to 10am"), or a
-    place it says closed for good, is superseded by it."""
+    fixed, a plan given up, an appointment past), a time or amount it changes ("the standup moved to 10am"), a value
+    it corrects ("Clementine, not Clementina"), or a place it says closed for good, is superseded by it."""
     closes = _closed(candidate, closable)
     if candidate.closing_only and not closes:
         return MergePlan(
@@ -147,8 +147,9 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
 
     A profile slot holder is left to its slot's own updates. A memory typed identity is not closed: "I have a vet
     appointment for my dog Biscuit tomorrow" is also where the user's dog is named, and how the appointment went
-    does not unsay that; but a new time or amount replaces it ("Max's football practice moved to Wednesdays"
-    replaces "My son Max has football practice every Tuesday at 5pm", which stated only the old time). A place
+    does not unsay that; but a new time or amount, or a correction, replaces it ("Max's football practice moved to
+    Wednesdays" replaces "My son Max has football practice every Tuesday at 5pm", which stated only the old time;
+    "my daughter's name is Clementine, not Clementina" replaces "My daughter's name is Clementina"). A place
     that closed for good (curation/gone.py) ends even a favourite: "Casa Pepe closed down" ends "Our favourite
     restaurant is Casa Pepe"."""
     out = {}

@@ -587,9 +587,10 @@ _RULES: tuple[_Rule, ...] = _rules(
     ),
 )
 
-# What the user says of their partner or a pet ("my partner Jordan is gluten intolerant", "my dog Biscuit loves the
-# beach", "my husband is a doctor"): filed under the slot so a question about them finds it, but it replaces
-# nothing there (see `only_mentions`): the next thing said of Jordan adds to what is known of him.
+# What the user says of their partner, a pet or their manager ("my partner Jordan is gluten intolerant", "my dog
+# Biscuit loves the beach", "my husband is a doctor", "my manager Priya wants a weekly update"), and one more pet
+# ("we adopted a second cat"): filed under the slot so a question about them finds it, but it replaces nothing there
+# (see `only_mentions`): the next thing said of Jordan adds to what is known of him.
 _MENTIONS: tuple[_Rule, ...] = _rules(
     (
         rf"\bmy (?:new )?{_PARTNER},?\s+(?:(?-i:[A-Z])\w+|is\b|and i (?:have been|are|got|just)\b)",
@@ -840,8 +841,8 @@ def subject_of(sentence: str) -> str | None:
 
 
 def only_mentions(sentence: str) -> bool:
-    """Whether a sentence's slot comes only from what it says of the user's partner or a pet ("my partner Jordan is
-    gluten intolerant"): a statement that names no new value, so it replaces nothing in the slot."""
+    """Whether a sentence's slot comes only from what it says of someone already in it (`_MENTIONS`: "my partner
+    Jordan is gluten intolerant", "we adopted a second cat"): it names no new value, so it replaces nothing there."""
     view = _view(sentence)
     return _stated(view, _RULES) is None and _stated(view, _MENTIONS) is not None
 
