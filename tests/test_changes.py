@@ -69,6 +69,14 @@ def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
             "Piano lessons for Mia are on Wednesdays at 4.",
             "Mia's piano lesson moved to Thursdays at 5pm.",
         ),
+        (
+            "The on-call rotation on my team switches every Monday at 9am.",
+            "On-call now switches on Tuesdays at 10am.",
+        ),
+        (
+            "Our book club meets on the last Friday of the month.",
+            "Book club now meets on Thursdays.",
+        ),
     ],
 )
 def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:

@@ -58,7 +58,8 @@ _WHEN = re.compile(rf"{_DATE_OR_CLOCK}|\b\d{{1,2}}\.\d{{2}}\b", _I)
 _MOVED = re.compile(
     r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
     r"switched|delayed)(?:\s+(?:it|them|back|forward|out))?\s+(?:to|till|until|for|into|on|at)|"
-    r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in)|\bnow\s+(?:starts?|runs?|happens?|takes place)"
+    r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in)|"
+    r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?)"
     r"(?:\s+(?:at|on|from|every|in))?)"
     rf"\s+(?:the\s+|next\s+|this\s+|a\s+|every\s+)?(?:{_WHEN.pattern})",
     _I,

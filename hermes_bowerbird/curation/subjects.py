@@ -569,7 +569,9 @@ _RULES: tuple[_Rule, ...] = _rules(
     ),
     (
         r"\b(?:switch(?:ed|ing)? (?:\w+ ){0,3}?(?:over )?to|migrat(?:e|ed|ing) to|go(?:ing)? with|settled on|chose|"
-        r"picked|use|using|moved (?:\w+ ){0,3}?(?:over )?to) "
+        r"picked|use|using|moved (?:\w+ ){0,3}?(?:over )?to|upgraded (?:\w+ ){0,3}?to|"
+        # "we're on Postgres 15", "I'm running on Ubuntu": only a known tool (not "we're on a deadline")
+        r"(?:we're|we are|i'm|i am) (?:now |still |currently )?(?:running )?on) "
         r"(?P<tool>[A-Za-z1][\w.+-]*(?: code| actions| ci| music| mail| issues)?)\b",
         _tool_choice,
     ),
