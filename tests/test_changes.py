@@ -30,6 +30,9 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "I negotiated the rent down to 1700.",
         "Netflix went up to 17.99.",
         "I raised my step goal to 10000.",
+        "The API now runs on port 9000 in dev.",
+        "The rate limit is now 500 requests a minute.",
+        "Netflix now costs 17.99.",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -97,6 +100,10 @@ def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: st
             "Netflix went up to 17.99.",
         ),  # 15.49 is a price, not a time
         ("My daily step goal is 8000 steps.", "I raised my step goal to 10000."),
+        (
+            "Our API runs on port 8080 in dev.",
+            "The API now runs on port 9000 in dev, 8080 clashed with something.",
+        ),
     ],
 )
 def test_a_new_amount_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:

@@ -359,6 +359,11 @@ def test_a_new_amount_replaces_the_old_one(env: Env) -> None:
     assert len(lower) == 1
     assert env.store.memories.require(rent).superseded_by == lower[0]
     assert env.store.memories.require(netflix).is_current(NOW + 1)
+    port = said("Our API runs on port 8080 in dev.")[0]
+    moved = said("The API now runs on port 9000 in dev, 8080 clashed with something.")
+    assert len(moved) == 1
+    assert env.store.memories.require(port).superseded_by == moved[0]
+    assert env.store.memories.require(netflix).is_current(NOW + 1)
 
 
 def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:

@@ -6,7 +6,8 @@ dentist appointment was pushed to Friday." replaces "My dentist appointment is o
 negotiated the rent down to 1700." replaces "My landlord is raising the rent to 1850 a month.", so the bulletin and
 recall stop giving a value that no longer holds. The statement must say the thing moved ("moved to", "pushed back
 to", "rescheduled for", "is now at") and give a time, or went to a new amount ("went up to 17.99", "down to 78 kg",
-"raised my step goal to 10000"); the memory it replaces must give a time, or an amount other than a time, and be
+"raised my step goal to 10000") or is now at one ("the API now runs on port 9000", "the limit is now 500"); the
+memory it replaces must give a time, or an amount other than a time, and be
 no todo ("call the plumber on Tuesday" is not done by being moved); the two must be close in meaning (cosine at
 least the kind's threshold) and share a word naming the thing ("standup", "rent"), values and framing aside, so
 "The launch moved to May" leaves "Our standup is at 9:30" alone however alike two schedules sound. A plan or a
@@ -65,12 +66,15 @@ _MOVED = re.compile(
     _I,
 )
 # gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";
-# "driving up to 4 hours" is a limit, not a change
+# "driving up to 4 hours" is a limit, not a change; or now at one: "the limit is now 500", "the API now runs on
+# port 9000", "Netflix now costs 17.99"
 _NEW_AMOUNT = re.compile(
     r"(?:\b(?:went|gone|goes|go|got|is|are|was|were|am|'s|’s|'m|’m|been|came|come|comes|bumped|pushed|brought|negotiated"
     r"(?:\s+\w+){0,3}?)\s+(?:up|down)|\b(?:raised|lowered|increased|reduced|cut|dropped|rose|risen|fell|fallen|"
     r"grew|grown|shrank|shrunk|climbed|changed)(?:\s+\w+){0,3}?)"
-    r"\s+to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$€£]?\d",
+    r"\s+to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$€£]?\d|"
+    r"\b(?:is|are|'s|’s)\s+now\s+(?:about\s+|around\s+)?[$€£]?\d|"
+    r"\bnow\s+(?:runs?|listens?|costs?|takes?|charges?)\s+(?:on\s+|at\s+)?(?:port\s+)?(?:about\s+|around\s+)?[$€£]?\d",
     _I,
 )
 _DIGIT = re.compile(r"\d")
