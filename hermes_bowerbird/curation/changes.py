@@ -21,6 +21,7 @@ gives, and the two must be close in meaning; "I like tea, not coffee" names no v
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..text import stem_words
@@ -38,6 +39,9 @@ AMOUNT_SIMILARITY = 0.4
 # of April." 0.89); another memory naming the same value 0.51-0.66 ("My sister lives in Tokyo." / "I'm flying to
 # Osaka, not Tokyo!" 0.63), which the shared-word rule leaves alone.
 CORRECTION_SIMILARITY = 0.5
+# Statements whose readings are kept: one is read for each of its neighbours in turn (curation/merge.py), so a few
+# suffice.
+STATEMENT_CACHE = 64
 
 _I = re.IGNORECASE
 _DAY = r"mon|tues|wednes|thurs|fri|satur|sun"
@@ -147,6 +151,7 @@ def corrected(item: str, statement: str, similarity: float) -> str | None:
     return "corrected: a value said wrongly" if shared else None
 
 
+@functools.lru_cache(maxsize=STATEMENT_CACHE)
 def _wrong_value(text: str) -> re.Match[str] | None:
     """Where a statement ends by calling a name or a number wrong ("Clementine, not Clementina." -> group "wrong"
     "Clementina"), or None."""
@@ -161,6 +166,7 @@ def _names(item: str, value: str) -> bool:
     return re.search(rf"(?<![\w’']){re.escape(value)}(?![\w’'])", item, _I) is not None
 
 
+@functools.lru_cache(maxsize=STATEMENT_CACHE)
 def _change_kind(text: str) -> str | None:
     """ "time" when `text` says something moved to a new time, "amount" when to a new amount, else None."""
     if _UNSETTLED.search(text):

@@ -25,12 +25,13 @@ report" open however alike the two sentences sound. A todo never closes anything
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..text import stem_words
 from ..types import MemoryType
-from .changes import when
+from .changes import STATEMENT_CACHE, when
 from .sentences import own_words
 
 # Cosines measured with all-MiniLM-L6-v2. Todos and the words that close them: 0.58-0.93 ("Flights for Lisbon are
@@ -205,9 +206,15 @@ noise noisy squeak squeaks squeaky squeaking rattle rattles rattling grinding dr
 def completion_words(text: str) -> list[str]:
     """The words by which `text` says something is done ("done", "renewed"), none when anything in it says the
     task is not over yet."""
+    return list(_done_words(text))
+
+
+# the readings of a statement alone are cached (see changes.STATEMENT_CACHE)
+@functools.lru_cache(maxsize=STATEMENT_CACHE)
+def _done_words(text: str) -> tuple[str, ...]:
     if _NOT_YET.search(text):
-        return []
-    return [next(w for w in m.groups() if w).lower() for m in _DONE.finditer(text)]
+        return ()
+    return tuple(next(w for w in m.groups() if w).lower() for m in _DONE.finditer(text))
 
 
 def says_closed(text: str) -> bool:
@@ -217,6 +224,7 @@ def says_closed(text: str) -> bool:
     return _DONE.search(text) is not None or _FIXED.search(text) is not None
 
 
+@functools.lru_cache(maxsize=STATEMENT_CACHE)
 def says_dropped(text: str) -> bool:
     """Whether `text` says in its own words (not quoting anyone) that a plan or pursuit was given up ("I had to pull
     out of the marathon")."""
@@ -224,6 +232,7 @@ def says_dropped(text: str) -> bool:
     return _DROPPED.search(own) is not None and not _MAYBE.search(own)
 
 
+@functools.lru_cache(maxsize=STATEMENT_CACHE)
 def says_happened(text: str) -> bool:
     """Whether `text` says in its own words how something went ("The Stripe interview went really well!")."""
     own = own_words(text)
@@ -264,7 +273,7 @@ def _dropped(item_type: MemoryType, item: str, statement: str, similarity: float
 def _completed(
     item_type: MemoryType, item: str, statement_type: MemoryType, statement: str, similarity: float
 ) -> str | None:
-    said = completion_words(statement)
+    said = _done_words(statement)
     if item_type is MemoryType.TODO:
         floor = ECHO_SIMILARITY if _echoes_task_verb(item, said) else COMPLETION_SIMILARITY
         closed = similarity >= floor and _ends_task(item, said)
@@ -285,7 +294,7 @@ def _completed(
     return reason if _share_thing(item, statement, verbs) else None
 
 
-def _echoes_task_verb(todo: str, said: list[str]) -> bool:
+def _echoes_task_verb(todo: str, said: Sequence[str]) -> bool:
     """Whether every word that says the task is done is the todo's own verb ("renewed" for "I need to renew my car
     insurance"), not a word found elsewhere in it ("bought" for "I have to say ... I managed to get ...")."""
     m = _TASK_VERB.search(todo)
@@ -295,7 +304,7 @@ def _echoes_task_verb(todo: str, said: list[str]) -> bool:
     return all(any(verb.startswith(p) for p in _ECHOES.get(w, ())) for w in said)
 
 
-def _ends_task(todo: str, said: list[str]) -> bool:
+def _ends_task(todo: str, said: Sequence[str]) -> bool:
     """Whether the words a statement says the task is done in (`said`, see `completion_words`) fit it: "done" ends
     any task, "renewed" only one that asked to renew (or the like)."""
     if any(w not in _ECHOES for w in said):

@@ -9,9 +9,11 @@ in the same words.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..types import MemoryType
+from .changes import STATEMENT_CACHE
 from .sentences import own_words
 
 # the place's name (up to four capitalised words, a leading "The" left out) and the words that say it is gone
@@ -35,22 +37,27 @@ _KINDS = (MemoryType.PREFERENCE, MemoryType.FACT)
 def closed_places(text: str) -> list[str]:
     """The names of the places `text` says, in its own words, closed for good ("Casa Pepe closed down" ->
     ["Casa Pepe"]); none when anything in it is unsure."""
+    return list(_closed_names(text))
+
+
+@functools.lru_cache(maxsize=STATEMENT_CACHE)  # see changes.STATEMENT_CACHE
+def _closed_names(text: str) -> tuple[str, ...]:
     own = own_words(text)
     if _UNSURE.search(own):
-        return []
-    return [m["name"] for m in _CLOSED_FOR_GOOD.finditer(own)]
+        return ()
+    return tuple(m["name"] for m in _CLOSED_FOR_GOOD.finditer(own))
 
 
 def says_gone(text: str) -> bool:
     """Whether `text` says a place it names closed for good."""
-    return bool(closed_places(text))
+    return bool(_closed_names(text))
 
 
 def gone(item_type: MemoryType, item: str, statement: str) -> str | None:
     """Why `statement` ends `item` (a current memory), or None: it names a place the statement says closed."""
     if item_type not in _KINDS:
         return None
-    for name in closed_places(statement):
+    for name in _closed_names(statement):
         if re.search(rf"(?<![\w'’]){re.escape(name)}(?![\w'’])", item):
             return "gone: a place that closed for good"
     return None
