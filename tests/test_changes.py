@@ -33,6 +33,10 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "The API now runs on port 9000 in dev.",
         "The rate limit is now 500 requests a minute.",
         "Netflix now costs 17.99.",
+        "The bar exam got moved to March.",
+        "My flight got changed to TP1250 at 9:15.",
+        "Adam just turned 8!",
+        "Lina is 5 now.",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -54,6 +58,9 @@ def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
         "I don't mind driving up to 4 hours.",  # a limit
         "My fixed expenses add up to around $3,500.",  # a sum
         "I just moved to Tokyo today (2023-05-29).",  # no schedule moved
+        "I moved to Berlin on the 3rd.",  # no schedule moved, and no new name with a number
+        "She may move to the new office.",  # the verb "may" is no month
+        "The heating turned 20 degrees warmer.",  # no age
     ],
 )
 def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
@@ -80,6 +87,14 @@ def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
             "Our book club meets on the last Friday of the month.",
             "Book club now meets on Thursdays.",
         ),
+        (
+            "I'm studying for the bar exam in February, so I'm pretty stressed.",
+            "The bar exam got moved to March.",
+        ),
+        (
+            "My flight to Lisbon is TP1234 on the 12th, leaving at 7:40.",
+            "My flight got changed to TP1250 at 9:15.",
+        ),
     ],
 )
 def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:
@@ -104,6 +119,7 @@ def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: st
             "Our API runs on port 8080 in dev.",
             "The API now runs on port 9000 in dev, 8080 clashed with something.",
         ),
+        ("My son Adam is 7 and my daughter Lina is 4.", "Adam just turned 8!"),
     ],
 )
 def test_a_new_amount_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:
@@ -123,6 +139,7 @@ def test_a_new_amount_for_the_same_thing_replaces_the_old(item: str, statement: 
             0.9,
         ),  # the item gave a time
         ("My rent is 1200 a month.", "Rent went up to 1300 in March.", AMOUNT_SIMILARITY - 0.01),
+        ("My son Adam is 7.", "Lina just turned 5!", 0.9),  # another child
     ],
 )
 def test_other_amounts_and_weak_matches_are_left_alone(

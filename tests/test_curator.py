@@ -336,6 +336,11 @@ def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> No
         a.reason for a in env.store.audit.of_memory(standup) if a.action is AuditAction.SUPERSEDE
     ]
     assert reasons == ["changed: a new time for the same thing"]
+    exam = said("I'm studying for the bar exam in February, so I'm pretty stressed.")[0]
+    later = said("The bar exam got moved to March.")
+    assert len(later) == 1
+    assert env.store.memories.require(exam).superseded_by == later[0]
+    assert env.store.memories.require(dentist).is_current(NOW + 1)
 
 
 def test_a_correction_replaces_the_value_said_wrongly(env: Env) -> None:
@@ -364,6 +369,10 @@ def test_a_new_amount_replaces_the_old_one(env: Env) -> None:
     assert len(moved) == 1
     assert env.store.memories.require(port).superseded_by == moved[0]
     assert env.store.memories.require(netflix).is_current(NOW + 1)
+    ages = said("My son Adam is 7.")[0]
+    older = said("Adam just turned 8!")
+    assert len(older) == 1
+    assert env.store.memories.require(ages).superseded_by == older[0]
 
 
 def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:

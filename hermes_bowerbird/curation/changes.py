@@ -1,17 +1,18 @@
 """Changes: a statement that something moved to a new time, or went up or down to a new amount, supersedes the
 memory that gave the old value.
 
-"The standup moved to 10am starting next week." replaces "Our team standup is at 9:30 every weekday.", "The
-dentist appointment was pushed to Friday." replaces "My dentist appointment is on Thursday at 3pm.", and "I
-negotiated the rent down to 1700." replaces "My landlord is raising the rent to 1850 a month.", so the bulletin and
-recall stop giving a value that no longer holds. The statement must say the thing moved ("moved to", "pushed back
-to", "rescheduled for", "is now at") and give a time, or went to a new amount ("went up to 17.99", "down to 78 kg",
-"raised my step goal to 10000") or is now at one ("the API now runs on port 9000", "the limit is now 500"); the
-memory it replaces must give a time, or an amount other than a time, and be
-no todo ("call the plumber on Tuesday" is not done by being moved); the two must be close in meaning (cosine at
-least the kind's threshold) and share a word naming the thing ("standup", "rent"), values and framing aside, so
-"The launch moved to May" leaves "Our standup is at 9:30" alone however alike two schedules sound. A plan or a
-question ("we might move the standup to 10", "should we move it?") changes nothing.
+"The standup moved to 10am starting next week." replaces "Our team standup is at 9:30 every weekday.", "The dentist
+appointment was pushed to Friday." replaces "My dentist appointment is on Thursday at 3pm.", "The bar exam got moved
+to March." replaces "I'm studying for the bar exam in February", and "I negotiated the rent down to 1700." replaces
+"My landlord is raising the rent to 1850 a month.", so the bulletin and recall stop giving a value that no longer
+holds. The statement must say the thing moved ("moved to", "pushed back to", "rescheduled for", "is now at") and
+give a time, or went to a new amount ("went up to 17.99", "down to 78 kg", "raised my step goal to 10000", "Adam
+just turned 8") or is now at one ("the API now runs on port 9000", "the limit is now 500"); the memory it replaces
+must give a time, or an amount other than a time, and be no todo ("call the plumber on Tuesday" is not done by being
+moved); the two must be close in meaning (cosine at least the kind's threshold) and share a word naming the thing
+("standup", "rent"), values and framing aside, so "The launch moved to May" leaves "Our standup is at 9:30" alone
+however alike two schedules sound. A plan or a question ("we might move the standup to 10", "should we move it?")
+changes nothing.
 
 A correction replaces the value it names as wrong: "my daughter's name is Clementine, not Clementina" replaces "My
 daughter's name is Clementina and she's 6", "Actually my birthday is the 21st of April, not the 12th" replaces "My
@@ -58,6 +59,13 @@ _DATE_OR_CLOCK = (
 )
 _DATE_OR_CLOCK_RE = re.compile(_DATE_OR_CLOCK, _I)
 _WHEN = re.compile(rf"{_DATE_OR_CLOCK}|\b\d{{1,2}}\.\d{{2}}\b", _I)
+# a month by its name alone, as a time a plan is set for or moved to ("the bar exam is in February", "got moved to
+# March"); capitalised, and "May" only after a preposition, so the verb "may" is none
+_MONTH_NAME = (
+    r"\b(?-i:January|February|March|April|June|July|August|September|October|November|December)\b|"
+    r"\b(?:in|to|for|until|till|by)\s+(?-i:May)\b"
+)
+_MONTH_NAME_RE = re.compile(_MONTH_NAME, _I)
 # said to have moved, with the new time right after: "moved to 10am", "got pushed back to Friday at 11", "was
 # rescheduled for the 16th", "is now on Wednesdays", "now starts at 11am" ("I moved to Tokyo today" is no schedule)
 _MOVED = re.compile(
@@ -66,7 +74,10 @@ _MOVED = re.compile(
     r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in)|"
     r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?)"
     r"(?:\s+(?:at|on|from|every|in))?)"
-    rf"\s+(?:the\s+|next\s+|this\s+|a\s+|every\s+)?(?:{_WHEN.pattern})",
+    # the new time right after, or after a new name for the thing: "got changed to TP1250 at 9:15"
+    rf"\s+(?:[\w-]*\d[\w-]*\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
+    rf"(?:{_WHEN.pattern}|(?-i:January|February|March|April|May|June|July|August|September|October|November|"
+    rf"December)\b)",
     _I,
 )
 # gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";
@@ -78,7 +89,9 @@ _NEW_AMOUNT = re.compile(
     r"grew|grown|shrank|shrunk|climbed|changed)(?:\s+\w+){0,3}?)"
     r"\s+to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$€£]?\d|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:about\s+|around\s+)?[$€£]?\d|"
-    r"\bnow\s+(?:runs?|listens?|costs?|takes?|charges?)\s+(?:on\s+|at\s+)?(?:port\s+)?(?:about\s+|around\s+)?[$€£]?\d",
+    r"\bnow\s+(?:runs?|listens?|costs?|takes?|charges?)\s+(?:on\s+|at\s+)?(?:port\s+)?(?:about\s+|around\s+)?[$€£]?\d|"
+    # a new age: "Adam just turned 8!", "she's 8 now"
+    r"\bturned\s+\d{1,3}\b(?!\s*(?:degrees|°|%|percent))|\b(?:is|'s|’s)\s+\d{1,3}\s+now\b",
     _I,
 )
 _DIGIT = re.compile(r"\d")
@@ -130,7 +143,7 @@ def change(item_type: MemoryType, item: str, statement: str, similarity: float) 
     if item_type is MemoryType.TODO or kind is None:
         return None
     if kind == "time":
-        gave = _WHEN.search(item) is not None
+        gave = _WHEN.search(item) is not None or _MONTH_NAME_RE.search(item) is not None
         closed = gave and similarity >= CHANGE_SIMILARITY
     else:  # an amount: one that is not a time ("at 9:30" is no price)
         gave = _DIGIT.search(_DATE_OR_CLOCK_RE.sub(" ", item)) is not None
