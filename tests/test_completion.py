@@ -308,6 +308,68 @@ def test_a_decision_settles_a_choice_and_a_fix_resolves_a_problem(
 
 MARATHON = "I'm training for the Berlin marathon, my target is under 4 hours."
 DROPPED = "dropped: a plan given up"
+REACHED = "done: a goal reached"
+
+
+@pytest.mark.parametrize(
+    "why, item_type, item, statement, reason",
+    [
+        (
+            "saved up for, then bought",
+            FACT,
+            "I'm saving up for a new iPad Pro, about 1200 euros.",
+            "I finally bought the iPad Pro!",
+            REACHED,
+        ),
+        (
+            "trained for, then run",
+            FACT,
+            MARATHON,
+            "I finished the Berlin marathon in 3:58!",
+            REACHED,
+        ),
+        # a wish or a plan is not under way: "I finished ..." may be something else
+        (
+            "a wish",
+            MemoryType.GOAL,
+            "I want to name the affordable housing initiative after him.",
+            "Finished the affordable housing proposal.",
+            None,
+        ),
+        (
+            "a plan to train",
+            MemoryType.GOAL,
+            "I'm planning to start training for my next marathon.",
+            "I've completed one marathon, the Chicago Marathon.",
+            None,
+        ),
+        (
+            "something else bought",
+            FACT,
+            "I'm saving up for a house deposit.",
+            "I bought a new couch.",
+            None,
+        ),
+        (
+            "no word that it was done",
+            FACT,
+            MARATHON,
+            "The Berlin marathon is in three weeks.",
+            None,
+        ),
+        (
+            "a plan is no pursuit",
+            FACT,
+            "I'm going to Lisbon in May.",
+            "Flights for Lisbon are booked!",
+            None,
+        ),
+    ],
+)
+def test_a_goal_is_reached_by_doing_it(
+    why: str, item_type: MemoryType, item: str, statement: str, reason: str | None
+) -> None:
+    assert closure(item_type, item, EVENT, statement, COMPLETION_SIMILARITY + 0.05) == reason, why
 
 
 @pytest.mark.parametrize(
@@ -405,6 +467,8 @@ HAPPENED = "happened: an appointment now past"
         ("The Stripe interview went really well!", True),
         ("I passed my driving test!", True),
         ("Just got back from the dentist, no cavities.", True),
+        ("Back home from Tokyo, jet lag is killing me.", True),
+        ("I will be back from Tokyo on Friday.", False),  # not yet
         ("The interview will go well, I hope.", False),  # not yet
         ("How did the interview go?", False),  # asked
         ("She said 'the surgery went fine' but I'm not sure.", False),  # quoted
@@ -466,3 +530,34 @@ def test_an_appointment_closes_when_the_user_says_how_it_went(
     why: str, item: str, statement: str, similarity: float, reason: str | None
 ) -> None:
     assert closure(FACT, item, EVENT, statement, similarity) == reason, why
+
+
+STAY = "I'm in Tokyo this week for a conference."
+BACK = "Back home from Tokyo, jet lag is killing me."
+
+
+@pytest.mark.parametrize(
+    "why, item, statement, reason",
+    [
+        ("the stay, over", STAY, BACK, "happened: a stay now over"),
+        (
+            "a weekend away",
+            "I'm visiting my parents in Leeds this weekend.",
+            "Back from Leeds, long drive.",
+            "happened: a stay now over",
+        ),
+        ("where someone lives is no stay", "My sister lives in Tokyo.", BACK, None),
+        ("another place", STAY, "Back from Osaka, what a week.", None),
+        ("not back yet", STAY, "I'll be back from Tokyo on Friday.", None),
+        (
+            "a visit, and how it went, but no coming back",
+            "We're at Diana's parents' place this weekend.",
+            "Diana ate three and looked offended that they were so good.",
+            None,
+        ),
+    ],
+)
+def test_a_stay_away_closes_when_the_user_is_back(
+    why: str, item: str, statement: str, reason: str | None
+) -> None:
+    assert closure(FACT, item, FACT, statement, HAPPENED_SIMILARITY + 0.03) == reason, why

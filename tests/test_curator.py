@@ -318,6 +318,12 @@ def test_saying_how_an_appointment_went_closes_it(env: Env) -> None:
     assert env.store.memories.require(interview).is_current(NOW + 1)
     said("Biscuit's vet appointment went fine, just a sprain.")
     assert env.store.memories.require(vet).is_current(NOW + 1)
+    tokyo = said("I'm in Tokyo this week for a conference.")[0]
+    home = said("I live in Rotterdam with my wife Sara.")[0]
+    back = said("Back home from Tokyo, jet lag is killing me.")
+    assert len(back) == 1
+    assert env.store.memories.require(tokyo).superseded_by == back[0]
+    assert env.store.memories.require(home).is_current(NOW + 1)
 
 
 def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> None:

@@ -1,5 +1,5 @@
 """Completion: a new statement that closes an open item supersedes it, so the bulletin stops listing it as open
-and recall ranks it below what became of it. Five kinds of open item, each closed in its own words:
+and recall ranks it below what became of it. Six kinds of open item, each closed in its own words:
 - a todo, by saying it is done: "Rate limiting on /sync is done, I merged it" closes "TODO: add rate limiting to
   the /sync endpoint". The words that say so must fit the todo: "done" or "finished" end any task, "renewed"
   only one that asked to renew (or the like: "rang" ends "call the plumber"), so "the proposal I submitted
@@ -14,7 +14,8 @@ and recall ranks it below what became of it. Five kinds of open item, each close
   still need to book flights for the Lisbon trip";
 - an appointment ahead (an interview, a check-up, a test with a day or time), by saying how it went: "Biscuit's vet
   appointment went fine" closes "I have a vet appointment for my dog Biscuit tomorrow at 9", "I passed my driving
-  test!" closes "I have my driving test next Tuesday".
+  test!" closes "I have my driving test next Tuesday"; a stay away, by coming back: "Back home from Tokyo, jet lag
+  is killing me" closes "I'm in Tokyo this week for a conference".
 In every case nothing in the statement may say it is not over yet ("isn't done", "almost fixed", "still need
 to", "I'll"; for a choice: "still", "probably", "leaning"; for giving up: "might", "thinking of", "won't", a
 question; for how it went: "I hope", "will"); it must be close in meaning to the item (cosine at least the kind's
@@ -50,7 +51,8 @@ FIX_SIMILARITY = 0.45
 # marathon, my target is under 4 hours" 0.47), another plan given up 0.06-0.38.
 DROP_SIMILARITY = 0.45
 # An appointment and the word of how it went 0.43-0.71 ("Just got back from the dentist, no cavities." / "I have a
-# dentist appointment on Thursday at 3pm." 0.43), another appointment's 0.14-0.34.
+# dentist appointment on Thursday at 3pm." 0.43), another appointment's 0.14-0.34; a stay and the word of coming
+# back 0.43-0.75 ("Back home from Tokyo, jet lag is killing me." / "I'm in Tokyo this week for a conference." 0.43).
 HAPPENED_SIMILARITY = 0.4
 
 # words that say any task is over
@@ -148,6 +150,13 @@ _UNDERWAY = re.compile(
     r"going to|looking forward to|booked)\b",
     re.IGNORECASE,
 )
+# a pursuit with an end, reached by doing it: "saving up for an iPad" ("bought it"), "training for the marathon"
+_REACHABLE = re.compile(
+    r"\b(?:i|we)(?:'m|’m| am|'re|’re| are)\s+(?:currently\s+|still\s+|now\s+)?(?:saving (?:up )?for|training for|"
+    r"working towards?)\b",
+    re.IGNORECASE,
+)
+_SAVING = re.compile(r"\bsaving (?:up )?for\b", re.IGNORECASE)
 # given up: "pulled out of", "we called off", "I quit the class", "put the house plans on hold"
 _DROPPED = re.compile(
     r"\b(?:pull(?:ed|ing)? out of|dropp(?:ed|ing) out(?: of)?|withdr[ae]w(?:n)?|gave up|giving up|given up|"
@@ -169,12 +178,27 @@ _APPOINTMENT = re.compile(
     r"presentation|consultation|scan|procedure)\b",
     re.IGNORECASE,
 )
-# how it went: "went fine", "was a success", "I passed my driving test", "just got back from the dentist"
+# coming back from a stay: "back home from Tokyo", "flew home from Lisbon"
+_BACK = re.compile(
+    r"\bback\s+(?:home\s+)?from\b|\b(?:flew|drove|came|got|travelled|traveled)\s+home\s+from\b",
+    re.IGNORECASE,
+)
+# how it went: "went fine", "was a success", "I passed my driving test", "just got back from the dentist", "back
+# home from Tokyo"
 _WENT = re.compile(
     r"\bwent\s+(?:\w+\s+)?(?:well|fine|great|ok(?:ay)?|badly|smoothly|alright|terribly|better|worse)\b|"
     r"\b(?:was|were)\s+(?:\w+\s+)?(?:fine|great|good|ok(?:ay)?|a success|a disaster|uneventful|painless|quick)\b|"
-    r"\b(?:is|are)\s+(?:over|behind me|behind us)\b|\b(?:just\s+)?(?:got|came|am|'m)\s+back from\b|"
+    rf"\b(?:is|are)\s+(?:over|behind me|behind us)\b|{_BACK.pattern}|"
     r"\b(?:i|we)\s+(?:just\s+)?(?:passed|failed|nailed|aced|survived|got through)\b",
+    re.IGNORECASE,
+)
+# a stay away, for a while: "I'm in Tokyo this week for a conference", "we're at my in-laws' until Sunday"
+_STAY = re.compile(
+    r"\b(?:i|we)(?:'m|’m| am|'re|’re| are)\s+(?:currently\s+|now\s+|still\s+)?"
+    r"(?:in|at|visiting|staying\s+(?:in|at|with))\s"
+    r"[^.!?]*\b(?:this\s+(?:week|weekend)|over\s+the\s+weekend|for\s+(?:work|business)\b|"
+    r"for\s+(?:a|the)\s+(?:conference|trip|work trip|week|few days|couple of days|wedding|holiday|vacation)\b|"
+    r"on\s+(?:a\s+|my\s+|our\s+)?(?:business\s+trip|work\s+trip|trip|vacation|holiday)|until\b|till\b)",
     re.IGNORECASE,
 )
 # told after it took place ("Had my first design review with Meridian today"): nothing ahead
@@ -254,11 +278,19 @@ def closure(
 
 def _happened(item: str, statement: str, similarity: float) -> str | None:
     ahead = _APPOINTMENT.search(item) is not None and when(item) and not _PAST.search(item)
-    if not ahead or similarity < HAPPENED_SIMILARITY or not says_happened(statement):
+    away = (
+        not ahead
+        and _STAY.search(item) is not None
+        and _BACK.search(own_words(statement)) is not None
+    )
+    if not (ahead or away) or similarity < HAPPENED_SIMILARITY or not says_happened(statement):
         return None
-    # the thing is the appointment's own word ("vet", "Stripe", "driving"), not "appointment" or "review"
+    # the thing is the appointment's own word ("vet", "Stripe", "driving") or the place ("Tokyo"), not
+    # "appointment" or "review"
     framing = _phrase_words((*_WENT.finditer(statement), *_APPOINTMENT.finditer(item)))
-    return "happened: an appointment now past" if _share_thing(item, statement, framing) else None
+    if not _share_thing(item, statement, framing):
+        return None
+    return "happened: a stay now over" if away else "happened: an appointment now past"
 
 
 def _dropped(item_type: MemoryType, item: str, statement: str, similarity: float) -> str | None:
@@ -286,6 +318,15 @@ def _completed(
         fixed = _FIXED.search(statement) is not None and not _NOT_YET.search(statement)
         closed = similarity >= FIX_SIMILARITY and fixed
         reason = "fixed: resolves a problem"
+    elif _REACHABLE.search(item):
+        # what was saved for is reached by buying it
+        bought = _SAVING.search(item) is not None and any(w in ("bought", "ordered") for w in said)
+        closed = (
+            similarity >= COMPLETION_SIMILARITY
+            and bool(said)
+            and (bought or _ends_task(item, said))
+        )
+        reason = "done: a goal reached"
     else:
         return None
     if not closed:
