@@ -37,6 +37,9 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "My flight got changed to TP1250 at 9:15.",
         "Adam just turned 8!",
         "Lina is 5 now.",
+        "The team moved the standup to 10am.",
+        "Penguin extended the deadline to January 10th.",
+        "I'm at 27 books now!",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -61,6 +64,8 @@ def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
         "I moved to Berlin on the 3rd.",  # no schedule moved, and no new name with a number
         "She may move to the new office.",  # the verb "may" is no month
         "The heating turned 20 degrees warmer.",  # no age
+        "I moved my studio to my flat.",  # no time
+        "I'm at the gym now.",  # no count
     ],
 )
 def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
@@ -120,6 +125,7 @@ def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: st
             "The API now runs on port 9000 in dev, 8080 clashed with something.",
         ),
         ("My son Adam is 7 and my daughter Lina is 4.", "Adam just turned 8!"),
+        ("I'm trying to read 30 books this year, I'm at 22 so far.", "I'm at 27 books now!"),
     ],
 )
 def test_a_new_amount_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:

@@ -70,7 +70,8 @@ _MONTH_NAME_RE = re.compile(_MONTH_NAME, _I)
 # rescheduled for the 16th", "is now on Wednesdays", "now starts at 11am" ("I moved to Tokyo today" is no schedule)
 _MOVED = re.compile(
     r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
-    r"switched|delayed)(?:\s+(?:it|them|back|forward|out))?\s+(?:to|till|until|for|into|on|at)|"
+    r"switched|delayed|extended)(?:\s+(?:it|them|back|forward|out|(?:the|our|my|their)\s+[\w-]+))?\s+"
+    r"(?:to|till|until|for|into|on|at)|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in)|"
     r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?)"
     r"(?:\s+(?:at|on|from|every|in))?)"
@@ -90,6 +91,8 @@ _NEW_AMOUNT = re.compile(
     r"\s+to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$€£]?\d|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:about\s+|around\s+)?[$€£]?\d|"
     r"\bnow\s+(?:runs?|listens?|costs?|takes?|charges?)\s+(?:on\s+|at\s+)?(?:port\s+)?(?:about\s+|around\s+)?[$€£]?\d|"
+    # a count the user has reached: "I'm at 27 books now!", "we're now at 40 subscribers"
+    r"\b(?:i|we)(?:'m|’m| am|'re|’re| are)\s+(?:now\s+at\s+\d|(?:up\s+to\s+|already\s+)?at\s+\d[^.!?]*?\bnow\b)|"
     # a new age: "Adam just turned 8!", "she's 8 now"
     r"\bturned\s+\d{1,3}\b(?!\s*(?:degrees|°|%|percent))|\b(?:is|'s|’s)\s+\d{1,3}\s+now\b",
     _I,
