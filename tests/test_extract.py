@@ -81,6 +81,11 @@ def test_questions_and_noise_give_nothing(user: str) -> None:
         ("We deploy with Heroku.", "We'll deploy on Fly.io from now on.", "project:deploy-tool"),
         ("We use MySQL for the app.", "We switched to Postgres last week.", "project:database"),
         ("My dog Rex loves the beach.", "We adopted a dog named Luna.", "user:pet:dog"),
+        (
+            "My accountant is Marco Bellini.",
+            "I switched accountants, it's now Julia Weber.",
+            "user:contact:accountant",
+        ),
     ],
 )
 def test_changing_facts_share_a_subject(first: str, second: str, subject: str) -> None:

@@ -200,6 +200,8 @@ def test_hostile_queries_analyse(text: str) -> None:
         ("Where are my overseas colleagues based?", ()),
         ("What's my mother-in-law's name?", ()),
         ("How much do I weigh these days?", ("user:weight",)),
+        ("What religion am I?", ("user:faith",)),
+        ("Who is my accountant these days?", ("user:contact:",)),
         ("Who is my boss?", ("user:manager",)),
         ("Who do I report to?", ("user:manager",)),
         ("What dose of sertraline am I on?", ("user:health:", "user:medication:")),

@@ -90,6 +90,18 @@ from hermes_bowerbird.curation.subjects import (
         ("I've recovered from burnout.", "user:health:burnout"),
         ("I'm pregnant!", "user:health:pregnancy"),
         ("I have a torn knee ligament.", "user:health:knee-injury"),
+        ("I have a severe peanut allergy.", "user:allergy:peanut"),
+        ("My shellfish allergy flared up again.", "user:allergy:shellfish"),
+        ("I'm Muslim.", "user:faith"),
+        ("I'm a practicing Catholic.", "user:faith"),
+        ("I converted to Islam last year.", "user:faith"),
+        ("I'm British.", "user:origin"),
+        ("I'm Canadian, eh.", "user:origin"),
+        ("I'm half Korean.", "user:origin"),
+        ("I'm Brian.", "user:name"),  # names that end like a people's
+        ("I'm Trish.", "user:name"),
+        ("I sprained my ankle so no running for a few weeks.", "user:health:ankle-injury"),
+        ("I've just torn my left knee again.", "user:health:knee-injury"),
         ("I quit smoking two years ago.", "user:habit:smoking"),
         ("I don't drink anymore.", "user:habit:drinking"),
         ("I stopped drinking coffee.", "user:habit:caffeine"),
@@ -340,6 +352,11 @@ def test_a_contained_sentence_keeps_its_own_subject() -> None:
         ("I started playing acoustic guitar five years ago.", "user:routine:music"),
         ("I think I am an expert hiker now.", None),
         ("I teach yoga on weekends.", None),  # teaching, but no school: not a job
+        ("My son sprained his ankle.", None),  # someone else's injury
+        ("My son has a nut allergy.", None),
+        ("I have a food allergy.", None),  # no allergen
+        ("I'm English teacher.", None),
+        ("I hurt my feelings.", None),
         ("I teach piano in my spare time.", None),
         ("It's a reminder of why I started playing basketball.", None),
         ("She wrote about how I play guitar for the kids.", None),
@@ -392,6 +409,7 @@ def test_the_verb_names_a_slot_only_for_a_tool(sentence: str, subject: str | Non
         ("We adopted a second cat, Byte!", "user:pet:cat", True),
         ("We got another dog.", "user:pet:dog", True),
         ("My manager Priya wants a written update every Thursday.", "user:manager", True),
+        ("My dentist Dr. Okafor says I grind my teeth.", "user:contact:dentist", True),
         # who the partner or pet is, or what the couple is
         ("My wife is Ana.", "user:relationship", False),
         ("My partner, Jordan.", "user:relationship", False),
@@ -400,6 +418,13 @@ def test_the_verb_names_a_slot_only_for_a_tool(sentence: str, subject: str | Non
         ("We got divorced last year.", "user:relationship", False),
         ("My cat Miso is fourteen.", "user:pet:cat", False),
         ("My dog is called Rex.", "user:pet:dog", False),
+        ("My accountant is Marco Bellini, he does my taxes.", "user:contact:accountant", False),
+        ("I switched accountants, it's now Julia Weber.", "user:contact:accountant", False),
+        ("Dr. Patel is my new GP.", "user:contact:gp", False),
+        ("I registered with a new GP, Dr. Lewis.", "user:contact:gp", False),
+        ("My new landlord is Mrs. Khan.", "user:contact:landlord", False),
+        ("My landlord is Greek.", None, False),  # no name
+        ("My sister is a dentist.", None, False),
         ("I live in Porto.", "user:residence", False),
         ("The weather is nice.", None, False),
     ],

@@ -17,6 +17,24 @@ Key = Callable[[re.Match[str]], str | None]
 
 # ---------------------------------------------------------------- vocabularies
 
+# where someone is from, said as who they are ("I'm British", "I'm half Korean"): capitalised like a name, never one
+_DEMONYMS = (
+    r"British|English|Irish|Scottish|Welsh|Spanish|Danish|Swedish|Finnish|Polish|Turkish|Kurdish|Flemish|Cornish|"
+    r"Chinese|Japanese|Vietnamese|Portuguese|Taiwanese|Lebanese|Sudanese|Senegalese|Nepalese|Maltese|Congolese|"
+    r"Burmese|American|Canadian|Mexican|Brazilian|Argentin(?:e|ian)|Colombian|Chilean|Peruvian|Venezuelan|Cuban|"
+    r"Italian|Russian|Ukrainian|Indian|Australian|Austrian|Belgian|Hungarian|Romanian|Bulgarian|Serbian|Croatian|"
+    r"Norwegian|Nigerian|Kenyan|Ghanaian|Egyptian|Iranian|Syrian|Korean|German|Persian|Malaysian|Indonesian|"
+    r"Algerian|Moroccan|Tunisian|Ethiopian|Estonian|Latvian|Lithuanian|Slovenian|Bosnian|Albanian|Macedonian|"
+    r"Georgian|Armenian|Haitian|Jamaican|Dominican|Filipin[oa]|Thai|Greek|Dutch|French|Swiss|Czech|Slovak|"
+    r"Pakistani|Bangladeshi|Israeli|Iraqi|Saudi|Emirati|Nepali|Kiwi|Scots?|Latin[oa]|Asian|African|European|"
+    r"Hispanic|Arab|Texan|Californian|Puerto Rican|Sri Lankan|South African|New Zealander"
+)
+_DEMONYM = re.compile(rf"\b(?:{_DEMONYMS})\b")
+# a faith or a way of life, capitalised like a name: "I'm Muslim" names no one
+_FAITHS = (
+    r"Muslim|Jewish|Catholic|Christian|Hindu|Buddhist|Sikh|Mormon|Protestant|Orthodox|Atheist|Agnostic|Quaker|"
+    r"Jain|Pagan|Lutheran|Baptist|Methodist|Anglican|Evangelical"
+)
 _DIETS = (
     r"vegan|vegetarian|veggie|pescatarian|pescetarian|flexitarian|keto|ketogenic|paleo|carnivore|omnivore|"
     r"plant[- ]based|whole[- ]?food plant[- ]based|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|halal|"
@@ -207,6 +225,17 @@ _DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|ml|g)\b"
 # "pounds" only after "weigh": "I'm down to 50 pounds" may be money
 _WEIGHT = r"\d+(?:\.\d+)?\s?(?:kg|kgs|kilos?|kilograms?|lbs?|stone|st)\b"
 _MANAGER = r"(?:manager|boss|supervisor|team lead|tech lead)"
+# the people the user goes to for a service: one of each at a time ("my dentist is Dr. Okafor")
+_CONTACT = (
+    r"(?:accountant|dentist|doctor|gp|therapist|counsell?or|lawyer|solicitor|landlord|landlady|vet|hairdresser|"
+    r"hairstylist|barber|personal trainer|trainer|tutor|physio(?:therapist)?|psychiatrist|psychologist|"
+    r"dermatologist|financial (?:advisor|adviser)|mechanic|cleaner|nanny|babysitter|midwife|optician|"
+    r"chiropractor|realtor|estate agent)"
+)
+# a person's name after "is": not a people's or a faith's ("my landlord is Greek")
+_PERSON_NAME = (
+    rf"(?:(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?(?!(?-i:{_DEMONYMS}|{_FAITHS})\b)(?-i:[A-Z])\w+"
+)
 _HOW_MANY = rf"(?:\d{{1,2}}|{_NUMBER_NAMES}|a couple of|a few|several)"
 _ONE_MORE = r"(?:second|third|fourth|another|other|extra)\s+"
 _ACTION_SUBJECT = {
@@ -311,8 +340,16 @@ _RULES: tuple[_Rule, ...] = _rules(
     (r"\b(?:my name is|call me|my name's|i go by)\b", _fixed(vocab.NAME)),
     (
         r"\bi(?:'m| am) (?!(?:a|an|the|so|not|just|really|very|still|now|from|in|at|on|going|getting|trying)\b)"
+        rf"(?!(?-i:{_DEMONYMS}|{_FAITHS})\b)(?!(?:{_DIETS})\b)"
         r"(?-i:[A-Z][a-z]+)(?:\s(?-i:[A-Z][a-z]+))?(?:,|\.|$|\s+by the way|\s+and\b)",
         _fixed(vocab.NAME),
+    ),
+    (
+        rf"\bi(?:'m| am)\s+{_NOW}(?:an?\s+)?(?:(?:devout|practicing|practising|observant|non-practicing|lapsed|"
+        rf"born-again)\s+)?(?-i:{_FAITHS})\b|\bmy (?:religion|faith) is\b|"
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:converted|became)\s+(?:to\s+)?(?:an?\s+)?(?:(?-i:{_FAITHS})|Islam|Judaism|"
+        rf"Catholicism|Christianity|Hinduism|Buddhism)\b",
+        _fixed(vocab.FAITH),
     ),
     (
         rf"\bi(?:'m| am)\s+{_NOW}(?:almost\s+|nearly\s+)?{_AGE}(?:\s+years?\s+old|\s+y/?o\b|(?=\s+(?:and|but|now|"
@@ -341,8 +378,11 @@ _RULES: tuple[_Rule, ...] = _rules(
         _fixed(vocab.DIET),
     ),
     (
-        r"\bi(?:'m| am) (?:now |also |severely |mildly )?allergic to (?:(?:all|most|raw|tree)\s+)?([a-z]+)",
-        _grouped(vocab.ALLERGIES),
+        r"\bi(?:'m| am) (?:now |also |severely |mildly )?allergic to (?:(?:all|most|raw|tree)\s+)?(?P<allergen>[a-z]+)|"
+        # "I have a severe nut allergy", "my peanut allergy flared up"
+        rf"\bi\s+{_NOW}have\s+(?:a|an)\s+(?:(?:severe|mild|bad|serious|life-threatening|slight)\s+)?(?:tree\s+)?"
+        r"(?P<allergen2>[a-z]+)\s+allergy\b|\bmy\s+(?:(?:severe|mild)\s+)?(?P<allergen3>[a-z]+)\s+allergy\b",
+        lambda m: _allergy_any(m),
     ),
     # residence, home, origin
     (
@@ -363,7 +403,8 @@ _RULES: tuple[_Rule, ...] = _rules(
         _fixed(vocab.HOME),
     ),
     (
-        r"\bi(?:'m| am) (?:originally )?from\b|\bi grew up in\b|\bmy hometown\b|\bi was born in\b",
+        r"\bi(?:'m| am) (?:originally )?from\b|\bi grew up in\b|\bmy hometown\b|\bi was born in\b|"
+        rf"\bi(?:'m| am) (?:originally\s+)?(?:half[- ])?(?-i:{_DEMONYMS})(?:,|\s+(?:and|by)\b|[\s.!;]*$)",
         _fixed(vocab.ORIGIN),
     ),
     # work
@@ -414,6 +455,16 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?!(?:this|that|he|she|it|who|there|here|what)\b)(?-i:[A-Z])\w+ (?:is|'s) (?:now )?my "
         rf"(?:new |current |line )?{_MANAGER}\b",
         _fixed(vocab.MANAGER),
+    ),
+    # who the user goes to: "my dentist is Dr. Okafor", "I switched accountants, it's now Julia Weber"
+    (
+        rf"\bmy (?:new |current |regular |usual |family )?(?P<contact>{_CONTACT})(?:'s name)? (?:is|'s) "
+        rf"(?:now |still )?{_PERSON_NAME}|"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:(?:switched|changed)\s+(?:to\s+a\s+new\s+)?|(?:registered with|signed up "
+        rf"with|found|got|have|hired)\s+a\s+new\s+)(?P<contact2>{_CONTACT})s?\b|"
+        rf"(?!(?:this|that|he|she|it|who|there|here|what)\b)(?-i:[A-Z])\w+ (?:is|'s) (?:now )?my "
+        rf"(?:new |current |regular |usual )?(?P<contact3>{_CONTACT})\b",
+        lambda m: _contact_any(m),
     ),
     # relationships and family
     (
@@ -489,7 +540,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?:from\s+)?(?:my\s+|the\s+)?(?P<cond3>{_CONDITIONS})\b|"
         rf"\bmy (?P<cond4>{_CONDITIONS}) (?:is|has been|got) (?:better|worse|under control|back|gone|in remission)\b|"
         r"\bi(?:'m| am) (?:now |still )?(?P<cond5>diabetic|asthmatic|epileptic|anemic|autistic|pregnant|celiac|"
-        r"bipolar|depressed|burned out|burnt out)\b",
+        r"bipolar|depressed|burned out|burnt out)\b|"
+        # an injury told by how it happened: "I sprained my ankle", "I've torn my knee again"
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:sprained|broke|broken|twisted|tore|torn|pulled|injured|hurt|fractured|"
+        r"dislocated|busted)\s+my\s+(?:left\s+|right\s+)?(?P<cond6>knee|back|shoulder|ankle|wrist|hip)\b",
         lambda m: _condition_any(m),
     ),
     (
@@ -589,16 +643,21 @@ _RULES: tuple[_Rule, ...] = _rules(
     ),
 )
 
-# What the user says of their partner, a pet or their manager ("my partner Jordan is gluten intolerant", "my dog
-# Biscuit loves the beach", "my husband is a doctor", "my manager Priya wants a weekly update"), and one more pet
-# ("we adopted a second cat"): filed under the slot so a question about them finds it, but it replaces nothing there
-# (see `only_mentions`): the next thing said of Jordan adds to what is known of him.
+# What the user says of their partner, a pet, their manager or someone they go to ("my partner Jordan is gluten
+# intolerant", "my dog Biscuit loves the beach", "my husband is a doctor", "my manager Priya wants a weekly update",
+# "my dentist Dr. Okafor says I grind my teeth"), and one more pet ("we adopted a second cat"): filed under the slot
+# so a question about them finds it, but it replaces nothing there (see `only_mentions`): the next thing said of
+# Jordan adds to what is known of him.
 _MENTIONS: tuple[_Rule, ...] = _rules(
     (
         rf"\bmy (?:new )?{_PARTNER},?\s+(?:(?-i:[A-Z])\w+|is\b|and i (?:have been|are|got|just)\b)",
         _fixed(vocab.RELATIONSHIP),
     ),
     (rf"\bmy (?:new |current |line )?{_MANAGER},?\s+(?-i:[A-Z])\w+", _fixed(vocab.MANAGER)),
+    (
+        rf"\bmy (?:new |current |regular |usual )?(?P<contact>{_CONTACT}),?\s+{_PERSON_NAME}",
+        lambda m: _contact_any(m),
+    ),
     (
         rf"\bmy (?:new\s+)?(?:little\s+)?(?P<pet>{_PETS}),?\s+(?-i:[A-Z])[a-z]+\b|"
         # one more pet is not a new value: "we adopted a second cat, Byte" leaves "we have a cat called Pixel"
@@ -615,6 +674,19 @@ def _first_group(m: re.Match[str], names: tuple[str, ...]) -> str | None:
         if value:
             return value
     return None
+
+
+def _contact_any(m: re.Match[str]) -> str | None:
+    found = _first_group(m, ("contact", "contact2", "contact3"))
+    return f"{vocab.CONTACTS}{_clean(found)}" if found else None
+
+
+def _allergy_any(m: re.Match[str]) -> str | None:
+    found = _first_group(m, ("allergen", "allergen2", "allergen3"))
+    cleaned = _clean(found) if found else ""
+    return (
+        f"{vocab.ALLERGIES}{cleaned}" if cleaned and cleaned not in ("food", "seasonal") else None
+    )
 
 
 def _pet_any(m: re.Match[str]) -> str | None:
@@ -649,7 +721,7 @@ def _vehicle_kind(kind: str) -> str:
 
 
 def _condition_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("cond", "cond2", "cond3", "cond4", "cond5"))
+    found = _first_group(m, ("cond", "cond2", "cond3", "cond4", "cond5", "cond6"))
     return _condition_key(found) if found else None
 
 
@@ -782,7 +854,7 @@ def _asserted(
     if key.startswith(vocab.USER) and not _about_user(sentence, m, prefix):
         return False
     if key in (vocab.RESIDENCE, vocab.ORIGIN):
-        return _names_a_place(sentence[m.end() :])
+        return _names_a_place(sentence[m.end() :]) or _DEMONYM.search(m.group(0)) is not None
     return True
 
 

@@ -89,8 +89,15 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         ),
         (r"\b(name|called)\b", (vocab.NAME,)),
         (r"\b(boss|manager|supervisor|report to|reporting to)\b", (vocab.MANAGER,)),
+        (
+            r"\b(accountant|dentist|doctor|gp|therapist|counsell?or|lawyer|solicitor|landlord|landlady|vet|"
+            r"hairdresser|barber|trainer|tutor|physio\w*|psychiatrist|psychologist|dermatologist|mechanic|cleaner|"
+            r"nanny|babysitter|optician|chiropractor|realtor)s?\b",
+            (vocab.CONTACTS,),
+        ),
         (r"\b(age|how old|birthday)\b", (vocab.AGE,)),
         (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", (vocab.ORIGIN,)),
+        (r"\b(religio\w*|faith|believer|church|mosque|synagogue|temple)\b", (vocab.FAITH,)),
         (r"\b(car|drive|drives)\b", (vocab.CAR,)),
         (r"\b(phone)\b", (vocab.PHONE,)),
         (r"\b(kids?|child|children|sons?|daughters?)\b", (vocab.CHILDREN,)),
