@@ -339,6 +339,30 @@ def test_greetings_and_filler_are_dropped(user: str, expected: list[str]) -> Non
     "user, expected",
     [
         (
+            "Please remember that my wife's birthday is June 3rd.",
+            ["Remember that my wife's birthday is June 3rd."],
+        ),
+        ("Please keep in mind I have a nut allergy.", ["Keep in mind I have a nut allergy."]),
+        (
+            "Please don't suggest pork recipes, I'm Muslim.",
+            ["Don't suggest pork recipes, I'm Muslim."],
+        ),
+        # what the user asks to forget is not kept; what they say after it is
+        ("Please forget that I'm vegetarian, I eat meat now.", ["I eat meat now."]),
+        ("Please forget that I'm vegetarian.", []),
+        ("Please book a table for two.", []),
+    ],
+)
+def test_a_polite_request_around_a_statement_keeps_the_statement(
+    user: str, expected: list[str]
+) -> None:
+    assert _contents(user) == expected
+
+
+@pytest.mark.parametrize(
+    "user, expected",
+    [
+        (
             "My name is Alice and I work at Acme Corp as a data engineer.",
             ["My name is Alice.", "I work at Acme Corp as a data engineer."],
         ),

@@ -140,6 +140,19 @@ _LEADING_FILLER = re.compile(
     r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+",
     _I,
 )
+_OWN_STATEMENT = r"(?:and\s+|but\s+)?(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b"
+# "Please remember that ...", "Please don't suggest pork, I'm Muslim": a request around a statement of the user's
+# own, kept without the "please"
+_PLEASE = re.compile(
+    r"^please[,\s]+(?=(?:remember|note|keep in mind|bear in mind|don'?t forget|do not forget|make a note|"
+    rf"remind me|be aware|know)\b|[^,;]*[,;]\s*{_OWN_STATEMENT})",
+    _I,
+)
+# "Please forget that I'm vegetarian, I eat meat now.": only what follows the request holds
+_PLEASE_FORGET = re.compile(
+    rf"^please\s+(?:forget|ignore|disregard|scratch)\b[^,;]*[,;]\s*(?P<rest>{_OWN_STATEMENT}.+)$",
+    _I,
+)
 _INNER_FILLER = re.compile(r"\s*,?\s*\b(?:so yeah|yeah so|lol|haha+|hehe)\b[,;]?(?=\s|[.!]|$)", _I)
 # ", and we never ..." / "; my ...": a second statement about the user joined to the first
 _COMPOUND = re.compile(
@@ -361,8 +374,14 @@ def _clauses(sentence: str) -> list[str]:
 
 
 def _without_filler(sentence: str) -> str:
-    """A sentence without its opening greeting or filler ("Hi,", "Big news:", "btw") or inner "so yeah", "lol"."""
+    """A sentence without its opening greeting or filler ("Hi,", "Big news:", "btw") or inner "so yeah", "lol", and
+    without a polite request around a statement: "Please remember that my wife's birthday is June 3rd" keeps "Remember
+    that ...", "Please don't suggest pork recipes, I'm Muslim" all but the "Please", "Please forget that I'm
+    vegetarian, I eat meat now" only "I eat meat now"."""
     bare = _LEADING_FILLER.sub("", sentence).strip() or sentence
+    if forget := _PLEASE_FORGET.match(bare):
+        bare = forget["rest"]
+    bare = _PLEASE.sub("", bare)
     bare = _INNER_FILLER.sub(
         lambda m: "," if re.match(r"\s+\w", bare[m.end() :]) else "", bare
     ).strip()
