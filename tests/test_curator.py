@@ -349,6 +349,12 @@ def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> No
     assert env.store.memories.require(dentist).is_current(NOW + 1)
 
 
+def test_what_is_told_of_someone_by_name_is_kept_however_short(env: Env) -> None:
+    said = _teller(env)
+    assert len(said("Jordan's birthday is on June 3rd.")) == 1
+    assert said("Google's new model is great.") == []
+
+
 def test_a_correction_replaces_the_value_said_wrongly(env: Env) -> None:
     said = _teller(env)
     name = said("My daughter's name is Clementina and she's 6.")[0]

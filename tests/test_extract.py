@@ -109,6 +109,21 @@ def test_statements_about_others_have_no_user_subject(sentence: str) -> None:
     assert subject is None or not subject.startswith("user:")
 
 
+@pytest.mark.parametrize(
+    "user, kept",
+    [
+        ("Jordan's birthday is on June 3rd.", True),
+        ("Tess's new flat is in Hackney.", True),
+        ("Lina's teacher is Mrs. Berg.", True),
+        ("Google's new model is great.", False),  # no value told
+        ("What's Jordan's birthday?", False),
+    ],
+)
+def test_what_the_user_tells_of_someone_by_name_is_a_fact(user: str, kept: bool) -> None:
+    found = extract_candidates(user, "Noted.")
+    assert [(c.type, c.content) for c in found] == ([(MemoryType.FACT, user)] if kept else [])
+
+
 def test_importance_follows_signals() -> None:
     plain = _single("I prefer tea over coffee.")
     explicit = _single("Remember that I prefer tea over coffee, always.")

@@ -40,6 +40,7 @@ PERSONA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "p
         "That actually sounds doable.",
         "Making this tomorrow.",
         "Right, I keep forgetting you can't do that.",
+        "Google's new model is great.",
     ],
 )
 def test_user_noise(text: str) -> None:
@@ -60,6 +61,8 @@ def test_user_noise(text: str) -> None:
         "ok, my flight to Tokyo is on the 14th",
         "Thanks! By the way, I switched jobs: I work at Acme now.",
         "Our deploy script must run the migrations before restarting the web workers, every single time.",
+        "Jordan's birthday is on June 3rd.",
+        "Lina's teacher is Mrs. Berg.",
     ],
 )
 def test_user_signal(text: str) -> None:

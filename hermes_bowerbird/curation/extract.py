@@ -11,7 +11,7 @@ from hermes_bowerbird.curation.changes import says_changed
 from hermes_bowerbird.curation.completion import says_closed, says_dropped, says_happened
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.gone import says_gone
-from hermes_bowerbird.curation.noise import REMINDER_REQUEST, is_content_sentence
+from hermes_bowerbird.curation.noise import NAMED_FACT, REMINDER_REQUEST, is_content_sentence
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 from hermes_bowerbird.text import chat_words as words
@@ -285,7 +285,8 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
     # what the speaker says in their own words: "He said 'I need to ...'" is no todo of theirs, "she asked if we've
     # decided" no decision, and "my mom thinks I live in a dump" not where they live
     own = own_words(view)
-    mtype = _type_of(own, subject) or _fallback_type(own, view, role)
+    named = role == "user" and subject is None and NAMED_FACT.match(sentence) is not None
+    mtype = MemoryType.FACT if named else _type_of(own, subject) or _fallback_type(own, view, role)
     if mtype is None:
         # what someone else believes ("the realtor thinks they'll counter at $370") is a fact about them at most
         said = own_words(view, beliefs=False)

@@ -55,6 +55,11 @@ REMINDER_REQUEST = re.compile(
     r"^(?:(?:can|could|would|will) you|please)\s+(?:please\s+)?remind me to\s+(?P<task>[^?]+?)[\s?.!]*$",
     re.IGNORECASE,
 )
+# what the user tells of someone by name, with a value, is content however short: "Jordan's birthday is on June 3rd.",
+# "Tess's new flat is in Hackney.", not a passing remark ("Google's new model is great")
+NAMED_FACT = re.compile(
+    r"^(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:[a-z-]+\s+){1,3}?(?:is|are|was|were)\s+[^?]*?(?:\d|\s(?-i:[A-Z])[a-z])"
+)
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
 _LONG_SENTENCE_WORDS = 11
 _ASSISTANT_MIN_WORDS = 8
@@ -68,7 +73,7 @@ def _is_user_content(rest: str) -> bool:
     n = len(words(rest))
     if n == 0 or _TRANSIENT.search(rest) or _ABOUT_ASSISTANT.search(rest):
         return False
-    if n >= 2 and _FIRST_PERSON.search(rest):
+    if (n >= 2 and _FIRST_PERSON.search(rest)) or NAMED_FACT.match(rest):
         return True
     return n >= _LONG_SENTENCE_WORDS
 
