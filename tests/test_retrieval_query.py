@@ -212,6 +212,20 @@ def test_subject_hints(text: str, expected: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "about_user"),
+    [
+        ("How much do we pay for Netflix?", True),
+        ("Where do we live?", True),
+        ("Tell us about our plans.", True),
+        ("Which US cities did John visit?", False),  # the country
+        ("When are Yusuf's violin lessons?", False),
+    ],
+)
+def test_we_and_our_speak_of_the_user(text: str, about_user: bool) -> None:
+    assert analyze_query(text, NOW, {}, UTC).about_user is about_user
+
+
+@pytest.mark.parametrize(
     ("text", "names", "about_user", "keywords", "subjects", "semantic"),
     [
         ("What is Marcus's diet?", {"marcus"}, True, ("diet",), ("user:diet",), "What is my diet?"),

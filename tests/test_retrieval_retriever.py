@@ -345,6 +345,28 @@ def test_old_turns_that_stated_a_superseded_fact_rank_below_the_current_one(
             assert keys.index(item_key(ItemKind.EPISODE, episode_id)) > 0
 
 
+@pytest.mark.parametrize(
+    ("query", "demoted"),
+    [
+        ("How much do we pay for Netflix?", True),  # about the user: what holds now
+        ("How much does Netflix cost?", False),  # about anyone: history may be asked
+    ],
+)
+def test_a_question_about_us_demotes_turns_that_stated_a_superseded_fact(
+    keyword_world: World, query: str, demoted: bool
+) -> None:
+    w = keyword_world
+    stale = w.episode("Our Netflix plan is 15.49 a month")
+    old = w.remember("Our Netflix plan is 15.49 a month", provenance=(Provenance("s1", 0),))
+    w.clock.now += DAY
+    w.episode("Netflix went up to 17.99", session="s2", turn=0)
+    new = w.remember("Netflix went up to 17.99", provenance=(Provenance("s2", 0),))
+    w.store.supersede(old, new, reason="changed", actor="test")
+    hits = w.search(query, limit=6, explain=True)
+    flagged = {h.key for h in hits if h.signals.get("superseded")}
+    assert (item_key(ItemKind.EPISODE, stale) in flagged) is demoted
+
+
 def test_the_users_own_name_reads_as_first_person(keyword_world: World) -> None:
     w = keyword_world
     name = w.remember("I'm Marcus, by the way.", MemoryType.IDENTITY, subject="user:name")

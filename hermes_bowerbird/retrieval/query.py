@@ -125,7 +125,11 @@ _OTHER_PERSON = re.compile(
     r"cousins?|nephews?|nieces?|teachers?|doctor|dentist|accountant|landlord|landlady|flatmates?|roommates?)\b",
     re.IGNORECASE,
 )
-_FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
+# "we", "our" and "us" too ("how much do we pay for Netflix?"), but not "the US"
+_FIRST_PERSON = re.compile(
+    r"\b(i|me|my|mine|myself|i'm|i've|i'd|we|(?!(?-i:US)\b)us|our|ours|we're|we've|we'd)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
