@@ -98,6 +98,7 @@ from hermes_bowerbird.curation.subjects import (
         ("I'm British.", "user:origin"),
         ("I'm Canadian, eh.", "user:origin"),
         ("I'm half Korean.", "user:origin"),
+        ("I'm Dutch but I've lived in Toronto for ten years.", "user:origin"),
         ("I'm Brian.", "user:name"),  # names that end like a people's
         ("I'm Trish.", "user:name"),
         ("I sprained my ankle so no running for a few weeks.", "user:health:ankle-injury"),

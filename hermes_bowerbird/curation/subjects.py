@@ -404,7 +404,7 @@ _RULES: tuple[_Rule, ...] = _rules(
     ),
     (
         r"\bi(?:'m| am) (?:originally )?from\b|\bi grew up in\b|\bmy hometown\b|\bi was born in\b|"
-        rf"\bi(?:'m| am) (?:originally\s+)?(?:half[- ])?(?-i:{_DEMONYMS})(?:,|\s+(?:and|by)\b|[\s.!;]*$)",
+        rf"\bi(?:'m| am) (?:originally\s+)?(?:half[- ])?(?-i:{_DEMONYMS})(?:,|\s+(?:and|but|by)\b|[\s.!;]*$)",
         _fixed(vocab.ORIGIN),
     ),
     # work
