@@ -366,6 +366,13 @@ def test_greetings_and_filler_are_dropped(user: str, expected: list[str]) -> Non
         ("Please forget that I'm vegetarian, I eat meat now.", ["I eat meat now."]),
         ("Please forget that I'm vegetarian.", []),
         ("Please book a table for two.", []),
+        # asked as a question, still a thing to keep
+        (
+            "Can you remember that my locker code is 4512?",
+            ["Remember that my locker code is 4512."],
+        ),
+        ("Could you note that I'm allergic to latex?", ["Remember that I'm allergic to latex."]),
+        ("Can you remember what I said about Lisbon?", []),
     ],
 )
 def test_a_polite_request_around_a_statement_keeps_the_statement(
@@ -410,6 +417,18 @@ def test_compounds_split_into_first_person_statements(user: str, expected: list[
 )
 def test_a_compound_whose_parts_do_not_stand_alone_stays_whole(user: str) -> None:
     assert _contents(user) == [user]
+
+
+@pytest.mark.parametrize(
+    "user, mtype",
+    [
+        ("Don't forget I'm vegan.", MemoryType.PREFERENCE),
+        ("Don't forget my wife's name is Sara.", MemoryType.IDENTITY),
+        ("Don't forget to call mum.", MemoryType.TODO),
+    ],
+)
+def test_a_reminder_of_a_fact_is_no_task(user: str, mtype: MemoryType) -> None:
+    assert [c.type for c in extract_candidates(user, "")] == [mtype]
 
 
 @pytest.mark.parametrize(

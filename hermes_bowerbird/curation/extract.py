@@ -43,7 +43,9 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
     for t, p in (
         (
             MemoryType.TODO,
-            r"\bremind me\b|\bdon'?t (?:let me )?forget\b|\btodo\b|\bto-do\b|\bdeadline\b|"
+            # "Don't forget I'm vegan" reminds of a fact, not a task
+            r"\bremind me\b|\bdon'?t (?:let me )?forget\b(?!,? (?:that )?(?:i'm|i’m|i am|we're|we’re|we are|"
+            r"my [\w'’]+(?: [\w'’]+)? (?:is|are))\b)|\btodo\b|\bto-do\b|\bdeadline\b|"
             # "I need to remember that my sister is allergic" states a fact, not a task
             r"\bi (?:still |really |also |just |definitely |urgently )?(?:need|have|must|ought) to\b"
             r"(?! (?:remember|keep in mind|bear in mind|not forget) that\b)|"
@@ -146,6 +148,12 @@ _OWN_STATEMENT = r"(?:and\s+|but\s+)?(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're
 _PLEASE = re.compile(
     r"^please[,\s]+(?=(?:remember|note|keep in mind|bear in mind|don'?t forget|do not forget|make a note|"
     rf"remind me|be aware|know)\b|[^,;]*[,;]\s*{_OWN_STATEMENT})",
+    _I,
+)
+# asking the assistant to keep something is telling it: "Can you remember that my locker code is 4512?"
+_KEEP_REQUEST = re.compile(
+    r"^(?:can|could|would|will) you (?:please )?(?:remember|note|keep in mind|make a note of|bear in mind)"
+    r"(?: that)?\s+(?P<fact>(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b[^?]+?)[\s?.!]*$",
     _I,
 )
 # "Please forget that I'm vegetarian, I eat meat now.": only what follows the request holds
@@ -397,6 +405,8 @@ def _statements(text: str, now: float | None) -> list[str]:
         sentence = _without_filler(raw)
         if request := REMINDER_REQUEST.match(sentence):
             sentence = f"Remind me to {request['task']}."
+        elif request := _KEEP_REQUEST.match(sentence):
+            sentence = f"Remember that {request['fact']}."
         if sentence.endswith("?"):
             if _is_question(sentence):
                 continue
