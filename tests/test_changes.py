@@ -40,6 +40,8 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "The team moved the standup to 10am.",
         "Penguin extended the deadline to January 10th.",
         "I'm at 27 books now!",
+        "Staging moved to staging2.acme.dev.",
+        "We migrated the repo to gitlab.com/acme/billing.",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -133,6 +135,30 @@ def test_a_new_amount_for_the_same_thing_replaces_the_old(item: str, statement: 
         change(MemoryType.FACT, item, statement, AMOUNT_SIMILARITY + 0.05)
         == "changed: a new amount for the same thing"
     )
+
+
+@pytest.mark.parametrize(
+    "item, statement, reason",
+    [
+        (
+            "Staging lives at staging.acme.dev.",
+            "Staging moved to staging2.acme.dev.",
+            "changed: a new address for the same thing",
+        ),
+        (
+            "The repo is github.com/acme/billing.",
+            "We migrated the repo to gitlab.com/acme/billing.",
+            "changed: a new address for the same thing",
+        ),
+        # the addresses share "acme", the things nothing
+        ("The repo is github.com/acme/billing.", "Staging moved to staging2.acme.dev.", None),
+        ("Staging is the place to try things.", "Staging moved to staging2.acme.dev.", None),
+    ],
+)
+def test_a_new_address_for_the_same_thing_replaces_the_old(
+    item: str, statement: str, reason: str | None
+) -> None:
+    assert change(MemoryType.FACT, item, statement, CLOSE) == reason
 
 
 @pytest.mark.parametrize(

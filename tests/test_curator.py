@@ -349,10 +349,17 @@ def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> No
     assert env.store.memories.require(dentist).is_current(NOW + 1)
 
 
-def test_what_is_told_of_someone_by_name_is_kept_however_short(env: Env) -> None:
+def test_short_statements_that_hold_a_value_are_kept(env: Env) -> None:
     said = _teller(env)
     assert len(said("Jordan's birthday is on June 3rd.")) == 1
     assert said("Google's new model is great.") == []
+    # short, but giving a value of its own or filling a profile slot
+    staging = said("Staging lives at staging.acme.dev.")
+    assert len(staging) == 1
+    assert len(said("Use pnpm, not npm.")) == 1
+    moved = said("Staging moved to staging2.acme.dev.")
+    assert len(moved) == 1
+    assert env.store.memories.require(staging[0]).superseded_by == moved[0]
 
 
 def test_a_correction_replaces_the_value_said_wrongly(env: Env) -> None:

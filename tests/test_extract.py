@@ -124,6 +124,21 @@ def test_what_the_user_tells_of_someone_by_name_is_a_fact(user: str, kept: bool)
     assert [(c.type, c.content) for c in found] == ([(MemoryType.FACT, user)] if kept else [])
 
 
+@pytest.mark.parametrize(
+    "user, mtype",
+    [
+        ("Staging lives at staging.acme.dev.", MemoryType.FACT),
+        ("Prod DB is db-prod-1.internal.", MemoryType.FACT),
+        ("The VPN config is in ~/vpn/client.ovpn.", MemoryType.FACT),
+        ("To deploy, run make deploy-prod from the infra repo.", MemoryType.PROCEDURE),
+    ],
+)
+def test_a_short_statement_of_an_address_a_path_or_a_way_is_kept(
+    user: str, mtype: MemoryType
+) -> None:
+    assert [(c.type, c.content) for c in extract_candidates(user, "Noted.")] == [(mtype, user)]
+
+
 def test_importance_follows_signals() -> None:
     plain = _single("I prefer tea over coffee.")
     explicit = _single("Remember that I prefer tea over coffee, always.")

@@ -41,6 +41,8 @@ PERSONA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "p
         "Making this tomorrow.",
         "Right, I keep forgetting you can't do that.",
         "Google's new model is great.",
+        "lol google.com",
+        "Is staging at staging.acme.dev?",
     ],
 )
 def test_user_noise(text: str) -> None:
@@ -63,6 +65,9 @@ def test_user_noise(text: str) -> None:
         "Our deploy script must run the migrations before restarting the web workers, every single time.",
         "Jordan's birthday is on June 3rd.",
         "Lina's teacher is Mrs. Berg.",
+        "Staging lives at staging.acme.dev.",
+        "The VPN config is in ~/vpn/client.ovpn.",
+        "To deploy, run make deploy-prod from the infra repo.",
     ],
 )
 def test_user_signal(text: str) -> None:

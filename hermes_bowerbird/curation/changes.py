@@ -3,16 +3,17 @@ memory that gave the old value.
 
 "The standup moved to 10am starting next week." replaces "Our team standup is at 9:30 every weekday.", "The dentist
 appointment was pushed to Friday." replaces "My dentist appointment is on Thursday at 3pm.", "The bar exam got moved
-to March." replaces "I'm studying for the bar exam in February", and "I negotiated the rent down to 1700." replaces
-"My landlord is raising the rent to 1850 a month.", so the bulletin and recall stop giving a value that no longer
-holds. The statement must say the thing moved ("moved to", "pushed back to", "rescheduled for", "is now at") and
-give a time, or went to a new amount ("went up to 17.99", "down to 78 kg", "raised my step goal to 10000", "Adam
-just turned 8") or is now at one ("the API now runs on port 9000", "the limit is now 500"); the memory it replaces
-must give a time, or an amount other than a time, and be no todo ("call the plumber on Tuesday" is not done by being
-moved); the two must be close in meaning (cosine at least the kind's threshold) and share a word naming the thing
-("standup", "rent"), values and framing aside, so "The launch moved to May" leaves "Our standup is at 9:30" alone
-however alike two schedules sound. A plan or a question ("we might move the standup to 10", "should we move it?")
-changes nothing.
+to March." replaces "I'm studying for the bar exam in February", "I negotiated the rent down to 1700." replaces "My
+landlord is raising the rent to 1850 a month.", and "Staging moved to staging2.acme.dev." replaces "Staging lives at
+staging.acme.dev.", so the bulletin and recall stop giving a value that no longer holds. The statement must say the
+thing moved ("moved to", "pushed back to", "rescheduled for", "is now at") and give a time or a new address, host or
+path, or went to a new amount ("went up to 17.99", "down to 78 kg", "raised my step goal to 10000", "Adam just
+turned 8") or is now at one ("the API now runs on port 9000", "the limit is now 500"); the memory it replaces must
+give a value of the same kind (an amount other than a time) and be no todo ("call the plumber on Tuesday" is not
+done by being moved); the two must be close in
+meaning (cosine at least the kind's threshold) and share a word naming the thing ("standup", "rent"), values and
+framing aside, so "The launch moved to May" leaves "Our standup is at 9:30" alone however alike two schedules sound.
+A plan or a question ("we might move the standup to 10", "should we move it?") changes nothing.
 
 A correction replaces the value it names as wrong: "my daughter's name is Clementine, not Clementina" replaces "My
 daughter's name is Clementina and she's 6", "Actually my birthday is the 21st of April, not the 12th" replaces "My
@@ -27,6 +28,7 @@ import re
 
 from ..text import stem_words
 from ..types import MemoryType
+from .noise import TECHNICAL_VALUE
 
 # Cosines measured with all-MiniLM-L6-v2: a meeting, class or appointment and the word that it moved 0.54-0.93
 # ("The standup moved to 10am starting next week." / "Our team standup is at 9:30 every weekday." 0.69); another
@@ -97,6 +99,13 @@ _NEW_AMOUNT = re.compile(
     r"\bturned\s+\d{1,3}\b(?!\s*(?:degrees|°|%|percent))|\b(?:is|'s|’s)\s+\d{1,3}\s+now\b",
     _I,
 )
+# moved to a new address, host or path: "Staging moved to staging2.acme.dev.", "the docs are now at https://..."
+_NEW_ADDRESS = re.compile(
+    r"\b(?:(?:moved|migrated|changed|switched)(?:\s+(?:it|them|(?:the|our|my|their)\s+[\w-]+))?|"
+    r"(?:is|are|'s|’s)\s+now|now\s+(?:lives?|sits?|is|are))"
+    rf"(?:\s+(?:over\s+)?(?:to|at|on|in|under))?\s+(?:{TECHNICAL_VALUE.pattern})",
+    _I,
+)
 _DIGIT = re.compile(r"\d")
 _RELATIVE_DAY = re.compile(
     r"\b(?:today|tonight|tomorrow|next week(?:end)?|this (?:morning|afternoon|evening))\b", _I
@@ -148,6 +157,8 @@ def change(item_type: MemoryType, item: str, statement: str, similarity: float) 
     if kind == "time":
         gave = _WHEN.search(item) is not None or _MONTH_NAME_RE.search(item) is not None
         closed = gave and similarity >= CHANGE_SIMILARITY
+    elif kind == "address":
+        closed = TECHNICAL_VALUE.search(item) is not None and similarity >= CHANGE_SIMILARITY
     else:  # an amount: one that is not a time ("at 9:30" is no price)
         gave = _DIGIT.search(_DATE_OR_CLOCK_RE.sub(" ", item)) is not None
         closed = gave and similarity >= AMOUNT_SIMILARITY
@@ -184,14 +195,19 @@ def _names(item: str, value: str) -> bool:
 
 @functools.lru_cache(maxsize=STATEMENT_CACHE)
 def _change_kind(text: str) -> str | None:
-    """ "time" when `text` says something moved to a new time, "amount" when to a new amount, else None."""
+    """ "time" when `text` says something moved to a new time, "address" to a new address, host or path, "amount"
+    to a new amount, else None."""
     if _UNSETTLED.search(text):
         return None
     if _MOVED.search(text):
         return "time"
+    if _NEW_ADDRESS.search(text):
+        return "address"
     return "amount" if _NEW_AMOUNT.search(text) else None
 
 
 def _thing_words(text: str) -> set[str]:
-    """Content words naming what changed, cut to four letters, without values and framing."""
-    return {w[:4] for w in stem_words(text.lower()) if w not in _FRAME and not _TIME_WORD.match(w)}
+    """Content words naming what changed, cut to four letters, without values (times, numbers, addresses) and
+    framing."""
+    bare = TECHNICAL_VALUE.sub(" ", text.lower())
+    return {w[:4] for w in stem_words(bare) if w not in _FRAME and not _TIME_WORD.match(w)}

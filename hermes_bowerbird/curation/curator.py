@@ -356,8 +356,9 @@ class Curator:
             (weigh(c, column_origin(c.role, entry.platform)), provenance)
             for c in found
             # a turn that only says something is done ("Flights are booked!") may still close an open item, and
-            # one that says something moved or changed ("The standup moved to 10am") replace a memory's value
-            if c.role not in noisy or c.closing_only
+            # one that says something moved or changed ("The standup moved to 10am") replace a memory's value; a
+            # short one that fills a profile slot ("Use pnpm, not npm.") is no filler
+            if c.role not in noisy or c.closing_only or (c.role == "user" and c.subject)
         ]
         return _Prepared(
             chunks,

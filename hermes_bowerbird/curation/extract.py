@@ -11,7 +11,13 @@ from hermes_bowerbird.curation.changes import says_changed
 from hermes_bowerbird.curation.completion import says_closed, says_dropped, says_happened
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.gone import says_gone
-from hermes_bowerbird.curation.noise import NAMED_FACT, REMINDER_REQUEST, is_content_sentence
+from hermes_bowerbird.curation.noise import (
+    NAMED_FACT,
+    PROCEDURE_OPENING,
+    REMINDER_REQUEST,
+    TECHNICAL_VALUE,
+    is_content_sentence,
+)
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 from hermes_bowerbird.text import chat_words as words
@@ -59,8 +65,7 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
         ),
         (
             MemoryType.PROCEDURE,
-            r"^(?:to|in order to) [a-z]+[^,]{0,60}, (?:run|use|type|open|click|go|do|call|set|add|"
-            r"first)\b|\bthe steps are\b|\bstep \d\b|\balways run\b.*\bbefore\b|"
+            rf"{PROCEDURE_OPENING.pattern}|\bthe steps are\b|\bstep \d\b|\balways run\b.*\bbefore\b|"
             r"\bmake sure (?:to|you) (?:run|set|use)\b|\bthe (?:command|way) to\b",
         ),
         (
@@ -313,7 +318,13 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
         or is_content_sentence(sentence, role)
     ):
         return None
-    if subject is None and len(words(content)) < _MIN_WORDS and not marked:
+    # short, but a task marked as one or a value that stands on its own ("Prod DB is db-prod-1.internal.")
+    if (
+        subject is None
+        and len(words(content)) < _MIN_WORDS
+        and not marked
+        and not (role == "user" and TECHNICAL_VALUE.search(sentence))
+    ):
         return None
     entities = tuple(name for name, _ in find_entities(content))
     confidence = (
@@ -336,11 +347,15 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
 
 
 def _fallback_type(own: str, sentence: str, role: str) -> MemoryType | None:
-    """A durable user statement with a name or number is a fact; anything else is left to the episodes. `own` is
-    the sentence in the user's own words (`sentences.own_words`: no quotations, no one else's questions or
-    beliefs): the user speaks of themselves there, while a quoted title is a name."""
-    if role != "user" or not _FIRST_PERSON.search(own):
+    """A durable user statement with a name or number, or an impersonal one with an address, a path or code, is a
+    fact; anything else is left to the episodes. `own` is the sentence in the user's own words
+    (`sentences.own_words`: no quotations, no one else's questions or beliefs): the user speaks of themselves
+    there, while a quoted title is a name."""
+    if role != "user":
         return None
+    if not _FIRST_PERSON.search(own):
+        # unless it gives an address, a path or code: "Staging lives at staging.acme.dev."
+        return MemoryType.FACT if TECHNICAL_VALUE.search(own) else None
     # someone close ("my sister") is named as plainly as by a name
     has_name = _CLOSE_MENTION.search(own) is not None or any(
         kind != "thing" for _, kind in find_entities(sentence)

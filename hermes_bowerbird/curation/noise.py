@@ -60,6 +60,18 @@ REMINDER_REQUEST = re.compile(
 NAMED_FACT = re.compile(
     r"^(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:[a-z-]+\s+){1,3}?(?:is|are|was|were)\s+[^?]*?(?:\d|\s(?-i:[A-Z])[a-z])"
 )
+# a short statement may hold a durable value of its own: an address, a path or code ("Staging lives at
+# staging.acme.dev.", "The VPN config is in ~/vpn/client.ovpn."), or a way to do something ("To deploy, run make
+# deploy-prod from the infra repo.")
+TECHNICAL_VALUE = re.compile(
+    r"https?://\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:dev|com|io|org|net|app|co|ai|internal|local|cloud)\b|"
+    r"(?:^|\s)~?/[\w.-]+/[\w./-]+|`[^`]+`",
+    re.IGNORECASE,
+)
+PROCEDURE_OPENING = re.compile(
+    r"^(?:to|in order to) [a-z]+[^,]{0,60}, (?:run|use|type|open|click|go|do|call|set|add|first)\b",
+    re.IGNORECASE,
+)
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
 _LONG_SENTENCE_WORDS = 11
 _ASSISTANT_MIN_WORDS = 8
@@ -74,6 +86,8 @@ def _is_user_content(rest: str) -> bool:
     if n == 0 or _TRANSIENT.search(rest) or _ABOUT_ASSISTANT.search(rest):
         return False
     if (n >= 2 and _FIRST_PERSON.search(rest)) or NAMED_FACT.match(rest):
+        return True
+    if n >= 3 and (TECHNICAL_VALUE.search(rest) or PROCEDURE_OPENING.match(rest)):
         return True
     return n >= _LONG_SENTENCE_WORDS
 
