@@ -110,6 +110,13 @@ def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: st
     )
 
 
+def test_a_todo_moved_to_a_new_time_is_replaced() -> None:
+    todo = "I need to call the plumber on Tuesday."
+    assert change(MemoryType.TODO, todo, "The plumber call moved to Wednesday.", CLOSE) == (
+        "changed: a new time for the same thing"
+    )
+
+
 @pytest.mark.parametrize(
     "item, statement",
     [
@@ -200,11 +207,11 @@ def test_other_amounts_and_weak_matches_are_left_alone(
         ),
         # the item gives no time
         (MemoryType.FACT, "Our team standup is run by Priya.", "The standup moved to 10am.", CLOSE),
-        # a todo is not done by being moved
+        # a todo is not changed by a new amount
         (
             MemoryType.TODO,
-            "I need to call the plumber on Tuesday.",
-            "The plumber call moved to Wednesday.",
+            "I need to pay the 500 deposit for the flat.",
+            "The deposit went up to 600.",
             CLOSE,
         ),
         # the statement says no move

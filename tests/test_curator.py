@@ -342,6 +342,11 @@ def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> No
         a.reason for a in env.store.audit.of_memory(standup) if a.action is AuditAction.SUPERSEDE
     ]
     assert reasons == ["changed: a new time for the same thing"]
+    deadline = said("I have a deadline for the Penguin book on December 15th.")[0]
+    extended = said("Penguin extended the deadline to January 10th.")
+    assert len(extended) == 1
+    assert env.store.memories.require(deadline).superseded_by == extended[0]
+    assert env.store.memories.require(extended[0]).type is MemoryType.TODO  # still to do
     exam = said("I'm studying for the bar exam in February, so I'm pretty stressed.")[0]
     later = said("The bar exam got moved to March.")
     assert len(later) == 1

@@ -9,8 +9,8 @@ staging.acme.dev.", so the bulletin and recall stop giving a value that no longe
 thing moved ("moved to", "pushed back to", "rescheduled for", "is now at") and give a time or a new address, host or
 path, or went to a new amount ("went up to 17.99", "down to 78 kg", "raised my step goal to 10000", "Adam just
 turned 8") or is now at one ("the API now runs on port 9000", "the limit is now 500"); the memory it replaces must
-give a value of the same kind (an amount other than a time) and be no todo ("call the plumber on Tuesday" is not
-done by being moved); the two must be close in
+give a value of the same kind (an amount other than a time; a todo only a time: "The plumber call moved to
+Wednesday" replaces "I need to call the plumber on Tuesday" with a todo still to do); the two must be close in
 meaning (cosine at least the kind's threshold) and share a word naming the thing ("standup", "rent"), values and
 framing aside, so "The launch moved to May" leaves "Our standup is at 9:30" alone however alike two schedules sound.
 A plan or a question ("we might move the standup to 10", "should we move it?") changes nothing.
@@ -152,7 +152,8 @@ def change(item_type: MemoryType, item: str, statement: str, similarity: float) 
     """Why `statement` (a new memory) replaces the value `item` (a current one; `similarity` their cosine) gave, or
     None."""
     kind = _change_kind(statement)
-    if item_type is MemoryType.TODO or kind is None:
+    # a todo moved to a new time is still to do (merge keeps the new memory a todo); no other change touches one
+    if kind is None or (item_type is MemoryType.TODO and kind != "time"):
         return None
     if kind == "time":
         gave = _WHEN.search(item) is not None or _MONTH_NAME_RE.search(item) is not None

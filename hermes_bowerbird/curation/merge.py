@@ -47,6 +47,8 @@ class MergePlan:
     target: int | None = None  # the memory to reinforce
     supersede: tuple[int, ...] = ()  # current memories the new one replaces
     related: tuple[tuple[int, float], ...] = ()  # (memory id, similarity) for related_to edges
+    # the type the new memory takes instead of the candidate's: a todo moved to a new time stays a todo
+    kind: MemoryType | None = None
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,17 @@ def plan_merge(
         reason = "; ".join(dict.fromkeys(closed.values())) + (
             f"; and the same subject {candidate.subject!r} with a changed value" if replaced else ""
         )
-        return MergePlan("create", reason, supersede=(*replaced, *closed), related=related)
+        moved_todo = any(
+            n.memory.type is MemoryType.TODO and closed.get(n.memory.id, "").startswith("changed:")
+            for n in closable
+        )
+        return MergePlan(
+            "create",
+            reason,
+            supersede=(*replaced, *closed),
+            related=related,
+            kind=MemoryType.TODO if moved_todo else None,
+        )
     if replaced:
         reason = (
             f"same subject {candidate.subject!r} with a changed value"
@@ -264,6 +276,8 @@ class Merger:
             )
             self._promote(plan.target, candidate, actor)
             return MergeOutcome("merged", plan.target)
+        if plan.kind is not None:
+            new = replace(new, type=plan.kind)
         memory = self.store.insert_memory(new, actor=actor, reason=plan.reason)
         for old in plan.supersede:
             self.store.supersede(old, memory.id, reason=plan.reason, actor=actor)
