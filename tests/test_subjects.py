@@ -99,6 +99,8 @@ from hermes_bowerbird.curation.subjects import (
         ("I'm Canadian, eh.", "user:origin"),
         ("I'm half Korean.", "user:origin"),
         ("I'm Dutch but I've lived in Toronto for ten years.", "user:origin"),
+        ("Deploys now go through ArgoCD, make deploy-prod is deprecated.", "project:deploy-tool"),
+        ("Our builds run on Buildkite.", "project:build-tool"),
         ("I'm Brian.", "user:name"),  # names that end like a people's
         ("I'm Trish.", "user:name"),
         ("I sprained my ankle so no running for a few weeks.", "user:health:ankle-injury"),
@@ -356,6 +358,7 @@ def test_a_contained_sentence_keeps_its_own_subject() -> None:
         ("My son sprained his ankle.", None),  # someone else's injury
         ("My son has a nut allergy.", None),
         ("I have a food allergy.", None),  # no allergen
+        ("Deploys now go through the usual review.", None),
         ("I'm English teacher.", None),
         ("I hurt my feelings.", None),
         ("I teach piano in my spare time.", None),

@@ -621,6 +621,12 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"(?:\w+ ){0,3}?(?:with|on|using|via|to) (?P<tool>[A-Za-z][\w.+-]*)",
         _tool_choice,
     ),
+    # "Deploys now go through ArgoCD", "builds run on Buildkite"
+    (
+        r"\b(?P<action>deploy|build|test)(?:s|ments)? (?:now |all |still )?(?:go|goes|run|runs|happen|happens) "
+        r"(?:\w+ ){0,2}?(?:through|via|on|with|in|using) (?P<tool>[A-Za-z][\w.+-]*)",
+        _tool_choice,
+    ),
     (
         r"\b(?:switch(?:ed|ing)? (?:\w+ ){0,3}?(?:over )?to|migrat(?:e|ed|ing) to|go(?:ing)? with|settled on|chose|"
         r"picked|use|using|moved (?:\w+ ){0,3}?(?:over )?to|upgraded (?:\w+ ){0,3}?to|"
