@@ -28,6 +28,10 @@ SHAPES = {
     "tools named by several words": "GitHub Actions vs code ",
     "someone's word about the user, repeated": "She said I am a designer, ",
     "someone's belief about the user, repeated": "My boss thinks I am a designer, ",
+    "a move to a code, repeated": "moved to 1",
+    "a count reached, repeated": "I'm at 5 ",
+    "a contact's name, repeated": "my dentist is Dr ",
+    "hosts": "a.dev.",
 }
 
 _PIPELINE = """

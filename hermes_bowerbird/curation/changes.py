@@ -78,7 +78,7 @@ _MOVED = re.compile(
     r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?)"
     r"(?:\s+(?:at|on|from|every|in))?)"
     # the new time right after, or after a new name for the thing: "got changed to TP1250 at 9:15"
-    rf"\s+(?:[\w-]*\d[\w-]*\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
+    rf"\s+(?:[\w-]{{0,20}}\d[\w-]{{0,20}}\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
     rf"(?:{_WHEN.pattern}|(?-i:January|February|March|April|May|June|July|August|September|October|November|"
     rf"December)\b)",
     _I,
@@ -94,7 +94,7 @@ _NEW_AMOUNT = re.compile(
     r"\b(?:is|are|'s|’s)\s+now\s+(?:about\s+|around\s+)?[$€£]?\d|"
     r"\bnow\s+(?:runs?|listens?|costs?|takes?|charges?)\s+(?:on\s+|at\s+)?(?:port\s+)?(?:about\s+|around\s+)?[$€£]?\d|"
     # a count the user has reached: "I'm at 27 books now!", "we're now at 40 subscribers"
-    r"\b(?:i|we)(?:'m|’m| am|'re|’re| are)\s+(?:now\s+at\s+\d|(?:up\s+to\s+|already\s+)?at\s+\d[^.!?]*?\bnow\b)|"
+    r"\b(?:i|we)(?:'m|’m| am|'re|’re| are)\s+(?:now\s+at\s+\d|(?:up\s+to\s+|already\s+)?at\s+\d[^.!?]{0,60}?\bnow\b)|"
     # a new age: "Adam just turned 8!", "she's 8 now"
     r"\bturned\s+\d{1,3}\b(?!\s*(?:degrees|°|%|percent))|\b(?:is|'s|’s)\s+\d{1,3}\s+now\b",
     _I,

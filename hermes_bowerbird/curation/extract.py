@@ -158,7 +158,7 @@ _PLEASE = re.compile(
 # asking the assistant to keep something is telling it: "Can you remember that my locker code is 4512?"
 _KEEP_REQUEST = re.compile(
     r"^(?:can|could|would|will) you (?:please )?(?:remember|note|keep in mind|make a note of|bear in mind)"
-    r"(?: that)?\s+(?P<fact>(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b[^?]+?)[\s?.!]*$",
+    r"(?: that)?\s+(?P<fact>(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b[^?]*[^?\s.!])[\s?.!]*$",
     _I,
 )
 # "Please forget that I'm vegetarian, I eat meat now.": only what follows the request holds

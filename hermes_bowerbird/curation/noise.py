@@ -64,7 +64,8 @@ NAMED_FACT = re.compile(
 # staging.acme.dev.", "The VPN config is in ~/vpn/client.ovpn."), or a way to do something ("To deploy, run make
 # deploy-prod from the infra repo.")
 TECHNICAL_VALUE = re.compile(
-    r"https?://\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:dev|com|io|org|net|app|co|ai|internal|local|cloud)\b|"
+    # labels of bounded length and number, so a run of "A.A.A." costs no more than its length
+    r"https?://\S+|\b(?:[\w-]{1,63}\.){1,8}(?:dev|com|io|org|net|app|co|ai|internal|local|cloud)\b|"
     r"(?:^|\s)~?/[\w.-]+/[\w./-]+|`[^`]+`",
     re.IGNORECASE,
 )
