@@ -428,6 +428,7 @@ def test_the_verb_names_a_slot_only_for_a_tool(sentence: str, subject: str | Non
         ("I registered with a new GP, Dr. Lewis.", "user:contact:gp", False),
         ("My new landlord is Mrs. Khan.", "user:contact:landlord", False),
         ("My landlord is Greek.", None, False),  # no name
+        ("My boss is Italian.", None, False),
         ("My sister is a dentist.", None, False),
         ("I live in Porto.", "user:residence", False),
         ("The weather is nice.", None, False),

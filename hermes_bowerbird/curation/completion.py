@@ -11,7 +11,8 @@ and recall ranks it below what became of it. Six kinds of open item, each closed
   SQLite returned 'database is locked'";
 - a plan or pursuit under way (a todo, a goal, "training for", "signed up for"), by giving it up: "I had to pull
   out of the marathon" closes "I'm training for the Berlin marathon", "We called off the Lisbon trip" closes "I
-  still need to book flights for the Lisbon trip";
+  still need to book flights for the Lisbon trip"; and one the user says they are saving up, training or working
+  for, by reaching it: "I finally bought the iPad Pro!" closes "I'm saving up for a new iPad Pro";
 - an appointment ahead (an interview, a check-up, a test with a day or time), by saying how it went: "Biscuit's vet
   appointment went fine" closes "I have a vet appointment for my dog Biscuit tomorrow at 9", "I passed my driving
   test!" closes "I have my driving test next Tuesday"; a stay away, by coming back: "Back home from Tokyo, jet lag

@@ -450,7 +450,7 @@ _RULES: tuple[_Rule, ...] = _rules(
     ),
     # who the user reports to: "my manager is Priya", "my new boss is Sarah Okafor", "I report to Sam now"
     (
-        rf"\bmy (?:new |current |line )?{_MANAGER}(?:'s name)? (?:is|'s) (?:now |still )?(?-i:[A-Z])\w+|"
+        rf"\bmy (?:new |current |line )?{_MANAGER}(?:'s name)? (?:is|'s) (?:now |still )?{_PERSON_NAME}|"
         rf"\bi\s+{_NOW}report (?:directly )?to (?-i:[A-Z])\w+|"
         rf"(?!(?:this|that|he|she|it|who|there|here|what)\b)(?-i:[A-Z])\w+ (?:is|'s) (?:now )?my "
         rf"(?:new |current |line )?{_MANAGER}\b",
@@ -659,7 +659,7 @@ _MENTIONS: tuple[_Rule, ...] = _rules(
         rf"\bmy (?:new )?{_PARTNER},?\s+(?:(?-i:[A-Z])\w+|is\b|and i (?:have been|are|got|just)\b)",
         _fixed(vocab.RELATIONSHIP),
     ),
-    (rf"\bmy (?:new |current |line )?{_MANAGER},?\s+(?-i:[A-Z])\w+", _fixed(vocab.MANAGER)),
+    (rf"\bmy (?:new |current |line )?{_MANAGER},?\s+{_PERSON_NAME}", _fixed(vocab.MANAGER)),
     (
         rf"\bmy (?:new |current |regular |usual )?(?P<contact>{_CONTACT}),?\s+{_PERSON_NAME}",
         lambda m: _contact_any(m),
