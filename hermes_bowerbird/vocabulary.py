@@ -58,6 +58,14 @@ EMPLOYER = _subject("user:employer", MemoryType.IDENTITY)
 WORK_LOCATION = _subject("user:work-location")
 MANAGER = _subject("user:manager")
 CONTACTS = _subject("user:contact:")
+# the roles of the people the user goes to, one `CONTACTS` slot each ("user:contact:dentist"), as words in a
+# statement (curation/subjects.py) or a question (retrieval/query.py)
+CONTACT_ROLES = (
+    r"accountant|dentist|doctor|gp|therapist|counsell?or|lawyer|solicitor|landlord|landlady|vet|hairdresser|"
+    r"hairstylist|barber|personal trainer|trainer|tutor|physio(?:therapist)?|psychiatrist|psychologist|"
+    r"dermatologist|financial (?:advisor|adviser)|mechanic|cleaner|nanny|babysitter|midwife|optician|"
+    r"chiropractor|realtor|estate agent"
+)
 RELATIONSHIP = _subject("user:relationship", MemoryType.IDENTITY)
 CHILDREN = _subject("user:children", MemoryType.IDENTITY)
 PETS = _subject("user:pet:", MemoryType.IDENTITY)

@@ -63,10 +63,10 @@ _DATE_OR_CLOCK_RE = re.compile(_DATE_OR_CLOCK, _I)
 _WHEN = re.compile(rf"{_DATE_OR_CLOCK}|\b\d{{1,2}}\.\d{{2}}\b", _I)
 # a month by its name alone, as a time a plan is set for or moved to ("the bar exam is in February", "got moved to
 # March"); capitalised, and "May" only after a preposition, so the verb "may" is none
-_MONTH_NAME = (
-    r"\b(?-i:January|February|March|April|June|July|August|September|October|November|December)\b|"
-    r"\b(?:in|to|for|until|till|by)\s+(?-i:May)\b"
+_MONTHS_BUT_MAY = (
+    "January|February|March|April|June|July|August|September|October|November|December"
 )
+_MONTH_NAME = rf"\b(?-i:{_MONTHS_BUT_MAY})\b|\b(?:in|to|for|until|till|by)\s+(?-i:May)\b"
 _MONTH_NAME_RE = re.compile(_MONTH_NAME, _I)
 # said to have moved, with the new time right after: "moved to 10am", "got pushed back to Friday at 11", "was
 # rescheduled for the 16th", "is now on Wednesdays", "now starts at 11am" ("I moved to Tokyo today" is no schedule)
@@ -79,8 +79,7 @@ _MOVED = re.compile(
     r"(?:\s+(?:at|on|from|every|in))?)"
     # the new time right after, or after a new name for the thing: "got changed to TP1250 at 9:15"
     rf"\s+(?:[\w-]{{0,20}}\d[\w-]{{0,20}}\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
-    rf"(?:{_WHEN.pattern}|(?-i:January|February|March|April|May|June|July|August|September|October|November|"
-    rf"December)\b)",
+    rf"(?:{_WHEN.pattern}|(?-i:{_MONTHS_BUT_MAY}|May)\b)",
     _I,
 )
 # gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";

@@ -151,11 +151,11 @@ _UNDERWAY = re.compile(
     r"going to|looking forward to|booked)\b",
     re.IGNORECASE,
 )
+# "I'm", "we are", ... now or still: where the user says what they are doing or where they are
+_WE_ARE = r"\b(?:i|we)(?:'m|’m| am|'re|’re| are)\s+(?:currently\s+|still\s+|now\s+)?"
 # a pursuit with an end, reached by doing it: "saving up for an iPad" ("bought it"), "training for the marathon"
 _REACHABLE = re.compile(
-    r"\b(?:i|we)(?:'m|’m| am|'re|’re| are)\s+(?:currently\s+|still\s+|now\s+)?(?:saving (?:up )?for|training for|"
-    r"working towards?)\b",
-    re.IGNORECASE,
+    rf"{_WE_ARE}(?:saving (?:up )?for|training for|working towards?)\b", re.IGNORECASE
 )
 _SAVING = re.compile(r"\bsaving (?:up )?for\b", re.IGNORECASE)
 # given up: "pulled out of", "we called off", "I quit the class", "put the house plans on hold"
@@ -195,8 +195,7 @@ _WENT = re.compile(
 )
 # a stay away, for a while: "I'm in Tokyo this week for a conference", "we're at my in-laws' until Sunday"
 _STAY = re.compile(
-    r"\b(?:i|we)(?:'m|’m| am|'re|’re| are)\s+(?:currently\s+|now\s+|still\s+)?"
-    r"(?:in|at|visiting|staying\s+(?:in|at|with))\s"
+    rf"{_WE_ARE}(?:in|at|visiting|staying\s+(?:in|at|with))\s"
     r"[^.!?]*\b(?:this\s+(?:week|weekend)|over\s+the\s+weekend|for\s+(?:work|business)\b|"
     r"for\s+(?:a|the)\s+(?:conference|trip|work trip|week|few days|couple of days|wedding|holiday|vacation)\b|"
     r"on\s+(?:a\s+|my\s+|our\s+)?(?:business\s+trip|work\s+trip|trip|vacation|holiday)|until\b|till\b)",

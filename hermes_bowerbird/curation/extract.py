@@ -147,7 +147,9 @@ _LEADING_FILLER = re.compile(
     r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+",
     _I,
 )
-_OWN_STATEMENT = r"(?:and\s+|but\s+)?(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b"
+# a statement of the user's own opens with one of these
+_OWN_OPENING = r"(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b"
+_OWN_STATEMENT = rf"(?:and\s+|but\s+)?{_OWN_OPENING}"
 # "Please remember that ...", "Please don't suggest pork, I'm Muslim": a request around a statement of the user's
 # own, kept without the "please"
 _PLEASE = re.compile(
@@ -158,7 +160,7 @@ _PLEASE = re.compile(
 # asking the assistant to keep something is telling it: "Can you remember that my locker code is 4512?"
 _KEEP_REQUEST = re.compile(
     r"^(?:can|could|would|will) you (?:please )?(?:remember|note|keep in mind|make a note of|bear in mind)"
-    r"(?: that)?\s+(?P<fact>(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b[^?]*[^?\s.!])[\s?.!]*$",
+    rf"(?: that)?\s+(?P<fact>{_OWN_OPENING}[^?]*[^?\s.!])[\s?.!]*$",
     _I,
 )
 # "Please forget that I'm vegetarian, I eat meat now.": only what follows the request holds

@@ -226,12 +226,7 @@ _DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|ml|g)\b"
 _WEIGHT = r"\d+(?:\.\d+)?\s?(?:kg|kgs|kilos?|kilograms?|lbs?|stone|st)\b"
 _MANAGER = r"(?:manager|boss|supervisor|team lead|tech lead)"
 # the people the user goes to for a service: one of each at a time ("my dentist is Dr. Okafor")
-_CONTACT = (
-    r"(?:accountant|dentist|doctor|gp|therapist|counsell?or|lawyer|solicitor|landlord|landlady|vet|hairdresser|"
-    r"hairstylist|barber|personal trainer|trainer|tutor|physio(?:therapist)?|psychiatrist|psychologist|"
-    r"dermatologist|financial (?:advisor|adviser)|mechanic|cleaner|nanny|babysitter|midwife|optician|"
-    r"chiropractor|realtor|estate agent)"
-)
+_CONTACT = rf"(?:{vocab.CONTACT_ROLES})"
 # a person's name after "is": not a people's or a faith's ("my landlord is Greek")
 _PERSON_NAME = (
     rf"(?:(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?(?!(?-i:{_DEMONYMS}|{_FAITHS})\b)(?-i:[A-Z])\w+"

@@ -89,12 +89,7 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         ),
         (r"\b(name|called)\b", (vocab.NAME,)),
         (r"\b(boss|manager|supervisor|report to|reporting to)\b", (vocab.MANAGER,)),
-        (
-            r"\b(accountant|dentist|doctor|gp|therapist|counsell?or|lawyer|solicitor|landlord|landlady|vet|"
-            r"hairdresser|barber|trainer|tutor|physio\w*|psychiatrist|psychologist|dermatologist|mechanic|cleaner|"
-            r"nanny|babysitter|optician|chiropractor|realtor)s?\b",
-            (vocab.CONTACTS,),
-        ),
+        (rf"\b({vocab.CONTACT_ROLES}|physio\w*)s?\b", (vocab.CONTACTS,)),
         (r"\b(age|how old|birthday)\b", (vocab.AGE,)),
         (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", (vocab.ORIGIN,)),
         (r"\b(religio\w*|faith|believer|church|mosque|synagogue|temple)\b", (vocab.FAITH,)),
