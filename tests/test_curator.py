@@ -223,6 +223,19 @@ def test_more_said_of_a_partner_or_pet_adds_to_what_is_known(env: Env) -> None:
         assert env.store.memories.require(memory).is_current(NOW + 1)
 
 
+def test_what_was_told_of_a_partner_holds_while_the_relationship_goes_on(env: Env) -> None:
+    said = _teller(env)
+    lactose = said("My girlfriend Anna is lactose intolerant.")[0]
+    gluten = said("My brother's partner Jordan is gluten intolerant.")
+    engaged = said("Anna and I got engaged last weekend!")[0]
+    assert env.store.memories.require(engaged).subject == "user:relationship"
+    assert env.store.memories.require(lactose).is_current(NOW + 1)
+    # ending the relationship makes it history, even naming her
+    ended = said("Anna and I broke up, I'm single again.")[0]
+    assert env.store.memories.require(lactose).superseded_by == ended
+    assert all(env.store.memories.require(m).is_current(NOW + 1) for m in gluten)
+
+
 def test_a_place_that_closed_ends_the_favourite_that_names_it(env: Env) -> None:
     said = _teller(env)
     assert said("Sad news, Casa Pepe closed down last week.") == []  # nothing named it

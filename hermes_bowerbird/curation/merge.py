@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -26,6 +27,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NEIGHBOURS = 8
+# a relationship, or having a pet or a vehicle, ended: what was said of them becomes history
+_ENDED = re.compile(
+    r"\b(?:broke up|break up|split up|splitting up|divorc\w*|separat\w*|single|left me|dumped me|ex|"
+    r"passed away|died|put down|rehomed|gave away|sold|totall?ed|scrapped)\b",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_NOT_NAMES = frozenset({"My", "We", "Our", "The", "And", "But", "So", "Just", "Big", "News"})
 MAX_RELATED = 3
 
 
@@ -78,6 +87,19 @@ def _values(text: str) -> set[str]:
         ):
             out.add(word.lower())
     return out
+
+
+def _still_told(memory: Memory, candidate: Candidate) -> bool:
+    """Whether what `memory` only told of someone in the slot ("My girlfriend Anna is lactose intolerant.") still
+    holds beside the slot's new value: one naming the same person that ends nothing ("Anna and I got engaged!"),
+    while "Jordan and I broke up" makes what was said of Jordan history."""
+    if not only_mentions(memory.content) or _ENDED.search(candidate.content):
+        return False
+    return bool(_names_in(memory.content) & _names_in(candidate.content))
+
+
+def _names_in(text: str) -> set[str]:
+    return {w for w in _NAME.findall(text) if w not in _NOT_NAMES}
 
 
 def _subjects_compatible(a: str | None, b: str | None) -> bool:
@@ -235,7 +257,7 @@ class Merger:
             else []
         )
         same = [
-            m for m in same if not _outweighs(m, candidate)
+            m for m in same if not _outweighs(m, candidate) and not _still_told(m, candidate)
         ]  # assistant text never replaces the user's
         if same and only_mentions(candidate.content):
             same = []  # "my partner Jordan started at Monzo" adds to what is known of Jordan
