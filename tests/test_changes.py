@@ -8,6 +8,7 @@ import pytest
 from hermes_bowerbird.curation.changes import (
     AMOUNT_SIMILARITY,
     CHANGE_SIMILARITY,
+    PLACE_SIMILARITY,
     change,
     corrected,
     says_changed,
@@ -166,6 +167,52 @@ def test_a_new_address_for_the_same_thing_replaces_the_old(
     item: str, statement: str, reason: str | None
 ) -> None:
     assert change(MemoryType.FACT, item, statement, CLOSE) == reason
+
+
+MEERA = "My sister Meera lives in Toronto and works as a nurse."
+
+
+@pytest.mark.parametrize(
+    "item, statement, reason",
+    [
+        (
+            MEERA,
+            "Meera moved to Vancouver for a new hospital job.",
+            "changed: a new place for the same thing",
+        ),
+        (
+            "My best friend Jonas lives in Munich.",
+            "Jonas has moved to Hamburg.",
+            "changed: a new place for the same thing",
+        ),
+        (
+            "My brother Tom is based in Dublin.",
+            "Tom relocated to Cork for work.",
+            "changed: a new place for the same thing",
+        ),
+        (
+            "My friend Ana lives in Porto.",
+            "Ana now lives in Lisbon.",
+            "changed: a new place for the same thing",
+        ),
+        (MEERA, "Jonas moved to Vancouver last month.", None),  # someone else
+        (MEERA, "She moved to Vancouver last month.", None),  # whose move is not said
+        (MEERA, "Meera moved back to Toronto.", None),  # no new place
+        (MEERA, "Meera is moving to Vancouver next month.", None),  # a plan
+        (MEERA, "Meera might move to Vancouver.", None),
+        (
+            "My sister Meera works as a nurse.",
+            "Meera moved to Vancouver.",
+            None,
+        ),  # said nothing of where
+        ("Meera and I went to Toronto for a week.", "Meera moved to Vancouver.", None),
+    ],
+)
+def test_someone_named_who_moved_replaces_where_they_lived(
+    item: str, statement: str, reason: str | None
+) -> None:
+    assert change(MemoryType.IDENTITY, item, statement, PLACE_SIMILARITY + 0.05) == reason
+    assert change(MemoryType.IDENTITY, item, statement, PLACE_SIMILARITY - 0.01) is None
 
 
 @pytest.mark.parametrize(

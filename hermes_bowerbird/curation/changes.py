@@ -4,15 +4,17 @@ memory that gave the old value.
 "The standup moved to 10am starting next week." replaces "Our team standup is at 9:30 every weekday.", "The dentist
 appointment was pushed to Friday." replaces "My dentist appointment is on Thursday at 3pm.", "The bar exam got moved
 to March." replaces "I'm studying for the bar exam in February", "I negotiated the rent down to 1700." replaces "My
-landlord is raising the rent to 1850 a month.", and "Staging moved to staging2.acme.dev." replaces "Staging lives at
-staging.acme.dev.", so the bulletin and recall stop giving a value that no longer holds. The statement must say the
-thing moved ("moved to", "pushed back to", "rescheduled for", "is now at") and give a time or a new address, host or
-path, or went to a new amount ("went up to 17.99", "down to 78 kg", "raised my step goal to 10000", "Adam just
-turned 8") or is now at one ("the API now runs on port 9000", "the limit is now 500"); the memory it replaces must
+landlord is raising the rent to 1850 a month.", "Staging moved to staging2.acme.dev." replaces "Staging lives at
+staging.acme.dev.", and "Meera moved to Vancouver." replaces "My sister Meera lives in Toronto.", so the bulletin and
+recall stop giving a value that no longer holds. The statement must say the thing moved ("moved to", "pushed back
+to", "rescheduled for", "is now at") and give a time or a new address, host or path, or went to a new amount ("went
+up to 17.99", "down to 78 kg", "raised my step goal to 10000", "Adam just turned 8") or is now at one ("the API now
+runs on port 9000", "the limit is now 500"), or that someone named moved to a new place; the memory it replaces must
 give a value of the same kind (an amount other than a time; a todo only a time: "The plumber call moved to
-Wednesday" replaces "I need to call the plumber on Tuesday" with a todo still to do); the two must be close in
-meaning (cosine at least the kind's threshold) and share a word naming the thing ("standup", "rent"), values and
-framing aside, so "The launch moved to May" leaves "Our standup is at 9:30" alone however alike two schedules sound.
+Wednesday" replaces "I need to call the plumber on Tuesday" with a todo still to do; where the one who moved lives,
+and not the new place); the two must be close in meaning (cosine at least the kind's threshold) and share a word
+naming the thing ("standup", "rent"), values and framing aside, so "The launch moved to May" leaves "Our standup is
+at 9:30" alone however alike two schedules sound.
 A plan or a question ("we might move the standup to 10", "should we move it?") changes nothing.
 
 A correction replaces the value it names as wrong: "my daughter's name is Clementine, not Clementina" replaces "My
@@ -42,6 +44,10 @@ AMOUNT_SIMILARITY = 0.4
 # of April." 0.89); another memory naming the same value 0.51-0.66 ("My sister lives in Tokyo." / "I'm flying to
 # Osaka, not Tokyo!" 0.63), which the shared-word rule leaves alone.
 CORRECTION_SIMILARITY = 0.5
+# Where someone the user knows lives and the word they moved 0.48-0.68 ("My mum Linda lives near Leeds." / "Linda
+# moved to Spain after retiring." 0.48); another person's move 0.28, the same person's visit or new job 0.57-0.61,
+# which name no move.
+PLACE_SIMILARITY = 0.4
 # Statements whose readings are kept: one is read for each of its neighbours in turn (curation/merge.py), so a few
 # suffice.
 STATEMENT_CACHE = 64
@@ -105,6 +111,20 @@ _NEW_ADDRESS = re.compile(
     rf"(?:\s+(?:over\s+)?(?:to|at|on|in|under))?\s+(?:{TECHNICAL_VALUE.pattern})",
     _I,
 )
+# someone named moved to a new place: "Meera moved to Vancouver for a new hospital job.", "Tom relocated to Cork",
+# "Ana now lives in Lisbon" (not "She moved to ...": whose move is not said; not "is moving": a plan)
+_RELOCATED = re.compile(
+    r"^(?!(?-i:She|He|They|It|We|This|That|There|Everyone|Nobody|Someone)\b)(?P<who>(?-i:[A-Z][a-z]{1,30}))\s+"
+    r"(?:(?:has|had|just|recently|finally|now|also)\s+){0,2}"
+    r"(?:(?:moved|relocated)\s+(?:back\s+|over\s+|away\s+|out\s+)?(?:to|into)|lives?\s+in|is\s+living\s+in)\s+"
+    r"(?:the\s+)?(?P<place>(?-i:[A-Z])[\w'’-]{1,40})",
+    _I,
+)
+# where a memory says someone lives: "lives in Toronto", "is based in Dublin", "moved to Berlin last year"
+_LIVES = re.compile(
+    r"\b(?:lives?|living|based|settled|moved|relocated)\s+(?:\w+\s+)?(?:in|near|to|outside)\s+(?-i:[A-Z])",
+    _I,
+)
 _DIGIT = re.compile(r"\d")
 _RELATIVE_DAY = re.compile(
     r"\b(?:today|tonight|tomorrow|next week(?:end)?|this (?:morning|afternoon|evening))\b", _I
@@ -159,6 +179,15 @@ def change(item_type: MemoryType, item: str, statement: str, similarity: float) 
         closed = gave and similarity >= CHANGE_SIMILARITY
     elif kind == "address":
         closed = TECHNICAL_VALUE.search(item) is not None and similarity >= CHANGE_SIMILARITY
+    elif kind == "place":  # the item says where the one who moved lives, and not the new place
+        moved = _RELOCATED.match(statement)
+        closed = (
+            moved is not None
+            and _names(item, moved["who"])
+            and not _names(item, moved["place"])
+            and _LIVES.search(item) is not None
+            and similarity >= PLACE_SIMILARITY
+        )
     else:  # an amount: one that is not a time ("at 9:30" is no price)
         gave = _DIGIT.search(_DATE_OR_CLOCK_RE.sub(" ", item)) is not None
         closed = gave and similarity >= AMOUNT_SIMILARITY
@@ -195,14 +224,16 @@ def _names(item: str, value: str) -> bool:
 
 @functools.lru_cache(maxsize=STATEMENT_CACHE)
 def _change_kind(text: str) -> str | None:
-    """ "time" when `text` says something moved to a new time, "address" to a new address, host or path, "amount"
-    to a new amount, else None."""
+    """ "time" when `text` says something moved to a new time, "address" to a new address, host or path, "place"
+    that someone named moved to a new place, "amount" to a new amount, else None."""
     if _UNSETTLED.search(text):
         return None
     if _MOVED.search(text):
         return "time"
     if _NEW_ADDRESS.search(text):
         return "address"
+    if _RELOCATED.match(text):
+        return "place"
     return "amount" if _NEW_AMOUNT.search(text) else None
 
 
