@@ -236,6 +236,23 @@ def test_what_was_told_of_a_partner_holds_while_the_relationship_goes_on(env: En
     assert all(env.store.memories.require(m).is_current(NOW + 1) for m in gluten)
 
 
+def test_what_is_told_of_the_users_people_by_name_is_kept_and_linked(env: Env) -> None:
+    said = _teller(env)
+    assert (
+        said("Meera moved to Vancouver for a new hospital job.") == []
+    )  # whose move? no one known
+    toronto = said("My sister Meera lives in Toronto and works as a nurse.")[0]
+    moved = said("Meera moved to Vancouver for a new hospital job.")
+    assert len(moved) == 1
+    assert env.store.memories.require(toronto).superseded_by == moved[0]
+    meera = env.store.graph.entity_norms([SCOPE])["sister"]
+    assert meera in env.store.graph.entities_of_memories(moved)[moved[0]]
+    # known from earlier in the same turn too, and by first name
+    first = said("My colleague Priya Raman runs the data team. Priya started a book club at work.")
+    assert any("book club" in env.store.memories.require(m).content for m in first)
+    assert said("Tess moved out on Sunday.") == []  # not one the user called by a role
+
+
 def test_a_place_that_closed_ends_the_favourite_that_names_it(env: Env) -> None:
     said = _teller(env)
     assert said("Sad news, Casa Pepe closed down last week.") == []  # nothing named it

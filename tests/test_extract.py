@@ -631,3 +631,18 @@ def test_a_statement_no_rule_types_is_an_event_when_its_verb_is_past(
     user: str, mtype: MemoryType
 ) -> None:
     assert [c.type for c in extract_candidates(user, "")] == [mtype]
+
+
+def test_what_is_told_of_the_users_people_by_name_is_typed() -> None:
+    people = {"Meera", "Lina"}
+    [moved] = extract_candidates(
+        "Meera moved to Vancouver for a new hospital job.", "", people=people
+    )
+    assert moved.type is MemoryType.EVENT
+    [lessons] = extract_candidates(
+        "Lina has swimming lessons every Saturday at 10.", "", people=people
+    )
+    assert lessons.type is MemoryType.FACT
+    # knowing no Meera: kept only if it replaces where someone of that name lived
+    [unknown] = extract_candidates("Meera moved to Vancouver for a new hospital job.", "")
+    assert unknown.closing_only

@@ -77,6 +77,24 @@ def test_user_signal(text: str) -> None:
 @pytest.mark.parametrize(
     "text, noise",
     [
+        ("Meera moved to Vancouver.", False),
+        ("Oh, Meera moved to Vancouver.", False),
+        ("Priya started a book club.", False),  # by first name
+        ("Mia's swimming moved to Sundays.", False),
+        ("Meera moved.", True),  # too short to say anything
+        ("Tess moved out on Sunday.", True),  # not one of the user's people
+        ("Meeraj moved to Vancouver.", True),
+    ],
+)
+def test_what_is_told_of_the_users_people_by_name_is_content(text: str, noise: bool) -> None:
+    people = {"Meera", "Priya Raman", "Mia"}
+    assert is_noise(text, "user", people) is noise
+    assert is_noise(text, "user")  # knowing no one, each is filler
+
+
+@pytest.mark.parametrize(
+    "text, noise",
+    [
         ("Sure! Here's what you asked for.", True),
         ("Happy to help. Let me know if you need anything else!", True),
         ("Great question?", True),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,7 @@ from .entities import find_entities
 from .extract import extract_candidates
 from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, system_prompt
 from .merge import MergeOutcome, Merger, Neighbour
-from .noise import is_noise
+from .noise import is_noise, people_named
 from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
 from .roles import find_roles
 from .screen import screen
@@ -52,6 +53,8 @@ BATCH_META_KEY = "curator.llm_batches"
 RETRY_BASE_SECONDS = 5.0
 RETRY_MAX_SECONDS = 3_600.0
 ROWS_PER_BATCH = 16  # rows whose texts are embedded together
+# texts whose entities are kept: a batch's messages, read once for its people and once as episode chunks
+ENTITY_CACHE = 64
 _EXISTING_FOR_PROMPT = 20
 _LLM_MAX_TOKENS = 2048
 
@@ -330,7 +333,8 @@ class Curator:
 
     def _prepare_rows(self, entries: Sequence[JournalEntry]) -> list[_Prepared]:
         """Chunks, noise and candidates per row, then every text of every row embedded in one model call."""
-        prepared = [self._prepare(entry) for entry in entries]
+        people: dict[str, set[str]] = {}  # per scope, grown row by row
+        prepared = [self._prepare(entry, people) for entry in entries]
         embedder = self._embedder()
         texts = [t for p in prepared for t in p.texts()]
         vectors = iter(self._embed(embedder, texts))
@@ -340,17 +344,27 @@ class Curator:
             prep.candidate_vectors = [next(vectors) for _ in prep.candidates]
         return prepared
 
-    def _prepare(self, entry: JournalEntry) -> _Prepared:
+    def _people(self, entry: JournalEntry, known: dict[str, set[str]]) -> set[str]:
+        """Whom the user called by a role in the row's scope: in the store, in earlier rows of the batch (not yet
+        written) and in this row ("My sister Meera ... Meera moved to Vancouver.")."""
+        people = known.get(entry.scope)
+        if people is None:
+            people = known[entry.scope] = set(self.store.graph.people(entry.scope))
+        people.update(find_roles(entry.user_content, _mentions(entry.user_content)))
+        return people
+
+    def _prepare(self, entry: JournalEntry, known: dict[str, set[str]]) -> _Prepared:
+        people = self._people(entry, known)
         bodies = (("user", entry.user_content), ("assistant", entry.assistant_content))
-        noisy = {role for role, body in bodies if not body.strip() or is_noise(body, role)}
+        noisy = {role for role, body in bodies if not body.strip() or is_noise(body, role, people)}
         chunks = [
-            _chunk(role, i, text)
+            _chunk(role, i, text, people)
             for role, body in bodies
             for i, text in enumerate(_episode_texts(body, role in noisy))
         ]
         provenance: tuple[Provenance, ...] = (Provenance(entry.session_id, entry.turn_index),)
         found = extract_candidates(
-            entry.user_content, entry.assistant_content, now=entry.created_at
+            entry.user_content, entry.assistant_content, now=entry.created_at, people=people
         )
         candidates = [
             (weigh(c, column_origin(c.role, entry.platform)), provenance)
@@ -364,7 +378,10 @@ class Curator:
             chunks,
             candidates,
             noise=noisy >= {"user", "assistant"},
-            candidate_mentions=[_mentions(c.content, c.entities) for c, _ in candidates],
+            candidate_mentions=[
+                _mentions(c.content, (*c.entities, *people_named(c.content, people)))
+                for c, _ in candidates
+            ],
             flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))},
         )
 
@@ -658,16 +675,22 @@ class Curator:
         return ranked[:_EXISTING_FOR_PROMPT]
 
 
-def _chunk(role: str, index: int, text: str) -> _Chunk:
+def _chunk(role: str, index: int, text: str, people: Collection[str] = ()) -> _Chunk:
     """An episode chunk with the entities it names; in the user's own words, also who they are to the user."""
-    mentions = _mentions(text)
+    mentions = _mentions(text, people_named(text, people))
     roles = find_roles(text, mentions) if role == "user" else {}
     return _Chunk(role, index, text, mentions, roles)
 
 
+@functools.lru_cache(maxsize=ENTITY_CACHE)
+def _entities_of(text: str) -> tuple[tuple[str, str], ...]:
+    """`find_entities`, once per text: a short turn's whole message is also its one episode chunk."""
+    return tuple(find_entities(text))
+
+
 def _mentions(text: str, names: Iterable[str] = ()) -> dict[str, str]:
     """Entities named in a text (plus names given by extraction or the model), as name -> kind."""
-    found = dict(find_entities(text))
+    found = dict(_entities_of(text))
     for name in names:
         found.setdefault(name, "thing")
     return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 import calendar
 import re
 import time
+from collections.abc import Collection
 
 from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation.changes import says_changed
@@ -17,6 +18,8 @@ from hermes_bowerbird.curation.noise import (
     REMINDER_REQUEST,
     TECHNICAL_VALUE,
     is_content_sentence,
+    opens_with_person,
+    people_named,
 )
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
@@ -292,7 +295,9 @@ def _with_context(sentences: list[str], i: int) -> str:
     return " ".join(parts)
 
 
-def _candidate(sentence: str, content: str, role: str, now: float | None) -> Candidate | None:
+def _candidate(
+    sentence: str, content: str, role: str, now: float | None, people: Collection[str] = ()
+) -> Candidate | None:
     if _NOT_A_MEMORY.search(sentence):
         return None
     subject = subject_of(sentence)
@@ -301,11 +306,18 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
     # decided" no decision, and "my mom thinks I live in a dump" not where they live
     own = own_words(view)
     named = role == "user" and subject is None and NAMED_FACT.match(sentence) is not None
-    mtype = MemoryType.FACT if named else _type_of(own, subject) or _fallback_type(own, view, role)
+    mtype = (
+        MemoryType.FACT
+        if named
+        else _type_of(own, subject) or _fallback_type(own, view, role, people)
+    )
     if mtype is None:
         # what someone else believes ("the realtor thinks they'll counter at $370") is a fact about them at most
         said = own_words(view, beliefs=False)
-        if said == own or (_type_of(said, subject) or _fallback_type(said, view, role)) is None:
+        if (
+            said == own
+            or (_type_of(said, subject) or _fallback_type(said, view, role, people)) is None
+        ):
             return None
         mtype = MemoryType.FACT
     # a task set down with a marker ("TODO: buy milk.", "Don't forget the milk.") is one however short, given a
@@ -317,7 +329,7 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
     )
     if subject is None and not (
         (mtype is MemoryType.TODO and _TODO_MARK.search(sentence))
-        or is_content_sentence(sentence, role)
+        or is_content_sentence(sentence, role, people)
     ):
         return None
     # short, but a task marked as one or a value that stands on its own ("Prod DB is db-prod-1.internal.")
@@ -348,19 +360,27 @@ def _candidate(sentence: str, content: str, role: str, now: float | None) -> Can
     )
 
 
-def _fallback_type(own: str, sentence: str, role: str) -> MemoryType | None:
+def _fallback_type(
+    own: str, sentence: str, role: str, people: Collection[str] = ()
+) -> MemoryType | None:
     """A durable user statement with a name or number, or an impersonal one with an address, a path or code, is a
     fact; anything else is left to the episodes. `own` is the sentence in the user's own words
     (`sentences.own_words`: no quotations, no one else's questions or beliefs): the user speaks of themselves
-    there, while a quoted title is a name."""
+    there, while a quoted title is a name. `people`: the names of those the user called by a role before, whom a
+    statement may speak of as the user does of themselves."""
     if role != "user":
         return None
     if not _FIRST_PERSON.search(own):
+        # what the user tells of one of their people by name: "Meera moved to Vancouver."
+        if opens_with_person(own, people):
+            return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
         # unless it gives an address, a path or code: "Staging lives at staging.acme.dev."
         return MemoryType.FACT if TECHNICAL_VALUE.search(own) else None
     # someone close ("my sister") is named as plainly as by a name
-    has_name = _CLOSE_MENTION.search(own) is not None or any(
-        kind != "thing" for _, kind in find_entities(sentence)
+    has_name = (
+        _CLOSE_MENTION.search(own) is not None
+        or any(kind != "thing" for _, kind in find_entities(sentence))
+        or bool(people_named(own, people))
     )
     if not (has_name or _NUMBER.search(sentence)):
         return None
@@ -451,7 +471,7 @@ def _spelled_out(sentences: list[str]) -> tuple[list[str], set[int]]:
     return out, expanded
 
 
-def _user_candidates(text: str, now: float | None) -> list[Candidate]:
+def _user_candidates(text: str, now: float | None, people: Collection[str]) -> list[Candidate]:
     sentences, expanded = _spelled_out(_statements(text, now))
     found = []
     for i, sentence in enumerate(sentences):
@@ -461,7 +481,7 @@ def _user_candidates(text: str, now: float | None) -> list[Candidate]:
             len(words(sentence)) < _MIN_WORDS and i not in expanded and subject_of(sentence) is None
         )
         content = _with_context(sentences, i) if short else sentence
-        candidate = _candidate(sentence, content, "user", now) or _closing(sentence, now)
+        candidate = _candidate(sentence, content, "user", now, people) or _closing(sentence, now)
         if candidate:
             found.append(candidate)
     return found
@@ -532,9 +552,13 @@ def _assistant_candidates(text: str, now: float | None) -> list[Candidate]:
     return found
 
 
-def extract_candidates(user: str, assistant: str, *, now: float | None = None) -> list[Candidate]:
-    """Typed memory candidates from one turn: the user's own statements and the assistant's conclusions."""
-    found = _user_candidates(user, now) + _assistant_candidates(assistant, now)
+def extract_candidates(
+    user: str, assistant: str, *, now: float | None = None, people: Collection[str] = ()
+) -> list[Candidate]:
+    """Typed memory candidates from one turn: the user's own statements and the assistant's conclusions. `people`:
+    the names of those the user called by a role before ("my sister Meera"), so what is told of them by name
+    ("Meera moved to Vancouver.") is kept."""
+    found = _user_candidates(user, now, people) + _assistant_candidates(assistant, now)
     kept: list[int] = []
     for i in sorted(range(len(found)), key=lambda k: -len(found[k].content)):
         text, subject = found[i].content.lower(), found[i].subject

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from hermes_bowerbird.curation.sentences import split_sentences
 from hermes_bowerbird.text import chat_words as words
@@ -73,6 +74,8 @@ PROCEDURE_OPENING = re.compile(
     r"^(?:to|in order to) [a-z]+[^,]{0,60}, (?:run|use|type|open|click|go|do|call|set|add|first)\b",
     re.IGNORECASE,
 )
+# the word a statement opens with, and whether it is owned ("Meera moved", "Mia's swimming moved")
+_OPENING_NAME = re.compile(r"(?P<name>[A-Z][\w-]{0,40})(?:['’]s)?\b")
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
 _LONG_SENTENCE_WORDS = 11
 _ASSISTANT_MIN_WORDS = 8
@@ -82,11 +85,26 @@ def _strip_filler(sentence: str) -> str:
     return _FILLER_RUN.sub("", sentence.strip()).strip(" ,.!;:-—–\"'")
 
 
-def _is_user_content(rest: str) -> bool:
+def opens_with_person(sentence: str, people: Collection[str]) -> bool:
+    """Whether a statement opens with one of `people` (the user's own, named with a role before: "my sister Meera")
+    by name or first name: "Meera moved to Vancouver.", "Mia's swimming moved to Sundays." tell of them."""
+    m = _OPENING_NAME.match(sentence)
+    return m is not None and any(m["name"] in (name, name.split()[0]) for name in people)
+
+
+def people_named(text: str, people: Collection[str]) -> list[str]:
+    """Those of `people` that `text` names, by name or first name (the entity spotter takes no word opening a
+    sentence for a name: "Meera moved to Vancouver.")."""
+    return [name for name in people if re.search(rf"\b{re.escape(name.split()[0])}\b", text)]
+
+
+def _is_user_content(rest: str, people: Collection[str]) -> bool:
     n = len(words(rest))
     if n == 0 or _TRANSIENT.search(rest) or _ABOUT_ASSISTANT.search(rest):
         return False
     if (n >= 2 and _FIRST_PERSON.search(rest)) or NAMED_FACT.match(rest):
+        return True
+    if n >= 3 and people and opens_with_person(rest, people):
         return True
     if n >= 3 and (TECHNICAL_VALUE.search(rest) or PROCEDURE_OPENING.match(rest)):
         return True
@@ -99,8 +117,9 @@ def _is_assistant_content(rest: str) -> bool:
     return len(words(rest)) >= _ASSISTANT_MIN_WORDS
 
 
-def is_content_sentence(sentence: str, role: str = "user") -> bool:
-    """True when one sentence may carry a durable fact or a task (not a question, filler or meta remark)."""
+def is_content_sentence(sentence: str, role: str = "user", people: Collection[str] = ()) -> bool:
+    """True when one sentence may carry a durable fact or a task (not a question, filler or meta remark); `people`:
+    the names of the user's own (see `opens_with_person`)."""
     if REMINDER_REQUEST.match(sentence.strip()):
         return role == "user"
     if sentence.rstrip().endswith("?"):
@@ -108,14 +127,14 @@ def is_content_sentence(sentence: str, role: str = "user") -> bool:
     rest = _strip_filler(sentence)
     if not rest:
         return False
-    return _is_assistant_content(rest) if role == "assistant" else _is_user_content(rest)
+    return _is_assistant_content(rest) if role == "assistant" else _is_user_content(rest, people)
 
 
-def is_noise(text: str, role: str = "user") -> bool:
+def is_noise(text: str, role: str = "user", people: Collection[str] = ()) -> bool:
     """True when no sentence of `text` carries durable content: greetings, thanks, questions, short filler."""
     if len(text.strip()) < 2:
         return True
-    return not any(is_content_sentence(s, role) for s in split_sentences(text))
+    return not any(is_content_sentence(s, role, people) for s in split_sentences(text))
 
 
 def is_trivial_prompt(text: str) -> bool:

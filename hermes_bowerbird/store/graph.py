@@ -103,6 +103,19 @@ class Graph:
         )
         return {row["norm"]: row["entity_id"] for row in (*aliases, *names)}
 
+    def people(self, scope: str) -> frozenset[str]:
+        """The names, as written, of those the user called by a role in this scope ("my sister Meera": "Meera")."""
+        rows = self._db.query(
+            """
+            SELECT DISTINCT e.name
+            FROM entities e
+            JOIN entity_aliases a ON a.entity_id = e.id
+            WHERE e.scope = ?
+        """,
+            (scope,),
+        )
+        return frozenset(row["name"] for row in rows)
+
     def entity_stamp(self) -> int:
         """A number that changes whenever an entity or alias is added, changed or deleted (a cache key)."""
         return int(self._db.scalar("SELECT version FROM entity_version"))
