@@ -96,6 +96,9 @@ _SAID_NAME = tuple(
     for p in (
         # "my husband Tomasz", "our daughter, Clementine", "my dog called Rex"
         rf"\b{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE}),?\s+(?:(?:is\s+)?(?:called|named)\s+)?(?P<name>{_NAME})",
+        # "We have a dog called Rex", "I have a sister, Ines", "we just adopted a kitten named Miso"
+        rf"\b(?:i|we)\s+(?:also\s+|now\s+|just\s+)?(?:have|adopted|got)\s+(?:a|an)\s+{_ADJECTIVE}(?P<role>{_ROLE}),?\s+"
+        rf"(?:(?:called|named)\s+)?(?P<name>{_NAME})",
         # "my daughter's name is Clementine"
         rf"\b{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})['’]s\s+name\s+is\s+(?P<name>{_NAME})",
         # "Joaquin, my best friend,"
