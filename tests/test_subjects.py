@@ -116,6 +116,7 @@ from hermes_bowerbird.curation.subjects import (
         # weight
         ("I weigh 82 kg right now.", "user:weight"),
         ("I'm down to 78 kg!", "user:weight"),
+        ("Down to 88 kg now!", "user:weight"),
         ("I'm back up to 85kg, ugh.", "user:weight"),
         ("My weight is 12 stone.", "user:weight"),
         ("Our favourite restaurant is Casa Pepe.", "user:favourite:restaurant"),
@@ -201,6 +202,8 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "I'm down to two coffees a day.",
         "I'm down to 50 pounds in my account.",
         "I'm up to 10 kg of flour a week for the bakery.",
+        "Up to 10 kg of flour a week now.",
+        "Prices went down to 5 kg.",
         "When I weighed 90kg I felt awful.",
         "I'd like to get down to 75 kg.",
         "He got divorced last year.",

@@ -572,9 +572,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?:\w+\s+){{0,2}}?(?:up\s+|down\s+|back\s+)?to\s+{_DOSE}",
         lambda m: _medication_any(m),
     ),
-    # body weight: "I weigh 82 kg", "I'm down to 78 kg", "my weight is 12 stone" (not "I weigh my flour", not "down
-    # to two coffees a day")
+    # body weight: "I weigh 82 kg", "I'm down to 78 kg", "Down to 88 kg now!" (the user's own, said in passing), "my
+    # weight is 12 stone" (not "I weigh my flour", not "down to two coffees a day")
     (
+        rf"^(?:(?:finally|now|already)\s+)?(?:down|up)\s+to\s+(?:about\s+|around\s+)?{_WEIGHT}(?!\s+of\b)|"
         rf"\bi\s+{_NOW}weigh\s+(?:in\s+at\s+)?(?:about\s+|around\s+|roughly\s+|almost\s+|nearly\s+|"
         rf"just\s+(?:over|under)\s+|over\s+|under\s+)?\d|"
         rf"\bi(?:'m| am|'ve| have)\s+{_NOW}(?:got\s+|gotten\s+|been\s+)?(?:back\s+(?:down\s+|up\s+)?|down\s+|"
