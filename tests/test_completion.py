@@ -378,6 +378,10 @@ def test_a_goal_is_reached_by_doing_it(
         ("I hurt my ankle so I had to pull out of the marathon.", True),
         ("We called off the Lisbon trip.", True),
         ("I gave up on Japanese, it was too much with work.", True),
+        ("I injured my knee, so the half marathon is off.", True),
+        ("The Lisbon trip's off for now.", True),
+        ("The heating is off at night.", False),
+        ("The trip isn't off, we're still going.", False),  # denied
         ("I withdrew my application to Stripe.", True),
         ("I might pull out of the marathon.", False),  # only thought about
         ("Should I quit the pottery class?", False),  # asked
@@ -416,6 +420,14 @@ def test_statements_that_give_a_plan_up(text: str, dropped: bool) -> None:
             "My goal is to run a half marathon in under two hours.",
             "I dropped out of the half marathon.",
             0.64,
+            DROPPED,
+        ),
+        (
+            "a pursuit called off",
+            MemoryType.GOAL,
+            "I'm training for the Berlin half marathon in April.",
+            "I injured my knee, so the half marathon is off.",
+            0.6,
             DROPPED,
         ),
         ("another race", FACT, MARATHON, "I dropped out of the cycling race.", 0.9, None),

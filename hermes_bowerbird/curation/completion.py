@@ -162,7 +162,9 @@ _SAVING = re.compile(r"\bsaving (?:up )?for\b", re.IGNORECASE)
 _DROPPED = re.compile(
     r"\b(?:pull(?:ed|ing)? out of|dropp(?:ed|ing) out(?: of)?|withdr[ae]w(?:n)?|gave up|giving up|given up|"
     r"call(?:ed|ing) off|cancell?(?:ed|ing)|scrapp(?:ed|ing)|abandon(?:ed|ing)|back(?:ed|ing) out|bail(?:ed|ing) on|"
-    r"quit(?:ting)?|decided against|shelv(?:ed|ing)|(?:put|putting|is|are) (?:\w+ ){0,3}on hold|no longer)\b"
+    r"quit(?:ting)?|decided against|shelv(?:ed|ing)|(?:put|putting|is|are) (?:\w+ ){0,3}on hold|no longer|"
+    # "so the half marathon is off", "the trip's off for now" (not "the heating is off at night")
+    r"(?:is|are|'s|’s) (?:now |officially |definitely |totally )?off(?=\s*(?:[.!;]|$|,|\s+(?:now|for now|then)\b)))\b"
     # someone leaving the user ("he bailed on us", "Marcus abandoned me") gives up no plan
     r"(?!\s+(?:on\s+)?(?:me|us|him|her|them)\b)",
     re.IGNORECASE,
