@@ -9,6 +9,7 @@ from hermes_bowerbird.curation.changes import (
     AMOUNT_SIMILARITY,
     CHANGE_SIMILARITY,
     PLACE_SIMILARITY,
+    ROUTINE_SIMILARITY,
     change,
     corrected,
     says_changed,
@@ -39,6 +40,7 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "Adam just turned 8!",
         "Lina is 5 now.",
         "The team moved the standup to 10am.",
+        "I switched climbing days to Mondays.",
         "Penguin extended the deadline to January 10th.",
         "I'm at 27 books now!",
         "Staging moved to staging2.acme.dev.",
@@ -109,6 +111,17 @@ def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: st
     assert (
         change(MemoryType.FACT, item, statement, CLOSE) == "changed: a new time for the same thing"
     )
+
+
+def test_a_routine_needs_a_lower_cosine_only_where_asked() -> None:
+    item = "I play bass in a band called The Lowlands, we rehearse on Thursdays."
+    statement = "Our rehearsals moved to Wednesdays."
+    assert change(MemoryType.PREFERENCE, item, statement, 0.45) is None
+    assert (
+        change(MemoryType.PREFERENCE, item, statement, 0.45, time_floor=ROUTINE_SIMILARITY)
+        == "changed: a new time for the same thing"
+    )
+    assert change(MemoryType.PREFERENCE, item, "Yoga moved to Wednesdays.", 0.9) is None
 
 
 def test_a_todo_moved_to_a_new_time_is_replaced() -> None:

@@ -384,6 +384,23 @@ def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> No
     assert env.store.memories.require(dentist).is_current(NOW + 1)
 
 
+def test_a_routine_moved_to_a_new_time_takes_its_slot(env: Env) -> None:
+    said = _teller(env)
+    band = said("I play bass in a band called The Lowlands, we rehearse on Thursdays.")[0]
+    job = said("I'm a nurse at St Mary's, I work on Thursdays and Fridays.")[0]
+    assert env.store.memories.require(band).subject == "user:routine:music"
+    moved = said("Our rehearsals moved to Wednesdays.")
+    assert len(moved) == 1
+    assert env.store.memories.require(band).superseded_by == moved[0]
+    assert env.store.memories.require(moved[0]).subject == "user:routine:music"
+    climbing = said("I go climbing at Klätterverket on Tuesdays and Thursdays.")[0]
+    switched = said("I switched climbing days to Mondays.")
+    assert env.store.memories.require(climbing).superseded_by == switched[0]
+    # another slot holds more than its time: left to its own updates
+    said("My shifts moved to Mondays.")
+    assert env.store.memories.require(job).is_current(NOW + 1)
+
+
 def test_short_statements_that_hold_a_value_are_kept(env: Env) -> None:
     said = _teller(env)
     assert len(said("Jordan's birthday is on June 3rd.")) == 1

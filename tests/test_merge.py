@@ -247,7 +247,7 @@ def test_what_says_who_the_user_is_is_not_closed(item: Memory) -> None:
     assert _plan(went, neighbours=[(plain, 0.8)], closable=True).supersede == (8,)
 
 
-def test_a_new_time_replaces_an_identity_memory_but_not_a_slot_holder() -> None:
+def test_a_new_time_replaces_an_identity_memory_and_a_routine_but_no_other_slot_holder() -> None:
     practice = _memory(
         6,
         "My son Max has football practice every Tuesday at 5pm.",
@@ -258,7 +258,11 @@ def test_a_new_time_replaces_an_identity_memory_but_not_a_slot_holder() -> None:
     )
     plan = _plan(moved, neighbours=[(practice, 0.8)], closable=True)
     assert plan.supersede == (6,) and plan.reason == "changed: a new time for the same thing"
-    held = _memory(7, practice.content, "user:routine:football")
+    # a routine's slot holds its time: the new time replaces it and takes the slot
+    routine = _memory(7, practice.content, "user:routine:football")
+    plan = _plan(moved, neighbours=[(routine, 0.8)], closable=True)
+    assert plan.supersede == (7,) and plan.subject == "user:routine:football"
+    held = _memory(8, practice.content, "user:children")
     assert _plan(moved, neighbours=[(held, 0.8)], closable=True).supersede == ()
 
 

@@ -37,6 +37,10 @@ from .noise import TECHNICAL_VALUE
 # schedule's move 0.12-0.56, where the one at 0.56 ("The recycling pickup moved to Wednesday." / "The garbage is
 # collected on Mondays.") shares no word and stays.
 CHANGE_SIMILARITY = 0.5
+# A routine held in a profile slot (a longer memory: "I play bass in a band called The Lowlands, we rehearse on
+# Thursdays.") and the word it moved 0.45-0.76 ("Our rehearsals moved to Wednesdays." 0.45); another routine's move
+# 0.04-0.29, none sharing a word.
+ROUTINE_SIMILARITY = 0.4
 # An amount and the word of its new value 0.44-0.81 ("I negotiated the rent down to 1700." / "My landlord is raising
 # the rent to 1850 a month from January." 0.44); another amount's change 0.05-0.38, none sharing a word.
 AMOUNT_SIMILARITY = 0.4
@@ -51,6 +55,8 @@ PLACE_SIMILARITY = 0.4
 # Statements whose readings are kept: one is read for each of its neighbours in turn (curation/merge.py), so a few
 # suffice.
 STATEMENT_CACHE = 64
+
+NEW_TIME = "changed: a new time for the same thing"
 
 _I = re.IGNORECASE
 _DAY = r"mon|tues|wednes|thurs|fri|satur|sun"
@@ -78,7 +84,8 @@ _MONTH_NAME_RE = re.compile(_MONTH_NAME, _I)
 # rescheduled for the 16th", "is now on Wednesdays", "now starts at 11am" ("I moved to Tokyo today" is no schedule)
 _MOVED = re.compile(
     r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
-    r"switched|delayed|extended)(?:\s+(?:it|them|back|forward|out|(?:the|our|my|their)\s+[\w-]+))?\s+"
+    r"switched|delayed|extended)(?:\s+(?:it|them|back|forward|out|(?:the|our|my|their)\s+[\w-]+|"
+    r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?\s+"
     r"(?:to|till|until|for|into|on|at)|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in)|"
     r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?)"
@@ -167,16 +174,23 @@ def says_changed(text: str) -> bool:
     return _change_kind(text) is not None or _wrong_value(text) is not None
 
 
-def change(item_type: MemoryType, item: str, statement: str, similarity: float) -> str | None:
+def change(
+    item_type: MemoryType,
+    item: str,
+    statement: str,
+    similarity: float,
+    *,
+    time_floor: float = CHANGE_SIMILARITY,
+) -> str | None:
     """Why `statement` (a new memory) replaces the value `item` (a current one; `similarity` their cosine) gave, or
-    None."""
+    None. `time_floor`: the cosine a new time needs (`ROUTINE_SIMILARITY` for a routine's slot)."""
     kind = _change_kind(statement)
     # a todo moved to a new time is still to do (merge keeps the new memory a todo); no other change touches one
     if kind is None or (item_type is MemoryType.TODO and kind != "time"):
         return None
     if kind == "time":
         gave = _WHEN.search(item) is not None or _MONTH_NAME_RE.search(item) is not None
-        closed = gave and similarity >= CHANGE_SIMILARITY
+        closed = gave and similarity >= time_floor
     elif kind == "address":
         closed = TECHNICAL_VALUE.search(item) is not None and similarity >= CHANGE_SIMILARITY
     elif kind == "place":  # the item says where the one who moved lives, and not the new place
@@ -193,7 +207,7 @@ def change(item_type: MemoryType, item: str, statement: str, similarity: float) 
         closed = gave and similarity >= AMOUNT_SIMILARITY
     if not closed or not _thing_words(item) & _thing_words(statement):
         return None
-    return f"changed: a new {kind} for the same thing"
+    return NEW_TIME if kind == "time" else f"changed: a new {kind} for the same thing"
 
 
 def corrected(item: str, statement: str, similarity: float) -> str | None:

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import vocabulary as vocab
 from ..store import content_hash
 from ..text import value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
-from .changes import change, corrected
+from .changes import NEW_TIME, ROUTINE_SIMILARITY, change, corrected
 from .completion import closure
 from .gone import gone
 from .provenance import origin_of, promoted_confidence, weaker
@@ -58,6 +59,8 @@ class MergePlan:
     related: tuple[tuple[int, float], ...] = ()  # (memory id, similarity) for related_to edges
     # the type the new memory takes instead of the candidate's: a todo moved to a new time stays a todo
     kind: MemoryType | None = None
+    # the slot it takes instead of the candidate's none: a routine moved to a new time
+    subject: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,17 @@ def _still_told(memory: Memory, candidate: Candidate) -> bool:
 
 def _names_in(text: str) -> set[str]:
     return {w for w in _NAME.findall(text) if w not in _NOT_NAMES}
+
+
+def _slot_taken(
+    candidate: Candidate, closable: Sequence[Neighbour], closed: Collection[int]
+) -> str | None:
+    """The slot of a routine a candidate without one moved to a new time: the routine's new value."""
+    if candidate.subject:
+        return None
+    return next(
+        (n.memory.subject for n in closable if n.memory.id in closed and n.memory.subject), None
+    )
 
 
 def _subjects_compatible(a: str | None, b: str | None) -> bool:
@@ -165,6 +179,7 @@ def plan_merge(
             supersede=(*replaced, *closed),
             related=related,
             kind=MemoryType.TODO if moved_todo else None,
+            subject=_slot_taken(candidate, closable, closed),
         )
     if replaced:
         reason = (
@@ -179,7 +194,8 @@ def plan_merge(
 def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, str]:
     """The open items among `closable` the candidate closes, and the values it changes, with the reason each.
 
-    A profile slot holder is left to its slot's own updates. A memory typed identity is not closed: "I have a vet
+    A profile slot holder is left to its slot's own updates, but for a routine moved to a new time. A memory typed
+    identity is not closed: "I have a vet
     appointment for my dog Biscuit tomorrow" is also where the user's dog is named, and how the appointment went
     does not unsay that; but a new time or amount, or a correction, replaces it ("Max's football practice moved to
     Wednesdays" replaces "My son Max has football practice every Tuesday at 5pm", which stated only the old time;
@@ -194,6 +210,20 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
             out[memory.id] = why
             continue
         if memory.subject:
+            # a routine's slot holds its time too: "Our rehearsals moved to Wednesdays" replaces "I play bass in a
+            # band, we rehearse on Thursdays" (and takes its slot, `_slot_taken`)
+            if (
+                memory.subject.startswith(vocab.ROUTINES)
+                and change(
+                    memory.type,
+                    memory.content,
+                    candidate.content,
+                    n.similarity,
+                    time_floor=ROUTINE_SIMILARITY,
+                )
+                == NEW_TIME
+            ):
+                out[memory.id] = NEW_TIME
             continue
         closed = (
             None
@@ -300,6 +330,8 @@ class Merger:
             return MergeOutcome("merged", plan.target)
         if plan.kind is not None:
             new = replace(new, type=plan.kind)
+        if plan.subject is not None:
+            new = replace(new, subject=plan.subject)
         memory = self.store.insert_memory(new, actor=actor, reason=plan.reason)
         for old in plan.supersede:
             self.store.supersede(old, memory.id, reason=plan.reason, actor=actor)
