@@ -261,6 +261,7 @@ def test_a_place_that_closed_ends_the_favourite_that_names_it(env: Env) -> None:
     closed = said("Sad news, Casa Pepe closed down last week.")
     assert len(closed) == 1
     assert env.store.memories.require(favourite).superseded_by == closed[0]
+    assert env.store.memories.require(closed[0]).subject is None  # no new favourite
     assert env.store.memories.require(pizza).is_current(NOW + 1)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -16,6 +16,7 @@ from ..text import value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .changes import NEW_TIME, ROUTINE_SIMILARITY, change, corrected
 from .completion import closure
+from .entities import find_entities
 from .gone import gone
 from .provenance import origin_of, promoted_confidence, weaker
 from .subjects import only_mentions
@@ -34,8 +35,6 @@ _ENDED = re.compile(
     r"passed away|died|put down|rehomed|gave away|sold|totall?ed|scrapped)\b",
     re.IGNORECASE,
 )
-_NAME = re.compile(r"\b[A-Z][a-z]+\b")
-_NOT_NAMES = frozenset({"My", "We", "Our", "The", "And", "But", "So", "Just", "Big", "News"})
 MAX_RELATED = 3
 
 
@@ -98,21 +97,28 @@ def _still_told(memory: Memory, candidate: Candidate) -> bool:
     while "Jordan and I broke up" makes what was said of Jordan history."""
     if not only_mentions(memory.content) or _ENDED.search(candidate.content):
         return False
-    return bool(_names_in(memory.content) & _names_in(candidate.content))
-
-
-def _names_in(text: str) -> set[str]:
-    return {w for w in _NAME.findall(text) if w not in _NOT_NAMES}
+    return any(
+        re.search(rf"(?<![\w'’]){re.escape(name)}(?![\w'’])", candidate.content)
+        for name, _ in find_entities(memory.content)
+    )
 
 
 def _slot_taken(
-    candidate: Candidate, closable: Sequence[Neighbour], closed: Collection[int]
+    candidate: Candidate, closable: Sequence[Neighbour], closed: Mapping[int, str]
 ) -> str | None:
-    """The slot of a routine a candidate without one moved to a new time: the routine's new value."""
+    """The slot of the routine whose time the candidate (holding no slot of its own) changed: the new memory is the
+    routine's new value."""
     if candidate.subject:
         return None
     return next(
-        (n.memory.subject for n in closable if n.memory.id in closed and n.memory.subject), None
+        (
+            n.memory.subject
+            for n in closable
+            if closed.get(n.memory.id) == NEW_TIME
+            and n.memory.subject
+            and n.memory.subject.startswith(vocab.ROUTINES)
+        ),
+        None,
     )
 
 
@@ -195,13 +201,12 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
     """The open items among `closable` the candidate closes, and the values it changes, with the reason each.
 
     A profile slot holder is left to its slot's own updates, but for a routine moved to a new time. A memory typed
-    identity is not closed: "I have a vet
-    appointment for my dog Biscuit tomorrow" is also where the user's dog is named, and how the appointment went
-    does not unsay that; but a new time or amount, or a correction, replaces it ("Max's football practice moved to
-    Wednesdays" replaces "My son Max has football practice every Tuesday at 5pm", which stated only the old time;
-    "my daughter's name is Clementine, not Clementina" replaces "My daughter's name is Clementina"). A place
-    that closed for good (curation/gone.py) ends even a favourite: "Casa Pepe closed down" ends "Our favourite
-    restaurant is Casa Pepe"."""
+    identity is not closed: "I have a vet appointment for my dog Biscuit tomorrow" is also where the user's dog is
+    named, and how the appointment went does not unsay that; but a new time or amount, or a correction, replaces it
+    ("Max's football practice moved to Wednesdays" replaces "My son Max has football practice every Tuesday at
+    5pm", which stated only the old time; "my daughter's name is Clementine, not Clementina" replaces "My
+    daughter's name is Clementina"). A place that closed for good (curation/gone.py) ends even a favourite: "Casa
+    Pepe closed down" ends "Our favourite restaurant is Casa Pepe"."""
     out = {}
     for n in closable:
         memory = n.memory
