@@ -60,7 +60,6 @@ def test_a_persons_role_gives_its_aliases(
         "My son's teacher Mrs Patel called.",  # the son's teacher, not the user's
         "Her husband Tomasz is a nurse.",  # someone else's relation
         "My husband is Italian.",  # a name, but not a person's
-        "my kids Sam and Alex",  # plural roles name no single person
     ],
 )
 def test_no_role_without_the_speakers_own_named_person(text: str) -> None:
@@ -68,6 +67,27 @@ def test_no_role_without_the_speakers_own_named_person(text: str) -> None:
 
 
 # -- in the store ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, aliases",
+    [
+        (
+            "We live in Leeds with our two kids, Mia (7) and Leo (4).",
+            {"Mia": ("kid", "child"), "Leo": ("kid", "child")},
+        ),
+        ("my kids Sam and Alex", {"Sam": ("kid", "child"), "Alex": ("kid", "child")}),
+        (
+            "My sons Tom, Ben and Max play rugby.",
+            {name: ("son", "kid", "child", "boy") for name in ("Tom", "Ben", "Max")},
+        ),
+        ("My kids and Sam went out.", {}),  # Sam is not one of them
+    ],
+)
+def test_children_named_together_are_each_a_kid(
+    text: str, aliases: dict[str, tuple[str, ...]]
+) -> None:
+    assert _roles(text) == aliases
 
 
 def test_an_alias_several_people_share_names_none_and_a_name_wins(tmp_path: Path) -> None:

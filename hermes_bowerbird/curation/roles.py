@@ -116,6 +116,22 @@ _SAID_IS = tuple(
 )
 
 
+# children named together: "our two kids, Mia (7) and Leo (4)", "my sons Tom and Ben" (each a kid; a role the
+# children share names neither of them in a question, see `Graph.entity_norms`)
+_CHILDREN = {
+    "kids": ("kid", "child"),
+    "children": ("kid", "child"),
+    "sons": ROLE_ALIASES["son"],
+    "daughters": ROLE_ALIASES["daughter"],
+}
+_AGE = r"(?:\s*\(\d{1,2}\))?"
+_SAID_CHILDREN = re.compile(
+    rf"\b{_OWNER}\s+(?:two\s+|three\s+|four\s+|\d\s+)?(?:little\s+)?(?P<role>kids|children|sons|daughters),?\s+"
+    rf"(?P<first>{_NAME}){_AGE}(?:\s*,\s*(?P<second>{_NAME}){_AGE})?,?\s+and\s+(?P<last>{_NAME}){_AGE}",
+    re.IGNORECASE,
+)
+
+
 def find_roles(text: str, mentions: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     """Aliases per person, for the entities spotted in `text` (`mentions`: name -> kind) the speaker calls by role."""
     named = {normalise_entity(n): n for n in mentions}
@@ -129,6 +145,12 @@ def find_roles(text: str, mentions: Mapping[str, str]) -> dict[str, tuple[str, .
                     continue
                 role = " ".join(m.group("role").lower().split())
                 found[name] = tuple(dict.fromkeys((*found.get(name, ()), *ROLE_ALIASES[role])))
+    for m in _SAID_CHILDREN.finditer(text):
+        for group in ("first", "second", "last"):
+            name = _known_prefix(m.group(group) or "", named)
+            if name is not None:
+                aliases = _CHILDREN[m.group("role").lower()]
+                found[name] = tuple(dict.fromkeys((*found.get(name, ()), *aliases)))
     return found
 
 
