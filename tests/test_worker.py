@@ -60,9 +60,12 @@ PARENT = textwrap.dedent("""
     for text in texts:
         provider.sync_turn(text, "Noted.", session_id=session)
     deadline = time.monotonic() + 120
-    while not worker_state(provider.engine.store.path).alive and time.monotonic() < deadline:
+    # the worker takes its lock before it writes its pid there: wait for both, and print what was seen
+    state = worker_state(provider.engine.store.path)
+    while not (state.alive and state.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    print(json.dumps({"pid": worker_state(provider.engine.store.path).pid}), flush=True)
+        state = worker_state(provider.engine.store.path)
+    print(json.dumps({"pid": state.pid}), flush=True)
     if sys.stdin.readline().strip() == "flush":
         print(json.dumps({"flushed": provider.engine.flush(120)}), flush=True)
         sys.stdin.readline()
