@@ -143,15 +143,18 @@ def find_roles(text: str, mentions: Mapping[str, str]) -> dict[str, tuple[str, .
                 name = _known_prefix(m.group("name"), known)
                 if name is None:
                     continue
-                role = " ".join(m.group("role").lower().split())
-                found[name] = tuple(dict.fromkeys((*found.get(name, ()), *ROLE_ALIASES[role])))
+                _add(found, name, ROLE_ALIASES[" ".join(m.group("role").lower().split())])
     for m in _SAID_CHILDREN.finditer(text):
         for group in ("first", "second", "last"):
             name = _known_prefix(m.group(group) or "", named)
             if name is not None:
-                aliases = _CHILDREN[m.group("role").lower()]
-                found[name] = tuple(dict.fromkeys((*found.get(name, ()), *aliases)))
+                _add(found, name, _CHILDREN[m.group("role").lower()])
     return found
+
+
+def _add(found: dict[str, tuple[str, ...]], name: str, aliases: tuple[str, ...]) -> None:
+    """Give `name` `aliases` after the ones it has, each once."""
+    found[name] = tuple(dict.fromkeys((*found.get(name, ()), *aliases)))
 
 
 def _known_prefix(written: str, known: dict[str, str]) -> str | None:
