@@ -294,6 +294,30 @@ def test_a_reminder_asked_for_is_a_todo_and_a_short_word_closes_it(env: Env) -> 
     assert env.store.memories.require(present[0]).is_current(NOW + 1)
 
 
+@pytest.mark.parametrize(
+    "user",
+    [
+        "TODO: buy milk.",
+        "todo: email Dr. Chen the results chapter by Friday",
+        "Note to self: renew the TLS cert.",
+        "Don't forget the milk.",
+    ],
+)
+def test_a_message_that_only_sets_a_task_down_keeps_it(env: Env, user: str) -> None:
+    created = _teller(env)(user)
+    assert [env.store.memories.require(i).type for i in created] == [MemoryType.TODO]
+
+
+def test_a_fact_told_before_a_question_in_small_letters_is_kept(env: Env) -> None:
+    said = _teller(env)
+    created = said(
+        "I'm on a Personal plan with 8GB and it runs out every month. is it worth going to 15GB?"
+    )
+    assert [env.store.memories.require(i).content for i in created] == [
+        "I'm on a Personal plan with 8GB and it runs out every month."
+    ]
+
+
 def test_a_turn_that_only_says_something_is_done_is_kept_when_it_closes_a_todo(env: Env) -> None:
     said = _teller(env)
     assert said("Flights for Lisbon are booked!") == []  # nothing was open

@@ -1,10 +1,44 @@
-"""Sentence splitting helpers: where a sentence quotes someone else's words."""
+"""Sentence splitting, and where a sentence quotes someone else's words."""
 
 from __future__ import annotations
 
 import pytest
 
-from hermes_bowerbird.curation.sentences import own_words, quotation_spans, reported_spans
+from hermes_bowerbird.curation.sentences import (
+    own_words,
+    quotation_spans,
+    reported_spans,
+    split_sentences,
+)
+
+
+@pytest.mark.parametrize(
+    "text, sentences",
+    [
+        (
+            "I moved to Porto. My sister lives in Faro.",
+            ["I moved to Porto.", "My sister lives in Faro."],
+        ),
+        # chat in small letters: a fact, then a question
+        (
+            "It runs out every month. is it worth going to 15GB?",
+            ["It runs out every month.", "is it worth going to 15GB?"],
+        ),
+        (
+            "Our cat keeps jumping on the counter lol. any tips?",
+            ["Our cat keeps jumping on the counter lol.", "any tips?"],
+        ),
+        ("Hi! my name is Bo.", ["Hi!", "my name is Bo."]),
+        # abbreviations and initials end nothing, whatever follows
+        ("Use e.g. pytest, vs. nose.", ["Use e.g. pytest, vs. nose."]),
+        ("Meet Dr. chen at 9 a.m. tomorrow.", ["Meet Dr. chen at 9 a.m. tomorrow."]),
+        ("J. k. rowling wrote it.", ["J. k. rowling wrote it."]),
+        ("We use next.js daily.", ["We use next.js daily."]),
+        ("one\ntwo", ["one", "two"]),
+    ],
+)
+def test_split_sentences(text: str, sentences: list[str]) -> None:
+    assert split_sentences(text) == sentences
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,9 @@ from hermes_bowerbird.curation.noise import (
     PROCEDURE_OPENING,
     REMINDER_REQUEST,
     TECHNICAL_VALUE,
+    TODO_MARK,
     is_content_sentence,
+    marked_task,
     opens_with_person,
     people_named,
 )
@@ -120,11 +122,6 @@ _NOT_A_MEMORY = re.compile(
     r"^i(?:'m| am| was)? (?:just )?(?:wondering|curious)\b|^i wonder\b|^any (?:idea|ideas|tips|thoughts)\b",
     _I,
 )
-# a task the user sets down for later, whoever it is about ("TODO: renew the TLS cert", "Note to self: call the bank")
-_REMINDER_MARKS = r"\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b"
-_TODO_MARK = re.compile(rf"^\W*(?:todo|to-do)\b|{_REMINDER_MARKS}", _I)
-# the markers that make even a short task one: "TODO: buy milk." ("todo list is long" is about a list)
-_SHORT_TASK_MARK = re.compile(rf"^\W*(?:todo|to-do)\s*[:–-]|{_REMINDER_MARKS}", _I)
 _EXPLICIT = re.compile(
     r"\b(?:remember|don'?t forget|note that|for the record|fyi|keep in mind|important:)\b", _I
 )
@@ -322,13 +319,9 @@ def _candidate(
         mtype = MemoryType.FACT
     # a task set down with a marker ("TODO: buy milk.", "Don't forget the milk.") is one however short, given a
     # task of two words or more ("Don't forget it." names none)
-    marked = (
-        mtype is MemoryType.TODO
-        and _SHORT_TASK_MARK.search(sentence) is not None
-        and len(words(_SHORT_TASK_MARK.sub(" ", sentence))) >= 2
-    )
+    marked = mtype is MemoryType.TODO and marked_task(sentence)
     if subject is None and not (
-        (mtype is MemoryType.TODO and _TODO_MARK.search(sentence))
+        (mtype is MemoryType.TODO and TODO_MARK.search(sentence))
         or is_content_sentence(sentence, role, people)
     ):
         return None

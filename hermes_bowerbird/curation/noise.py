@@ -56,6 +56,11 @@ REMINDER_REQUEST = re.compile(
     r"^(?:(?:can|could|would|will) you|please)\s+(?:please\s+)?remind me to\s+(?P<task>[^?]+?)[\s?.!]*$",
     re.IGNORECASE,
 )
+# a task the user sets down for later, whoever it is about ("TODO: renew the TLS cert", "Note to self: call the bank")
+_REMINDER_MARKS = r"\bremind me to\b|\bdon'?t (?:let me )?forget\b|\bnote to self\b"
+TODO_MARK = re.compile(rf"^\W*(?:todo|to-do)\b|{_REMINDER_MARKS}", re.IGNORECASE)
+# the markers that make even a short task one: "TODO: buy milk." ("todo list is long" is about a list)
+_SHORT_TASK_MARK = re.compile(rf"^\W*(?:todo|to-do)\s*[:–-]|{_REMINDER_MARKS}", re.IGNORECASE)
 # what the user tells of someone by name, with a value, is content however short: "Jordan's birthday is on June 3rd.",
 # "Tess's new flat is in Hackney.", not a passing remark ("Google's new model is great")
 NAMED_FACT = re.compile(
@@ -117,6 +122,15 @@ def _is_assistant_content(rest: str) -> bool:
     return len(words(rest)) >= _ASSISTANT_MIN_WORDS
 
 
+def marked_task(sentence: str) -> bool:
+    """Whether a sentence sets a task down with a marker, however short: "TODO: buy milk.", "Don't forget the
+    milk." ("Don't forget it." names no task: two words or more besides the marker)."""
+    return (
+        _SHORT_TASK_MARK.search(sentence) is not None
+        and len(words(_SHORT_TASK_MARK.sub(" ", sentence))) >= 2
+    )
+
+
 def is_content_sentence(sentence: str, role: str = "user", people: Collection[str] = ()) -> bool:
     """True when one sentence may carry a durable fact or a task (not a question, filler or meta remark); `people`:
     the names of the user's own (see `opens_with_person`)."""
@@ -124,6 +138,8 @@ def is_content_sentence(sentence: str, role: str = "user", people: Collection[st
         return role == "user"
     if sentence.rstrip().endswith("?"):
         return False
+    if role == "user" and marked_task(sentence):
+        return True
     rest = _strip_filler(sentence)
     if not rest:
         return False

@@ -44,8 +44,10 @@ _ABBREVIATIONS = frozenset(
         "p.m",
     }
 )
+# after a sentence's closing mark, the next one opens with a capital, a digit or, as people type in chat, a small
+# letter ("It runs out every month. is it worth going to 15GB?"); an abbreviation before it is no end (see below)
 _BOUNDARY = re.compile(
-    r"(?:(?<=[.!?…])|(?<=[.!?…][\"'’”)\]]))\s+(?=[\"'“(\[]?[A-Z0-9¿¡])|\s*\n+\s*"
+    r"(?:(?<=[.!?…])|(?<=[.!?…][\"'’”)\]]))\s+(?=[\"'“(\[]?[A-Za-z0-9¿¡])|\s*\n+\s*"
 )
 _LAST_WORD = re.compile(r"(?:^|\s)([A-Za-z.]+)\.$")
 
