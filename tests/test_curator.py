@@ -265,6 +265,21 @@ def test_a_place_that_closed_ends_the_favourite_that_names_it(env: Env) -> None:
     assert env.store.memories.require(pizza).is_current(NOW + 1)
 
 
+def test_a_thing_the_user_gave_up_ends_what_they_said_of_it(env: Env) -> None:
+    said = _teller(env)
+    editor = said("I code in VS Code with the Python and Ruff extensions.")[0]
+    paying = said("I pay for Spotify student ($6) and Crunchyroll ($10) every month.")[0]
+    switched = said("They use PyCharm here so I switched from VS Code to it.")
+    assert len(switched) == 1
+    assert env.store.memories.require(editor).superseded_by == switched[0]
+    # named among others: kept, and the word it was cancelled is a memory of its own beside it
+    cancelled = said("also I cancelled Crunchyroll, I wasn't watching anything")
+    assert [env.store.memories.require(i).content for i in cancelled] == [
+        "I cancelled Crunchyroll, I wasn't watching anything"
+    ]
+    assert env.store.memories.require(paying).is_current(NOW + 1)
+
+
 def test_saying_a_todo_is_done_closes_it_and_only_it(env: Env) -> None:
     said = _teller(env)
     passport = said("I need to renew my passport before June.")[0]

@@ -32,6 +32,8 @@ SHAPES = {
     "a count reached, repeated": "I'm at 5 ",
     "a contact's name, repeated": "my dentist is Dr ",
     "hosts": "a.dev.",
+    "a thing given up, repeated": "I cancelled Netflix, ",
+    "a thing no longer used, repeated": "I don't use Netflix ",
 }
 
 _PIPELINE = """
@@ -40,8 +42,10 @@ from hermes_bowerbird.curation.chunking import chunk_text
 from hermes_bowerbird.curation.curator import _chunk
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.extract import extract_candidates
+from hermes_bowerbird.curation.given_up import given_up
 from hermes_bowerbird.curation.redact import redact
 from hermes_bowerbird.curation.screen import screen
+from hermes_bowerbird.types import MemoryType
 
 unit, size = sys.argv[1], int(sys.argv[2])
 text = (unit * (size // len(unit) + 1))[:size]
@@ -50,6 +54,7 @@ screen(text)
 find_entities(text)
 _chunk("user", 0, text)
 extract_candidates(text, text)
+given_up(MemoryType.FACT, text, text)
 for piece in chunk_text(text):
     _chunk("user", 0, piece)
 """

@@ -11,6 +11,7 @@ from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation.changes import says_changed
 from hermes_bowerbird.curation.completion import says_closed, says_dropped, says_happened
 from hermes_bowerbird.curation.entities import find_entities
+from hermes_bowerbird.curation.given_up import says_given_up
 from hermes_bowerbird.curation.gone import says_gone
 from hermes_bowerbird.curation.noise import (
     NAMED_FACT,
@@ -325,12 +326,13 @@ def _candidate(
         or is_content_sentence(sentence, role, people)
     ):
         return None
-    # short, but a task marked as one or a value that stands on its own ("Prod DB is db-prod-1.internal.")
+    # short, but a task marked as one, a value that stands on its own ("Prod DB is db-prod-1.internal.") or a thing
+    # the user gave up ("I cancelled Crunchyroll.")
     if (
         subject is None
         and len(words(content)) < _MIN_WORDS
         and not marked
-        and not (role == "user" and TECHNICAL_VALUE.search(sentence))
+        and not (role == "user" and (TECHNICAL_VALUE.search(sentence) or says_given_up(sentence)))
     ):
         return None
     entities = tuple(name for name, _ in find_entities(content))
@@ -374,6 +376,7 @@ def _fallback_type(
         _CLOSE_MENTION.search(own) is not None
         or any(kind != "thing" for _, kind in find_entities(sentence))
         or bool(people_named(own, people))
+        or says_given_up(own)  # "I cancelled Crunchyroll": the thing is named
     )
     if not (has_name or _NUMBER.search(sentence)):
         return None

@@ -17,6 +17,7 @@ from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .changes import NEW_TIME, ROUTINE_SIMILARITY, change, corrected
 from .completion import closure
 from .entities import find_entities
+from .given_up import given_up
 from .gone import gone
 from .provenance import origin_of, promoted_confidence, weaker
 from .subjects import only_mentions
@@ -206,12 +207,15 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
     ("Max's football practice moved to Wednesdays" replaces "My son Max has football practice every Tuesday at
     5pm", which stated only the old time; "my daughter's name is Clementine, not Clementina" replaces "My
     daughter's name is Clementina"). A place that closed for good (curation/gone.py) ends even a favourite: "Casa
-    Pepe closed down" ends "Our favourite restaurant is Casa Pepe"."""
+    Pepe closed down" ends "Our favourite restaurant is Casa Pepe", and a thing the user gave up (curation/given_up.py)
+    what they said they use: "I switched from VS Code to PyCharm" ends "I code in VS Code"."""
     out = {}
     for n in closable:
         memory = n.memory
-        why = gone(memory.type, memory.content, candidate.content)
-        if why:  # a place that closed ends even a favourite
+        why = gone(memory.type, memory.content, candidate.content) or given_up(
+            memory.type, memory.content, candidate.content
+        )
+        if why:  # a place that closed ends even a favourite; a thing given up, even a slot's holder
             out[memory.id] = why
             continue
         if memory.subject:

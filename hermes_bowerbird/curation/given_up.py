@@ -1,0 +1,91 @@
+"""What the user gave up by name: "I cancelled Crunchyroll" supersedes "I pay for Crunchyroll every month", "I
+switched from VS Code to PyCharm" supersedes "I code in VS Code with the Ruff extension", so recall and the bulletin
+stop offering a subscription, a tool or a provider the user no longer has.
+
+The statement must say in the user's own words, not asked or hedged, that they (or "we") cancelled, quit, stopped
+using, unsubscribed from, got rid of or switched from a thing named with a capital ("Netflix", "VS Code"), or no
+longer use or pay for it. The memory it ends must be a preference or a fact in which the user ("I", "we") says
+something of that thing in the same words ("My sister uses VS Code" is hers), and must not name it in a list of
+others ("I pay for Spotify and Crunchyroll" still says Spotify is paid for): such a memory stays, and the statement
+is kept beside it as a memory of its own, however short.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from ..types import MemoryType
+from .changes import STATEMENT_CACHE
+from .sentences import own_words
+
+# a thing's name: up to four words, each opening with a capital (or a digit after the first), "+" allowed
+# ("Disney+"); a leading "my", "our" or "the" left out
+_NAME = (
+    r"(?:(?:my|our|the)\s+)?(?P<name>(?-i:[A-Z][\w'’&.+-]*)(?:\s+(?-i:[A-Z0-9][\w'’&.+-]*)){0,3})"
+)
+# the user, or a clause of theirs going on ("I moved the books to Zoho and cancelled QuickBooks")
+_WHO = r"(?:\b(?:i|we)(?:['’]ve|\s+have)?\s+|(?:^|[,;:]\s*|\band\s+|\bso\s+))"
+_WHEN = r"(?:just\s+|finally\s+|also\s+|already\s+|actually\s+|officially\s+)*"
+_GAVE_UP = re.compile(
+    rf"{_WHO}{_WHEN}(?:cancell?ed|quit|unsubscribed\s+from|stopped\s+(?:using|paying\s+for)|got\s+rid\s+of|"
+    rf"switched\s+(?:away\s+)?from|(?:moved|migrated)\s+away\s+from)\s+{_NAME}",
+    re.IGNORECASE,
+)
+# "I no longer use Evernote"; "I don't use Evernote" only with "anymore" ("I don't use Windows" is a preference)
+_NO_LONGER = re.compile(
+    rf"\b(?:i|we)\s+no\s+longer\s+(?:use|pay\s+for|have)\s+{_NAME}", re.IGNORECASE
+)
+_NOT_ANYMORE = re.compile(
+    rf"\b(?:i|we)\s+(?:don['’]t|do\s+not)\s+(?:use|pay\s+for|have)\s+{_NAME}[^.!?;]{{0,80}}?\bany\s?more\b",
+    re.IGNORECASE,
+)
+# only thought of, asked, or ahead
+_UNSURE = re.compile(
+    r"\?|\b(?:might|maybe|perhaps|probably|should|could|would|thinking|considering|plan(?:ning)?|want|going to|"
+    r"gonna|if|unless|hope|tomorrow|next\s+(?:week|month|year|time))\b",
+    re.IGNORECASE,
+)
+_KINDS = (MemoryType.PREFERENCE, MemoryType.FACT)
+# the user speaking of the thing: "I" or "we" before it in the same sentence
+_SPEAKER = r"\b(?:i|we)(?:['’](?:m|ve|d|ll|re))?\b[^.!?;]*?"
+# the thing named among others: "Netflix, Disney+ and Spotify", "Spotify student ($6) and Crunchyroll"
+_GLUE = r"\s*(?:\([^)]*\)\s*)?(?:,|\band\b|\bor\b|&|/)\s*(?:(?:a|an|the|my|our)\s+)?"
+_OTHER = r"(?-i:[A-Z])[\w'’&.+-]*"
+
+
+def given_up_names(text: str) -> list[str]:
+    """The names of the things `text` says, in the user's own words, they gave up ("I cancelled Crunchyroll" ->
+    ["Crunchyroll"]); none from a clause that is unsure or ahead."""
+    return list(_given_up_names(text))
+
+
+def says_given_up(text: str) -> bool:
+    """Whether `text` says, in the user's own words, that they gave up something named."""
+    return bool(_given_up_names(text))
+
+
+@functools.lru_cache(maxsize=STATEMENT_CACHE)  # see changes.STATEMENT_CACHE
+def _given_up_names(text: str) -> tuple[str, ...]:
+    names: list[str] = []
+    for clause in re.split(r"(?<=[.!;])\s+", own_words(text)):
+        if not _UNSURE.search(clause):
+            for pattern in (_GAVE_UP, _NO_LONGER, _NOT_ANYMORE):
+                names.extend(m["name"].rstrip(".'’&-") for m in pattern.finditer(clause))
+    return tuple(dict.fromkeys(names))
+
+
+def given_up(item_type: MemoryType, item: str, statement: str) -> str | None:
+    """Why `statement` ends `item` (a current memory), or None: the user gave up a thing the item says they have,
+    use or pay for, named there alone."""
+    if item_type not in _KINDS:
+        return None
+    for name in _given_up_names(statement):
+        thing = rf"(?<![\w'’]){re.escape(name)}(?![\w'’+])"
+        if not re.search(rf"{_SPEAKER}{thing}", item, re.IGNORECASE):
+            continue
+        listed = rf"{_OTHER}(?:\s+[\w'’&.+-]+)?{_GLUE}{thing}|{thing}{_GLUE}{_OTHER}"
+        if re.search(listed, item, re.IGNORECASE):
+            continue
+        return "given up: the user no longer has it"
+    return None

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import pytest
+
+from hermes_bowerbird.curation.given_up import given_up, given_up_names
+from hermes_bowerbird.types import MemoryType
+
+
+@pytest.mark.parametrize(
+    "statement, names",
+    [
+        ("also I cancelled Crunchyroll, I wasn't watching anything", ["Crunchyroll"]),
+        ("I cancelled Netflix as well, we never watch it anymore", ["Netflix"]),
+        ("They use PyCharm here so I switched from VS Code to it.", ["VS Code"]),
+        ("I moved the books to Zoho Books and cancelled QuickBooks.", ["QuickBooks"]),
+        ("Cancelled Disney+ today.", ["Disney+"]),
+        ("We finally cancelled the Amazon Prime subscription.", ["Amazon Prime"]),
+        ("I got rid of Comcast finally.", ["Comcast"]),
+        ("I no longer use Evernote.", ["Evernote"]),
+        ("I don't use Evernote anymore, Obsidian is better.", ["Evernote"]),
+        ("We migrated away from Next.js.", ["Next.js"]),
+        # a preference, a thought, a question, a plan, someone else's doing, no name
+        ("I don't use Windows.", []),
+        ("I might cancel Netflix.", []),
+        ("Should I cancel Netflix?", []),
+        ("I'm thinking of switching from Fido.", []),
+        ("I'll cancel Spotify next month.", []),
+        ("Netflix cancelled my favourite show.", []),
+        ("My flight to Rome was cancelled.", []),
+        ("I quit my job at Google.", []),
+        ("I dropped Mia at school.", []),
+        ('Ana said "I cancelled Netflix" but she was joking.', []),
+    ],
+)
+def test_given_up_names(statement: str, names: list[str]) -> None:
+    assert given_up_names(statement) == names
+
+
+@pytest.mark.parametrize(
+    "item_type, item, statement, ended",
+    [
+        (
+            MemoryType.FACT,
+            "I code in VS Code with the Python and Ruff extensions.",
+            "I switched from VS Code to PyCharm.",
+            True,
+        ),
+        (
+            MemoryType.PREFERENCE,
+            "I watch Netflix every evening with my wife.",
+            "Cancelled Netflix today.",
+            True,
+        ),
+        (
+            MemoryType.FACT,
+            "I use QuickBooks for the books.",
+            "I moved the books to Zoho Books and cancelled QuickBooks.",
+            True,
+        ),
+        (MemoryType.FACT, "I use Evernote for all my notes.", "I no longer use Evernote.", True),
+        # named among others: what else it says still holds
+        (
+            MemoryType.FACT,
+            "I pay for Spotify student ($6) and Crunchyroll ($10).",
+            "I cancelled Crunchyroll.",
+            False,
+        ),
+        (
+            MemoryType.FACT,
+            "I'm paying for Netflix, Disney+, Spotify and a Gymshark app.",
+            "I cancelled Netflix.",
+            False,
+        ),
+        # someone else's, another thing, who the user is, a todo
+        (MemoryType.FACT, "My sister uses VS Code.", "I switched from VS Code to PyCharm.", False),
+        (MemoryType.FACT, "I use VS Codium at home.", "I switched from VS Code to PyCharm.", False),
+        (
+            MemoryType.IDENTITY,
+            "I work at Netflix as a designer.",
+            "Cancelled Netflix today.",
+            False,
+        ),
+        (MemoryType.TODO, "I need to pay the Netflix bill.", "Cancelled Netflix today.", False),
+    ],
+)
+def test_a_thing_given_up_ends_what_the_user_said_of_it(
+    item_type: MemoryType, item: str, statement: str, ended: bool
+) -> None:
+    assert (given_up(item_type, item, statement) is not None) == ended
