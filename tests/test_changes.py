@@ -105,6 +105,11 @@ def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
             "My flight to Lisbon is TP1234 on the 12th, leaving at 7:40.",
             "My flight got changed to TP1250 at 9:15.",
         ),
+        # a day ahead, anchored to its date
+        (
+            "I have a vet appointment for Rex tomorrow at 9 (2026-11-28)",
+            "The vet appointment for Rex moved to Friday.",
+        ),
     ],
 )
 def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:
@@ -265,8 +270,14 @@ def test_other_amounts_and_weak_matches_are_left_alone(
             "The standup moved to 10am starting next week.",
             CHANGE_SIMILARITY - 0.01,
         ),
-        # the item gives no time
+        # the item gives no time; the date it was anchored to says when it happened, not when it is set for
         (MemoryType.FACT, "Our team standup is run by Priya.", "The standup moved to 10am.", CLOSE),
+        (
+            MemoryType.EVENT,
+            "We opened a second branch in Kilimani last week! (around 2026-11-20)",
+            "We're now open on Sundays at Kilimani, 8am to 2pm.",
+            CLOSE,
+        ),
         # a todo is not changed by a new amount
         (
             MemoryType.TODO,

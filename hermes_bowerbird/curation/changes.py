@@ -132,6 +132,12 @@ _LIVES = re.compile(
     r"\b(?:lives?|living|based|settled|moved|relocated)\s+(?:\w+\s+)?(?:in|near|to|outside)\s+(?-i:[A-Z])",
     _I,
 )
+# the date a memory of something past was anchored to ("We opened a second branch last week! (around 2026-11-20)"):
+# when it happened, not a time it is set for
+_PAST_ANCHOR = re.compile(
+    r"\b(?:yesterday|last\s+night|last\s+week(?:end)?)\b[^()]*(?P<anchor>\((?:around\s+)?\d{4}-\d{2}-\d{2}\))\s*$",
+    _I,
+)
 _DIGIT = re.compile(r"\d")
 _RELATIVE_DAY = re.compile(
     r"\b(?:today|tonight|tomorrow|next week(?:end)?|this (?:morning|afternoon|evening))\b", _I
@@ -189,7 +195,9 @@ def change(
     if kind is None or (item_type is MemoryType.TODO and kind != "time"):
         return None
     if kind == "time":
-        gave = _WHEN.search(item) is not None or _MONTH_NAME_RE.search(item) is not None
+        past = _PAST_ANCHOR.search(item)
+        set_for = item[: past.start("anchor")] if past else item
+        gave = _WHEN.search(set_for) is not None or _MONTH_NAME_RE.search(set_for) is not None
         closed = gave and similarity >= time_floor
     elif kind == "address":
         closed = TECHNICAL_VALUE.search(item) is not None and similarity >= CHANGE_SIMILARITY
