@@ -90,6 +90,8 @@ from hermes_bowerbird.curation.subjects import (
         ("I've recovered from burnout.", "user:health:burnout"),
         ("I'm pregnant!", "user:health:pregnancy"),
         ("I have a torn knee ligament.", "user:health:knee-injury"),
+        ("I have a bad left knee, so no steep hikes.", "user:health:knee-injury"),
+        ("I have a right shoulder injury.", "user:health:shoulder-injury"),
         ("I have a severe peanut allergy.", "user:allergy:peanut"),
         ("My shellfish allergy flared up again.", "user:allergy:shellfish"),
         ("I'm Muslim.", "user:faith"),

@@ -96,8 +96,8 @@ _CONDITIONS = (
     r"bipolar(?: disorder)?|insomnia|sleep apnea|migraines?|celiac(?: disease)?|ibs|crohn'?s(?: disease)?|"
     r"colitis|arthritis|high blood pressure|hypertension|high cholesterol|cancer|long covid|covid|burnout|"
     r"chronic pain|back pain|tendinitis|tinnitus|eczema|psoriasis|epilepsy|fibromyalgia|lupus|"
-    r"hypothyroidism|anemia|gout|a heart condition|a (?:bad |torn |broken |sprained )(?:knee|back|"
-    r"shoulder|ankle|wrist|hip)(?: injury)?|an? (?:knee|back|shoulder|ankle|wrist|hip) injury|"
+    r"hypothyroidism|anemia|gout|a heart condition|a (?:bad |torn |broken |sprained )(?:left |right )?(?:knee|"
+    r"back|shoulder|ankle|wrist|hip)(?: injury)?|an? (?:left |right )?(?:knee|back|shoulder|ankle|wrist|hip) injury|"
     r"an? (?:eating|sleep|anxiety) disorder"
 )
 _CONDITION_ADJECTIVES = {
@@ -733,6 +733,7 @@ def _condition_key(found: str) -> str:
         return f"{vocab.HEALTH}{_CONDITION_ADJECTIVES[found]}"
     found = re.sub(r"^(?:an?|the) ", "", found)
     found = re.sub(r"^(?:type [12]|bad|torn|broken|sprained) ", "", found)
+    found = re.sub(r"^(?:left|right) ", "", found)
     found = _CONDITION_SYNONYMS.get(found, found)
     found = re.sub(r" injury$", "", found)
     if found in ("knee", "back", "shoulder", "ankle", "wrist", "hip"):
