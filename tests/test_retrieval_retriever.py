@@ -80,7 +80,12 @@ class World:
         return memory.id
 
     def episode(
-        self, content: str, session: str = "s1", turn: int = 0, scope: str = "user:a"
+        self,
+        content: str,
+        session: str = "s1",
+        turn: int = 0,
+        scope: str = "user:a",
+        role: str = "user",
     ) -> int:
         episode_id = self.store.episodes.insert(
             NewEpisode(
@@ -88,7 +93,7 @@ class World:
                 session_id=session,
                 turn_index=turn,
                 chunk_index=0,
-                role="user",
+                role=role,
                 content=content,
             )
         )
@@ -264,6 +269,26 @@ def test_memory_and_its_source_episode_take_one_place(keyword_world: World) -> N
     keyword_world.episode("Melanie: the lake was cold", session="c", turn=9)
     hits = keyword_world.search("camping lake kids")
     assert [p.turn_index for h in hits for p in h.provenance] == [2, 9]
+
+
+@pytest.mark.parametrize(("origin", "places"), [("user", 2), ("assistant", 1)])
+def test_the_assistants_reply_is_no_copy_of_what_the_user_told_in_its_turn(
+    keyword_world: World, origin: str, places: int
+) -> None:
+    keyword_world.episode(
+        "Thanks. The till number is not secret, it's fine in the config.",
+        session="c",
+        turn=1,
+        role="assistant",
+    )
+    keyword_world.remember(
+        "Our till number is 5123456",
+        provenance=(Provenance("c", 1),),
+        metadata={"origin": origin},
+    )
+    hits = keyword_world.search("till number")
+    # the reply in the turn the user told a fact says something else, unless the fact came from the reply
+    assert len(hits) == places
 
 
 def test_budget_and_touch(keyword_world: World) -> None:

@@ -263,12 +263,12 @@ Similarity = Callable[[Key, Key], float]
 def make_similarity(
     vectors: Mapping[Key, np.ndarray],
     texts: Mapping[Key, str],
-    sources: Mapping[Key, frozenset[tuple[str, int]]] | None = None,
+    sources: Mapping[Key, frozenset[tuple[str, int, str]]] | None = None,
 ) -> Similarity:
     """Cosine of unit vectors when both items have one, else token Jaccard of their texts.
 
-    A memory and an episode it was extracted from (the episode's turn is in the memory's provenance) count as
-    the same item (1.0), so a search does not spend two places on one turn.
+    A memory and an episode it was extracted from (`sources`: the messages behind each, as session, turn and
+    side) count as the same item (1.0), so a search does not spend two places on one message.
     """
     token_sets: dict[
         Key, frozenset[str]

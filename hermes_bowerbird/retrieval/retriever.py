@@ -11,6 +11,7 @@ from typing import overload
 import numpy as np
 
 from ..config import Config
+from ..curation.provenance import USER, origin_of
 from ..embeddings.tier import VectorTier
 from ..store import Store
 from ..types import Clock, Episode, ItemKind, Memory, Provenance
@@ -493,19 +494,26 @@ class Retriever:
         similarity = make_similarity(items.vectors, texts, self._sources(pool, items))
         return mmr(pool, similarity, weights.mmr_lambda, limit, weights.duplicate_similarity)
 
-    def _sources(self, pool: list[Fused], items: _Items) -> dict[Key, frozenset[tuple[str, int]]]:
-        """The captured turns behind each pooled item (a memory's provenance, an episode's own turn)."""
+    def _sources(
+        self, pool: list[Fused], items: _Items
+    ) -> dict[Key, frozenset[tuple[str, int, str]]]:
+        """The captured messages behind each pooled item: an episode's own (its turn and side), a memory's
+        provenance turns, on the user's side for what the user said and on both sides otherwise (the assistant's
+        reply in the user's turn says something else than the fact the user told in it)."""
         memory_ids = [e.key[1] for e in pool if e.key[0] is ItemKind.MEMORY]
         provenance = items.provenance
         provenance.update(self.store.provenance.of(memory_ids) if memory_ids else {})
-        out: dict[Key, frozenset[tuple[str, int]]] = {}
+        out: dict[Key, frozenset[tuple[str, int, str]]] = {}
         for entry in pool:
             item = items.get(entry.key)
             if isinstance(item, Episode):
-                out[entry.key] = frozenset({(item.session_id, item.turn_index)})
+                out[entry.key] = frozenset({(item.session_id, item.turn_index, item.role)})
             elif item is not None:
+                sides = ("user",) if origin_of(item.metadata) == USER else ("user", "assistant")
                 out[entry.key] = frozenset(
-                    (p.session_id, p.turn_index) for p in provenance.get(item.id, ())
+                    (p.session_id, p.turn_index, side)
+                    for p in provenance.get(item.id, ())
+                    for side in sides
                 )
         return out
 
