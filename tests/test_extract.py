@@ -359,6 +359,12 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
             "Correction: my sister's name is Ana, with one n.",
             ["My sister's name is Ana, with one n."],
         ),
+        # taking up what the assistant offered is no fact of the user's
+        (
+            "The chickpea one sounds good but my son Arjun is allergic to peanuts.",
+            ["My son Arjun is allergic to peanuts."],
+        ),
+        ("That looks good but I'm on a budget of 50 euros.", ["I'm on a budget of 50 euros."]),
     ],
 )
 def test_greetings_and_filler_are_dropped(user: str, expected: list[str]) -> None:

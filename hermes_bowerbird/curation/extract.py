@@ -176,6 +176,13 @@ _COMPOUND = re.compile(
     r"my|our)\b)|;\s+(?=(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b)",
     _I,
 )
+# a clause that only takes up what was offered: "The chickpea one sounds good", "That looks great", "Sounds lovely"
+_ACKNOWLEDGED = re.compile(
+    r"^(?:(?:that|this|it|those|these|both|the\s+(?:[\w'’-]+\s+){0,3}?(?:one|ones|idea|option|recipe|plan|"
+    r"suggestion|list|draft))\s+)?(?:sounds?|looks?|seems?)\s+(?:really\s+|very\s+|so\s+)?(?:good|great|nice|"
+    r"fine|lovely|tasty|delicious|perfect|interesting|helpful|useful|amazing|ok(?:ay)?)[\s,.!]*$",
+    _I,
+)
 _SUBORDINATE = re.compile(
     r"^(?:when|whenever|if|because|since|after|before|although|though|while|as|once|until|"
     r"unless|whether)\b",
@@ -404,8 +411,15 @@ def _clauses(sentence: str) -> list[str]:
     """A compound statement split into statements that stand on their own ("I deploy with Ansible, and we never
     deploy on Fridays." -> two); kept whole when a part hangs on a subordinate clause, or is short, unless every
     part fills a profile slot ("I'm vegetarian, and my partner Jordan is gluten intolerant"): "I'm 32, and I'm
-    trying to understand the green card process" keeps the age with what it was said for."""
+    trying to understand the green card process" keeps the age with what it was said for. An opening part that
+    only takes up what the assistant offered is left out: "The chickpea one sounds good but my son is allergic to
+    nuts" keeps what the user told."""
     parts = [p.strip() for p in _COMPOUND.split(sentence)]
+    if len(parts) >= 2 and _ACKNOWLEDGED.match(parts[0]):
+        parts = parts[1:]
+        sentence = " ".join(parts)
+        if len(parts) == 1:
+            return [f"{sentence[0].upper()}{sentence[1:]}"]
     if len(parts) < 2 or _SUBORDINATE.match(sentence):
         return [sentence]
     short = any(len(words(p)) < _CLAUSE_MIN_WORDS for p in parts)
