@@ -91,6 +91,7 @@ from hermes_bowerbird.curation.subjects import (
         ("I'm pregnant!", "user:health:pregnancy"),
         ("I have a torn knee ligament.", "user:health:knee-injury"),
         ("I have a bad left knee, so no steep hikes.", "user:health:knee-injury"),
+        ("I'm 62 kg now, 158 cm.", "user:weight"),
         ("I have a right shoulder injury.", "user:health:shoulder-injury"),
         ("I have a severe peanut allergy.", "user:allergy:peanut"),
         ("My shellfish allergy flared up again.", "user:allergy:shellfish"),
@@ -362,6 +363,8 @@ def test_a_contained_sentence_keeps_its_own_subject() -> None:
         ("I teach yoga on weekends.", None),  # teaching, but no school: not a job
         ("My son sprained his ankle.", None),  # someone else's injury
         ("My son has a nut allergy.", None),
+        ("I'm 5 kg away from my goal weight.", None),
+        ("I'm 3 kg lighter than last year.", None),
         ("I have a food allergy.", None),  # no allergen
         ("Deploys now go through the usual review.", None),
         ("I'm English teacher.", None),

@@ -580,7 +580,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"just\s+(?:over|under)\s+|over\s+|under\s+)?\d|"
         rf"\bi(?:'m| am|'ve| have)\s+{_NOW}(?:got\s+|gotten\s+|been\s+)?(?:back\s+(?:down\s+|up\s+)?|down\s+|"
         rf"up\s+)to\s+(?:about\s+|around\s+)?{_WEIGHT}(?!\s+of\b)|"
-        rf"\bmy (?:current |body )?weight (?:is|'s|was) (?:now |currently |down to |up to )?(?:about |around )?\d",
+        rf"\bmy (?:current |body )?weight (?:is|'s|was) (?:now |currently |down to |up to )?(?:about |around )?\d|"
+        # "I'm 62 kg now, 158 cm" (not "I'm 5 kg away from my goal", "I'm 3 kg lighter")
+        rf"\bi(?:'m|’m| am)\s+{_NOW}(?:about\s+|around\s+|roughly\s+)?{_WEIGHT}"
+        rf"(?!\s+(?:of|away|from|off|short|over|under|lighter|heavier|more|less|to go|left)\b)",
         _fixed(vocab.WEIGHT),
     ),
     # hobbies and routines
