@@ -45,6 +45,10 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "I'm at 27 books now!",
         "Staging moved to staging2.acme.dev.",
         "We migrated the repo to gitlab.com/acme/billing.",
+        "I switched my phone to Koodo, $39 for 60GB.",
+        "We moved our savings over to Monzo.",
+        "I've switched my walk to the evening, around 6:30 pm.",
+        "June 15 got pushed, the full draft is now due July 31.",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -71,6 +75,8 @@ def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
         "The heating turned 20 degrees warmer.",  # no age
         "I moved my studio to my flat.",  # no time
         "I'm at the gym now.",  # no count
+        "I might switch my phone to Koodo.",  # only thought about
+        "I switched my plan to the 60GB one.",  # no new name
     ],
 )
 def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
@@ -110,6 +116,16 @@ def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
             "I have a vet appointment for Rex tomorrow at 9 (2026-11-28)",
             "The vet appointment for Rex moved to Friday.",
         ),
+        # a deadline
+        (
+            "My supervisor Dr. Chen wants a full draft by June 15.",
+            "June 15 got pushed, the full draft is now due July 31.",
+        ),
+        # a part of the day
+        (
+            "I walk every morning at 7 for about 40 minutes.",
+            "I've switched my walk to the evening, around 6:30 pm, it's cooler.",
+        ),
     ],
 )
 def test_a_new_time_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:
@@ -134,6 +150,34 @@ def test_a_todo_moved_to_a_new_time_is_replaced() -> None:
     assert change(MemoryType.TODO, todo, "The plumber call moved to Wednesday.", CLOSE) == (
         "changed: a new time for the same thing"
     )
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "replaced"),
+    [
+        (
+            "My phone is with Fido, $55 a month for 20GB.",
+            "I switched my phone to Koodo, $39 for 60GB.",
+            True,
+        ),
+        (
+            "Our energy supplier is British Gas.",
+            "I've changed my energy supplier to Octopus.",
+            True,
+        ),
+        ("I keep my notes in Notion.", "I moved my notes to Obsidian.", True),
+        # someone else's, another thing, the new name already, no name
+        ("My sister's phone is with Fido.", "I switched my phone to Koodo.", False),
+        ("I pay for Netflix and Spotify.", "I switched my phone to Koodo.", False),
+        ("My phone is with Koodo now, $39.", "I switched my phone to Koodo.", False),
+        ("My phone is always on silent.", "I switched my phone to Koodo.", False),
+    ],
+)
+def test_a_thing_moved_to_a_new_provider_replaces_the_old(
+    item: str, statement: str, replaced: bool
+) -> None:
+    why = change(MemoryType.FACT, item, statement, CLOSE)
+    assert (why == "changed: a new provider for the same thing") == replaced
 
 
 @pytest.mark.parametrize(

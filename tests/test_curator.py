@@ -486,6 +486,16 @@ def test_a_new_amount_replaces_the_old_one(env: Env) -> None:
     assert env.store.memories.require(ages).superseded_by == older[0]
 
 
+def test_a_thing_moved_to_a_new_provider_replaces_the_old_one(env: Env) -> None:
+    said = _teller(env)
+    fido = said("My phone is with Fido, $55 a month for 20GB.")[0]
+    notes = said("I keep my notes in Notion.")[0]
+    koodo = said("I switched my phone to Koodo, $39 for 60GB.")
+    assert len(koodo) == 1
+    assert env.store.memories.require(fido).superseded_by == koodo[0]
+    assert env.store.memories.require(notes).is_current(NOW + 1)
+
+
 def test_without_a_model_hash_and_subject_rules_still_work(bare: Env) -> None:
     curator = bare.curator()
     porto = curator.process(bare.entry(bare.capture("I live in Porto."))).created[0]

@@ -52,6 +52,10 @@ CORRECTION_SIMILARITY = 0.5
 # moved to Spain after retiring." 0.48); another person's move 0.28, the same person's visit or new job 0.57-0.61,
 # which name no move.
 PLACE_SIMILARITY = 0.4
+# The user's thing and the word it moved to a new provider 0.32-0.74 ("Our energy supplier is British Gas, it costs
+# 120 a month." / "I've changed my energy supplier to Octopus." 0.32), another thing's switch 0.05-0.37; the thing's
+# own word must be in the memory too.
+PROVIDER_SIMILARITY = 0.3
 # Statements whose readings are kept: one is read for each of its neighbours in turn (curation/merge.py), so a few
 # suffice.
 STATEMENT_CACHE = 64
@@ -80,19 +84,23 @@ _MONTHS_BUT_MAY = (
 )
 _MONTH_NAME = rf"\b(?-i:{_MONTHS_BUT_MAY})\b|\b(?:in|to|for|until|till|by)\s+(?-i:May)\b"
 _MONTH_NAME_RE = re.compile(_MONTH_NAME, _I)
+# a part of the day or week, as a routine's time: "I walk every morning", "switched my walk to the evening"
+_TIME_OF_DAY = r"\b(?:mornings?|afternoons?|evenings?|nights?|weekends?)\b"
+_TIME_OF_DAY_RE = re.compile(_TIME_OF_DAY, _I)
 # said to have moved, with the new time right after: "moved to 10am", "got pushed back to Friday at 11", "was
-# rescheduled for the 16th", "is now on Wednesdays", "now starts at 11am" ("I moved to Tokyo today" is no schedule)
+# rescheduled for the 16th", "is now on Wednesdays", "is now due July 31", "now starts at 11am" ("I moved to Tokyo
+# today" is no schedule)
 _MOVED = re.compile(
     r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
     r"switched|delayed|extended)(?:\s+(?:it|them|back|forward|out|(?:the|our|my|their)\s+[\w-]+|"
     r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?\s+"
     r"(?:to|till|until|for|into|on|at)|"
-    r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in)|"
+    r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in|due(?:\s+(?:on|by))?)|"
     r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?)"
     r"(?:\s+(?:at|on|from|every|in))?)"
     # the new time right after, or after a new name for the thing: "got changed to TP1250 at 9:15"
     rf"\s+(?:[\w-]{{0,20}}\d[\w-]{{0,20}}\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
-    rf"(?:{_WHEN.pattern}|(?-i:{_MONTHS_BUT_MAY}|May)\b)",
+    rf"(?:{_WHEN.pattern}|(?-i:{_MONTHS_BUT_MAY}|May)\b|{_TIME_OF_DAY})",
     _I,
 )
 # gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";
@@ -127,6 +135,17 @@ _RELOCATED = re.compile(
     r"(?:the\s+)?(?P<place>(?-i:[A-Z])[\w'’-]{1,40})",
     _I,
 )
+# a thing of the user's moved to a new provider, named: "I switched my phone to Koodo", "We moved our savings over to
+# Monzo", "I've changed my energy supplier to Octopus" (not "I moved to Tokyo": no thing; not a time or an amount)
+_NEW_PROVIDER = re.compile(
+    r"\b(?:i|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+|also\s+)?(?:switched|moved|changed|migrated|ported|"
+    r"transferred)\s+(?:my|our)\s+(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:over\s+)?(?:to|into|onto)\s+"
+    r"(?:the\s+)?(?P<name>(?-i:[A-Z])[\w'’&+-]*(?:\s+(?-i:[A-Z])[\w'’&+-]*){0,2})",
+    _I,
+)
+# a name in a memory: a capitalised word past its first ("My phone is with Fido")
+_LATER_NAME = re.compile(r"(?<=\s)(?-i:[A-Z])[\w'’&+-]*")
+_SPEAKER = re.compile(r"\b(?:i|we)\b", _I)
 # where a memory says someone lives: "lives in Toronto", "is based in Dublin", "moved to Berlin last year"
 _LIVES = re.compile(
     r"\b(?:lives?|living|based|settled|moved|relocated)\s+(?:\w+\s+)?(?:in|near|to|outside)\s+(?-i:[A-Z])",
@@ -197,7 +216,7 @@ def change(
     if kind == "time":
         past = _PAST_ANCHOR.search(item)
         set_for = item[: past.start("anchor")] if past else item
-        gave = _WHEN.search(set_for) is not None or _MONTH_NAME_RE.search(set_for) is not None
+        gave = any(p.search(set_for) for p in (_WHEN, _MONTH_NAME_RE, _TIME_OF_DAY_RE))
         closed = gave and similarity >= time_floor
     elif kind == "address":
         closed = TECHNICAL_VALUE.search(item) is not None and similarity >= CHANGE_SIMILARITY
@@ -209,6 +228,15 @@ def change(
             and not _names(item, moved["place"])
             and _LIVES.search(item) is not None
             and similarity >= PLACE_SIMILARITY
+        )
+    elif kind == "provider":  # the user's thing, with another name than the new one
+        switched = _NEW_PROVIDER.search(statement)
+        closed = (
+            switched is not None
+            and _owns(item, switched["thing"])
+            and not _names(item, switched["name"])
+            and any(w != "I" for w in _LATER_NAME.findall(item))
+            and similarity >= PROVIDER_SIMILARITY
         )
     else:  # an amount: one that is not a time ("at 9:30" is no price)
         gave = _DIGIT.search(_DATE_OR_CLOCK_RE.sub(" ", item)) is not None
@@ -240,6 +268,19 @@ def _wrong_value(text: str) -> re.Match[str] | None:
     return m if _DIGIT.search(wrong) or any(w[0].isupper() for w in wrong.split()) else None
 
 
+def _owns(item: str, thing: str) -> bool:
+    """Whether `item` speaks of the user's `thing` ("My phone is with Fido", "I keep my notes in Notion"; not "My
+    sister's phone"): a word of it, after "my" or "our" or in a statement of the user's."""
+    said = _thing_words(thing)
+    if not said & _thing_words(item):
+        return False
+    if _SPEAKER.search(item):
+        return True
+    return any(
+        re.search(rf"\b(?:my|our)\s+(?:[\w-]+\s+){{0,2}}?{re.escape(w)}", item, _I) for w in said
+    )
+
+
 def _names(item: str, value: str) -> bool:
     return re.search(rf"(?<![\w’']){re.escape(value)}(?![\w’'])", item, _I) is not None
 
@@ -256,6 +297,8 @@ def _change_kind(text: str) -> str | None:
         return "address"
     if _RELOCATED.match(text):
         return "place"
+    if _NEW_PROVIDER.search(text):
+        return "provider"
     return "amount" if _NEW_AMOUNT.search(text) else None
 
 
