@@ -49,6 +49,8 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "We moved our savings over to Monzo.",
         "I've switched my walk to the evening, around 6:30 pm.",
         "June 15 got pushed, the full draft is now due July 31.",
+        "The gym time changed too, so I go Tuesday and Thursday evenings now.",
+        "We changed the trip, it's Okinawa now instead of Hokkaido.",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -77,6 +79,9 @@ def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
         "I'm at the gym now.",  # no count
         "I might switch my phone to Koodo.",  # only thought about
         "I switched my plan to the 60GB one.",  # no new name
+        "My work hours changed.",  # no new time
+        "I might go with Okinawa instead of Hokkaido.",  # only thought about
+        "I take the bus instead of driving.",  # no value named
     ],
 )
 def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
@@ -120,6 +125,11 @@ def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
         (
             "My supervisor Dr. Chen wants a full draft by June 15.",
             "June 15 got pushed, the full draft is now due July 31.",
+        ),
+        # said to have changed, the new time after
+        (
+            "I go to the gym at 6am on Monday, Wednesday and Friday before work.",
+            "The gym time changed too, they opened a 7pm class so I go Tuesday and Thursday evenings now.",
         ),
         # a part of the day
         (
@@ -178,6 +188,27 @@ def test_a_thing_moved_to_a_new_provider_replaces_the_old(
 ) -> None:
     why = change(MemoryType.FACT, item, statement, CLOSE)
     assert (why == "changed: a new provider for the same thing") == replaced
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "replaced"),
+    [
+        (
+            "We're planning Golden Week in Hokkaido, Sapporo and Otaru, with our daughter Hana.",
+            "We changed the trip, it's Okinawa now instead of Hokkaido, Hana wanted the beach.",
+            True,
+        ),
+        # no word naming the thing besides the value
+        ("My sister lives in Tokyo.", "I'm flying to Osaka instead of Tokyo.", False),
+        # the old value is not in the memory
+        ("We're planning a trip to Kyoto.", "It's Okinawa now instead of Hokkaido.", False),
+    ],
+)
+def test_a_new_value_instead_of_a_named_old_one_replaces_it(
+    item: str, statement: str, replaced: bool
+) -> None:
+    why = change(MemoryType.FACT, item, statement, CLOSE)
+    assert (why == "changed: a new value instead of the old") == replaced
 
 
 @pytest.mark.parametrize(

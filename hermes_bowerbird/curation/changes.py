@@ -84,6 +84,16 @@ _MONTHS_BUT_MAY = (
 )
 _MONTH_NAME = rf"\b(?-i:{_MONTHS_BUT_MAY})\b|\b(?:in|to|for|until|till|by)\s+(?-i:May)\b"
 _MONTH_NAME_RE = re.compile(_MONTH_NAME, _I)
+# said that a thing's time changed, the new time given anywhere: "The gym time changed too, they opened a 7pm class so
+# I go Tuesday and Thursday evenings now"
+_TIME_CHANGED = re.compile(
+    r"\b(?:time|times|day|days|schedule|slot|hours)\s+(?:has\s+|have\s+|just\s+|also\s+)*changed\b",
+    _I,
+)
+# the value a plan or a choice had, named as what the new one replaces: "it's Okinawa now instead of Hokkaido"
+_INSTEAD = re.compile(
+    r"\binstead\s+of\s+(?:the\s+)?(?P<old>(?-i:[A-Z])[\w’'-]*(?:\s+(?-i:[A-Z])[\w’'-]*){0,2})", _I
+)
 # a part of the day or week, as a routine's time: "I walk every morning", "switched my walk to the evening"
 _TIME_OF_DAY = r"\b(?:mornings?|afternoons?|evenings?|nights?|weekends?)\b"
 _TIME_OF_DAY_RE = re.compile(_TIME_OF_DAY, _I)
@@ -238,11 +248,22 @@ def change(
             and any(w != "I" for w in _LATER_NAME.findall(item))
             and similarity >= PROVIDER_SIMILARITY
         )
+    elif kind == "instead":
+        # the item names the old value, and shares a word naming the thing besides it
+        old = _INSTEAD.search(statement)
+        closed = (
+            old is not None
+            and _names(item, old["old"])
+            and bool(_thing_words(item) & _thing_words(statement) - _thing_words(old["old"]))
+            and similarity >= CORRECTION_SIMILARITY
+        )
     else:  # an amount: one that is not a time ("at 9:30" is no price)
         gave = _DIGIT.search(_DATE_OR_CLOCK_RE.sub(" ", item)) is not None
         closed = gave and similarity >= AMOUNT_SIMILARITY
     if not closed or not _thing_words(item) & _thing_words(statement):
         return None
+    if kind == "instead":
+        return "changed: a new value instead of the old"
     return NEW_TIME if kind == "time" else f"changed: a new {kind} for the same thing"
 
 
@@ -288,10 +309,11 @@ def _names(item: str, value: str) -> bool:
 @functools.lru_cache(maxsize=STATEMENT_CACHE)
 def _change_kind(text: str) -> str | None:
     """ "time" when `text` says something moved to a new time, "address" to a new address, host or path, "place"
-    that someone named moved to a new place, "amount" to a new amount, else None."""
+    that someone named moved to a new place, "provider" that a thing of the user's moved to a new provider,
+    "instead" that a new value replaces a named old one, "amount" to a new amount, else None."""
     if _UNSETTLED.search(text):
         return None
-    if _MOVED.search(text):
+    if _MOVED.search(text) or (_TIME_CHANGED.search(text) and _WHEN.search(text)):
         return "time"
     if _NEW_ADDRESS.search(text):
         return "address"
@@ -299,6 +321,8 @@ def _change_kind(text: str) -> str | None:
         return "place"
     if _NEW_PROVIDER.search(text):
         return "provider"
+    if _INSTEAD.search(text):
+        return "instead"
     return "amount" if _NEW_AMOUNT.search(text) else None
 
 
