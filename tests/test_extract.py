@@ -57,6 +57,8 @@ def test_user_statement_types(user: str, mtype: MemoryType) -> None:
         "Hey there!",
         "Would you rather live in Porto or Lisbon?",
         "What if I moved to Berlin?",
+        # what someone says of what the question asked
+        "Is oatmeal bad for diabetics? my neighbor Bill says it is",
     ],
 )
 def test_questions_and_noise_give_nothing(user: str) -> None:

@@ -116,6 +116,9 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
 )
 _NOT_A_MEMORY = re.compile(
     r"^(?:what|how|why|when|where|who|which|can|could|would|should|is|are|do|does|did|will|shall)\b.*\?$|"
+    # what someone says of a thing the sentence does not name: "my neighbor Bill says it is" (after a question)
+    r"\b(?:says?|said|thinks?|thought|reckons?|claims?|claimed|told me)\s+(?:so|it\s+(?:is|was|does|did|will|can|"
+    r"isn't|wasn't|doesn't|didn't|won't|can't))[\s.!]*$|"
     r"\bi (?:want|need|'d like|would like) (?:you )?to (?:know|ask|understand|check|see if|make sure|thank)\b|"
     r"^(?:if|what if|suppose|imagine|hypothetically)\b|\b(?:can|could|would|will) you\b|^please\b|"
     # asking to be told something again is a question, not a task: "Remind me what we decided"
