@@ -319,6 +319,12 @@ def test_someone_named_who_moved_replaces_where_they_lived(
         ),  # the item gave a time
         ("My rent is 1200 a month.", "Rent went up to 1300 in March.", AMOUNT_SIMILARITY - 0.01),
         ("My son Adam is 7.", "Lina just turned 5!", 0.9),  # another child
+        # the thing named beside the new amount, not the one it is of
+        (
+            "We've booked the venue already, the Tithe Barn near Wells, deposit was £2,500.",
+            "Guest list is down to 70 now, the new venue is smaller.",
+            0.9,
+        ),
     ],
 )
 def test_other_amounts_and_weak_matches_are_left_alone(

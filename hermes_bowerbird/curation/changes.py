@@ -257,9 +257,13 @@ def change(
             and bool(_thing_words(item) & _thing_words(statement) - _thing_words(old["old"]))
             and similarity >= CORRECTION_SIMILARITY
         )
-    else:  # an amount: one that is not a time ("at 9:30" is no price)
+    else:  # an amount: one that is not a time ("at 9:30" is no price), of the thing the new amount is said of
         gave = _DIGIT.search(_DATE_OR_CLOCK_RE.sub(" ", item)) is not None
-        closed = gave and similarity >= AMOUNT_SIMILARITY
+        closed = (
+            gave
+            and similarity >= AMOUNT_SIMILARITY
+            and bool(_thing_words(item) & _thing_words(_amount_clause(statement)))
+        )
     if not closed or not _thing_words(item) & _thing_words(statement):
         return None
     if kind == "instead":
@@ -287,6 +291,17 @@ def _wrong_value(text: str) -> re.Match[str] | None:
         return None
     wrong = m["wrong"]
     return m if _DIGIT.search(wrong) or any(w[0].isupper() for w in wrong.split()) else None
+
+
+def _amount_clause(statement: str) -> str:
+    """The clause of `statement` that gives the new amount: "Guest list is down to 70 now, the new venue is smaller"
+    -> "Guest list is down to 70 now" (the venue's deposit did not change)."""
+    m = _NEW_AMOUNT.search(statement)
+    if m is None:
+        return statement
+    start = max((statement.rfind(mark, 0, m.start()) for mark in (",", ";", ". ")), default=-1)
+    ends = [i for i in (statement.find(mark, m.end()) for mark in (",", ";", ". ")) if i >= 0]
+    return statement[start + 1 : min(ends, default=len(statement))]
 
 
 def _owns(item: str, thing: str) -> bool:
