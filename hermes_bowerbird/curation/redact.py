@@ -92,6 +92,13 @@ _SECRET_WORD_BEFORE = re.compile(
     r"|set|to|id|=|:)[^\n\w]{0,4}){0,5}$",
     re.IGNORECASE,
 )
+# a generated credential this long needs only a secret word before it on its line, whatever words come between (a
+# public key is none)
+_LONG_TOKEN = 32
+_SECRET_WORD_ANYWHERE = re.compile(
+    r"\b(?:pass(?:word|phrase|wd|code)?|pwd|secrets?|tokens?|(?<!public )keys?|credentials?|bearer|auth)\b",
+    re.IGNORECASE,
+)
 _CODE_NAME = re.compile(r"[a-z_][a-z_]*(?:[A-Z][a-z_]*)*[0-9]*")
 
 
@@ -372,11 +379,16 @@ def _phrase_value(m: re.Match[str]) -> Span | None:
 
 
 def _near_secret_word(m: re.Match[str]) -> Span | None:
-    """A credential-looking token within a few filler words after a secret word (`the token is 3q2+7w...`)."""
+    """A credential-looking token within a few filler words after a secret word (`the token is 3q2+7w...`), or a
+    long one anywhere after a secret word close before it (`here's my token so you can debug: 7c2f9e81...`)."""
     if not _token_like(m.group(0)):
         return None
     window = m.string[max(0, m.start() - _SECRET_WORD_WINDOW) : m.start()]
-    return m.span() if _SECRET_WORD_BEFORE.search(window) else None
+    if _SECRET_WORD_BEFORE.search(window):
+        return m.span()
+    long = len(m.group(0).strip("=")) >= _LONG_TOKEN
+    line = window.rsplit("\n", 1)[-1]
+    return m.span() if long and _SECRET_WORD_ANYWHERE.search(line) else None
 
 
 _CLOSING_QUOTE = re.compile(r"[\"'`](?=\s|$)")
@@ -626,11 +638,13 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "phrase_secret",
-        r"\b(?P<key>pass(?:word|phrase|code)|pin|secret(?:[ \t_-]?(?:access[ \t_-]?)?key)?"
+        r"\b(?P<key>pass(?:word|phrase|code)|pin(?:[ \t_-]?(?:code|number))?"
+        r"|(?:door|gate|alarm|entry|garage|safe|lock)[ \t_-]?code|secret(?:[ \t_-]?(?:access[ \t_-]?)?key)?"
         r"|(?:api|access|private|encryption|signing|license)[ \t_-]?key(?:[ \t]id)?"
         r"|(?:access|auth|api|bearer|refresh|session)[ \t_-]?token|token|session[ \t_-]?(?:id|cookie)|cookie"
-        r"|credentials?)(?:[ \t]+(?:for|of|on|to)[ \t]+[\w.@-]{1,40}(?:[ \t]+"
-        r"[\w.@-]{1,40}){0,2})?[ \t]+(?:is|was|=|:|is[ \t]+set[ \t]+to|is[ \t]+now|will[ \t]+be|reads)[ \t]*:?[ \t]+"
+        r"|credentials?)(?:[ \t]+(?:for|of|on|to|at|in)[ \t]+[\w.@-]{1,40}(?:[ \t]+"
+        r"[\w.@-]{1,40}){0,2})?(?:[ \t]+(?:is|was|is[ \t]+set[ \t]+to|is[ \t]+now|will[ \t]+be|reads)[ \t]*:?"
+        r"|[ \t]*(?:=|:))[ \t]+"
         r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256}(?:[ \t]+[A-Za-z0-9]{1,40}){0,5})",
         (
             "password",
@@ -643,6 +657,7 @@ _RULES: tuple[_Rule, ...] = (
             "session",
             "cookie",
             "credential",
+            "code",
         ),
         lower=True,
         locate=_phrase_value,
