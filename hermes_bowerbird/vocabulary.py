@@ -64,7 +64,8 @@ CONTACT_ROLES = (
     r"accountant|dentist|doctor|gp|therapist|counsell?or|lawyer|solicitor|landlord|landlady|vet|hairdresser|"
     r"hairstylist|barber|personal trainer|trainer|tutor|physio(?:therapist)?|psychiatrist|psychologist|"
     r"dermatologist|financial (?:advisor|adviser)|mechanic|cleaner|nanny|babysitter|midwife|optician|"
-    r"chiropractor|realtor|estate agent"
+    r"chiropractor|realtor|estate agent|p(?:a)?ediatrician|dietitian|nutritionist|property manager|"
+    r"letting agent|cardiologist|gynaecologist|gynecologist|osteopath|acupuncturist"
 )
 RELATIONSHIP = _subject("user:relationship", MemoryType.IDENTITY)
 CHILDREN = _subject("user:children", MemoryType.IDENTITY)

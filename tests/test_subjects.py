@@ -288,6 +288,11 @@ def test_non_statements_get_no_user_subject(sentence: str) -> None:
         ("We use Chrome.", "I've switched to Firefox.", "user:browser"),
         ("We use Jira.", "We track tickets in Linear now.", "project:issue-tracker"),
         ("We use Jenkins.", "We moved all our CI over to Buildkite.", "project:ci"),
+        (
+            "Our pediatrician is Dr. Alvarez.",
+            "We switched pediatricians, now seeing Dr. Chen.",
+            "user:contact:pediatrician",
+        ),
         ("I weigh 82 kg.", "Good news, I'm down to 78 kg!", "user:weight"),
         (
             "I take 50mg of sertraline every morning.",

@@ -451,9 +451,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?:new |current |line )?{_MANAGER}\b",
         _fixed(vocab.MANAGER),
     ),
-    # who the user goes to: "my dentist is Dr. Okafor", "I switched accountants, it's now Julia Weber"
+    # who the user goes to: "my dentist is Dr. Okafor", "our pediatrician is Dr. Alvarez", "I switched accountants,
+    # it's now Julia Weber"
     (
-        rf"\bmy (?:new |current |regular |usual |family )?(?P<contact>{_CONTACT})(?:'s name)? (?:is|'s) "
+        rf"\b(?:my|our) (?:new |current |regular |usual |family )?(?P<contact>{_CONTACT})(?:'s name)? (?:is|'s) "
         rf"(?:now |still )?{_PERSON_NAME}|"
         rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:(?:switched|changed)\s+(?:to\s+a\s+new\s+)?|(?:registered with|signed up "
         rf"with|found|got|have|hired)\s+a\s+new\s+)(?P<contact2>{_CONTACT})s?\b|"
@@ -660,7 +661,7 @@ _MENTIONS: tuple[_Rule, ...] = _rules(
     ),
     (rf"\bmy (?:new |current |line )?{_MANAGER},?\s+{_PERSON_NAME}", _fixed(vocab.MANAGER)),
     (
-        rf"\bmy (?:new |current |regular |usual )?(?P<contact>{_CONTACT}),?\s+{_PERSON_NAME}",
+        rf"\b(?:my|our) (?:new |current |regular |usual )?(?P<contact>{_CONTACT}),?\s+{_PERSON_NAME}",
         lambda m: _contact_any(m),
     ),
     (
