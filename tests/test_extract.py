@@ -29,6 +29,7 @@ def _single(user: str, assistant: str = "") -> Candidate:
         ("I live in Porto with my two cats.", MemoryType.IDENTITY),
         ("I prefer dark roast coffee in the morning.", MemoryType.PREFERENCE),
         ("I never schedule deploys on Fridays.", MemoryType.PREFERENCE),
+        ("I hate cilantro.", MemoryType.PREFERENCE),  # short, but of a thing named
         ("I want to run a marathon before I turn 40.", MemoryType.GOAL),
         ("My goal is to ship the beta by March.", MemoryType.GOAL),
         ("We decided to use Postgres for the billing service.", MemoryType.DECISION),
@@ -57,6 +58,7 @@ def test_user_statement_types(user: str, mtype: MemoryType) -> None:
         "Hey there!",
         "Would you rather live in Porto or Lisbon?",
         "What if I moved to Berlin?",
+        "I love it!",  # a liking of nothing named
         # what someone says of what the question asked
         "Is oatmeal bad for diabetics? my neighbor Bill says it is",
     ],
@@ -367,6 +369,16 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
             ["My son Arjun is allergic to peanuts."],
         ),
         ("That looks good but I'm on a budget of 50 euros.", ["I'm on a budget of 50 euros."]),
+        # asking to keep what follows
+        (
+            "Save this for me so I don't forget it: our wifi is called Casa-5G",
+            ["Our wifi is called Casa-5G"],
+        ),
+        # a name given in the fragment after it belongs to what the sentence told
+        (
+            "Big news, we adopted a dog! a cavapoo called Biscuit, he's 2",
+            ["We adopted a dog! A cavapoo called Biscuit, he's 2"],
+        ),
     ],
 )
 def test_greetings_and_filler_are_dropped(user: str, expected: list[str]) -> None:

@@ -43,6 +43,8 @@ PERSONA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "p
         "Google's new model is great.",
         "lol google.com",
         "Is staging at staging.acme.dev?",
+        "Thanks, any ideas?",
+        "ok so what do you think?",
     ],
 )
 def test_user_noise(text: str) -> None:
@@ -68,6 +70,9 @@ def test_user_noise(text: str) -> None:
         "Staging lives at staging.acme.dev.",
         "The VPN config is in ~/vpn/client.ovpn.",
         "To deploy, run make deploy-prod from the infra repo.",
+        # a statement, then a question in the same sentence
+        "i moved my business banking from Starling to Tide last week, what do I need to update?",
+        "TODO: buy milk.",
     ],
 )
 def test_user_signal(text: str) -> None:

@@ -23,6 +23,7 @@ from hermes_bowerbird.curation.noise import (
     marked_task,
     opens_with_person,
     people_named,
+    statement_before_question,
 )
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
@@ -167,6 +168,19 @@ _KEEP_REQUEST = re.compile(
     rf"(?: that)?\s+(?P<fact>{_OWN_OPENING}[^?]*[^?\s.!])[\s?.!]*$",
     _I,
 )
+# a liking said in a few words, of a thing named: "I hate cilantro.", "I love sushi." (not "I love it!", "I hate this")
+_SHORT_LIKING = re.compile(
+    r"^(?:i|we)\s+(?:really\s+|absolutely\s+|just\s+|totally\s+)?(?:love|hate|like|dislike|prefer|adore|detest|"
+    r"can't stand|cannot stand|can’t stand)\s+(?!(?:it|this|that|these|those|them|him|her|you|me|us|when|how|what|"
+    r"to|the way|the idea|everything|anything|nothing)\b)[a-z]",
+    _I,
+)
+# "Save this for me so I don't forget it: my wifi is Casa-5G": a request to keep what follows, no task
+_SAVE_THIS = re.compile(
+    r"^(?:please\s+)?(?:save|note|write|keep|jot|remember)\s+(?:this|that|it)(?:\s+down)?(?:\s+for\s+me)?"
+    r"(?:\s*,?\s*so\s+(?:i|we)\s+(?:don't|do\s+not|won't|don’t)\s+forget(?:\s+it)?)?\s*[:–-]\s*",
+    _I,
+)
 # "Please forget that I'm vegetarian, I eat meat now.": only what follows the request holds
 _PLEASE_FORGET = re.compile(
     rf"^please\s+(?:forget|ignore|disregard|scratch)\b[^,;]*[,;]\s*(?P<rest>{_OWN_STATEMENT}.+)$",
@@ -191,11 +205,8 @@ _SUBORDINATE = re.compile(
     r"unless|whether)\b",
     _I,
 )
-_ASKING = re.compile(
-    r"(?:[,;:—–]|\s(?:and|but|so))\s*(?=(?:is|are|am|do|does|did|can|could|should|would|will|"
-    r"what|how|why|which|who|where|when|any|anything|thoughts|right|ok|okay)\b[^?]*\?$)",
-    _I,
-)
+# a fragment that names what the sentence before it told of: "A cocker spaniel called Pickle, 10 weeks old"
+_NAMING_FRAGMENT = re.compile(r"^(?:a|an)\s+(?:[\w-]+\s+){0,3}?(?:called|named)\s+(?-i:[A-Z])", _I)
 _CLAUSE_MIN_WORDS = 4
 # "Expense report submitted!" closes a todo; "All done!" names nothing to close
 _CLOSING_MIN_WORDS = 3
@@ -336,13 +347,20 @@ def _candidate(
         or is_content_sentence(sentence, role, people)
     ):
         return None
-    # short, but a task marked as one, a value that stands on its own ("Prod DB is db-prod-1.internal.") or a thing
-    # the user gave up ("I cancelled Crunchyroll.")
+    # short, but a task marked as one, a value that stands on its own ("Prod DB is db-prod-1.internal."), a thing
+    # the user gave up ("I cancelled Crunchyroll.") or what they like or hate ("I hate cilantro.")
     if (
         subject is None
         and len(words(content)) < _MIN_WORDS
         and not marked
-        and not (role == "user" and (TECHNICAL_VALUE.search(sentence) or says_given_up(sentence)))
+        and not (
+            role == "user"
+            and (
+                TECHNICAL_VALUE.search(sentence)
+                or says_given_up(sentence)
+                or (mtype is MemoryType.PREFERENCE and _SHORT_LIKING.match(sentence))
+            )
+        )
     ):
         return None
     entities = tuple(name for name, _ in find_entities(content))
@@ -376,6 +394,9 @@ def _fallback_type(
     if role != "user":
         return None
     if not _FIRST_PERSON.search(own):
+        # a thing the user gave up, said without "I": "cancelled Adobe CC and moved everything to Affinity"
+        if says_given_up(own):
+            return MemoryType.EVENT
         # what the user tells of one of their people by name: "Meera moved to Vancouver."
         if opens_with_person(own, people):
             return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
@@ -398,16 +419,6 @@ def _is_question(sentence: str) -> bool:
     if not sentence.endswith("?"):
         return False
     return not re.match(r"(?:i|i'm|i've|my|we|we're|we've)\b[^?,]{3,}", sentence, _I)
-
-
-def _statement_before_question(sentence: str) -> str:
-    """The first-person statement that opens a question ("I'm 41 and my knee hurts, is that normal?" -> "I'm 41
-    and my knee hurts."); "" when no statement stands before the question itself."""
-    m = _ASKING.search(sentence)
-    if not m:
-        return ""
-    head = sentence[: m.start()].strip(" ,;:—–")
-    return f"{head}." if len(words(head)) >= 2 else ""
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -438,6 +449,7 @@ def _without_filler(sentence: str) -> str:
     that ...", "Please don't suggest pork recipes, I'm Muslim" all but the "Please", "Please forget that I'm
     vegetarian, I eat meat now" only "I eat meat now"."""
     bare = _LEADING_FILLER.sub("", sentence).strip() or sentence
+    bare = _SAVE_THIS.sub("", bare).strip() or bare
     if forget := _PLEASE_FORGET.match(bare):
         bare = forget["rest"]
     bare = _PLEASE.sub("", bare)
@@ -460,9 +472,13 @@ def _statements(text: str, now: float | None) -> list[str]:
         if sentence.endswith("?"):
             if _is_question(sentence):
                 continue
-            sentence = _statement_before_question(sentence)
+            sentence = statement_before_question(sentence)
             if not sentence:
                 continue
+        if out and _NAMING_FRAGMENT.match(sentence):
+            # "We adopted a dog! A cavapoo called Biscuit, he's 2": the name belongs to what came before
+            out[-1] = f"{out[-1]} {sentence}"
+            continue
         parts = _clauses(sentence)
         standalone = len(parts) == 1 or all(
             _candidate(part, part, "user", now) is not None for part in parts

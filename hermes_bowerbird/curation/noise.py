@@ -122,6 +122,24 @@ def _is_assistant_content(rest: str) -> bool:
     return len(words(rest)) >= _ASSISTANT_MIN_WORDS
 
 
+# where a question opens after a statement in the same sentence: "I'm 41 and my knee hurts, is that normal?"
+_ASKING = re.compile(
+    r"(?:[,;:—–]|\s(?:and|but|so))\s*(?=(?:is|are|am|do|does|did|can|could|should|would|will|"
+    r"what|how|why|which|who|where|when|any|anything|thoughts|right|ok|okay)\b[^?]*\?$)",
+    re.IGNORECASE,
+)
+
+
+def statement_before_question(sentence: str) -> str:
+    """The statement that opens a question ("I'm 41 and my knee hurts, is that normal?" -> "I'm 41 and my knee
+    hurts."); "" when no statement stands before the question itself."""
+    m = _ASKING.search(sentence)
+    if not m:
+        return ""
+    head = sentence[: m.start()].strip(" ,;:—–")
+    return f"{head}." if len(words(head)) >= 2 else ""
+
+
 def marked_task(sentence: str) -> bool:
     """Whether a sentence sets a task down with a marker, however short: "TODO: buy milk.", "Don't forget the
     milk." ("Don't forget it." names no task: two words or more besides the marker)."""
@@ -137,7 +155,9 @@ def is_content_sentence(sentence: str, role: str = "user", people: Collection[st
     if REMINDER_REQUEST.match(sentence.strip()):
         return role == "user"
     if sentence.rstrip().endswith("?"):
-        return False
+        # a question may follow what the user tells ("I moved my banking to Tide last week, what do I update?")
+        head = statement_before_question(sentence.rstrip()) if role == "user" else ""
+        return bool(head) and is_content_sentence(head, role, people)
     if role == "user" and marked_task(sentence):
         return True
     rest = _strip_filler(sentence)
