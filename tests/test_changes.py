@@ -51,6 +51,7 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "June 15 got pushed, the full draft is now due July 31.",
         "The gym time changed too, so I go Tuesday and Thursday evenings now.",
         "We changed the trip, it's Okinawa now instead of Hokkaido.",
+        "Coworking is fridays only now.",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -130,6 +131,11 @@ def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
         (
             "I go to the gym at 6am on Monday, Wednesday and Friday before work.",
             "The gym time changed too, they opened a 7pm class so I go Tuesday and Thursday evenings now.",
+        ),
+        # at a time now
+        (
+            "I work from Whisky Bond coworking on mondays and thursdays.",
+            "Coworking is fridays only now.",
         ),
         # a part of the day
         (

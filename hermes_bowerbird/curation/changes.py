@@ -90,6 +90,11 @@ _TIME_CHANGED = re.compile(
     r"\b(?:time|times|day|days|schedule|slot|hours)\s+(?:has\s+|have\s+|just\s+|also\s+)*changed\b",
     _I,
 )
+# said to be at a time now: "Coworking is fridays only now", "my rest day is friday now"
+_NOW_AT = re.compile(
+    rf"\b(?:is|are|'s|’s)\s+(?:on\s+|at\s+|every\s+)?(?:{_WHEN.pattern})(?:\s+(?:only|instead))?\s+now\b",
+    _I,
+)
 # the value a plan or a choice had, named as what the new one replaces: "it's Okinawa now instead of Hokkaido"
 _INSTEAD = re.compile(
     r"\binstead\s+of\s+(?:the\s+)?(?P<old>(?-i:[A-Z])[\w’'-]*(?:\s+(?-i:[A-Z])[\w’'-]*){0,2})", _I
@@ -328,7 +333,11 @@ def _change_kind(text: str) -> str | None:
     "instead" that a new value replaces a named old one, "amount" to a new amount, else None."""
     if _UNSETTLED.search(text):
         return None
-    if _MOVED.search(text) or (_TIME_CHANGED.search(text) and _WHEN.search(text)):
+    if (
+        _MOVED.search(text)
+        or _NOW_AT.search(text)
+        or (_TIME_CHANGED.search(text) and _WHEN.search(text))
+    ):
         return "time"
     if _NEW_ADDRESS.search(text):
         return "address"
