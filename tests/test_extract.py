@@ -369,6 +369,10 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
             ["My son Arjun is allergic to peanuts."],
         ),
         ("That looks good but I'm on a budget of 50 euros.", ["I'm on a budget of 50 euros."]),
+        (
+            "That sounds great, and I'm vegetarian, and my partner Jordan is gluten intolerant",
+            ["I'm vegetarian.", "My partner Jordan is gluten intolerant."],
+        ),
         # asking to keep what follows
         (
             "Save this for me so I don't forget it: our wifi is called Casa-5G",

@@ -17,6 +17,11 @@ naming the thing ("standup", "rent"), values and framing aside, so "The launch m
 at 9:30" alone however alike two schedules sound.
 A plan or a question ("we might move the standup to 10", "should we move it?") changes nothing.
 
+A thing of the user's moved to a newly named provider replaces what named another ("I switched my phone to Koodo"
+replaces "My phone is with Fido"), and a new value said to stand instead of a named old one replaces the memory that
+gave the old one ("it's Okinawa now instead of Hokkaido" replaces "We're planning Golden Week in Hokkaido"), each
+under the same closeness and shared-word rules.
+
 A correction replaces the value it names as wrong: "my daughter's name is Clementine, not Clementina" replaces "My
 daughter's name is Clementina and she's 6", "Actually my birthday is the 21st of April, not the 12th" replaces "My
 birthday is on the 12th of April". The wrong value (after a closing "not") must be a name or a number the memory

@@ -428,12 +428,11 @@ def _clauses(sentence: str) -> list[str]:
     trying to understand the green card process" keeps the age with what it was said for. An opening part that
     only takes up what the assistant offered is left out: "The chickpea one sounds good but my son is allergic to
     nuts" keeps what the user told."""
+    joint = _COMPOUND.search(sentence)
+    if joint and _ACKNOWLEDGED.match(sentence[: joint.start()].strip()):
+        rest = sentence[joint.end() :].strip()
+        sentence = f"{rest[0].upper()}{rest[1:]}"
     parts = [p.strip() for p in _COMPOUND.split(sentence)]
-    if len(parts) >= 2 and _ACKNOWLEDGED.match(parts[0]):
-        parts = parts[1:]
-        sentence = " ".join(parts)
-        if len(parts) == 1:
-            return [f"{sentence[0].upper()}{sentence[1:]}"]
     if len(parts) < 2 or _SUBORDINATE.match(sentence):
         return [sentence]
     short = any(len(words(p)) < _CLAUSE_MIN_WORDS for p in parts)
