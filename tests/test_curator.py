@@ -204,6 +204,14 @@ def _teller(env: Env) -> Callable[[str], list[int]]:
     return lambda text: curator.process(env.entry(env.capture(text))).created
 
 
+def _replaced_by(env: Env, said: Callable[[str], list[int]], old: int, text: str) -> int:
+    """Tell `text`: it makes one memory, which supersedes `old`; its id."""
+    created = said(text)
+    assert len(created) == 1
+    assert env.store.memories.require(old).superseded_by == created[0]
+    return created[0]
+
+
 def test_more_said_of_a_partner_or_pet_adds_to_what_is_known(env: Env) -> None:
     said = _teller(env)
     gluten = said("My partner Jordan is gluten intolerant.")[0]
@@ -242,11 +250,9 @@ def test_what_is_told_of_the_users_people_by_name_is_kept_and_linked(env: Env) -
         said("Meera moved to Vancouver for a new hospital job.") == []
     )  # whose move? no one known
     toronto = said("My sister Meera lives in Toronto and works as a nurse.")[0]
-    moved = said("Meera moved to Vancouver for a new hospital job.")
-    assert len(moved) == 1
-    assert env.store.memories.require(toronto).superseded_by == moved[0]
+    moved = _replaced_by(env, said, toronto, "Meera moved to Vancouver for a new hospital job.")
     meera = env.store.graph.entity_norms([SCOPE])["sister"]
-    assert meera in env.store.graph.entities_of_memories(moved)[moved[0]]
+    assert meera in env.store.graph.entities_of_memories([moved])[moved]
     # known from earlier in the same turn too, and by first name
     first = said("My colleague Priya Raman runs the data team. Priya started a book club at work.")
     assert any("book club" in env.store.memories.require(m).content for m in first)
@@ -258,10 +264,8 @@ def test_a_place_that_closed_ends_the_favourite_that_names_it(env: Env) -> None:
     assert said("Sad news, Casa Pepe closed down last week.") == []  # nothing named it
     favourite = said("Our favourite restaurant is Casa Pepe on Mill Road, we go every Friday.")[0]
     pizza = said("Our favourite pizza place is Franco Manca.")[0]
-    closed = said("Sad news, Casa Pepe closed down last week.")
-    assert len(closed) == 1
-    assert env.store.memories.require(favourite).superseded_by == closed[0]
-    assert env.store.memories.require(closed[0]).subject is None  # no new favourite
+    closed = _replaced_by(env, said, favourite, "Sad news, Casa Pepe closed down last week.")
+    assert env.store.memories.require(closed).subject is None  # no new favourite
     assert env.store.memories.require(pizza).is_current(NOW + 1)
 
 
@@ -272,9 +276,7 @@ def test_a_thing_the_user_gave_up_ends_what_they_said_of_it(env: Env) -> None:
     assert len(affinity) == 1
     editor = said("I code in VS Code with the Python and Ruff extensions.")[0]
     paying = said("I pay for Spotify student ($6) and Crunchyroll ($10) every month.")[0]
-    switched = said("They use PyCharm here so I switched from VS Code to it.")
-    assert len(switched) == 1
-    assert env.store.memories.require(editor).superseded_by == switched[0]
+    _replaced_by(env, said, editor, "They use PyCharm here so I switched from VS Code to it.")
     # named among others: kept, and the word it was cancelled is a memory of its own beside it
     cancelled = said("also I cancelled Crunchyroll, I wasn't watching anything")
     assert [env.store.memories.require(i).content for i in cancelled] == [
@@ -348,9 +350,7 @@ def test_a_turn_that_only_says_something_is_done_is_kept_when_it_closes_a_todo(e
     said = _teller(env)
     assert said("Flights for Lisbon are booked!") == []  # nothing was open
     todo = said("I still need to book flights for the Lisbon trip.")[0]
-    booked = said("Flights for Lisbon are booked!")
-    assert len(booked) == 1
-    assert env.store.memories.require(todo).superseded_by == booked[0]
+    _replaced_by(env, said, todo, "Flights for Lisbon are booked!")
 
 
 def test_a_decision_settles_a_choice_and_a_fix_resolves_a_bug(env: Env) -> None:
@@ -380,9 +380,7 @@ def test_giving_a_plan_up_closes_it(env: Env) -> None:
     said = _teller(env)
     marathon = said("I'm training for the Berlin marathon, my target is under 4 hours.")[0]
     pottery = said("I signed up for a pottery class on Thursdays.")[0]
-    dropped = said("I hurt my ankle so I had to pull out of the marathon.")
-    assert len(dropped) == 1
-    assert env.store.memories.require(marathon).superseded_by == dropped[0]
+    _replaced_by(env, said, marathon, "I hurt my ankle so I had to pull out of the marathon.")
     assert env.store.memories.require(pottery).is_current(NOW + 1)
     assert said("I gave up on Japanese, it was too much with work.") == []  # nothing was under way
 
@@ -393,17 +391,13 @@ def test_saying_how_an_appointment_went_closes_it(env: Env) -> None:
     interview = said("I have a job interview at Stripe on Thursday.")[0]
     # also where the user's dog is named: how the appointment went leaves it to the pet's own updates
     vet = said("I have a vet appointment for my dog Biscuit tomorrow at 9.")[0]
-    went = said("The dentist appointment went fine, no cavities.")
-    assert len(went) == 1
-    assert env.store.memories.require(dentist).superseded_by == went[0]
+    _replaced_by(env, said, dentist, "The dentist appointment went fine, no cavities.")
     assert env.store.memories.require(interview).is_current(NOW + 1)
     said("Biscuit's vet appointment went fine, just a sprain.")
     assert env.store.memories.require(vet).is_current(NOW + 1)
     tokyo = said("I'm in Tokyo this week for a conference.")[0]
     home = said("I live in Rotterdam with my wife Sara.")[0]
-    back = said("Back home from Tokyo, jet lag is killing me.")
-    assert len(back) == 1
-    assert env.store.memories.require(tokyo).superseded_by == back[0]
+    _replaced_by(env, said, tokyo, "Back home from Tokyo, jet lag is killing me.")
     assert env.store.memories.require(home).is_current(NOW + 1)
 
 
@@ -415,23 +409,17 @@ def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> No
     said("The retro moved to Thursday at 2pm.")  # another meeting's time
     said("We might move the standup to 11am.")  # only thought about
     assert env.store.memories.require(standup).is_current(NOW + 1)
-    moved = said("The standup moved to 10am starting next week.")
-    assert len(moved) == 1
-    assert env.store.memories.require(standup).superseded_by == moved[0]
+    _replaced_by(env, said, standup, "The standup moved to 10am starting next week.")
     assert env.store.memories.require(dentist).is_current(NOW + 1)
     reasons = [
         a.reason for a in env.store.audit.of_memory(standup) if a.action is AuditAction.SUPERSEDE
     ]
     assert reasons == ["changed: a new time for the same thing"]
     deadline = said("I have a deadline for the Penguin book on December 15th.")[0]
-    extended = said("Penguin extended the deadline to January 10th.")
-    assert len(extended) == 1
-    assert env.store.memories.require(deadline).superseded_by == extended[0]
-    assert env.store.memories.require(extended[0]).type is MemoryType.TODO  # still to do
+    extended = _replaced_by(env, said, deadline, "Penguin extended the deadline to January 10th.")
+    assert env.store.memories.require(extended).type is MemoryType.TODO  # still to do
     exam = said("I'm studying for the bar exam in February, so I'm pretty stressed.")[0]
-    later = said("The bar exam got moved to March.")
-    assert len(later) == 1
-    assert env.store.memories.require(exam).superseded_by == later[0]
+    _replaced_by(env, said, exam, "The bar exam got moved to March.")
     assert env.store.memories.require(dentist).is_current(NOW + 1)
 
 
@@ -440,10 +428,8 @@ def test_a_routine_moved_to_a_new_time_takes_its_slot(env: Env) -> None:
     band = said("I play bass in a band called The Lowlands, we rehearse on Thursdays.")[0]
     job = said("I'm a nurse at St Mary's, I work on Thursdays and Fridays.")[0]
     assert env.store.memories.require(band).subject == "user:routine:music"
-    moved = said("Our rehearsals moved to Wednesdays.")
-    assert len(moved) == 1
-    assert env.store.memories.require(band).superseded_by == moved[0]
-    assert env.store.memories.require(moved[0]).subject == "user:routine:music"
+    moved = _replaced_by(env, said, band, "Our rehearsals moved to Wednesdays.")
+    assert env.store.memories.require(moved).subject == "user:routine:music"
     climbing = said("I go climbing at Klätterverket on Tuesdays and Thursdays.")[0]
     switched = said("I switched climbing days to Mondays.")
     assert env.store.memories.require(climbing).superseded_by == switched[0]
@@ -482,28 +468,22 @@ def test_a_new_amount_replaces_the_old_one(env: Env) -> None:
     said = _teller(env)
     rent = said("My landlord is raising the rent to 1850 a month from January.")[0]
     netflix = said("Our Netflix plan costs 15.49 a month.")[0]
-    lower = said("I negotiated the rent down to 1700.")
-    assert len(lower) == 1
-    assert env.store.memories.require(rent).superseded_by == lower[0]
+    _replaced_by(env, said, rent, "I negotiated the rent down to 1700.")
     assert env.store.memories.require(netflix).is_current(NOW + 1)
     port = said("Our API runs on port 8080 in dev.")[0]
-    moved = said("The API now runs on port 9000 in dev, 8080 clashed with something.")
-    assert len(moved) == 1
-    assert env.store.memories.require(port).superseded_by == moved[0]
+    _replaced_by(
+        env, said, port, "The API now runs on port 9000 in dev, 8080 clashed with something."
+    )
     assert env.store.memories.require(netflix).is_current(NOW + 1)
     ages = said("My son Adam is 7.")[0]
-    older = said("Adam just turned 8!")
-    assert len(older) == 1
-    assert env.store.memories.require(ages).superseded_by == older[0]
+    _replaced_by(env, said, ages, "Adam just turned 8!")
 
 
 def test_a_thing_moved_to_a_new_provider_replaces_the_old_one(env: Env) -> None:
     said = _teller(env)
     fido = said("My phone is with Fido, $55 a month for 20GB.")[0]
     notes = said("I keep my notes in Notion.")[0]
-    koodo = said("I switched my phone to Koodo, $39 for 60GB.")
-    assert len(koodo) == 1
-    assert env.store.memories.require(fido).superseded_by == koodo[0]
+    _replaced_by(env, said, fido, "I switched my phone to Koodo, $39 for 60GB.")
     assert env.store.memories.require(notes).is_current(NOW + 1)
 
 
