@@ -100,6 +100,13 @@ def normalise_entity(name: str) -> str:
     return key
 
 
+def holds_name(text: str, name: str, *, ignore_case: bool = False) -> bool:
+    """Whether `text` holds `name` as written, on its own: not inside a longer word, nor beside an apostrophe
+    ("Casa Pepe" is in "We go to Casa Pepe", "Ana" is not in "Anastasia")."""
+    flags = re.IGNORECASE if ignore_case else 0
+    return re.search(rf"(?<![\w'’]){re.escape(name)}(?![\w'’])", text, flags) is not None
+
+
 # -- token counts -----------------------------------------------------------------------------------------------
 def estimate_tokens(text: str) -> int:
     """Prompt tokens, counted cheaply as ceil(characters / 4) (the usual ratio for English with BPE tokenizers)."""

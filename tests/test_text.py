@@ -8,6 +8,7 @@ from hermes_bowerbird.text import (
     chat_words,
     estimate_chunk_tokens,
     estimate_tokens,
+    holds_name,
     normalise_entity,
     search_word_spans,
     search_words,
@@ -107,6 +108,20 @@ def test_word_count(text: str, expected: int) -> None:
 )
 def test_normalise_entity(name: str, expected: str) -> None:
     assert normalise_entity(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "ignore_case", "held"),
+    [
+        ("We go to Casa Pepe every Friday.", "Casa Pepe", False, True),
+        ("Anastasia moved to Leeds.", "Ana", False, False),  # inside a longer word
+        ("Ana's flat is in Leeds.", "Ana", False, False),  # beside an apostrophe
+        ("we use next.js daily", "Next.js", False, False),
+        ("we use next.js daily", "Next.js", True, True),
+    ],
+)
+def test_holds_name(text: str, name: str, ignore_case: bool, held: bool) -> None:
+    assert holds_name(text, name, ignore_case=ignore_case) is held
 
 
 @pytest.mark.parametrize(

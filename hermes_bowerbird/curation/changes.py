@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ..text import stem_words
+from ..text import holds_name, stem_words
 from ..types import MemoryType
 from .noise import TECHNICAL_VALUE
 
@@ -244,8 +244,8 @@ def change(
         moved = _RELOCATED.match(statement)
         closed = (
             moved is not None
-            and _names(item, moved["who"])
-            and not _names(item, moved["place"])
+            and holds_name(item, moved["who"], ignore_case=True)
+            and not holds_name(item, moved["place"], ignore_case=True)
             and _LIVES.search(item) is not None
             and similarity >= PLACE_SIMILARITY
         )
@@ -254,7 +254,7 @@ def change(
         closed = (
             switched is not None
             and _owns(item, switched["thing"])
-            and not _names(item, switched["name"])
+            and not holds_name(item, switched["name"], ignore_case=True)
             and any(w != "I" for w in _LATER_NAME.findall(item))
             and similarity >= PROVIDER_SIMILARITY
         )
@@ -263,7 +263,7 @@ def change(
         old = _INSTEAD.search(statement)
         closed = (
             old is not None
-            and _names(item, old["old"])
+            and holds_name(item, old["old"], ignore_case=True)
             and bool(_thing_words(item) & _thing_words(statement) - _thing_words(old["old"]))
             and similarity >= CORRECTION_SIMILARITY
         )
@@ -286,7 +286,11 @@ def corrected(item: str, statement: str, similarity: float) -> str | None:
     value, and the two share a word naming the thing besides it ("daughter", "birthday"), so "I'm flying to Osaka,
     not Tokyo" leaves "My sister lives in Tokyo" alone."""
     m = _wrong_value(statement)
-    if m is None or similarity < CORRECTION_SIMILARITY or not _names(item, m["wrong"]):
+    if (
+        m is None
+        or similarity < CORRECTION_SIMILARITY
+        or not holds_name(item, m["wrong"], ignore_case=True)
+    ):
         return None
     shared = _thing_words(item) & _thing_words(statement[: m.start()]) - _thing_words(m["wrong"])
     return "corrected: a value said wrongly" if shared else None
@@ -325,10 +329,6 @@ def _owns(item: str, thing: str) -> bool:
     return any(
         re.search(rf"\b(?:my|our)\s+(?:[\w-]+\s+){{0,2}}?{re.escape(w)}", item, _I) for w in said
     )
-
-
-def _names(item: str, value: str) -> bool:
-    return re.search(rf"(?<![\w’']){re.escape(value)}(?![\w’'])", item, _I) is not None
 
 
 @functools.lru_cache(maxsize=STATEMENT_CACHE)

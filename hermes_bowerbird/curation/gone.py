@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
+from ..text import holds_name
 from ..types import MemoryType
 from .changes import STATEMENT_CACHE
 from .sentences import own_words
@@ -58,6 +59,6 @@ def gone(item_type: MemoryType, item: str, statement: str) -> str | None:
     if item_type not in _KINDS:
         return None
     for name in _closed_names(statement):
-        if re.search(rf"(?<![\w'’]){re.escape(name)}(?![\w'’])", item):
+        if holds_name(item, name):
             return "gone: a place that closed for good"
     return None

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import vocabulary as vocab
 from ..store import content_hash
-from ..text import value_words
+from ..text import holds_name, value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .changes import NEW_TIME, ROUTINE_SIMILARITY, change, corrected
 from .completion import closure
@@ -98,10 +98,7 @@ def _still_told(memory: Memory, candidate: Candidate) -> bool:
     while "Jordan and I broke up" makes what was said of Jordan history."""
     if not only_mentions(memory.content) or _ENDED.search(candidate.content):
         return False
-    return any(
-        re.search(rf"(?<![\w'’]){re.escape(name)}(?![\w'’])", candidate.content)
-        for name, _ in find_entities(memory.content)
-    )
+    return any(holds_name(candidate.content, name) for name, _ in find_entities(memory.content))
 
 
 def _slot_taken(
