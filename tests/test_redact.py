@@ -144,3 +144,10 @@ def test_hermes_redactor_is_consulted_when_installed() -> None:
     pytest.importorskip("agent.redact")
     text = "the perplexity key pplx-Ab12Cd34Ef56Gh78Ij90 works"
     assert "pplx-Ab12Cd34Ef56Gh78Ij90" not in redact(text)
+
+
+def test_an_exclamation_mark_goes_with_the_password() -> None:
+    # it ends passwords as often as sentences; left behind, it would give away a password's last character
+    assert redact("password is velvet_static_99! dont lose it") == (
+        "password is [REDACTED:password] dont lose it"
+    )

@@ -103,12 +103,13 @@ _CODE_NAME = re.compile(r"[a-z_][a-z_]*(?:[A-Z][a-z_]*)*[0-9]*")
 
 
 def _value_span(m: re.Match[str], group: str = "value") -> tuple[int, int, str, bool]:
-    """The value group without surrounding quotes or trailing sentence punctuation."""
+    """The value group without surrounding quotes or trailing sentence punctuation ("!" is kept: it ends
+    passwords as often as sentences, and a sentence loses less than a password leaks)."""
     start, end = m.span(group)
     value = m.group(group)
     if len(value) >= 2 and value[0] in "\"'" and value[-1] == value[0]:
         return start + 1, end - 1, value[1:-1], True
-    stripped = value.rstrip(".!?)>]}")
+    stripped = value.rstrip(".?)>]}")
     if len(stripped) >= 4:
         return start, start + len(stripped), stripped, False
     return start, end, value, False
@@ -368,10 +369,14 @@ def _phrase_value(m: re.Match[str]) -> Span | None:
             words = words[:1]
         else:
             return start, end
-    first = words[0].rstrip(".,!?;:)")
-    if len(first) < 4 or first.lower() in _STOP_WORDS or _is_code_or_placeholder(first, False):
+    first = words[0].rstrip(".,?;:)")
+    if (
+        len(first.rstrip("!")) < 4
+        or first.lower() in _STOP_WORDS
+        or _is_code_or_placeholder(first, False)
+    ):
         return None
-    if first.isalpha() and not (
+    if first.rstrip("!").isalpha() and not (
         _token_like(first) or (len(first) >= 8 and not first.islower() and not first.istitle())
     ):
         return None
@@ -389,6 +394,30 @@ def _near_secret_word(m: re.Match[str]) -> Span | None:
     long = len(m.group(0).strip("=")) >= _LONG_TOKEN
     line = window.rsplit("\n", 1)[-1]
     return m.span() if long and _SECRET_WORD_ANYWHERE.search(line) else None
+
+
+def _password_like(value: str) -> bool:
+    """Letters with a digit or a symbol in them (`hunter22`, `Sunburn#2291`): a chosen password, not a word."""
+    return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+
+
+def _login_password(m: re.Match[str]) -> Span | None:
+    """The password of a login given as a pair (`login is dan / Sunburn#2291`, `login: dan@x.com pass hunter22`):
+    after a password word anything but prose, after a bare separator only password-like text."""
+    start, end, value, quoted = _value_span(m)
+    if len(value) < 3 or _is_code_or_placeholder(value, quoted) or value.lower() in _STOP_WORDS:
+        return None
+    if m.group("named") is None and not _password_like(value):
+        return None
+    return start, end
+
+
+def _bare_password(m: re.Match[str]) -> Span | None:
+    """`the password Tr0ub4dor&3`: a password word followed straight by a password-like value."""
+    start, end, value, quoted = _value_span(m)
+    if len(value) < 4 or _is_code_or_placeholder(value, quoted) or not _password_like(value):
+        return None
+    return start, end
 
 
 _CLOSING_QUOTE = re.compile(r"[\"'`](?=\s|$)")
@@ -637,9 +666,32 @@ _RULES: tuple[_Rule, ...] = (
         locate=_assignment,
     ),
     _rule(
+        "password",
+        r"\b(?:log[ \t-]?ins?|sign[ \t-]?ins?|logon|creds|credentials|user(?:[ \t]?name)?"
+        r"|username[ \t]+and[ \t]+password|user(?:name)?/pass(?:word)?)(?:[ \t]+(?:details|info))?"
+        r"(?:[ \t]+(?:for|to|on|at|of)[ \t]+[\w.@'’-]{1,40}(?:[ \t]+[\w.@'’-]{1,40}){0,2})?"
+        r"[ \t]*(?:(?:is|are|was|were)[ \t]*:?|[:=])[ \t]*[^\s/|,;\"'`]{1,80}"
+        r"(?:[ \t]*[/|][ \t]*|,?[ \t]+(?:and[ \t]+)?(?:the[ \t]+)?(?P<named>pass(?:word)?|pwd?)"
+        r"(?:[ \t]+is)?[ \t]*:?[ \t]*)"
+        r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{1,128})",
+        ("log", "sign", "cred", "user"),
+        lower=True,
+        locate=_login_password,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "password",
+        r"\b(?:pass(?:word|code|phrase)|pwd?)[ \t]+(?P<value>[^\s\"'`,;]{4,128})",
+        ("pass", "pw"),
+        lower=True,
+        locate=_bare_password,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
         "phrase_secret",
-        r"\b(?P<key>pass(?:word|phrase|code)|pin(?:[ \t_-]?(?:code|number))?"
-        r"|(?:door|gate|alarm|entry|garage|safe|lock)[ \t_-]?code|secret(?:[ \t_-]?(?:access[ \t_-]?)?key)?"
+        r"\b(?P<key>pass(?:word|phrase|code)|pwd?|pin(?:[ \t_-]?(?:code|number))?"
+        r"|(?:door|gate|alarm|entry|garage|safe|lock|locker|padlock|keypad|lock[ \t_-]?box|key[ \t_-]?(?:safe|box))"
+        r"[ \t_-]?(?:code|combo|combination)|secret(?:[ \t_-]?(?:access[ \t_-]?)?key)?"
         r"|(?:api|access|private|encryption|signing|license)[ \t_-]?key(?:[ \t]id)?"
         r"|(?:access|auth|api|bearer|refresh|session)[ \t_-]?token|token|session[ \t_-]?(?:id|cookie)|cookie"
         r"|credentials?)(?:[ \t]+(?:for|of|on|to|at|in)[ \t]+[\w.@-]{1,40}(?:[ \t]+"
@@ -658,6 +710,9 @@ _RULES: tuple[_Rule, ...] = (
             "cookie",
             "credential",
             "code",
+            "combo",
+            "combination",
+            "pw",
         ),
         lower=True,
         locate=_phrase_value,
@@ -687,7 +742,7 @@ _RULES: tuple[_Rule, ...] = (
 
 _GENERIC_KIND_BY_KEY = (
     ("pass", "password"),
-    ("pwd", "password"),
+    ("pw", "password"),
     ("secret", "secret"),
     ("token", "token"),
     ("cred", "secret"),
