@@ -407,7 +407,7 @@ def _login_password(m: re.Match[str]) -> Span | None:
     start, end, value, quoted = _value_span(m)
     if len(value) < 3 or _is_code_or_placeholder(value, quoted) or value.lower() in _STOP_WORDS:
         return None
-    if m.group("named") is None and not _password_like(value):
+    if m.group("named") is None and m.group("after_slash") is None and not _password_like(value):
         return None
     return start, end
 
@@ -671,8 +671,8 @@ _RULES: tuple[_Rule, ...] = (
         r"|username[ \t]+and[ \t]+password|user(?:name)?/pass(?:word)?)(?:[ \t]+(?:details|info))?"
         r"(?:[ \t]+(?:for|to|on|at|of)[ \t]+[\w.@'’-]{1,40}(?:[ \t]+[\w.@'’-]{1,40}){0,2})?"
         r"[ \t]*(?:(?:is|are|was|were)[ \t]*:?|[:=])[ \t]*[^\s/|,;\"'`]{1,80}"
-        r"(?:[ \t]*[/|][ \t]*|,?[ \t]+(?:and[ \t]+)?(?:the[ \t]+)?(?P<named>pass(?:word)?|pwd?)"
-        r"(?:[ \t]+is)?[ \t]*:?[ \t]*)"
+        r"(?:[ \t]*[/|][ \t]*(?:(?P<after_slash>pass(?:word)?|pwd?)[ \t]*[:=]?[ \t]*)?"
+        r"|,?[ \t]+(?:and[ \t]+)?(?:the[ \t]+)?(?P<named>pass(?:word)?|pwd?)(?:[ \t]+is)?[ \t]*[:=]?[ \t]*)"
         r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{1,128})",
         ("log", "sign", "cred", "user"),
         lower=True,
@@ -746,6 +746,7 @@ _GENERIC_KIND_BY_KEY = (
     ("secret", "secret"),
     ("token", "token"),
     ("cred", "secret"),
+    ("code", "secret"),  # a keypad code is no API key
     ("key", "api_key"),
 )
 
