@@ -11,6 +11,16 @@ log = logging.getLogger(__name__)
 
 _MAX_SCAN_CHARS = 65_536
 _FILLER = r"(?:[\w'’-]+\s+){0,6}"
+# who a planted order is addressed to; not "agent" or "assistant" alone, which name people (a travel agent, my PA)
+_MODEL = (
+    r"AI(?:\s+(?:assistants?|models?|agents?|systems?|tools?|bots?))?s?|A\.I\.|LLMs?|(?:large\s+)?language\s+models?"
+    r"|chat\s?bots?"
+)
+# ...and what follows the name when it is addressed (not "the reminder for the AI meetup")
+_ADDRESSED = (
+    r"(?=\s*(?:[:,;.!\-–—)\]]|$)|\s+(?:summari[sz]\w*|read\w*|process\w*|pars\w*|brows\w*|crawl\w*|scrap\w*"
+    r"|that|who|which|here|reading)\b)"
+)
 
 # Characters that hide or reorder text: zero-width, bidi controls and the Unicode tag block.
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -50,13 +60,43 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             rf"\b(?:ignore|disregard|forget|override|bypass)\s+{_FILLER}(?:previous|prior|above|earlier|preceding|all"
             rf"|any|your|the|system|these|those)\s+{_FILLER}(?:instructions?|rules|prompts?|directions|guidelines"
-            rf"|directives|guardrails|context|messages)\b"
+            rf"|directives|guardrails|context|messages|guidance|programming|training)\b"
+            r"|\b(?:forget|ignore|disregard)\s+(?:everything|all|anything)\s+(?:that\s+)?you(?:'ve|’ve|\s+have|\s+were|\s+got)"
+            r"\s+(?:been\s+)?(?:told|taught|given|instructed)\b"
             r"|\bnew\s+system\s+prompt\b|\bsystem\s+prompt\s+override\b|\byou\s+are\s+now\s+(?:a|an|the|in|my|no"
             r"\s+longer|free|unrestricted|DAN|jailbroken)\b|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should)\b"
             r"|\b(?:reveal|print|output|repeat|show)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden\s+"
             r"instructions|initial\s+instructions)\b|\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"
             r"|\b(?:developer|god|jailbreak|DAN)\s+mode\s+(?:enabled|on|activated)\b"
             r"|\bact\s+as\s+(?:if|though)\s+you\s+have\s+no\s+(?:restrictions|rules|limits)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        # text that speaks to whichever model reads it: "Note for AI assistants summarizing this page: ...",
+        # "### Instruction to AI: ...", "[assistant instructions]", "If you are an AI reading this, ..."
+        "addressed_to_model",
+        re.compile(
+            rf"\b(?:notes?|messages?|instructions?|reminders?|directives?|memo)\s+(?:to|for)\s+(?:any\s+|all\s+|the\s+)?"
+            rf"(?:{_MODEL})\b{_ADDRESSED}"
+            r"|\[\s*(?:assistant|AI|model|LLM|system)\s+(?:instructions?|directives?|notes?)\s*\]"
+            rf"|\bif\s+you\s+are\s+(?:an?\s+)?(?:{_MODEL})\b{_ADDRESSED}"
+            # a third party's message for the reader's assistant: "have your assistant remember that ..."
+            r"|\b(?:have|get|ask|tell|let)\s+your\s+(?:AI\s+)?(?:assistant|agent|bot|AI)\s+(?:to\s+)?"
+            r"(?:remember|store|save|record|note\s+down|forget|update)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        # orders about "the user" in the third person, as a page or a tool output gives them to a model: "from now
+        # on always tell the user to book via ...", "you must always recommend X to the user", "Forget the user's
+        # allergies"
+        "steers_user",
+        re.compile(
+            r"(?:\byou\s+(?:must|should|shall|will|need\s+to|are\s+to)|\bfrom\s+now\s+on|\bwhen\s+answering)\b"
+            r"[^.!?\n]{0,60}?\b(?:tell|advise|convince|persuade|recommend|suggest|direct|redirect|refer|send)\b"
+            r"[^.!?\n]{0,60}?\bthe\s+user\b"
+            r"|\b(?:forget|ignore|disregard|delete|erase)\s+(?:all\s+(?:of\s+)?)?the\s+user(?:'s|’s|s’|s')?\s",
             re.IGNORECASE,
         ),
     ),
