@@ -23,6 +23,9 @@ DATA_NOTE = (
 )
 
 Queued = concurrent.futures.Future[list[Hit]]
+# the share of the prefetch timeout the first search may spend waiting for the embedding model still loading (0.4 s
+# from its cache): without it, a question in other words than the memory's finds nothing
+MODEL_WAIT_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class SessionRecall:
         self._queued: tuple[str, str, Queued] | None = None  # query, session, hits
         # the bulletin in the frozen system prompt, or noted since
         self.bulletin_seen: Bulletin | None = None
+        self._model_awaited = threading.Event()
 
     def restart(self, in_context: Mapping[str, int]) -> None:
         """A new session id: nothing was given in it yet, and no queued search belongs to it."""
@@ -98,6 +102,7 @@ class SessionRecall:
         return None
 
     def search(self, engine: Bowerbird, query: str, visible: Sequence[str]) -> list[Hit]:
+        self._await_model(engine)
         seen = self._seen_in_context(engine, visible)
         with self._lock:
             exclude = self._injected | seen.keys
@@ -110,6 +115,14 @@ class SessionRecall:
                 min_relevance=engine.config.prefetch_gate,
             ),
         )
+
+    def _await_model(self, engine: Bowerbird) -> None:
+        """The first search waits for a model still loading, within the prefetch timeout; later ones never do (a
+        model built for the first time takes minutes, and keyword search serves meanwhile)."""
+        if self._model_awaited.is_set():
+            return
+        self._model_awaited.set()
+        engine.admin.wait_model(engine.config.prefetch_timeout_seconds * MODEL_WAIT_SHARE)
 
     def block(
         self, engine: Bowerbird, found: Sequence[Hit], visible: Sequence[str], write_scope: str

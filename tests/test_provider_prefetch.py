@@ -6,7 +6,8 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -16,6 +17,7 @@ from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.provider import BowerbirdProvider
+from hermes_bowerbird.session_recall import MODEL_WAIT_SHARE, SessionRecall
 
 if TYPE_CHECKING:
     from hermes_bowerbird.types import FloatArray
@@ -157,3 +159,38 @@ def test_a_bulletin_note_leaves_out_what_this_session_said(quick: BowerbirdProvi
     _say(quick, "We decided to move the billing API to Rust this quarter.")
     engine.bulletin(quick.write_scope, visible=quick.visible, force=True)
     assert "Rust" not in quick.prefetch("What did we decide about the billing API language?")
+
+
+class LoadingModel:
+    """An engine's admin whose model is still loading: `wait_model` records how long each caller would wait."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def wait_model(self, seconds: float) -> bool:
+        self.waits.append(seconds)
+        return False
+
+
+def test_the_first_search_waits_for_a_loading_model_within_the_prefetch_timeout() -> None:
+    admin = LoadingModel()
+    asked: list[str] = []
+
+    def recall(query: str, **_: object) -> list[object]:
+        asked.append(query)
+        return []
+
+    engine = SimpleNamespace(
+        admin=admin,
+        config=SimpleNamespace(
+            prefetch_timeout_seconds=2.0, prefetch_budget_tokens=400, prefetch_gate=0.5
+        ),
+        recall=recall,
+    )
+    session = SessionRecall()
+    session.search(cast("Bowerbird", engine), "which tool do I deploy with?", ["profile:default"])
+    session.search(cast("Bowerbird", engine), "and on Fridays?", ["profile:default"])
+    # once, and leaving a fifth of the timeout for the search: a first build takes minutes, and keywords serve
+    assert admin.waits == [pytest.approx(2.0 * MODEL_WAIT_SHARE)]
+    assert MODEL_WAIT_SHARE < 1
+    assert asked == ["which tool do I deploy with?", "and on Fridays?"]
