@@ -65,7 +65,8 @@ CONTACT_ROLES = (
     r"hairstylist|barber|personal trainer|trainer|tutor|physio(?:therapist)?|psychiatrist|psychologist|"
     r"dermatologist|financial (?:advisor|adviser)|mechanic|cleaner|nanny|babysitter|midwife|optician|"
     r"chiropractor|realtor|estate agent|p(?:a)?ediatrician|dietitian|nutritionist|property manager|"
-    r"letting agent|cardiologist|gynaecologist|gynecologist|osteopath|acupuncturist"
+    r"letting agent|cardiologist|gynaecologist|gynecologist|osteopath|acupuncturist|contractor|builder|plumber|"
+    r"electrician"
 )
 RELATIONSHIP = _subject("user:relationship", MemoryType.IDENTITY)
 CHILDREN = _subject("user:children", MemoryType.IDENTITY)

@@ -40,6 +40,12 @@ def _roles(text: str) -> dict[str, tuple[str, ...]]:
         ("Ask my mum Rosa.", "Rosa", ("mum", "mother", "mom")),
         ("User's wife is Maria Silva.", "Maria Silva", ("wife", "spouse")),  # the agent's note
         ("The user's dog Biscuit is 3.", "Biscuit", ("dog", "pet")),
+        (
+            "contractor is Bill Novak, his cell is 614-555-0142",
+            "Bill Novak",
+            ("contractor", "builder"),
+        ),
+        ("Good news. new manager is Tom Becker.", "Tom Becker", ("manager", "boss")),
     ],
 )
 def test_a_persons_role_gives_its_aliases(
@@ -165,6 +171,8 @@ def test_a_memory_shows_its_people_with_their_roles(engine: Bowerbird) -> None:
     _tell(engine, "My husband Tomasz is a nurse at the Royal Infirmary.")
     memory = engine.store.memories.find([SCOPE], MemoryFilter())[0]
     detail = engine.inspect.show(memory.id, scopes=[SCOPE])
-    assert "Tomasz (husband, hubby, spouse, partner)" in render.detail_text(detail, engine.clock())
+    assert "Tomasz (husband, hubby, spouse, partner, other half)" in render.detail_text(
+        detail, engine.clock()
+    )
     people = [e for e in detail_json(detail)["entities"] if e["name"] == "Tomasz"]
-    assert people[0]["aliases"] == ["husband", "hubby", "spouse", "partner"]
+    assert people[0]["aliases"] == ["husband", "hubby", "spouse", "partner", "other half"]

@@ -15,7 +15,7 @@ from ..text import normalise_entity
 
 # role as said -> the aliases it gives the person (the role first, then the words a question may use for it).
 # A role several people share in a store ("kid" for two children) is resolved by the reader, not here.
-_PARTNER = ("spouse", "partner")
+_PARTNER = ("spouse", "partner", "other half")
 _MOTHER = ("mother", "mum", "mom", "mam", "mama")
 _FATHER = ("father", "dad", "papa")
 _GRANDMOTHER = ("grandmother", "grandma", "gran", "granny", "nan", "nana")
@@ -29,8 +29,8 @@ ROLE_ALIASES: dict[str, tuple[str, ...]] = {
     "wife": ("wife", *_PARTNER),
     "spouse": _PARTNER,
     "partner": ("partner",),
-    "boyfriend": ("boyfriend", "partner"),
-    "girlfriend": ("girlfriend", "partner"),
+    "boyfriend": ("boyfriend", "partner", "other half"),
+    "girlfriend": ("girlfriend", "partner", "other half"),
     "fiance": ("fiance", "fiancé", "partner"),
     "fiancé": ("fiancé", "fiance", "partner"),
     "fiancee": ("fiancee", "fiancée", "partner"),
@@ -75,6 +75,36 @@ ROLE_ALIASES: dict[str, tuple[str, ...]] = {
     "tutor": ("tutor",),
     "coach": ("coach",),
     "mentor": ("mentor",),
+    # the people the user goes to (vocabulary.CONTACT_ROLES)
+    "contractor": ("contractor", "builder"),
+    "builder": ("builder", "contractor"),
+    "plumber": ("plumber",),
+    "electrician": ("electrician",),
+    "physio": ("physio", "physiotherapist"),
+    "physiotherapist": ("physiotherapist", "physio"),
+    "personal trainer": ("personal trainer", "trainer", "coach"),
+    "trainer": ("trainer",),
+    "nanny": ("nanny", "babysitter"),
+    "babysitter": ("babysitter", "sitter"),
+    "cleaner": ("cleaner",),
+    "hairdresser": ("hairdresser", "hairstylist"),
+    "barber": ("barber",),
+    "mechanic": ("mechanic",),
+    "pediatrician": ("pediatrician", "paediatrician", "doctor"),
+    "paediatrician": ("paediatrician", "pediatrician", "doctor"),
+    "optician": ("optician",),
+    "dietitian": ("dietitian", "nutritionist"),
+    "nutritionist": ("nutritionist", "dietitian"),
+    "counsellor": ("counsellor", "counselor", "therapist"),
+    "counselor": ("counselor", "counsellor", "therapist"),
+    "psychiatrist": ("psychiatrist",),
+    "psychologist": ("psychologist", "therapist"),
+    "chiropractor": ("chiropractor",),
+    "osteopath": ("osteopath",),
+    "midwife": ("midwife",),
+    "realtor": ("realtor", "estate agent"),
+    "supervisor": ("supervisor", "advisor"),
+    "advisor": ("advisor", "adviser", "supervisor"),
     "dog": ("dog", "pet"),
     "puppy": ("puppy", "dog", "pet"),
     "cat": ("cat", "pet"),
@@ -112,6 +142,8 @@ _SAID_IS = tuple(
     for p in (
         rf"\b{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})\s+is\s+(?P<name>{_NAME})",
         rf"(?P<name>{_NAME})\s+is\s+{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})\b",
+        # in chat the "my" goes unsaid where a sentence opens: "contractor is Bill Novak, his cell is ..."
+        rf"(?:^|(?<=[.!?;:]\s))(?:new\s+)?(?P<role>{_ROLE})\s+is\s+(?P<name>{_NAME})",
     )
 )
 
