@@ -212,6 +212,20 @@ def _replaced_by(env: Env, said: Callable[[str], list[int]], old: int, text: str
     return created[0]
 
 
+def test_a_value_said_in_chat_shorthand_replaces_the_old_one(env: Env) -> None:
+    said = _teller(env)
+    budget = said("we're redoing the kitchen. budget is $45k total")[0]
+    _replaced_by(
+        env, said, budget, "bad news, found knob and tube wiring, so budget went up to $58k"
+    )
+    manager = said("btw my manager is Priya Raman")[0]
+    _replaced_by(env, said, manager, "news: new manager is Tom Becker")
+    physio = said("my physio is Mark at City Physio")[0]
+    _replaced_by(
+        env, said, physio, "update: switched physio to Dr. Aisha Khan at Peak Sports Clinic"
+    )
+
+
 def test_more_said_of_a_partner_or_pet_adds_to_what_is_known(env: Env) -> None:
     said = _teller(env)
     gluten = said("My partner Jordan is gluten intolerant.")[0]

@@ -39,6 +39,9 @@ def _single(user: str, assistant: str = "") -> Candidate:
         ("To deploy the app, run make release from the repo root.", MemoryType.PROCEDURE),
         ("Yesterday I went hiking in Sintra with Marta.", MemoryType.EVENT),
         ("Our office in Berlin has 40 desks and a rooftop garden.", MemoryType.FACT),
+        # a value asked back, no task; what happens to the user, no liking
+        ("The spare key is with Mrs Patel next door, remind me if I forget.", MemoryType.FACT),
+        ("My health number is 123 456 789, I always forget it.", MemoryType.FACT),
     ],
 )
 def test_user_statement_types(user: str, mtype: MemoryType) -> None:

@@ -26,6 +26,8 @@ from hermes_bowerbird.curation.noise import (
     statement_before_question,
 )
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
+from hermes_bowerbird.curation.spoken import plain
+from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 from hermes_bowerbird.text import chat_words as words
 from hermes_bowerbird.timestamps import DAY
@@ -56,8 +58,10 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
     for t, p in (
         (
             MemoryType.TODO,
+            # "remind me if I forget" asks to be told a fact again, sets no task
+            r"\bremind me\b(?! (?:of it )?(?:if|when|in case) (?:i|we) forget\b)|"
             # "Don't forget I'm vegan" reminds of a fact, not a task
-            r"\bremind me\b|\bdon'?t (?:let me )?forget\b(?!,? (?:that )?(?:i'm|i’m|i am|we're|we’re|we are|"
+            r"\bdon'?t (?:let me )?forget\b(?!,? (?:that )?(?:i'm|i’m|i am|we're|we’re|we are|"
             r"my [\w'’]+(?: [\w'’]+)? (?:is|are))\b)|\btodo\b|\bto-do\b|\bdeadline\b|"
             # "I need to remember that my sister is allergic" states a fact, not a task
             r"\bi (?:still |really |also |just |definitely |urgently )?(?:need|have|must|ought) to\b"
@@ -86,7 +90,9 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
             r"\bi (?:really |absolutely |kind of |kinda |totally )?(?:love|like|enjoy|adore|prefer|"
             r"hate|dislike|despise|detest|can'?t stand|don'?t like|avoid)\b|\bi'd rather\b|"
             # "I never eat meat", not a past "I never went" or "I always used to"
-            rf"\bmy favou?rite\b|\b(?:i|we) (?:always|never|usually|rarely)\b(?! (?:{_PAST_VERB})\b)|"
+            # ...nor what happens to them: "I always forget it", "I never get a seat"
+            rf"\bmy favou?rite\b|\b(?:i|we) (?:always|never|usually|rarely)\b(?! (?:{_PAST_VERB}|forget|lose|miss|get"
+            r"|mix up|run late|oversleep)\b)|"
             r"\b(?:always|never) use\b|"
             r"\bi(?:'m| am) (?:a fan of|into|not a fan of)\b|\bi stay out of\b",
         ),
@@ -144,16 +150,35 @@ _DATE = re.compile(
     _I,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b", _I)
+# a day or a month names a when as plainly as a number: "now I have them every wednesday night"
+_DAY_OR_MONTH = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:january|february|march|april|june|july|august|september"
+    r"|october|november|december)\b",
+    _I,
+)
+# what a thing of the user's is about or where it is: "My thesis is on coral bleaching recovery in the Red Sea", "My
+# office is in the old town" (not how it is: "my back is killing me", "my hands are shaking")
+_OWN_THING = re.compile(
+    r"^(?:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?:is|are)\s+(?:on|about|in|at|near|with|from|for|called|named)\s+"
+    r"(?:\S+\s+){1,}\S",
+    _I,
+)
+# the user or "we" say when they do something ("now I have them every wednesday night"), not a fragment opening
+# with the day ("Friday of my first full week of notice.")
+_WHEN_DONE = re.compile(
+    r"^(?!\W*(?:\w+\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day)(?=.*\b(?:i|we)\b)", _I
+)
 _LEADING_FILLER = re.compile(
     r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh|also|and|but|"
     r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
     r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
-    r"news|(?:quick |small )?"
+    r"news|news(?=\s*[:!–-])|(?:quick |small )?"
     r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+",
     _I,
 )
 # a statement of the user's own opens with one of these
 _OWN_OPENING = r"(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b"
+_OWN_OPENING_RE = re.compile(_OWN_OPENING, _I)
 _OWN_STATEMENT = rf"(?:and\s+|but\s+)?{_OWN_OPENING}"
 # "Please remember that ...", "Please don't suggest pork, I'm Muslim": a request around a statement of the user's
 # own, kept without the "please"
@@ -175,6 +200,13 @@ _SHORT_LIKING = re.compile(
     r"to|the way|the idea|everything|anything|nothing)\b)[a-z]",
     _I,
 )
+# a value of the user's own thing, however short: "My rent is £1,200.", "Our landlord is Greg Hale."
+_OWN_VALUE = re.compile(
+    r"^(?:my|our)\s+(?:[\w'’-]+\s+){0,3}?(?:is|are)\s+(?:now\s+)?[^?]*?(?:\d|\s(?-i:[A-Z])[a-z])",
+    _I,
+)
+# what one of the user's people is or has, however short: "Sam is pescatarian now.", "Maddie has a nut allergy."
+_PERSON_STATE = re.compile(r"^\S+(?:['’]s\s+\w+)?\s+(?:is|are|has|was)\s+\S+", _I)
 # "Save this for me so I don't forget it: my wifi is Casa-5G": a request to keep what follows, no task
 _SAVE_THIS = re.compile(
     r"^(?:please\s+)?(?:save|note|write|keep|jot|remember)\s+(?:this|that|it)(?:\s+down)?(?:\s+for\s+me)?"
@@ -348,7 +380,8 @@ def _candidate(
     ):
         return None
     # short, but a task marked as one, a value that stands on its own ("Prod DB is db-prod-1.internal."), a thing
-    # the user gave up ("I cancelled Crunchyroll.") or what they like or hate ("I hate cilantro.")
+    # the user gave up ("I cancelled Crunchyroll."), what they like or hate ("I hate cilantro."), a value of their
+    # own ("My rent is £1,200.") or what they tell of one of their people ("Sam is pescatarian now.")
     if (
         subject is None
         and len(words(content)) < _MIN_WORDS
@@ -359,6 +392,8 @@ def _candidate(
                 TECHNICAL_VALUE.search(sentence)
                 or says_given_up(sentence)
                 or (mtype is MemoryType.PREFERENCE and _SHORT_LIKING.match(sentence))
+                or _OWN_VALUE.match(sentence)
+                or (_PERSON_STATE.match(sentence) and opens_with_person(sentence, people))
             )
         )
     ):
@@ -409,7 +444,8 @@ def _fallback_type(
         or bool(people_named(own, people))
         or says_given_up(own)  # "I cancelled Crunchyroll": the thing is named
     )
-    if not (has_name or _NUMBER.search(sentence)):
+    when = _DAY_OR_MONTH.search(sentence) is not None and _WHEN_DONE.match(own) is not None
+    if not (has_name or _NUMBER.search(sentence) or when or _OWN_THING.match(own)):
         return None
     return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
 
@@ -442,11 +478,12 @@ def _clauses(sentence: str) -> list[str]:
     return [f"{p[0].upper()}{p[1:]}" + ("" if p[-1] in ".!" else end) for p in parts]
 
 
-def _without_filler(sentence: str) -> str:
-    """A sentence without its opening greeting or filler ("Hi,", "Big news:", "btw") or inner "so yeah", "lol", and
-    without a polite request around a statement: "Please remember that my wife's birthday is June 3rd" keeps "Remember
-    that ...", "Please don't suggest pork recipes, I'm Muslim" all but the "Please", "Please forget that I'm
-    vegetarian, I eat meat now" only "I eat meat now"."""
+def _without_filler(sentence: str, *, speaking: bool = False) -> str:
+    """A sentence without its opening greeting or filler ("Hi,", "Big news:", "btw") or inner "so yeah", "lol", its
+    chat shorthand said plainly (`spoken.plain`: "im", a dropped "my", and a dropped "I" when the user is `speaking`
+    of themselves), and without a polite request around a statement: "Please remember that my wife's birthday is
+    June 3rd" keeps "Remember that ...", "Please don't suggest pork recipes, I'm Muslim" all but the "Please",
+    "Please forget that I'm vegetarian, I eat meat now" only "I eat meat now"."""
     bare = _LEADING_FILLER.sub("", sentence).strip() or sentence
     bare = _SAVE_THIS.sub("", bare).strip() or bare
     if forget := _PLEASE_FORGET.match(bare):
@@ -455,6 +492,7 @@ def _without_filler(sentence: str) -> str:
     bare = _INNER_FILLER.sub(
         lambda m: "," if re.match(r"\s+\w", bare[m.end() :]) else "", bare
     ).strip()
+    bare = plain(bare, speaking=speaking)
     return bare[0].upper() + bare[1:] if bare else sentence
 
 
@@ -462,8 +500,12 @@ def _statements(text: str, now: float | None) -> list[str]:
     """The user's statements in their own words: no greetings or filler, no questions, and compounds split when
     every part is a memory on its own."""
     out: list[str] = []
+    speaking = (
+        True  # of themselves: at the message's start, and on after a sentence in the first person
+    )
     for raw in split_sentences(text):
-        sentence = _without_filler(raw)
+        sentence = _without_filler(raw, speaking=speaking)
+        speaking = _OWN_OPENING_RE.match(sentence) is not None
         if request := REMINDER_REQUEST.match(sentence):
             sentence = f"Remind me to {request['task']}."
         elif request := _KEEP_REQUEST.match(sentence):
@@ -509,10 +551,30 @@ def _user_candidates(text: str, now: float | None, people: Collection[str]) -> l
             len(words(sentence)) < _MIN_WORDS and i not in expanded and subject_of(sentence) is None
         )
         content = _with_context(sentences, i) if short else sentence
-        candidate = _candidate(sentence, content, "user", now, people) or _closing(sentence, now)
+        candidate = (
+            _candidate(sentence, content, "user", now, people)
+            or _standing(sentence)
+            or _closing(sentence, now)
+        )
         if candidate:
             found.append(candidate)
     return found
+
+
+def _standing(sentence: str) -> Candidate | None:
+    """How the user wants to be answered from now on ("Please always speak slowly and simply to me"): a preference,
+    though it is a request (see curation/standing.py)."""
+    request = standing_request(sentence)
+    if request is None:
+        return None
+    entities = tuple(name for name, _ in find_entities(request))
+    return Candidate(
+        type=MemoryType.PREFERENCE,
+        content=request[:_MAX_CONTENT_CHARS],
+        importance=_importance(MemoryType.PREFERENCE, request, entities, None),
+        confidence=0.9,
+        entities=entities,
+    )
 
 
 def _closing(sentence: str, now: float | None) -> Candidate | None:

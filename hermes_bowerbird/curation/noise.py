@@ -6,6 +6,7 @@ import re
 from collections.abc import Collection
 
 from hermes_bowerbird.curation.sentences import split_sentences
+from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.text import chat_words as words
 
 _FILLER_WORDS = (
@@ -80,7 +81,7 @@ PROCEDURE_OPENING = re.compile(
     re.IGNORECASE,
 )
 # the word a statement opens with, and whether it is owned ("Meera moved", "Mia's swimming moved")
-_OPENING_NAME = re.compile(r"(?P<name>[A-Z][\w-]{0,40})(?:['’]s)?\b")
+_OPENING_NAME = re.compile(r"(?P<name>[A-Za-z][\w-]{0,40})(?:['’]s)?\b")
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
 _LONG_SENTENCE_WORDS = 11
 _ASSISTANT_MIN_WORDS = 8
@@ -92,9 +93,13 @@ def _strip_filler(sentence: str) -> str:
 
 def opens_with_person(sentence: str, people: Collection[str]) -> bool:
     """Whether a statement opens with one of `people` (the user's own, named with a role before: "my sister Meera")
-    by name or first name: "Meera moved to Vancouver.", "Mia's swimming moved to Sundays." tell of them."""
+    by name or first name, in any case: "Meera moved to Vancouver.", "Mia's swimming moved to Sundays." tell of
+    them."""
     m = _OPENING_NAME.match(sentence)
-    return m is not None and any(m["name"] in (name, name.split()[0]) for name in people)
+    if m is None:
+        return False
+    said = m["name"].lower()  # chat may not capitalise a name: "maddie has a peanut allergy"
+    return any(said in (name.lower(), name.split()[0].lower()) for name in people)
 
 
 def people_named(text: str, people: Collection[str]) -> list[str]:
@@ -163,7 +168,9 @@ def is_content_sentence(sentence: str, role: str = "user", people: Collection[st
     rest = _strip_filler(sentence)
     if not rest:
         return False
-    return _is_assistant_content(rest) if role == "assistant" else _is_user_content(rest, people)
+    if role == "assistant":
+        return _is_assistant_content(rest)
+    return _is_user_content(plain(rest), people)
 
 
 def is_noise(text: str, role: str = "user", people: Collection[str] = ()) -> bool:

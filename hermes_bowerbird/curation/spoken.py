@@ -1,0 +1,57 @@
+"""Chat shorthand said plainly, so extraction reads what the user meant: "im allergic to peanuts" is "I'm allergic to
+peanuts", "switched physio to Dr. Khan" is "I switched physio to Dr. Khan", and "contractor is Bill Novak" or
+"budget is $45k" speaks of the user's own contractor and budget.
+
+Only the speaker is filled in; the words the user chose stay theirs. A sentence is taken as it comes from the user's
+message, its first letter as they typed it: a lowercase opening word is no name ("budget is $45k"), a capitalised one
+may be ("Paris is 2 hours away").
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+# "im", "ive", "u" and a lone "i" are the user and the assistant; "id" and "ill" are words of their own, "U." an initial
+_SHORTHAND = (
+    (re.compile(r"\bim\b", _I), "I'm"),
+    (re.compile(r"\bive\b", _I), "I've"),
+    (re.compile(r"\bu\b(?!\.)"), "you"),
+)
+_LONE_I = re.compile(r"\bi\b")
+# a past-tense verb opening a sentence with no one before it: the user did it ("moved to Berlin last week")
+_DONE = re.compile(
+    r"(?:(?:finally|just|also|already)\s+)?(?:switched|moved|started|finished|booked|bought|sold|cancell?ed|quit"
+    r"|joined|left|got|signed|changed|adopted|found|dropped|lost|won|passed|failed|sent|paid|ordered|picked|decided|registered|enrolled|applied|accepted"
+    r"|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted|told"
+    r"|gave|had|saw)\s+\S+\s+\S",
+    _I,
+)
+# a thing named without "my" and given a value: "contractor is Bill Novak", "budget is $45k total", "new manager is
+# Tom Becker"; the thing's words in lowercase as typed (a capital may open a name: "Meridian meetings are on Zoom")
+_BARE_THING = re.compile(
+    r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}\s+(?:is|are)\s+(?:now\s+)?"
+    r"(?:\S+\s+){0,3}?[^\s\d]{0,2}(?:\d|[A-Z][a-z])"
+)
+# words that open a sentence about something other than the user's own thing
+_NOT_A_THING = re.compile(
+    r"(?:a|an|the|this|that|these|those|it|its|it's|there|here|he|she|they|we|you|i|my|our|your|his|her|their"
+    r"|what|which|who|where|when|why|how|everything|something|nothing|anything|everyone|someone|nobody|anyone"
+    r"|each|every|all|both|some|any|no|one|today|tomorrow|tonight|yesterday|weather|traffic)",
+    _I,
+)
+
+
+def plain(sentence: str, *, speaking: bool = True) -> str:
+    """`sentence` (filler already taken off, as typed) with chat shorthand said plainly; unchanged otherwise. A verb
+    opening it is the user's only while they are `speaking` of themselves: after "Mateo got home." a sentence "Went
+    to his room." is his."""
+    for pattern, word in _SHORTHAND:
+        sentence = pattern.sub(word, sentence)
+    sentence = _LONE_I.sub("I", sentence)
+    if speaking and _DONE.match(sentence):
+        return f"I {sentence[0].lower()}{sentence[1:]}"
+    first = sentence.split(maxsplit=1)[0] if sentence.strip() else ""
+    if not _NOT_A_THING.fullmatch(first) and _BARE_THING.match(sentence):
+        return f"My {sentence}"
+    return sentence

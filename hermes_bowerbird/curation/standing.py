@@ -1,0 +1,51 @@
+"""How the user wants to be answered, asked once for good: "please always speak slowly and simply to me", "always
+metric", "I want all my product descriptions in British English, and no emojis".
+
+A request of this kind holds for every later conversation, so it is a preference to keep, while a request for this
+turn only ("explain this to me", "write the email in French") is not. It is standing when it says so ("always",
+"never", "from now on", "by default", "in future", "every time"), or when the user says how they want a kind of
+thing the assistant writes for them ("I want my recipes in grams").
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+_PLEASE = r"(?:please\s+|pls\s+|kindly\s+)?"
+_FOR_GOOD = (
+    r"(?:always|never|from\s+now\s+on|going\s+forward|in\s+future|by\s+default|every\s+time)"
+)
+# what the assistant does when it answers
+# what the assistant does when it answers (not "give", "keep" or "check": "never give up" is no request)
+_ANSWERING = (
+    r"(?:use|write|answer|reply|respond|speak|talk|format|spell|explain|address|suggest|recommend|include|list"
+    r"|mention|cite|round|convert|sign|call\s+me|give\s+me|show\s+me|keep\s+(?:it|answers|replies))"
+)
+# the kinds of thing the assistant writes for the user
+_WRITINGS = (
+    r"(?:answers?|replies|responses|descriptions?|recipes?|emails?|code|docs?|documents?|summaries|summary|"
+    r"messages?|texts?|measurements?|units?|explanations?|listings?|dates?|times?|examples?|suggestions?|"
+    r"instructions?|translations?|notes|posts?|captions?|letters?|reports?|prices?|amounts?|temperatures?)"
+)
+_STANDING = re.compile(
+    # "always metric", "please always speak slowly and simply to me", "from now on, answer in Spanish"
+    rf"^{_PLEASE}{_FOR_GOOD},?\s+{_PLEASE}(?:(?:\w+\s+)?{_ANSWERING}\b|(?:in\s+)?(?:metric|imperial|celsius|"
+    r"fahrenheit|british|american|us|uk)\b)"
+    # "answer in Spanish from now on", "use British spelling by default"
+    rf"|^{_PLEASE}{_ANSWERING}\b[^?]*\b{_FOR_GOOD}\b"
+    # "I want all my product descriptions in British English", "I'd like recipes in grams, not cups"
+    rf"|^(?:i|we)\s+(?:want|need|prefer|['’]d\s+like|would\s+like|like)\s+(?:all\s+)?(?:of\s+)?"
+    rf"(?:(?:my|our|the|your)\s+)?(?:\w+\s+){{0,2}}?{_WRITINGS}\s+(?:in|to\s+be|with|without|as)\b",
+    _I,
+)
+_LEADING_PLEASE = re.compile(rf"^{_PLEASE}", _I)
+
+
+def standing_request(sentence: str) -> str | None:
+    """The request as the user put it, without "please", when `sentence` asks how to be answered for good; None
+    otherwise (a question or a request for this turn only)."""
+    if sentence.rstrip().endswith("?") or not _STANDING.match(sentence):
+        return None
+    request = _LEADING_PLEASE.sub("", sentence).strip()
+    return f"{request[0].upper()}{request[1:]}" if request else None

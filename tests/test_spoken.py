@@ -1,0 +1,111 @@
+"""Chat shorthand said plainly before extraction: "im", a dropped "I", a thing named without "my"."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermes_bowerbird.curation.extract import extract_candidates
+from hermes_bowerbird.curation.spoken import plain
+from hermes_bowerbird.types import MemoryType
+
+
+@pytest.mark.parametrize(
+    "typed, meant",
+    [
+        ("im allergic to peanuts", "I'm allergic to peanuts"),
+        ("ive been vegan for years and i love it", "I've been vegan for years and I love it"),
+        ("switched physio to Dr. Khan at Peak", "I switched physio to Dr. Khan at Peak"),
+        ("just moved to Berlin last week", "I just moved to Berlin last week"),
+        ("budget is $45k total", "My budget is $45k total"),
+        (
+            "contractor is Bill Novak, his cell is 614-555-0142",
+            "My contractor is Bill Novak, his cell is 614-555-0142",
+        ),
+        ("new manager is Tom Becker", "My new manager is Tom Becker"),
+    ],
+)
+def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
+    assert plain(typed) == meant
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "My budget is $58k.",  # said plainly already
+        "Paris is 2 hours away",  # a name, not the user's thing
+        "Budget is $45k",  # a capital may open a name
+        "Meridian meetings are on Zoom",
+        "the meeting is at 3",
+        "weather is nice in May",
+        "Finally some good news",
+        "the id is on the card and I'll be there",
+    ],
+)
+def test_plain_text_stays_as_typed(typed: str) -> None:
+    assert plain(typed) == typed
+
+
+@pytest.mark.parametrize(
+    "user, content, subject",
+    [
+        (
+            "also im allergic to peanuts, proper allergy",
+            "I'm allergic to peanuts, proper allergy",
+            "user:allergy:peanuts",
+        ),
+        ("we're redoing the kitchen. budget is $45k total", "My budget is $45k total", None),
+        ("news: new manager is Tom Becker", "My new manager is Tom Becker", "user:manager"),
+        (
+            "update: switched physio to Dr. Aisha Khan at Peak",
+            "I switched physio to Dr. Aisha Khan at Peak",
+            "user:contact:physio",
+        ),
+        ("My rent is £1,200.", "My rent is £1,200.", None),  # short, but a value of the user's own
+    ],
+)
+def test_what_chat_shorthand_tells_is_kept(user: str, content: str, subject: str | None) -> None:
+    assert [(c.content, c.subject) for c in extract_candidates(user, "Noted.")] == [
+        (content, subject)
+    ]
+
+
+def test_a_short_statement_of_one_of_the_users_people_is_kept() -> None:
+    found = extract_candidates("Sam is pescatarian now.", "Noted.", people=("Sam",))
+    assert [(c.type, c.content) for c in found] == [(MemoryType.FACT, "Sam is pescatarian now.")]
+    assert (
+        extract_candidates("Sam is pescatarian now.", "Noted.") == []
+    )  # Sam unknown: anyone's news
+
+
+@pytest.mark.parametrize(
+    "user, content",
+    [
+        (
+            "so the custody got modified by the court. now i have them every wednesday night",
+            "Now I have them every wednesday night",
+        ),  # a day names a when as a number does
+        (
+            "my thesis is on coral bleaching recovery in the red sea",
+            "My thesis is on coral bleaching recovery in the red sea",
+        ),
+    ],
+)
+def test_a_statement_without_a_name_or_number_may_still_be_kept(user: str, content: str) -> None:
+    assert [(c.type, c.content) for c in extract_candidates(user, "Noted.")] == [
+        (MemoryType.FACT, content)
+    ]
+
+
+@pytest.mark.parametrize(
+    "user",
+    ["my back is really sore right now", "can u paste me a summary of this review"],
+)
+def test_how_things_are_just_now_and_requests_are_not_kept(user: str) -> None:
+    assert extract_candidates(user, "Noted.") == []
+
+
+def test_one_of_the_users_people_may_be_named_in_lowercase() -> None:
+    found = extract_candidates(
+        "maddie has a peanut allergy, carry the epipen always.", "Noted.", people=("Maddie",)
+    )
+    assert [c.content for c in found] == ["Maddie has a peanut allergy, carry the epipen always."]
