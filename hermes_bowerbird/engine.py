@@ -558,6 +558,7 @@ class Bowerbird:
             stopped = not self._importer.is_alive() and stopped
         if self._scheduler is not None:
             stopped = self._scheduler.stop(timeout=_left(deadline)) and stopped
+        self.retriever.close()  # a search's vector step in flight takes milliseconds
         return self.embeddings.wait_idle(_left(deadline)) and stopped
 
     def _finish_at_exit(self, seconds: float) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -461,3 +462,23 @@ def test_prefetch_gate_is_an_operating_point_inside_the_relevance_range(world: W
 
 def test_a_request_has_no_gate_unless_asked() -> None:
     assert RecallRequest("q", ("user:a",)).min_relevance == 0.0
+
+
+def test_the_vector_stage_run_beside_the_keyword_queries_changes_no_answer(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world.remember("The team deploys the API with Ansible every Tuesday", MemoryType.PROCEDURE)
+    world.remember("The user's cat is called Miso")
+    world.remember("My sister Ines lives in Porto and works as a vet")
+    world.episode("we moved the standup to 10am because of the time zones", turn=1)
+    world.episode("Ines said the clinic is closed on Mondays", turn=2)
+    queries = ["how do we ship the API?", "what is my pet called", "when is the standup", "Ines"]
+    # a store this small runs one stage after the other...
+    alone = [world.retriever.search(RecallRequest(q, MINE), touch=False) for q in queries]
+    # ...and one past the threshold runs the vector stage on the retriever's own thread: the same hits
+    monkeypatch.setattr("hermes_bowerbird.retrieval.retriever.PARALLEL_FROM_ITEMS", 1)
+    beside = [world.retriever.search(RecallRequest(q, MINE), touch=False) for q in queries]
+    assert [[(h.kind, h.id, h.score, dict(h.signals)) for h in hits] for hits in beside] == [
+        [(h.kind, h.id, h.score, dict(h.signals)) for h in hits] for hits in alone
+    ]
+    assert any(t.name.startswith("bowerbird-recall") for t in threading.enumerate())

@@ -209,7 +209,7 @@ def demote_stale_episodes(
 class KeywordCoverage:
     """Share of a query's keywords that occur in a text, each weighted by its idf when given (a rare word the item
     contains counts for more than a common one), else all alike. Words compare by their first STEM_CHARS letters
-    (painted/painting); one regular expression per query finds them in each text."""
+    (painted/painting); one regular expression per query finds them in each text, once per text."""
 
     def __init__(self, keywords: Sequence[str], idf: Mapping[str, float] | None = None) -> None:
         self.weights: dict[str, float] = {}
@@ -231,12 +231,21 @@ class KeywordCoverage:
             if alternatives
             else None
         )
+        self._known: dict[str, float] = {}
 
     def __call__(self, text: str) -> float:
         if self.total <= 0 or self._pattern is None:
             return 0.0
-        found = {match[:STEM_CHARS].lower() for match in self._pattern.findall(text)}
-        return sum(self.weights.get(stem, 0.0) for stem in found) / self.total
+        share = self._known.get(text)
+        if share is None:
+            found = {match[:STEM_CHARS].lower() for match in self._pattern.findall(text)}
+            share = self._known[text] = sum(self.weights.get(s, 0.0) for s in found) / self.total
+        return share
+
+    def learn(self, texts: Iterable[str]) -> None:
+        """Work out the coverage of texts asked for later (while a search waits for its vector stage)."""
+        for text in texts:
+            self(text)
 
 
 def keyword_evidence(

@@ -246,6 +246,13 @@ def expand_families(subjects: Sequence[str], known: Collection[str]) -> tuple[st
     return tuple(dict.fromkeys(out))
 
 
+@functools.lru_cache(maxsize=4096)
+def _key_words(key: str) -> tuple[str, tuple[str, ...]]:
+    """A subject key's prefix and the words after it ("user:contact:physio" -> ("user", ("contact", "physio")))."""
+    prefix, _, rest = key.partition(":")
+    return prefix, tuple(p for p in re.split(r"[:\-]", rest) if p)
+
+
 def named_subjects(
     keywords: Collection[str], known: Collection[str], about_user: bool
 ) -> tuple[str, ...]:
@@ -259,10 +266,9 @@ def named_subjects(
     long_words = [w for w in words if len(w) >= 4]
     found = []
     for key in sorted(known):
-        prefix, _, rest = key.partition(":")
+        prefix, parts = _key_words(key)
         if prefix == "user" and not about_user:
             continue
-        parts = [p for p in re.split(r"[:\-]", rest) if p]
         if (len(parts) == 1 and parts[0] in words) or any(
             w.startswith(p) or p.startswith(w) for w in long_words for p in parts if len(p) >= 4
         ):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import overload
@@ -55,6 +55,7 @@ from .tuning import (
     MAX_LIMIT,
     MIN_MMR_POOL,
     MMR_POOL_FACTOR,
+    PARALLEL_FROM_ITEMS,
     RELEVANCE_POOL,
     RERANK_POOL,
     SUCCESSOR_HOPS,
@@ -86,10 +87,9 @@ class Retriever:
     """Query analysis -> candidates from every signal of the registry (retrieval/signals.py) -> weighted RRF ->
     rescoring -> rerank of the best by the items themselves -> MMR -> budget.
 
-    With `parallel=True` the query embedding and vector search run on a small owned thread pool while
-    full-text and graph queries run on the caller's thread. The default is sequential: on 2 cores the hand-off
-    cost more than it saved (LoCoMo dev, p50 3.0 ms parallel vs 2.8 ms sequential; prefetch at 10,000 LongMemEval
-    texts, int8 ONNX already on both cores: 35 ms vs 31 ms).
+    On a large store (PARALLEL_FROM_ITEMS) the query embedding and the vector search run on a small owned thread
+    pool while the full-text and graph queries run on the caller's thread (`parallel=False`: never). On a small
+    one the hand-off costs more than it saves.
     """
 
     def __init__(
@@ -99,7 +99,7 @@ class Retriever:
         config: Config,
         clock: Clock,
         *,
-        parallel: bool = False,
+        parallel: bool = True,
         signals: Sequence[SignalSpec] = SIGNALS,
     ) -> None:
         self.store = store
@@ -178,21 +178,33 @@ class Retriever:
             scopes,
             allowed=lambda kind: self._scope_ids.allowed(kind, scopes),
         )
-        signals, vector_note, given = self._collect(given, kinds)
+        items = _Items()
+        coverage: list[KeywordCoverage] = []
+
+        def meanwhile(found: list[Signal]) -> None:
+            # while the vector stage runs: load what the keyword and graph signals found, weigh the query's words
+            # and how much of them each of those items holds
+            self._hydrate([(s.kind, i) for s in found for i, _ in s.ranked], request, scopes, items)
+            coverage.append(self._coverage(analysis))
+            coverage[0].learn(
+                [m.content for m in items.memories.values()]
+                + [e.content for e in items.episodes.values()]
+            )
+
+        signals, vector_note, given = self._collect(given, kinds, meanwhile)
         query_vector = given.query_vector
         weights = fusion_weights(self.signals, self.config.weights)
         fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
-        items = self._hydrate(fused, request, scopes)
-        coverage = self._coverage(analysis)
+        items = self._hydrate(fused, request, scopes, items)
         if self.config.weights.meaning_lean > 0:
-            weights = self._lean(signals, weights, items, coverage)
+            weights = self._lean(signals, weights, items, coverage[0])
             fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         fused = self._expand(fused, items, signals, weights, request, given)
         limit = min(request.limit, MAX_LIMIT)
         pool = max(
             RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR
         )
-        ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
+        ranked = self._rank(fused, items, analysis, (query_vector, coverage[0]), now, pool)
         if request.min_relevance > 0:
             ranked = self._relevant(
                 ranked, items, self._baseline(scopes, kinds, query_vector), request.min_relevance
@@ -212,14 +224,22 @@ class Retriever:
         return hits
 
     def _collect(
-        self, given: SignalInput, kinds: list[ItemKind]
+        self,
+        given: SignalInput,
+        kinds: list[ItemKind],
+        meanwhile: Callable[[list[Signal]], None],
     ) -> tuple[list[Signal], str, SignalInput]:
         """The query and vector stages' signals, a note when vectors were unavailable, and the input with the
-        query vector (None without a model)."""
+        query vector (None without a model). `meanwhile` is given the query stage's signals before the vector stage
+        is waited for (it runs beside them on a large store)."""
         future: Future[tuple[list[Signal], SignalInput]] | None = None
-        if self._pool is not None:
+        if (
+            self._pool is not None
+            and sum(map(len, map(given.allowed, kinds))) >= PARALLEL_FROM_ITEMS
+        ):
             future = self._pool.submit(self._vector_signals, given, kinds)
         signals = run_stage(self.signals, Stage.QUERY, given, kinds)
+        meanwhile(signals)
         vector, given = (
             future.result() if future is not None else self._vector_signals(given, kinds)
         )
@@ -289,7 +309,7 @@ class Retriever:
 
     def _hydrate(
         self,
-        fused: Mapping[Key, Fused],
+        fused: Iterable[Key],
         request: RecallRequest,
         scopes: tuple[str, ...],
         items: _Items | None = None,
