@@ -474,6 +474,28 @@ def _near_or_assigned(m: re.Match[str]) -> Span | None:
     return (start, end) if quoted or _token_like(value) or any(c.isdigit() for c in value) else None
 
 
+# the words that name a code to a door, a lock, an alarm or an account
+_CODE_WORDS_SAID = (
+    r"(?:(?:door|gate|alarm|entry|garage|safe|lock|locker|padlock|keypad|lock[ \t_-]?box|key[ \t_-]?(?:safe|box)|"
+    r"building|front[ \t]+door|access|bank|card|atm|phone|sim)[ \t_-]?)?(?:code|pin(?:[ \t_-]?(?:code|number))?|combo"
+    r"|combination)"
+)
+# a code word after these names no secret: "zip code 90210", "error code 5003", "area code 0161"
+_NOT_SECRET_CODES = (
+    r"(?<!zip )(?<!post )(?<!area )(?<!country )(?<!dial )(?<!dialling )(?<!promo )(?<!discount )"
+    r"(?<!coupon )(?<!voucher )(?<!error )(?<!status )(?<!exit )(?<!return )(?<!sort )(?<!swift )(?<!tax )"
+    r"(?<!product )(?<!colour )(?<!color )(?<!source )(?<!course )(?<!dress )(?<!qr )(?<!bar )"
+    r"(?<!booking )(?<!confirmation )(?<!reference )(?<!tracking )(?<!referral )(?<!invite )(?<!gift )"
+    r"(?<!cheat )(?<!morse )(?<!zone )"
+)
+# identity numbers by the names people give them
+_ID_NUMBERS = (
+    r"ssn|social[ \t]+security(?:[ \t]+(?:number|no\.?))?|sin|ppsn|pps(?:[ \t]+(?:number|no\.?))?"
+    r"|ni[ \t]+number|national[ \t]+insurance(?:[ \t]+number)?|nino|tfn|tax[ \t]+file[ \t]+number|aadhaar"
+    r"|pan(?:[ \t]+(?:card|number))?|passport(?:[ \t]+(?:number|no\.?))?"
+    r"|driver['’]?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?))?|national[ \t]+id(?:[ \t]+number)?"
+    r"|medicare(?:[ \t]+(?:card[ \t]+)?number)|health(?:[ \t]+card)?[ \t]+number|nhs[ \t]+number|sns[ \t]+number"
+)
 _GENERIC_KEYS = (
     r"(?:passwd|password|passphrase|pwd|client[_-]?secret|secret[_-]?key|secret|api[_-]?key|apikey"
     r"|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token"
@@ -685,6 +707,69 @@ _RULES: tuple[_Rule, ...] = (
         ("pass", "pw"),
         lower=True,
         locate=_bare_password,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a code given as digits, however it is put: "door code 5566", "pin 8812 for the alarm", "combo is 0917",
+        # "key safe on the side wall, code is 2741", "the code for the lockbox is 3390", "alarm code there is 1-9-8-4"
+        "secret",
+        rf"(?<![\w-]){_NOT_SECRET_CODES}(?:{_CODE_WORDS_SAID})(?:[ \t]+(?:for|of|on|to|at|in)[ \t]+[\w'’-]{{1,30}}"
+        r"(?:[ \t]+[\w'’-]{1,30}){0,2})?(?:[ \t]+(?:there|here|now))?[ \t]*(?:(?:is|was|=|:)[ \t]*)?"
+        r"(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])",
+        ("code", "pin", "combo", "combination"),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a card's security code or a one-time code: "cvv on the back is 332", "otp from the bank was 482913"
+        "secret",
+        r"\b(?:cvv2?|cvc2?|cv2|csc|card[ \t]+security[ \t]+code|otp|one[ \t-]time[ \t]+(?:code|password|pin)"
+        r"|verification[ \t]+code|2fa[ \t]+code|sms[ \t]+code)\b[^\n\d]{0,30}?(?P<value>\d{3,8})(?![\w-])",
+        ("cv", "csc", "security code", "otp", "one", "verification", "2fa", "sms"),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # an identity number: "ppsn is 7654321TA", "sin is 046 454 286", "my SSN: 078-05-1120"
+        "national_id",
+        rf"\b(?:{_ID_NUMBERS})\b[ \t]*(?:(?:is|was|number|no\.?|#|=|:)[ \t]*){{0,2}}"
+        r"(?P<value>(?=(?:[A-Za-z -]*\d){5})[A-Za-z0-9](?:[A-Za-z0-9]|[ -](?=\d)){4,19})",
+        (
+            "ssn",
+            "social",
+            "sin",
+            "pps",
+            "insurance",
+            "nino",
+            "tfn",
+            "tax",
+            "aadhaar",
+            "pan",
+            "passport",
+            "licen",
+            "national",
+            "id number",
+            "medicare",
+            "health",
+            "nhs",
+            "sns",
+        ),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a password described, then given: "my password is the van reg 191D4432", "pw is the same as the van reg
+        # lol 191D4432"
+        "password",
+        r"\b(?:pass(?:word|code)|pwd?)[ \t]+(?:is|was|=|:)[ \t]+"
+        r"(?!(?:stored|saved|kept|written|managed|synced|in|on|at|under)\b)(?:[\w'’]+[ \t]+){1,8}?"
+        r"(?P<value>(?=(?:[^\s]*\d){2})(?=[^\s]*[A-Za-z])[A-Za-z0-9!@#$%^&*._+-]{6,64})(?![\w])",
+        ("pass", "pw"),
+        lower=True,
+        locate=_group_value,
         flags=re.IGNORECASE,
     ),
     _rule(
