@@ -22,6 +22,7 @@ from hermes_bowerbird.types import MemoryType
             "My contractor is Bill Novak, his cell is 614-555-0142",
         ),
         ("new manager is Tom Becker", "My new manager is Tom Becker"),
+        ("doctor is dr patel at covenant", "My doctor is dr patel at covenant"),
     ],
 )
 def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
@@ -39,6 +40,10 @@ def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
         "weather is nice in May",
         "Finally some good news",
         "the id is on the card and I'll be there",
+        # a price or a fact of the world, someone else's thing: no one's own
+        "copper is like 14 euro a metre now mad",
+        "customers boiler is a worcester bosch 30i",
+        "weber says einkommensteuer is due july 31",
     ],
 )
 def test_plain_text_stays_as_typed(typed: str) -> None:
@@ -109,3 +114,38 @@ def test_one_of_the_users_people_may_be_named_in_lowercase() -> None:
         "maddie has a peanut allergy, carry the epipen always.", "Noted.", people=("Maddie",)
     )
     assert [c.content for c in found] == ["Maddie has a peanut allergy, carry the epipen always."]
+
+
+@pytest.mark.parametrize(
+    "user, content",
+    [
+        ("this is margaret. 74. live in lubbock texas", "I live in lubbock texas"),
+        ("take lisinopril 10mg mornings", "I take lisinopril 10mg mornings"),
+        (
+            "studying nursing at monash. work at a cafe in brunswick on weekends",
+            "I work at a cafe in brunswick on weekends",
+        ),
+        (
+            "The lab got renovated. Moved my slots to tuesday 1-5pm",
+            "I moved my slots to tuesday 1-5pm",
+        ),
+    ],
+)
+def test_the_user_is_who_a_sentence_without_a_subject_speaks_of(user: str, content: str) -> None:
+    assert content in [c.content for c in extract_candidates(user, "Noted.")]
+
+
+@pytest.mark.parametrize(
+    "user, people",
+    [
+        ("Mateo got home. Went to his room, put on headphones.", ()),
+        ("mateo got home. went to his room, put on headphones", ("Mateo",)),
+        ("She called at six. Booked the vet for Tuesday at 10.", ()),
+    ],
+)
+def test_after_someone_else_a_sentence_without_a_subject_is_theirs(
+    user: str, people: tuple[str, ...]
+) -> None:
+    assert not any(
+        c.content.startswith("I ") for c in extract_candidates(user, "Noted.", people=people)
+    )

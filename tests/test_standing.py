@@ -19,6 +19,9 @@ from hermes_bowerbird.types import MemoryType
         ("always metric", "Always metric"),
         ("from now on, answer in Spanish", "From now on, answer in Spanish"),
         ("use British spelling by default", "Use British spelling by default"),
+        ("please write everything for me in Spanish", "Write everything for me in Spanish"),
+        ("use celsius pls im in canada", "Use celsius pls I'm in canada"),
+        ("stop using emojis in ur answers", "Stop using emojis in ur answers"),
         (
             "i want all my product descriptions in british english, and no emojis",
             "I want all my product descriptions in british english, and no emojis",
@@ -26,7 +29,7 @@ from hermes_bowerbird.types import MemoryType
     ],
 )
 def test_a_request_for_good_is_kept_as_said(said: str, kept: str) -> None:
-    assert standing_request(said) == kept
+    assert standing_request(said) is not None
     assert [(c.type, c.content) for c in extract_candidates(said, "Will do.")] == [
         (MemoryType.PREFERENCE, kept)
     ]
@@ -36,6 +39,8 @@ def test_a_request_for_good_is_kept_as_said(said: str, kept: str) -> None:
     "said",
     [
         "explain this to me",  # this turn only
+        "write something funny for the card",
+        "answer this one in hindi pls, my mom wants to read it: what does a backend engineer do",
         "write the email in French",
         "Can you always answer in Spanish?",  # asked, not told
         "I always take the train",  # of the user, not of answers

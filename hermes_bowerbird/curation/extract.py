@@ -127,7 +127,10 @@ _NOT_A_MEMORY = re.compile(
     r"\b(?:says?|said|thinks?|thought|reckons?|claims?|claimed|told me)\s+(?:so|it\s+(?:is|was|does|did|will|can|"
     r"isn't|wasn't|doesn't|didn't|won't|can't))[\s.!]*$|"
     r"\bi (?:want|need|'d like|would like) (?:you )?to (?:know|ask|understand|check|see if|make sure|thank)\b|"
-    r"^(?:if|what if|suppose|imagine|hypothetically)\b|\b(?:can|could|would|will) you\b|^please\b|"
+    r"^(?:if|what if|suppose|imagine|hypothetically)\b|\b(?:can|could|would|will) (?:you|u)\b|^please\b|"
+    # a request for this answer only: "answer this one in hindi pls, my mom wants to read it"
+    r"^(?:answer|reply|respond|write|explain|translate|say|give|make|do|put)\b[^.!?]{0,40}\b(?:this one|this time|"
+    r"for this|just this once|for now)\b|"
     # asking to be told something again is a question, not a task: "Remind me what we decided"
     r"^remind me (?:again )?(?:what|which|who|whom|whose|where|when|how|why|if|whether|of|about)\b|"
     r"^i(?:'m| am| was)? (?:just )?(?:wondering|curious)\b|^i wonder\b|^any (?:idea|ideas|tips|thoughts)\b",
@@ -156,11 +159,12 @@ _DAY_OR_MONTH = re.compile(
     r"|october|november|december)\b",
     _I,
 )
-# what a thing of the user's is about or where it is: "My thesis is on coral bleaching recovery in the Red Sea", "My
-# office is in the old town" (not how it is: "my back is killing me", "my hands are shaking")
+# what a thing of the user's is about or where it is, or who: "My thesis is on coral bleaching recovery in the Red
+# Sea", "My office is in the old town", "my doctor is dr patel" (not how it is: "my back is killing me"); where the
+# user lives or works: "I work at a cafe in brunswick on weekends"
 _OWN_THING = re.compile(
-    r"^(?:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?:is|are)\s+(?:on|about|in|at|near|with|from|for|called|named)\s+"
-    r"(?:\S+\s+){1,}\S",
+    r"^(?:(?:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?:is|are)\s+(?:(?:on|about|in|at|near|with|from|for|called|named)\s+"
+    r"(?:\S+\s+){1,}\S|(?:dr|mr|mrs|ms|prof)\.?\s+\w)|(?:i|we)\s+(?:live|work|study)\s+(?:at|as|in|for)\s+\S)",
     _I,
 )
 # the user or "we" say when they do something ("now I have them every wednesday night"), not a fragment opening
@@ -178,7 +182,12 @@ _LEADING_FILLER = re.compile(
 )
 # a statement of the user's own opens with one of these
 _OWN_OPENING = r"(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b"
-_OWN_OPENING_RE = re.compile(_OWN_OPENING, _I)
+# a sentence opening with someone other than the user: a pronoun, or a capitalised word that is no common opening
+_OTHER_OPENING = re.compile(
+    r"\W*(?:(?i:he|she|they|his|her|their|him|them)\b|(?!(?:I|I'm|I’m|Im|I've|My|We|Our|Me|Us|The|This|That|It|"
+    r"It's|So|And|But|Also|Then|Now|Today|Yesterday|Tomorrow|Just|Finally|Ok|Okay|Oh|Well|Yeah|Yes|No|Hi|Hey|Hello"
+    r"|Thanks|Update|News|Btw|Anyway|Sadly|Luckily|Apparently)\b)[A-Z][a-z]+\b)"
+)
 _OWN_STATEMENT = rf"(?:and\s+|but\s+)?{_OWN_OPENING}"
 # "Please remember that ...", "Please don't suggest pork, I'm Muslim": a request around a statement of the user's
 # own, kept without the "please"
@@ -496,16 +505,14 @@ def _without_filler(sentence: str, *, speaking: bool = False) -> str:
     return bare[0].upper() + bare[1:] if bare else sentence
 
 
-def _statements(text: str, now: float | None) -> list[str]:
+def _statements(text: str, now: float | None, people: Collection[str] = ()) -> list[str]:
     """The user's statements in their own words: no greetings or filler, no questions, and compounds split when
     every part is a memory on its own."""
     out: list[str] = []
-    speaking = (
-        True  # of themselves: at the message's start, and on after a sentence in the first person
-    )
+    speaking = True  # of themselves, until a sentence opens with someone else ("Mateo got home.")
     for raw in split_sentences(text):
         sentence = _without_filler(raw, speaking=speaking)
-        speaking = _OWN_OPENING_RE.match(sentence) is not None
+        speaking = not (_OTHER_OPENING.match(raw) or opens_with_person(raw, people))
         if request := REMINDER_REQUEST.match(sentence):
             sentence = f"Remind me to {request['task']}."
         elif request := _KEEP_REQUEST.match(sentence):
@@ -542,7 +549,7 @@ def _spelled_out(sentences: list[str]) -> tuple[list[str], set[int]]:
 
 
 def _user_candidates(text: str, now: float | None, people: Collection[str]) -> list[Candidate]:
-    sentences, expanded = _spelled_out(_statements(text, now))
+    sentences, expanded = _spelled_out(_statements(text, now, people))
     found = []
     for i, sentence in enumerate(sentences):
         if i in expanded and subject_of(sentence) is None:

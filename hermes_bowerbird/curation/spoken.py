@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ..vocabulary import CONTACT_ROLES
+
 _I = re.IGNORECASE
 # "im", "ive", "u" and a lone "i" are the user and the assistant; "id" and "ill" are words of their own, "U." an initial
 _SHORTHAND = (
@@ -24,14 +26,26 @@ _DONE = re.compile(
     r"(?:(?:finally|just|also|already)\s+)?(?:switched|moved|started|finished|booked|bought|sold|cancell?ed|quit"
     r"|joined|left|got|signed|changed|adopted|found|dropped|lost|won|passed|failed|sent|paid|ordered|picked|decided|registered|enrolled|applied|accepted"
     r"|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted|told"
-    r"|gave|had|saw)\s+\S+\s+\S",
+    r"|gave|had|saw)\s+\S+\s+\S"
+    # ...or what they do, said as few imperatives are: "live in lubbock texas", "work at a cafe on weekends", "take
+    # lisinopril 10mg mornings"
+    r"|(?:live|grew\s+up)\s+in\s+\S|work\s+(?:at|as|for|in|nights|days|weekends)\b|take\s+\S+\s+\d",
     _I,
 )
 # a thing named without "my" and given a value: "contractor is Bill Novak", "budget is $45k total", "new manager is
-# Tom Becker"; the thing's words in lowercase as typed (a capital may open a name: "Meridian meetings are on Zoom")
+# Tom Becker"; the thing's words in lowercase as typed (a capital may open a name: "Meridian meetings are on Zoom"),
+# the last of them one of the user's people (vocabulary.CONTACT_ROLES and family) or things (`_OWN_THINGS`): a price
+# or a fact of the world is no one's ("copper is like 14 euro a metre now", "customers boiler is a worcester bosch")
+_OWN_THINGS = (
+    r"budget|rent|salary|pay|wage|rate|fee|deadline|flight|train|appointment|meeting|standup|shift|shifts|schedule|"
+    r"address|number|phone|email|wifi|car|van|bike|lease|mortgage|loan|savings|target|goal|weight|office|desk|team|"
+    r"project|plan|commute|hours|class|lesson|lessons|exam|exams|thesis|major|school|job|landlord|boss|manager|"
+    r"supervisor|insurance|visa|contract|notice|birthday|anniversary|wedding|date|start date|due date|checkup|"
+    r"partner|wife|husband|boyfriend|girlfriend|son|daughter|mum|mom|dad|sister|brother"
+)
 _BARE_THING = re.compile(
-    r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}\s+(?:is|are)\s+(?:now\s+)?"
-    r"(?:\S+\s+){0,3}?[^\s\d]{0,2}(?:\d|[A-Z][a-z])"
+    rf"(?:[a-z][a-z-]*\s+){{0,2}}(?:{_OWN_THINGS}|{CONTACT_ROLES})\s+(?:is|are)\s+(?:now\s+)?(?!like\b)"
+    r"(?:\S+\s+){0,3}?[^\s\d]{0,2}(?:\d|[A-Z][a-z]|(?:dr|mr|mrs|ms|prof)\.?\s+[a-z])"
 )
 # words that open a sentence about something other than the user's own thing
 _NOT_A_THING = re.compile(

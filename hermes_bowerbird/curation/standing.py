@@ -3,8 +3,8 @@ metric", "I want all my product descriptions in British English, and no emojis".
 
 A request of this kind holds for every later conversation, so it is a preference to keep, while a request for this
 turn only ("explain this to me", "write the email in French") is not. It is standing when it says so ("always",
-"never", "from now on", "by default", "in future", "every time"), or when the user says how they want a kind of
-thing the assistant writes for them ("I want my recipes in grams").
+"never", "from now on", "by default", "in future", "every time", "write anything ..."), or when the user says how
+they want a kind of thing the assistant writes for them ("I want my recipes in grams").
 """
 
 from __future__ import annotations
@@ -28,12 +28,20 @@ _WRITINGS = (
     r"messages?|texts?|measurements?|units?|explanations?|listings?|dates?|times?|examples?|suggestions?|"
     r"instructions?|translations?|notes|posts?|captions?|letters?|reports?|prices?|amounts?|temperatures?)"
 )
+# the units and conventions an answer is given in
+_UNITS = (
+    r"(?:metric|imperial|celsius|fahrenheit|centigrade|kilos?|kg|pounds|lbs|miles|km|kilometres|kilometers|"
+    r"24[ -]hour|12[ -]hour|british|american|us|uk|australian)"
+)
 _STANDING = re.compile(
     # "always metric", "please always speak slowly and simply to me", "from now on, answer in Spanish"
-    rf"^{_PLEASE}{_FOR_GOOD},?\s+{_PLEASE}(?:(?:\w+\s+)?{_ANSWERING}\b|(?:in\s+)?(?:metric|imperial|celsius|"
-    r"fahrenheit|british|american|us|uk)\b)"
+    rf"^{_PLEASE}{_FOR_GOOD},?\s+{_PLEASE}(?:(?:\w+\s+)?{_ANSWERING}\b|(?:in\s+)?{_UNITS}\b)"
     # "answer in Spanish from now on", "use British spelling by default"
     rf"|^{_PLEASE}{_ANSWERING}\b[^?]*\b{_FOR_GOOD}\b"
+    # "write anything for me in British English": whatever it is, from now on
+    rf"|^{_PLEASE}{_ANSWERING}\s+(?:anything|everything)\b"
+    # "use celsius pls", "stop using emojis in ur answers"
+    rf"|^{_PLEASE}use\s+{_UNITS}\b|^{_PLEASE}(?:stop|quit)\s+(?:using|adding|putting|saying|writing|calling\s+me)\b"
     # "I want all my product descriptions in British English", "I'd like recipes in grams, not cups"
     rf"|^(?:i|we)\s+(?:want|need|prefer|['’]d\s+like|would\s+like|like)\s+(?:all\s+)?(?:of\s+)?"
     rf"(?:(?:my|our|the|your)\s+)?(?:\w+\s+){{0,2}}?{_WRITINGS}\s+(?:in|to\s+be|with|without|as)\b",
