@@ -3,8 +3,9 @@ peanuts", "switched physio to Dr. Khan" is "I switched physio to Dr. Khan", and 
 "budget is $45k" speaks of the user's own contractor and budget.
 
 Only the speaker is filled in; the words the user chose stay theirs. A sentence is taken as it comes from the user's
-message, its first letter as they typed it: a lowercase opening word is no name ("budget is $45k"), a capitalised one
-may be ("Paris is 2 hours away").
+message, its first letter as they typed it. A thing named without "my" is the user's only when it is one of the
+things or people a user has (a budget, a van, a contractor) and typed in lowercase (a capital may open a name:
+"Meridian meetings are on Zoom"); a price or a fact of the world stays no one's ("copper is like 14 euro a metre").
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ _LONE_I = re.compile(r"\bi\b")
 # a past-tense verb opening a sentence with no one before it: the user did it ("moved to Berlin last week")
 _DONE = re.compile(
     r"(?:(?:finally|just|also|already)\s+)?(?:switched|moved|started|finished|booked|bought|sold|cancell?ed|quit"
-    r"|joined|left|got|signed|changed|adopted|found|dropped|lost|won|passed|failed|sent|paid|ordered|picked|decided|registered|enrolled|applied|accepted"
-    r"|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted|told"
+    r"|joined|left|got|signed|changed|adopted|found|dropped|lost|won|passed|failed|sent|paid|ordered|picked|decided"
+    r"|registered|enrolled|applied|accepted|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted|told"
     r"|gave|had|saw)\s+\S+\s+\S"
     # ...or what they do, said as few imperatives are: "live in lubbock texas", "work at a cafe on weekends", "take
     # lisinopril 10mg mornings"

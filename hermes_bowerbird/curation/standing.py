@@ -16,7 +16,6 @@ _PLEASE = r"(?:please\s+|pls\s+|kindly\s+)?"
 _FOR_GOOD = (
     r"(?:always|never|from\s+now\s+on|going\s+forward|in\s+future|by\s+default|every\s+time)"
 )
-# what the assistant does when it answers
 # what the assistant does when it answers (not "give", "keep" or "check": "never give up" is no request)
 _ANSWERING = (
     r"(?:use|write|answer|reply|respond|speak|talk|format|spell|explain|address|suggest|recommend|include|list"
