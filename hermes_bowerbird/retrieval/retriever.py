@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import overload
 
@@ -230,19 +230,17 @@ class Retriever:
         meanwhile: Callable[[list[Signal]], None],
     ) -> tuple[list[Signal], str, SignalInput]:
         """The query and vector stages' signals, a note when vectors were unavailable, and the input with the
-        query vector (None without a model). `meanwhile` is given the query stage's signals before the vector stage
-        is waited for (it runs beside them on a large store)."""
-        future: Future[tuple[list[Signal], SignalInput]] | None = None
-        if (
-            self._pool is not None
-            and sum(map(len, map(given.allowed, kinds))) >= PARALLEL_FROM_ITEMS
-        ):
+        query vector (None without a model). `meanwhile` is given the signals found before the vector stage is waited
+        for: the query stage's while it runs beside them (a large store), else all of them at the end."""
+        if self._pool is None or sum(map(len, map(given.allowed, kinds))) < PARALLEL_FROM_ITEMS:
+            signals = run_stage(self.signals, Stage.QUERY, given, kinds)
+            vector, given = self._vector_signals(given, kinds)
+            meanwhile(signals + vector)
+        else:
             future = self._pool.submit(self._vector_signals, given, kinds)
-        signals = run_stage(self.signals, Stage.QUERY, given, kinds)
-        meanwhile(signals)
-        vector, given = (
-            future.result() if future is not None else self._vector_signals(given, kinds)
-        )
+            signals = run_stage(self.signals, Stage.QUERY, given, kinds)
+            meanwhile(signals)
+            vector, given = future.result()
         notes = {s.note for s in vector if s.note}
         return signals + vector, "; ".join(sorted(notes)), given
 
