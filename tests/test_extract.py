@@ -42,6 +42,8 @@ def _single(user: str, assistant: str = "") -> Candidate:
         # a value asked back, no task; what happens to the user, no liking
         ("The spare key is with Mrs Patel next door, remind me if I forget.", MemoryType.FACT),
         ("My health number is 123 456 789, I always forget it.", MemoryType.FACT),
+        ("The spare key is with Mrs Patel next door, dont let me forget it", MemoryType.FACT),
+        ("Don't let me forget the vet appointment for Biscuit on Friday.", MemoryType.TODO),
     ],
 )
 def test_user_statement_types(user: str, mtype: MemoryType) -> None:

@@ -60,9 +60,10 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
             MemoryType.TODO,
             # "remind me if I forget" asks to be told a fact again, sets no task
             r"\bremind me\b(?! (?:of it )?(?:if|when|in case) (?:i|we) forget\b)|"
-            # "Don't forget I'm vegan" reminds of a fact, not a task
+            # "Don't forget I'm vegan" reminds of a fact, not a task, as "the pin is 4821, dont let me forget it" does
             r"\bdon'?t (?:let me )?forget\b(?!,? (?:that )?(?:i'm|i’m|i am|we're|we’re|we are|"
-            r"my [\w'’]+(?: [\w'’]+)? (?:is|are))\b)|\btodo\b|\bto-do\b|\bdeadline\b|"
+            r"my [\w'’]+(?: [\w'’]+)? (?:is|are))\b)(?!,? (?:it|this|that|them)\b[\s.!]*$)|"
+            r"\btodo\b|\bto-do\b|\bdeadline\b|"
             # "I need to remember that my sister is allergic" states a fact, not a task
             r"\bi (?:still |really |also |just |definitely |urgently )?(?:need|have|must|ought) to\b"
             r"(?! (?:remember|keep in mind|bear in mind|not forget) that\b)|"
