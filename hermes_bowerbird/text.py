@@ -25,6 +25,10 @@ import re
 from collections.abc import Iterator
 
 CHARS_PER_TOKEN = 4
+# What precedes "day" in each weekday's name, for patterns ("(?:mon|...)days?" reads "monday" and "mondays").
+WEEKDAY_STEMS = "mon|tues|wednes|thurs|fri|satur|sun"
+# The months by name, but for May, which is also a verb: a pattern names it only where a month is expected.
+MONTHS_BUT_MAY = "January|February|March|April|June|July|August|September|October|November|December"
 # The number words one to nine: ages ("forty-two") and spans ("three weeks ago") are read with them.
 DIGIT_WORDS = {
     "one": 1,

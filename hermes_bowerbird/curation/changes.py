@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ..text import holds_name, stem_words
+from ..text import MONTHS_BUT_MAY, WEEKDAY_STEMS, holds_name, stem_words
 from ..types import MemoryType
 from .noise import TECHNICAL_VALUE
 
@@ -68,7 +68,7 @@ STATEMENT_CACHE = 64
 NEW_TIME = "changed: a new time for the same thing"
 
 _I = re.IGNORECASE
-_DAY = r"mon|tues|wednes|thurs|fri|satur|sun"
+
 _MONTH = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
@@ -76,7 +76,7 @@ _MONTH = (
 # a time of day, a weekday, or a date; "9.30" is a time too, but only where a time is expected, not a price
 _DATE_OR_CLOCK = (
     rf"\b\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{{1,2}}:\d{{2}}\b|\b(?:noon|midday|midnight)\b|"
-    rf"\b(?:{_DAY})days?\b|\bweekdays?\b|\b(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
+    rf"\b(?:{WEEKDAY_STEMS})days?\b|\bweekdays?\b|\b(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
     rf"\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b"
 )
@@ -84,10 +84,7 @@ _DATE_OR_CLOCK_RE = re.compile(_DATE_OR_CLOCK, _I)
 _WHEN = re.compile(rf"{_DATE_OR_CLOCK}|\b\d{{1,2}}\.\d{{2}}\b", _I)
 # a month by its name alone, as a time a plan is set for or moved to ("the bar exam is in February", "got moved to
 # March"); capitalised, and "May" only after a preposition, so the verb "may" is none
-_MONTHS_BUT_MAY = (
-    "January|February|March|April|June|July|August|September|October|November|December"
-)
-_MONTH_NAME = rf"\b(?-i:{_MONTHS_BUT_MAY})\b|\b(?:in|to|for|until|till|by)\s+(?-i:May)\b"
+_MONTH_NAME = rf"\b(?-i:{MONTHS_BUT_MAY})\b|\b(?:in|to|for|until|till|by)\s+(?-i:May)\b"
 _MONTH_NAME_RE = re.compile(_MONTH_NAME, _I)
 # said that a thing's time changed, the new time given anywhere: "The gym time changed too, they opened a 7pm class so
 # I go Tuesday and Thursday evenings now"
@@ -120,7 +117,7 @@ _MOVED = re.compile(
     r"(?:\s+(?:at|on|from|every|in))?)"
     # the new time right after, or after a new name for the thing: "got changed to TP1250 at 9:15"
     rf"\s+(?:[\w-]{{0,20}}\d[\w-]{{0,20}}\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
-    rf"(?:{_WHEN.pattern}|(?-i:{_MONTHS_BUT_MAY}|May)\b|{_TIME_OF_DAY})",
+    rf"(?:{_WHEN.pattern}|(?-i:{MONTHS_BUT_MAY}|May)\b|{_TIME_OF_DAY})",
     _I,
 )
 # gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";
@@ -205,7 +202,9 @@ _CORRECTION = re.compile(
     r"(?P<wrong>[\w’'-]+(?:\s+[\w’'-]+){0,2}?)\s*[.!]*\s*$",
     _I,
 )
-_TIME_WORD = re.compile(rf"^(?:\d.*|am|pm|noon|midday|midnight|(?:{_DAY})days?|{_MONTH})$", _I)
+_TIME_WORD = re.compile(
+    rf"^(?:\d.*|am|pm|noon|midday|midnight|(?:{WEEKDAY_STEMS})days?|{_MONTH})$", _I
+)
 
 
 def when(text: str) -> bool:

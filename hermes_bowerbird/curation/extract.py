@@ -29,6 +29,7 @@ from hermes_bowerbird.curation.sentences import own_words, split_sentences
 from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
+from hermes_bowerbird.text import MONTHS_BUT_MAY, WEEKDAY_STEMS
 from hermes_bowerbird.text import chat_words as words
 from hermes_bowerbird.timestamps import DAY
 from hermes_bowerbird.types import Candidate, MemoryType, type_spec
@@ -155,11 +156,7 @@ _DATE = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b", _I)
 # a day or a month names a when as plainly as a number: "now I have them every wednesday night"
-_DAY_OR_MONTH = re.compile(
-    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:january|february|march|april|june|july|august|september"
-    r"|october|november|december)\b",
-    _I,
-)
+_DAY_OR_MONTH = re.compile(rf"\b(?:{WEEKDAY_STEMS})days?\b|\b(?:{MONTHS_BUT_MAY})\b", _I)
 # what a thing of the user's is about or where it is, or who: "My thesis is on coral bleaching recovery in the Red
 # Sea", "My office is in the old town", "my doctor is dr patel" (not how it is: "my back is killing me"); where the
 # user lives or works: "I work at a cafe in brunswick on weekends"
@@ -170,9 +167,7 @@ _OWN_THING = re.compile(
 )
 # the user or "we" say when they do something ("now I have them every wednesday night"), not a fragment opening
 # with the day ("Friday of my first full week of notice.")
-_WHEN_DONE = re.compile(
-    r"^(?!\W*(?:\w+\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day)(?=.*\b(?:i|we)\b)", _I
-)
+_WHEN_DONE = re.compile(rf"^(?!\W*(?:\w+\s+)?(?:{WEEKDAY_STEMS})day)(?=.*\b(?:i|we)\b)", _I)
 _LEADING_FILLER = re.compile(
     r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh|also|and|but|"
     r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
