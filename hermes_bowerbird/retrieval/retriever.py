@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import overload
+from typing import TypeVar, overload
 
 import numpy as np
 
@@ -62,6 +62,7 @@ from .tuning import (
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 # the signals that reach items through the entities a query names
 LINK_SIGNALS = frozenset({"graph_entity", "graph_entity_episode"})
 
@@ -179,32 +180,32 @@ class Retriever:
             allowed=lambda kind: self._scope_ids.allowed(kind, scopes),
         )
         items = _Items()
-        coverage: list[KeywordCoverage] = []
 
-        def meanwhile(found: list[Signal]) -> None:
+        def meanwhile(found: list[Signal]) -> KeywordCoverage:
             # while the vector stage runs: load what the keyword and graph signals found, weigh the query's words
             # and how much of them each of those items holds
             self._hydrate([(s.kind, i) for s in found for i, _ in s.ranked], request, scopes, items)
-            coverage.append(self._coverage(analysis))
-            coverage[0].learn(
+            coverage = self._coverage(analysis)
+            coverage.learn(
                 [m.content for m in items.memories.values()]
                 + [e.content for e in items.episodes.values()]
             )
+            return coverage
 
-        signals, vector_note, given = self._collect(given, kinds, meanwhile)
+        signals, vector_note, given, coverage = self._collect(given, kinds, meanwhile)
         query_vector = given.query_vector
         weights = fusion_weights(self.signals, self.config.weights)
         fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         items = self._hydrate(fused, request, scopes, items)
         if self.config.weights.meaning_lean > 0:
-            weights = self._lean(signals, weights, items, coverage[0])
+            weights = self._lean(signals, weights, items, coverage)
             fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
         fused = self._expand(fused, items, signals, weights, request, given)
         limit = min(request.limit, MAX_LIMIT)
         pool = max(
             RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR
         )
-        ranked = self._rank(fused, items, analysis, (query_vector, coverage[0]), now, pool)
+        ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
         if request.min_relevance > 0:
             ranked = self._relevant(
                 ranked, items, self._baseline(scopes, kinds, query_vector), request.min_relevance
@@ -227,22 +228,22 @@ class Retriever:
         self,
         given: SignalInput,
         kinds: list[ItemKind],
-        meanwhile: Callable[[list[Signal]], None],
-    ) -> tuple[list[Signal], str, SignalInput]:
-        """The query and vector stages' signals, a note when vectors were unavailable, and the input with the
-        query vector (None without a model). `meanwhile` is given the signals found before the vector stage is waited
-        for: the query stage's while it runs beside them (a large store), else all of them at the end."""
+        meanwhile: Callable[[list[Signal]], T],
+    ) -> tuple[list[Signal], str, SignalInput, T]:
+        """The query and vector stages' signals, a note when vectors were unavailable, the input with the query
+        vector (None without a model), and what `meanwhile` made of the signals found before the vector stage is
+        waited for: the query stage's while it runs beside them (a large store), else all of them at the end."""
         if self._pool is None or sum(map(len, map(given.allowed, kinds))) < PARALLEL_FROM_ITEMS:
             signals = run_stage(self.signals, Stage.QUERY, given, kinds)
             vector, given = self._vector_signals(given, kinds)
-            meanwhile(signals + vector)
+            made = meanwhile(signals + vector)
         else:
             future = self._pool.submit(self._vector_signals, given, kinds)
             signals = run_stage(self.signals, Stage.QUERY, given, kinds)
-            meanwhile(signals)
+            made = meanwhile(signals)
             vector, given = future.result()
         notes = {s.note for s in vector if s.note}
-        return signals + vector, "; ".join(sorted(notes)), given
+        return signals + vector, "; ".join(sorted(notes)), given, made
 
     def _vector_signals(
         self, given: SignalInput, kinds: list[ItemKind]
