@@ -475,10 +475,11 @@ def _near_or_assigned(m: re.Match[str]) -> Span | None:
 
 
 # the words that name a code to a door, a lock, an alarm or an account
+# what a code opens: "door code", "lockbox code", "key safe combo"
+_LOCKS = r"door|gate|alarm|entry|garage|safe|lock|locker|padlock|keypad|lock[ \t_-]?box|key[ \t_-]?(?:safe|box)"
 _CODE_WORDS_SAID = (
-    r"(?:(?:door|gate|alarm|entry|garage|safe|lock|locker|padlock|keypad|lock[ \t_-]?box|key[ \t_-]?(?:safe|box)|"
-    r"building|front[ \t]+door|access|bank|card|atm|phone|sim)[ \t_-]?)?(?:code|pin(?:[ \t_-]?(?:code|number))?|combo"
-    r"|combination)"
+    rf"(?:(?:{_LOCKS}|building|front[ \t]+door|access|bank|card|atm|phone|sim)[ \t_-]?)?"
+    r"(?:code|pin(?:[ \t_-]?(?:code|number))?|combo|combination)"
 )
 # a code word after these names no secret: "zip code 90210", "error code 5003", "area code 0161"
 _NOT_SECRET_CODES = (
@@ -775,7 +776,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "phrase_secret",
         r"\b(?P<key>pass(?:word|phrase|code)|pwd?|pin(?:[ \t_-]?(?:code|number))?"
-        r"|(?:door|gate|alarm|entry|garage|safe|lock|locker|padlock|keypad|lock[ \t_-]?box|key[ \t_-]?(?:safe|box))"
+        rf"|(?:{_LOCKS})"
         r"[ \t_-]?(?:code|combo|combination)|secret(?:[ \t_-]?(?:access[ \t_-]?)?key)?"
         r"|(?:api|access|private|encryption|signing|license)[ \t_-]?key(?:[ \t]id)?"
         r"|(?:access|auth|api|bearer|refresh|session)[ \t_-]?token|token|session[ \t_-]?(?:id|cookie)|cookie"
