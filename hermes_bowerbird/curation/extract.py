@@ -403,7 +403,7 @@ def _candidate(
         )
     ):
         return None
-    entities = tuple(name for name, _ in find_entities(content))
+    entities = _entity_names(content)
     confidence = (
         0.9
         if _EXPLICIT.search(sentence)
@@ -421,6 +421,10 @@ def _candidate(
         entities=entities,
         role=role,
     )
+
+
+def _entity_names(text: str) -> tuple[str, ...]:
+    return tuple(name for name, _ in find_entities(text))
 
 
 def _fallback_type(
@@ -570,7 +574,7 @@ def _standing(sentence: str) -> Candidate | None:
     request = standing_request(sentence)
     if request is None:
         return None
-    entities = tuple(name for name, _ in find_entities(request))
+    entities = _entity_names(request)
     return Candidate(
         type=MemoryType.PREFERENCE,
         content=request[:_MAX_CONTENT_CHARS],
@@ -603,7 +607,7 @@ def _closing(sentence: str, now: float | None) -> Candidate | None:
         content=_with_date(sentence, now)[:_MAX_CONTENT_CHARS],
         importance=type_spec(mtype).importance,
         confidence=0.75,
-        entities=tuple(name for name, _ in find_entities(sentence)),
+        entities=_entity_names(sentence),
         closing_only=True,
     )
 
@@ -628,7 +632,7 @@ def _assistant_candidates(text: str, now: float | None) -> list[Candidate]:
                 content=block,
                 importance=type_spec(MemoryType.PROCEDURE).importance,
                 confidence=0.6,
-                entities=tuple(n for n, _ in find_entities(block)),
+                entities=_entity_names(block),
                 role="assistant",
             )
         )
