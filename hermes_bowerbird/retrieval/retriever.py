@@ -177,7 +177,7 @@ class Retriever:
             self.vectors,
             analysis,
             scopes,
-            allowed=lambda kind: self._scope_ids.allowed(kind, scopes),
+            allowed={kind: self._scope_ids.allowed(kind, scopes) for kind in kinds},
         )
         items = _Items()
 
@@ -208,7 +208,10 @@ class Retriever:
         ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
         if request.min_relevance > 0:
             ranked = self._relevant(
-                ranked, items, self._baseline(scopes, kinds, query_vector), request.min_relevance
+                ranked,
+                items,
+                self._baseline(scopes, given.allowed, query_vector),
+                request.min_relevance,
             )
         chosen = self._diversify(ranked, items, limit)
         missing = [
@@ -233,7 +236,7 @@ class Retriever:
         """The query and vector stages' signals, a note when vectors were unavailable, the input with the query
         vector (None without a model), and what `meanwhile` made of the signals found before the vector stage is
         waited for: the query stage's while it runs beside them (a large store), else all of them at the end."""
-        if self._pool is None or sum(map(len, map(given.allowed, kinds))) < PARALLEL_FROM_ITEMS:
+        if self._pool is None or sum(map(len, given.allowed.values())) < PARALLEL_FROM_ITEMS:
             signals = run_stage(self.signals, Stage.QUERY, given, kinds)
             vector, given = self._vector_signals(given, kinds)
             made = meanwhile(signals + vector)
@@ -290,13 +293,17 @@ class Retriever:
         return [e for e in ranked if e.key in kept]
 
     def _baseline(
-        self, scopes: tuple[str, ...], kinds: Sequence[ItemKind], query_vector: np.ndarray | None
+        self,
+        scopes: tuple[str, ...],
+        allowed: Mapping[ItemKind, frozenset[int]],
+        query_vector: np.ndarray | None,
     ) -> gate.Baseline | None:
-        """The query's typical similarity to what these scopes hold (None without a query vector)."""
+        """The query's typical similarity to what these scopes hold of the kinds searched (None without a query
+        vector)."""
         if query_vector is None:
             return None
-        ids = _ScopeKeys([(kind, self._scope_ids.allowed(kind, scopes)) for kind in kinds])
-        sample = self._sample.get((*scopes, *map(str, kinds)), ids)
+        ids = _ScopeKeys(list(allowed.items()))
+        sample = self._sample.get((*scopes, *map(str, allowed)), ids)
         return gate.baseline(sample, query_vector, len(ids))
 
     def _sample_vectors(self, keys: Sequence[Key]) -> np.ndarray:

@@ -41,14 +41,15 @@ class Match(enum.Enum):
 
 @dataclass(frozen=True)
 class SignalInput:
-    """Everything a signal may search with; `allowed` gives the ids of a kind the request's scopes hold."""
+    """Everything a signal may search with; `allowed` holds the ids of each kind searched that the request's scopes
+    hold, read once per search (a vector signal on another thread would otherwise wait for the connection)."""
 
     store: Store
     vectors: VectorTier
     analysis: QueryAnalysis
     scopes: tuple[str, ...]
     query_vector: np.ndarray | None = None
-    allowed: Callable[[ItemKind], frozenset[int]] = lambda kind: frozenset()
+    allowed: Mapping[ItemKind, frozenset[int]] = field(default_factory=dict)
     seeds: Mapping[int, float] = field(default_factory=dict)
 
 
@@ -77,7 +78,9 @@ def _full_text(kind: ItemKind) -> Callable[[SignalInput], Ranked]:
 def _nearest(kind: ItemKind) -> Callable[[SignalInput], Ranked]:
     def find(given: SignalInput) -> Ranked:
         assert given.query_vector is not None  # SignalSpec.run skips vector signals without one
-        return cand.nearest(given.vectors, given.query_vector, kind, given.allowed(kind))
+        return cand.nearest(
+            given.vectors, given.query_vector, kind, given.allowed.get(kind, frozenset())
+        )
 
     return find
 
