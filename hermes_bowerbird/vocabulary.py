@@ -58,6 +58,16 @@ EMPLOYER = _subject("user:employer", MemoryType.IDENTITY)
 WORK_LOCATION = _subject("user:work-location")
 MANAGER = _subject("user:manager")
 CONTACTS = _subject("user:contact:")
+# a drug's name: one the table knows, or a word with a pharmacological ending (metformin, lisinopril, sertraline,
+# atorvastatin, omeprazole, levothyroxine); never "the bus" or "walks". The `MEDICATIONS` slots' words in a statement
+# (curation/subjects.py) or as chat says it (curation/spoken.py)
+DRUG = (
+    r"(?:insulin|aspirin|ibuprofen|paracetamol|acetaminophen|melatonin|prednisone|warfarin|lithium|"
+    r"adderall|ritalin|xanax|prozac|zoloft|lexapro|wellbutrin|synthroid|ozempic|wegovy|"
+    r"[a-z]{3,}(?:formin|pril|sartan|statin|olol|azole|prazole|oxetine|aline|pine|zepam|azepam|done|"
+    r"cillin|mycin|cycline|thyroxine|mab|tidine|triptan|profen|sone|lone|semide|zide|triptyline|azine|"
+    r"amine|nicotine|caffeine))"
+)
 # the roles of the people the user goes to, one `CONTACTS` slot each ("user:contact:dentist"), as words in a
 # statement (curation/subjects.py) or a question (retrieval/query.py)
 CONTACT_ROLES = (

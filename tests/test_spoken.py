@@ -23,6 +23,14 @@ from hermes_bowerbird.types import MemoryType
         ),
         ("new manager is Tom Becker", "My new manager is Tom Becker"),
         ("doctor is dr patel at covenant", "My doctor is dr patel at covenant"),
+        # after something else was said, and a drug whose dose changed
+        ("kate left, new manager is Lou", "kate left, my new manager is Lou"),
+        (
+            "we argued, and contractor is Bill Novak now",
+            "we argued, and my contractor is Bill Novak now",
+        ),
+        ("metformin went up to 1000", "My metformin went up to 1000"),
+        ("Sertraline dose is down to 50mg", "My sertraline dose is down to 50mg"),
     ],
 )
 def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
@@ -44,6 +52,10 @@ def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
         "copper is like 14 euro a metre now mad",
         "customers boiler is a worcester bosch 30i",
         "weber says einkommensteuer is due july 31",
+        # a thing already someone's after the comma
+        "I'm in the city, and my budget is around $500.",
+        "I'm looking at a 30-year mortgage, and the interest rate is around 4%.",
+        "metformin is a diabetes drug",
     ],
 )
 def test_plain_text_stays_as_typed(typed: str) -> None:

@@ -116,6 +116,22 @@ from hermes_bowerbird.curation.subjects import (
         ("I'm on 20mg of lisinopril.", "user:medication:lisinopril"),
         ("My doctor upped my sertraline to 100mg.", "user:medication:sertraline"),
         ("My metformin dose went down to 500 mg.", "user:medication:metformin"),
+        ("My metformin went up to 1000.", "user:medication:metformin"),  # the unit unsaid
+        ("I'm on Ozempic now.", "user:medication:ozempic"),
+        ("I'm now on insulin.", "user:medication:insulin"),
+        ("I take wegovy these days.", "user:medication:wegovy"),
+        ("I switched from metformin to ozempic.", "user:medication:ozempic"),
+        ("I started on insulin last week.", "user:medication:insulin"),
+        # a car told by its make, or swapped for another in one breath
+        ("I bought a Honda Civic.", "user:car"),
+        ("I sold the transit last week, got a vw crafter now.", "user:car"),
+        ("I sold the Civic and bought a Tesla Model 3.", "user:car"),
+        # the people the user goes to, named in lowercase after a title, or by who sees them
+        ("My GP is dr hollis.", "user:contact:gp"),
+        ("My doctor is now dr hollis.", "user:contact:doctor"),
+        ("Dr patel retired so I'm seeing dr hollis now.", "user:contact:doctor"),
+        ("I see Dr. Moreau for my back.", "user:contact:doctor"),
+        ("I'm seeing a new physio, dr ana ruiz.", "user:contact:physio"),
         # weight
         ("I weigh 82 kg right now.", "user:weight"),
         ("I'm down to 78 kg!", "user:weight"),
@@ -236,6 +252,10 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "We live in interesting times.",
         "Moving to design development next.",
         "Vegan, gluten-free and nut-free options are available.",
+        "I'm on magazine duty this week.",
+        "I got a mini fridge for the office.",
+        "My metformin is going up to 1000 next week.",  # a plan, not yet the dose
+        "I'm seeing the doctor tomorrow.",
     ],
 )
 def test_non_statements_get_no_user_subject(sentence: str) -> None:
@@ -299,6 +319,17 @@ def test_non_statements_get_no_user_subject(sentence: str) -> None:
             "My doctor upped my sertraline to 100mg.",
             "user:medication:sertraline",
         ),
+        (
+            "I drive a Ford Transit.",
+            "I sold the transit last week, got a vw crafter now.",
+            "user:car",
+        ),
+        (
+            "My doctor is Dr Patel.",
+            "Dr patel retired so I'm seeing dr hollis now.",
+            "user:contact:doctor",
+        ),
+        ("My manager is Kate Brown.", "Kate left, my new manager is Lou.", "user:manager"),
     ],
 )
 def test_new_values_share_the_old_subject(old: str, new: str, subject: str) -> None:

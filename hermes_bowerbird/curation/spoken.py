@@ -6,13 +6,15 @@ Only the speaker is filled in; the words the user chose stay theirs. A sentence 
 message, its first letter as they typed it. A thing named without "my" is the user's only when it is one of the
 things or people a user has (a budget, a van, a contractor) and typed in lowercase (a capital may open a name:
 "Meridian meetings are on Zoom"); a price or a fact of the world stays no one's ("copper is like 14 euro a metre").
+The same holds after a comma ("kate left, new manager is Lou"), and a drug whose dose changed is the user's
+("metformin went up to 1000").
 """
 
 from __future__ import annotations
 
 import re
 
-from ..vocabulary import CONTACT_ROLES
+from ..vocabulary import CONTACT_ROLES, DRUG
 
 _I = re.IGNORECASE
 # "im", "ive", "u" and a lone "i" are the user and the assistant; "id" and "ill" are words of their own, "U." an initial
@@ -48,12 +50,21 @@ _BARE_THING = re.compile(
     rf"(?:[a-z][a-z-]*\s+){{0,2}}(?:{_OWN_THINGS}|{CONTACT_ROLES})\s+(?:is|are)\s+(?:now\s+)?(?!like\b)"
     r"(?:\S+\s+){0,3}?[^\s\d]{0,2}(?:\d|[A-Z][a-z]|(?:dr|mr|mrs|ms|prof)\.?\s+[a-z])"
 )
+# a drug named without "my" whose dose changed: "metformin went up to 1000", "sertraline dose is down to 50mg"
+_BARE_DOSE = re.compile(
+    rf"{DRUG}(?:\s+dose)?\s+(?:was|has been|got|went|is|is going)\s+(?:\w+\s+){{0,2}}?(?:up|down|back)?\s*to\s+\d",
+    _I,
+)
 # words that open a sentence about something other than the user's own thing
 _NOT_A_THING = re.compile(
     r"(?:a|an|the|this|that|these|those|it|its|it's|there|here|he|she|they|we|you|i|my|our|your|his|her|their"
     r"|what|which|who|where|when|why|how|everything|something|nothing|anything|everyone|someone|nobody|anyone"
     r"|each|every|all|both|some|any|no|one|today|tomorrow|tonight|yesterday|weather|traffic)",
     _I,
+)
+# the same after a comma, once something else was said first: "kate left, new manager is Lou"
+_BARE_THING_AFTER = re.compile(
+    rf"(?<=,\s)(?>(?:(?:and|so|but)\s+)?)(?!(?i:{_NOT_A_THING.pattern})\b)(?={_BARE_THING.pattern})"
 )
 
 
@@ -67,6 +78,16 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
     if speaking and _DONE.match(sentence):
         return f"I {sentence[0].lower()}{sentence[1:]}"
     first = sentence.split(maxsplit=1)[0] if sentence.strip() else ""
-    if not _NOT_A_THING.fullmatch(first) and _BARE_THING.match(sentence):
-        return f"My {sentence}"
-    return sentence
+    if not _NOT_A_THING.fullmatch(first):
+        if _BARE_DOSE.match(
+            sentence
+        ):  # a drug's capital is no name's: "Metformin went up" -> "My metformin"
+            return f"My {sentence[0].lower()}{sentence[1:]}"
+        if _BARE_THING.match(sentence):
+            return f"My {sentence}"
+    return _BARE_THING_AFTER.sub(_own, sentence, count=1)
+
+
+def _own(m: re.Match[str]) -> str:
+    """The user's thing named after a comma: "new manager is Lou" -> "my new manager is Lou"."""
+    return f"{m.group()}my "

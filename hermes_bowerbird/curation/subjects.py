@@ -91,6 +91,14 @@ _PETS = (
 _VEHICLES = (
     r"car|truck|pickup|van|minivan|suv|tesla|motorcycle|motorbike|scooter|e-bike|ebike|bike|bicycle"
 )
+# a car told by its make ("got a vw crafter", "bought a Honda"): the car slot; not makes that are words too (mini, ram,
+# seat, smart)
+_CAR_MAKES = (
+    r"toyota|honda|ford|vw|volkswagen|bmw|audi|mercedes|merc|kia|hyundai|nissan|subaru|mazda|volvo|skoda|"
+    r"peugeot|renault|citroen|citroën|fiat|jeep|chevy|chevrolet|dodge|gmc|lexus|porsche|rivian|polestar|opel|"
+    r"vauxhall|mitsubishi|suzuki|dacia|cupra|byd|land rover|range rover|jaguar|buick|cadillac|chrysler|lincoln|"
+    r"acura|infiniti|genesis|alfa romeo|lancia|saab"
+)
 _CONDITIONS = (
     r"(?:type [12] )?diabetes|prediabetes|asthma|adhd|autism|depression|anxiety|panic attacks|ptsd|ocd|"
     r"bipolar(?: disorder)?|insomnia|sleep apnea|migraines?|celiac(?: disease)?|ibs|crohn'?s(?: disease)?|"
@@ -206,15 +214,7 @@ _NOT_TOOLS = frozenset(
     )
     for plural in ("", "s")
 )
-# a drug's name: one the table knows, or a word with a pharmacological ending (metformin, lisinopril, sertraline,
-# atorvastatin, omeprazole, levothyroxine); never "the bus" or "walks"
-_DRUG = (
-    r"(?:insulin|aspirin|ibuprofen|paracetamol|acetaminophen|melatonin|prednisone|warfarin|lithium|"
-    r"adderall|ritalin|xanax|prozac|zoloft|lexapro|wellbutrin|synthroid|ozempic|wegovy|"
-    r"[a-z]{3,}(?:formin|pril|sartan|statin|olol|azole|prazole|oxetine|aline|pine|zepam|azepam|done|"
-    r"cillin|mycin|cycline|thyroxine|mab|tidine|triptan|profen|sone|lone|semide|zide|triptyline|azine|"
-    r"amine|nicotine|caffeine))"
-)
+_DRUG = vocab.DRUG
 # when it is taken, or how much: "every morning", "daily", "twice a day", "at night", "with breakfast", "20mg"
 _DOSING = (
     r"(?:every|each)\s+(?:day|morning|night|evening)|daily|nightly|(?:once|twice|three times)\s+a\s+day|"
@@ -222,6 +222,10 @@ _DOSING = (
     rf"\d+\s?(?:mg|mcg|ml)\b|for\s+(?:my\s+)?(?:{_CONDITIONS})"
 )
 _DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|ml|g)\b"
+# what a dose was changed to, where the unit may go unsaid: "my metformin went up to 1000"
+_NEW_DOSE = (
+    rf"(?:{_DOSE}|\d{{2,4}}\b(?!\s*(?:%|percent|pounds|dollars|euros?|quid|bucks|people|times)))"
+)
 # "pounds" only after "weigh": "I'm down to 50 pounds" may be money
 _WEIGHT = r"\d+(?:\.\d+)?\s?(?:kg|kgs|kilos?|kilograms?|lbs?|stone|st)\b"
 _MANAGER = r"(?:manager|boss|supervisor|team lead|tech lead)"
@@ -229,7 +233,9 @@ _MANAGER = r"(?:manager|boss|supervisor|team lead|tech lead)"
 _CONTACT = rf"(?:{vocab.CONTACT_ROLES})"
 # a person's name after "is": not a people's or a faith's ("my landlord is Greek")
 _PERSON_NAME = (
-    rf"(?:(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?(?!(?-i:{_DEMONYMS}|{_FAITHS})\b)(?-i:[A-Z])\w+"
+    rf"(?:(?:(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?(?!(?-i:{_DEMONYMS}|{_FAITHS})\b)(?-i:[A-Z])\w+|"
+    # a title makes a name of a word typed in lowercase: "my gp is dr hollis"
+    rf"(?:dr|doctor|mr|mrs|ms|miss|prof)\.?\s+(?!(?:who|that|said|says|is|was|and|but|or|about|at|in|on)\b)[a-z]\w+)"
 )
 _HOW_MANY = rf"(?:\d{{1,2}}|{_NUMBER_NAMES}|a couple of|a few|several)"
 _ONE_MORE = r"(?:second|third|fourth|another|other|extra)\s+"
@@ -459,7 +465,11 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:(?:switched|changed)\s+(?:to\s+a\s+new\s+)?|(?:registered with|signed up "
         rf"with|found|got|have|hired)\s+a\s+new\s+)(?P<contact2>{_CONTACT})s?\b|"
         rf"(?!(?:this|that|he|she|it|who|there|here|what)\b)(?-i:[A-Z])\w+ (?:is|'s) (?:now )?my "
-        rf"(?:new |current |regular |usual )?(?P<contact3>{_CONTACT})\b",
+        rf"(?:new |current |regular |usual )?(?P<contact3>{_CONTACT})\b|"
+        # seen by one now: "I'm seeing dr hollis now", "I see Dr. Moreau for my back"
+        rf"\bi(?:'m| am)?\s+{_NOW}(?:seeing|see|going to|registered with)\s+"
+        rf"(?:a\s+new\s+(?P<contact4>{_CONTACT}),?\s+)?"
+        rf"(?P<seen>(?:dr|doctor)\.?\s+(?!(?:who|that|about|at|in|on|and|or|but)\b)[a-z]\w+)",
         lambda m: _contact_any(m),
     ),
     # relationships and family
@@ -513,11 +523,12 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi\s+{_NOW}(?:drive|ride)\s+(?:a|an)\s+(?:[\w-]+\s+){{0,3}}?(?P<vehicle5>{_VEHICLES})\b|"
         rf"\bmy (?:new\s+)?(?P<vehicle>car|truck|motorcycle|bike|e-bike|van)"
         rf" is (?:a|an)\b|\b{_ME}(?:'ve| have)?\s+{_NOW}(?:bought|got|leased|sold|traded in|totaled|crashed|"
-        rf"gave up|got rid of)\s+(?:a|an|my|our)\s+(?:new\s+|used\s+|electric\s+|old\s+)?(?P<vehicle2>{_VEHICLES})\b|"
-        # "I sold the Civic and bought a Tesla Model 3"
-        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:sold|traded in|got rid of|scrapped)\s+(?:[\w-]+\s+){{1,3}}?and\s+"
-        rf"(?:then\s+|just\s+)?(?:bought|got|leased)\s+(?:a|an)\s+(?:new\s+|used\s+|electric\s+)?"
-        rf"(?P<vehicle6>{_VEHICLES})\b|"
+        rf"gave up|got rid of)\s+(?:a|an|my|our)\s+(?:new\s+|used\s+|electric\s+|old\s+)?(?:(?P<vehicle2>{_VEHICLES})|"
+        rf"{_CAR_MAKES})\b|"
+        # "I sold the Civic and bought a Tesla Model 3", "I sold the transit last week, got a vw crafter now"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:sold|traded in|got rid of|scrapped)\s+(?:[\w-]+\s+){{0,4}}?[\w-]+"
+        rf"(?:,\s*(?:and\s+)?|\s+and\s+)(?:then\s+|just\s+)?(?:bought|got|leased)\s+(?:a|an)\s+(?:new\s+|used\s+|electric\s+)?"
+        rf"(?:(?P<vehicle6>{_VEHICLES})|{_CAR_MAKES})\b|"
         rf"\bi (?:don't|do not|no longer) (?:have|own) a (?P<vehicle3>{_VEHICLES})\b|\bi(?:'m| am) (?:now )?car-free\b",
         lambda m: _vehicle_any(m),
     ),
@@ -568,9 +579,17 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi(?:'m| am)\s+{_NOW}on\s+{_DOSE}\s+of\s+(?P<item4>{_DRUG})\b|"
         rf"\b(?:i|we|my (?:doctor|gp|psychiatrist|consultant|specialist|nurse)|they|she|he)\s+{_NOW}"
         rf"(?:upped|increased|raised|lowered|reduced|cut|dropped|changed|doubled|halved|bumped up)\s+my\s+"
-        rf"(?P<item5>{_DRUG})(?:\s+dose)?\s+(?:up\s+|down\s+|back\s+)?to\s+{_DOSE}|"
-        rf"\bmy\s+(?P<item6>{_DRUG})(?:\s+dose)?\s+(?:was|has been|got|went|is going)\s+"
-        rf"(?:\w+\s+){{0,2}}?(?:up\s+|down\s+|back\s+)?to\s+{_DOSE}",
+        rf"(?P<item5>{_DRUG})(?:\s+dose)?\s+(?:up\s+|down\s+|back\s+)?to\s+{_NEW_DOSE}|"
+        rf"\bmy\s+(?P<item6>{_DRUG})(?:\s+dose)?\s+(?:was|has been|got|went|is going|is|'s)\s+"
+        rf"(?:\w+\s+){{0,2}}?(?:up\s+|down\s+|back\s+)?to\s+{_NEW_DOSE}|"
+        # on a drug as news, without a dose: "I'm on Ozempic now", "I'm now on insulin", "I take wegovy these days"
+        rf"\bi(?:'m| am)\s+(?:now|currently)\s+(?:on|taking)\s+(?P<item7>{_DRUG})\b|"
+        rf"\bi(?:(?:'m| am)\s+{_NOW}(?:on|taking)|\s+{_NOW}take)\s+(?P<item8>{_DRUG})\s+"
+        rf"(?:now|these days|nowadays|again|instead)\b|"
+        # a switch or a start: "I switched from metformin to Ozempic", "I started on insulin last week"
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:switched|changed|moved|gone|went)\s+(?:over\s+)?(?:from\s+[\w-]+\s+)?"
+        rf"(?:to|onto)\s+(?P<item9>{_DRUG})\b|"
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:started|began|begun)\s+(?:on\s+)?(?P<item10>{_DRUG})\b",
         lambda m: _medication_any(m),
     ),
     # body weight: "I weigh 82 kg", "I'm down to 78 kg", "Down to 88 kg now!" (the user's own, said in passing), "my
@@ -683,7 +702,9 @@ def _first_group(m: re.Match[str], names: tuple[str, ...]) -> str | None:
 
 
 def _contact_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("contact", "contact2", "contact3"))
+    found = _first_group(m, ("contact", "contact2", "contact3", "contact4"))
+    if found is None and m.group("seen"):  # seen by a doctor whose role goes unsaid
+        found = "doctor"
     return f"{vocab.CONTACTS}{_clean(found)}" if found else None
 
 
@@ -761,7 +782,7 @@ def _habit_any(m: re.Match[str]) -> str | None:
 
 
 def _medication_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("item", "item2", "item3", "item4", "item5", "item6"))
+    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 11))))
     return f"{vocab.MEDICATIONS}{_clean(found)}" if found else None
 
 
