@@ -190,6 +190,15 @@ def _group_value(m: re.Match[str]) -> Span | None:
     return m.span("value")
 
 
+def _numbered(least: int) -> Locator:
+    """The value, when it holds at least `least` digits: an identity or account number, not a word after its name."""
+
+    def locate(m: re.Match[str]) -> Span | None:
+        return m.span("value") if sum(c.isdigit() for c in m.group("value")) >= least else None
+
+    return locate
+
+
 def _mixed_token(m: re.Match[str]) -> Span | None:
     """Accept only token-looking text: digits plus letters of both cases."""
     text = m.group(0)
@@ -228,6 +237,14 @@ def _credit_card(m: re.Match[str]) -> Span | None:
     if not 13 <= len(digits) <= 19 or not _CARD_PREFIX.match(digits):
         return None
     return m.span() if _luhn_ok(digits) else None
+
+
+def _iban(m: re.Match[str]) -> Span | None:
+    """An IBAN whose check digits hold (ISO 13616: the rearranged number is 1 modulo 97)."""
+    code = m.group().replace(" ", "")
+    moved = code[4:] + code[:4]
+    number = "".join(str(int(c, 36)) for c in moved)
+    return m.span() if len(code) <= 34 and int(number) % 97 == 1 else None
 
 
 _STOP_WORDS = frozenset(
@@ -496,7 +513,13 @@ _ID_NUMBERS = (
     r"|pan(?:[ \t]+(?:card|number))?|passport(?:[ \t]+(?:number|no\.?))?"
     r"|driver['’]?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?))?|national[ \t]+id(?:[ \t]+number)?"
     r"|medicare(?:[ \t]+(?:card[ \t]+)?number)|health(?:[ \t]+card)?[ \t]+number|nhs[ \t]+number|sns[ \t]+number"
+    # the numbers a hospital or an insurer files the user under
+    r"|ohip(?:[ \t]+(?:number|no\.?))?"
+    r"|(?:patient|hospital|chart|(?:hospital[ \t]+)?folder|case)[ \t]+(?:number|no\.?|id)"
+    r"|medical[ \t]+record(?:[ \t]+(?:number|no\.?))?|mrn|(?:insurance|policy|member(?:ship)?)[ \t]+(?:number|no\.?|id)"
 )
+# where an identity number is kept, said between its name and the number: "there", "at Komfo Anokye"
+_ID_WHERE = r"(?:[ \t]+(?:there|here)|[ \t]+(?:at|with|for)(?:[ \t]+[\w'’-]{1,30}){1,3}?)?"
 _GENERIC_KEYS = (
     r"(?:passwd|password|passphrase|pwd|client[_-]?secret|secret[_-]?key|secret|api[_-]?key|apikey"
     r"|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token"
@@ -712,10 +735,12 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         # a code given as digits, however it is put: "door code 5566", "pin 8812 for the alarm", "combo is 0917",
-        # "key safe on the side wall, code is 2741", "the code for the lockbox is 3390", "alarm code there is 1-9-8-4"
+        # "key safe on the side wall, code is 2741", "the code for the lockbox is 3390", "alarm code there is 1-9-8-4",
+        # "their alarm code for early setup, it's 9-1-7-7-4"
         "secret",
         rf"(?<![\w-]){_NOT_SECRET_CODES}(?:{_CODE_WORDS_SAID})(?:[ \t]+(?:for|of|on|to|at|in)[ \t]+[\w'’-]{{1,30}}"
-        r"(?:[ \t]+[\w'’-]{1,30}){0,2})?(?:[ \t]+(?:there|here|now))?[ \t]*(?:(?:is|was|=|:)[ \t]*)?"
+        r"(?:[ \t]+[\w'’-]{1,30}){0,3})?(?:[ \t]+(?:there|here|now))?(?:,?[ \t]+(?:it['’]?s|it[ \t]+is|which[ \t]+is))?"
+        r"[ \t]*(?:(?:is|was|=|:)[ \t]*)?"
         r"(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])",
         ("code", "pin", "combo", "combination"),
         lower=True,
@@ -735,8 +760,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         # an identity number: "ppsn is 7654321TA", "sin is 046 454 286", "my SSN: 078-05-1120"
         "national_id",
-        rf"\b(?:{_ID_NUMBERS})\b[ \t]*(?:(?:is|was|number|no\.?|#|=|:)[ \t]*){{0,2}}"
-        r"(?P<value>(?=(?:[A-Za-z -]*\d){5})[A-Za-z0-9](?:[A-Za-z0-9]|[ -](?=\d)){4,19})",
+        rf"\b(?:{_ID_NUMBERS})\b{_ID_WHERE}[ \t]*(?:(?:is|was|number|no\.?|#|=|:)[ \t]*){{0,2}}"
+        r"(?P<value>(?=[A-Za-z/-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|[ ](?=\d)|[/-](?=[A-Za-z0-9])){4,23})",
         (
             "ssn",
             "social",
@@ -756,7 +781,48 @@ _RULES: tuple[_Rule, ...] = (
             "health",
             "nhs",
             "sns",
+            "ohip",
+            "patient",
+            "hospital",
+            "chart",
+            "folder",
+            "case",
+            "record",
+            "mrn",
+            "policy",
+            "member",
         ),
+        lower=True,
+        locate=_numbered(5),
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a bank account by its number: "my TD chequing account is 00412-004-5518832", "acct no. 12345678", "pay
+        # into my account NO62 1503 5522 019", "IBAN NO93 8601 1117 947"
+        "bank_account",
+        r"\b(?:iban|bic|(?:(?:bank|chequing|checking|savings|current|business|joint)[ \t]+)?account"
+        r"(?:[ \t]+(?:number|no\.?|#))?|acct(?:[ \t]+(?:number|no\.?|#))?|routing[ \t]+number|bsb)\b"
+        r"[ \t]*(?:(?:is|was|number|no\.|no(?=[ \t])|#|=|:)[ \t]*){0,2}"
+        r"(?P<value>(?=[A-Za-z/-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|[ ](?=\d)|[/-](?=[A-Za-z0-9])){5,33})(?![\w-])",
+        ("iban", "bic", "account", "acct", "routing", "bsb"),
+        lower=True,
+        locate=_numbered(6),
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # an IBAN however it is introduced, when its check digits hold: "GB82 WEST 1234 5698 7654 32"
+        "bank_account",
+        r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}(?![A-Za-z0-9])",
+        (),
+        locate=_iban,
+    ),
+    _rule(
+        # a wallet's recovery words: twelve or more short words after what names them ("I wrote the recovery words
+        # down: orbit canvas pillow ..."); prose breaks such a run with a short word ("in", "my", "a")
+        "recovery_phrase",
+        r"\b(?:recovery|seed|backup|mnemonic|secret)[ \t]+(?:words?|phrase|sentence)s?\b[^\n.!?]{0,40}?"
+        r"(?P<value>(?:\d{1,2}[.)][ \t]*)?[a-z]{3,8}(?:[ \t,]+(?:\d{1,2}[.)][ \t]*)?[a-z]{3,8}){11,23})(?![\w-])",
+        ("recovery", "seed", "backup", "mnemonic", "secret"),
         lower=True,
         locate=_group_value,
         flags=re.IGNORECASE,
