@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_bowerbird.curation.redact import SecretMatch, find_secrets, redact
+from hermes_bowerbird.curation.extract import extract_candidates
+from hermes_bowerbird.curation.redact import SecretMatch, find_secrets, redact, without_secrets
 
 CASES_PATH = Path(__file__).resolve().parent.parent / "fixtures" / "redaction_cases.jsonl"
 CASES = [json.loads(line) for line in CASES_PATH.read_text().splitlines() if line.strip()]
@@ -151,3 +152,36 @@ def test_an_exclamation_mark_goes_with_the_password() -> None:
     assert redact("password is velvet_static_99! dont lose it") == (
         "password is [REDACTED:password] dont lose it"
     )
+
+
+@pytest.mark.parametrize(
+    "sentence, kept",
+    [
+        ("my bank pin is [REDACTED:password] lol dont tell anyone", ""),
+        ("wifi pw is [REDACTED:password] btw for the new router setup", ""),
+        (
+            "switched my endocrinologist to Haukeland, my patient number there is [REDACTED:national_id]",
+            "switched my endocrinologist to Haukeland",
+        ),
+        ("I moved to Leeds and my new pin is [REDACTED:password]", "I moved to Leeds"),
+        (
+            "I moved to Leeds, and I love it.",
+            "I moved to Leeds, and I love it.",
+        ),  # nothing redacted
+    ],
+)
+def test_a_secret_takes_its_clause_with_it(sentence: str, kept: str) -> None:
+    assert without_secrets(sentence) == kept
+
+
+def test_a_sentence_that_only_held_a_secret_is_no_memory() -> None:
+    told = redact(
+        "My OHIP number is 4826-119-774-KM, they keep asking me for it, please remember it"
+    )
+    assert extract_candidates(told, "") == []
+    told = redact(
+        "switched my endocrinologist to Haukeland, my patient number there is 04118822107"
+    )
+    assert [c.content for c in extract_candidates(told, "")] == [
+        "I switched my endocrinologist to Haukeland"
+    ]

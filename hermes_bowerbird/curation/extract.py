@@ -25,6 +25,7 @@ from hermes_bowerbird.curation.noise import (
     people_named,
     statement_before_question,
 )
+from hermes_bowerbird.curation.redact import without_secrets
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
 from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.curation.standing import standing_request
@@ -550,9 +551,10 @@ def _spelled_out(sentences: list[str]) -> tuple[list[str], set[int]]:
 
 def _user_candidates(text: str, now: float | None, people: Collection[str]) -> list[Candidate]:
     sentences, expanded = _spelled_out(_statements(text, now, people))
+    sentences = [without_secrets(s) for s in sentences]
     found = []
     for i, sentence in enumerate(sentences):
-        if i in expanded and subject_of(sentence) is None:
+        if not sentence or (i in expanded and subject_of(sentence) is None):
             continue
         short = (
             len(words(sentence)) < _MIN_WORDS and i not in expanded and subject_of(sentence) is None

@@ -991,6 +991,20 @@ _PLACEHOLDERS = re.compile(r"\[REDACTED[^\]\n]{0,40}\]")
 _TOKEN_STOP = " \t\n\"'`,;&<>()[]{}"
 
 
+# where a sentence's clauses part: a secret said in one leaves the others standing
+_CLAUSES = re.compile(r"[,;]\s+|\s+(?:and|but|so|plus)\s+|\s+[-–—]\s+")
+
+
+def without_secrets(sentence: str) -> str:
+    """`sentence` without the clauses that held a secret ("" when nothing else was said): "my bank pin is
+    [REDACTED:password] lol dont tell anyone" tells nothing worth keeping, while "switched my endocrinologist to
+    Haukeland, my patient number there is [REDACTED:national_id]" still tells the switch."""
+    if not _PLACEHOLDERS.search(sentence):
+        return sentence
+    clauses = (c.strip() for c in _CLAUSES.split(sentence))
+    return ", ".join(c for c in clauses if c and not _PLACEHOLDERS.search(c))
+
+
 def _host_spans(text: str, ours: list[SecretMatch]) -> list[SecretMatch]:
     """Spans Hermes' redactor changes that our rules left alone, widened to whole tokens.
 
