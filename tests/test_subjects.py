@@ -122,6 +122,12 @@ from hermes_bowerbird.curation.subjects import (
         ("I take wegovy these days.", "user:medication:wegovy"),
         ("I switched from metformin to ozempic.", "user:medication:ozempic"),
         ("I started on insulin last week.", "user:medication:insulin"),
+        ("The doctor switched me from metformin to sitagliptin.", "user:medication:sitagliptin"),
+        ("Nasseri put me on ezetimibe 10 mg instead.", "user:medication:ezetimibe"),
+        ("My GP took me off sertraline.", "user:medication:sertraline"),
+        ("I'm now on escitalopram 10 mg.", "user:medication:escitalopram"),
+        ("I'm coeliac.", "user:health:celiac"),
+        ("I've been seeing someone, Anika, she's a vet nurse.", "user:relationship"),
         # a car told by its make, or swapped for another in one breath
         ("I bought a Honda Civic.", "user:car"),
         ("I sold the transit last week, got a vw crafter now.", "user:car"),

@@ -101,7 +101,7 @@ _CAR_MAKES = (
 )
 _CONDITIONS = (
     r"(?:type [12] )?diabetes|prediabetes|asthma|adhd|autism|depression|anxiety|panic attacks|ptsd|ocd|"
-    r"bipolar(?: disorder)?|insomnia|sleep apnea|migraines?|celiac(?: disease)?|ibs|crohn'?s(?: disease)?|"
+    r"bipolar(?: disorder)?|insomnia|sleep apnea|migraines?|c(?:o)?eliac(?: disease)?|ibs|crohn'?s(?: disease)?|"
     r"colitis|arthritis|high blood pressure|hypertension|high cholesterol|cancer|long covid|covid|burnout|"
     r"chronic pain|back pain|tendinitis|tinnitus|eczema|psoriasis|epilepsy|fibromyalgia|lupus|"
     r"hypothyroidism|anemia|gout|a heart condition|a (?:bad |torn |broken |sprained )(?:left |right )?(?:knee|"
@@ -116,6 +116,7 @@ _CONDITION_ADJECTIVES = {
     "autistic": "autism",
     "pregnant": "pregnancy",
     "celiac": "celiac",
+    "coeliac": "celiac",
     "bipolar": "bipolar",
     "depressed": "depression",
     "burned out": "burnout",
@@ -126,6 +127,8 @@ _CONDITION_SYNONYMS = {
     "migraines": "migraine",
     "panic attacks": "anxiety",
     "celiac disease": "celiac",
+    "coeliac": "celiac",
+    "coeliac disease": "celiac",
     "crohns": "crohn",
     "crohn's": "crohn",
     "crohn's disease": "crohn",
@@ -490,7 +493,8 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi(?:'m| am)\s+{_NOW}(?:in a relationship|seeing someone|dating someone|falling for|in love with "
         rf"(?:someone|a (?:woman|man|girl|guy|person)|her|him))\b|"
         rf"\b{_ME}(?:'ve| have)?\s+{_NOW}started (?:dating|seeing each other|going out)\b|"
-        rf"\bi(?:'m| am)\s+{_NOW}(?:seeing|dating)\s+(?:someone|a (?:woman|man|girl|guy)|(?-i:[A-Z])\w+)|"
+        rf"\bi(?:'m| am|'ve been| have been)\s+{_NOW}(?:seeing|dating)\s+"
+        rf"(?:someone|a (?:woman|man|girl|guy)|(?-i:[A-Z])\w+)|"
         rf"\bi have a (?:new\s+)?(?:girlfriend|boyfriend|partner|wife|husband)\b",
         _fixed(vocab.RELATIONSHIP),
     ),
@@ -546,7 +550,7 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi(?:'m| am|'ve| have)\s+{_NOW}(?:fully\s+)?(?:recovering|recovered|in remission|healed|cured|over)\s+"
         rf"(?:from\s+)?(?:my\s+|the\s+)?(?P<cond3>{_CONDITIONS})\b|"
         rf"\bmy (?P<cond4>{_CONDITIONS}) (?:is|has been|got) (?:better|worse|under control|back|gone|in remission)\b|"
-        r"\bi(?:'m| am) (?:now |still )?(?P<cond5>diabetic|asthmatic|epileptic|anemic|autistic|pregnant|celiac|"
+        r"\bi(?:'m| am) (?:now |still )?(?P<cond5>diabetic|asthmatic|epileptic|anemic|autistic|pregnant|c(?:o)?eliac|"
         r"bipolar|depressed|burned out|burnt out)\b|"
         # an injury told by how it happened: "I sprained my ankle", "I've torn my knee again"
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:sprained|broke|broken|twisted|tore|torn|pulled|injured|hurt|fractured|"
@@ -589,7 +593,12 @@ _RULES: tuple[_Rule, ...] = _rules(
         # a switch or a start: "I switched from metformin to Ozempic", "I started on insulin last week"
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:switched|changed|moved|gone|went)\s+(?:over\s+)?(?:from\s+[\w-]+\s+)?"
         rf"(?:to|onto)\s+(?P<item9>{_DRUG})\b|"
-        rf"\bi(?:'ve| have)?\s+{_NOW}(?:started|began|begun)\s+(?:on\s+)?(?P<item10>{_DRUG})\b",
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:started|began|begun)\s+(?:on\s+)?(?P<item10>{_DRUG})\b|"
+        # put on one by a doctor: "the doctor switched me from metformin to sitagliptin", "Nasseri put me on ezetimibe"
+        rf"\b(?:put|started|switched|moved|changed)\s+me\s+(?:from\s+[\w-]+\s+)?(?:on|onto|to)\s+(?:{_DOSE}\s+(?:of\s+)?)?"
+        rf"(?P<item11>{_DRUG})\b|"
+        # ...or taken off it: "my GP took me off sertraline", "I came off the lithium"
+        rf"\b(?:took|taken|came|come|got|gone|went)\s+(?:me\s+)?off\s+(?:the\s+|my\s+)?(?P<item12>{_DRUG})\b",
         lambda m: _medication_any(m),
     ),
     # body weight: "I weigh 82 kg", "I'm down to 78 kg", "Down to 88 kg now!" (the user's own, said in passing), "my
@@ -782,7 +791,7 @@ def _habit_any(m: re.Match[str]) -> str | None:
 
 
 def _medication_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 11))))
+    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 13))))
     return f"{vocab.MEDICATIONS}{_clean(found)}" if found else None
 
 
