@@ -31,6 +31,10 @@ from hermes_bowerbird.types import MemoryType
         ),
         ("metformin went up to 1000", "My metformin went up to 1000"),
         ("Sertraline dose is down to 50mg", "My sertraline dose is down to 50mg"),
+        # "I'm" and "I've" left unsaid
+        ("now on escitalopram 10 mg", "I'm now on escitalopram 10 mg"),
+        ("moving into a share house in brunswick", "I'm moving into a share house in brunswick"),
+        ("been seeing someone, Anika", "I've been seeing someone, Anika"),
     ],
 )
 def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
@@ -56,6 +60,8 @@ def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
         "I'm in the city, and my budget is around $500.",
         "I'm looking at a 30-year mortgage, and the interest rate is around 4%.",
         "metformin is a diabetes drug",
+        "Living in Berlin is expensive",  # a doing that is the subject
+        "Seeing my goals written down really helps",
     ],
 )
 def test_plain_text_stays_as_typed(typed: str) -> None:
@@ -105,6 +111,11 @@ def test_a_short_statement_of_one_of_the_users_people_is_kept() -> None:
             "my thesis is on coral bleaching recovery in the red sea",
             "My thesis is on coral bleaching recovery in the red sea",
         ),
+        # a change to what the user has, however plainly named
+        (
+            "not great. moving into a share house in brunswick with callum for now",
+            "I'm moving into a share house in brunswick with callum for now",
+        ),
     ],
 )
 def test_a_statement_without_a_name_or_number_may_still_be_kept(user: str, content: str) -> None:
@@ -114,8 +125,30 @@ def test_a_statement_without_a_name_or_number_may_still_be_kept(user: str, conte
 
 
 @pytest.mark.parametrize(
+    "user, content",
+    [
+        (
+            "also cancelled my fitness first membership, can't afford it on my own",
+            "I cancelled my fitness first membership, can't afford it on my own",
+        ),
+        ("found a new place in roncesvalles!!", "I found a new place in roncesvalles!!"),
+        ("we changed banks last month", "We changed banks last month"),
+    ],
+)
+def test_a_change_to_what_the_user_has_is_kept(user: str, content: str) -> None:
+    assert [(c.type, c.content) for c in extract_candidates(user, "Noted.")] == [
+        (MemoryType.EVENT, content)
+    ]
+
+
+@pytest.mark.parametrize(
     "user",
-    ["my back is really sore right now", "can u paste me a summary of this review"],
+    [
+        "my back is really sore right now",
+        "can u paste me a summary of this review",
+        "I changed my mind",
+        "I left my keys at home",
+    ],
 )
 def test_how_things_are_just_now_and_requests_are_not_kept(user: str) -> None:
     assert extract_candidates(user, "Noted.") == []

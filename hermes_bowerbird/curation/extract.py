@@ -166,6 +166,19 @@ _OWN_THING = re.compile(
     r"(?:\S+\s+){1,}\S|(?:dr|mr|mrs|ms|prof)\.?\s+\w)|(?:i|we)\s+(?:live|work|study)\s+(?:at|as|in|for)\s+\S)",
     _I,
 )
+# a change to what the user has, named however plainly: "I cancelled my gym membership", "I switched gyms to la
+# fitness", "I found a new place in roncesvalles", "we changed banks" (not "I changed my mind", "I left my keys")
+_OWN_CHANGE = re.compile(
+    r"\b(?:i|we)(?:['’](?:ve|m|re)|\s+(?:have|am|are))?\s+(?:(?:also|just|finally|already|now|recently)\s+)*(?:"
+    r"(?:cancell?ed|quit|sold|got\s+rid\s+of|traded\s+in|gave\s+up)\s+(?:my|our|the)\s+\w"
+    r"|(?:switched|changed|moved)\s+(?:[a-z]+s\s+)?(?:to|into|over\s+to)\s+\w|(?:switched|changed)\s+(?:[a-z]+s)\b"
+    r"|(?:found|got|bought|rented|signed\s+for|started)\s+a\s+new\s+(?:place|flat|apartment|house|home|room|job|"
+    r"position|role|car|van|bike|phone|number|plan|gym|doctor|dentist|gp|therapist|physio|school|class|team)\b"
+    r"|joined\s+(?:a|an|the)\s+\w"
+    r"|(?:moving|moved)\s+(?:in)?to\s+(?:a|an|the|my|our)\s+(?:new\s+)?(?:share\s+)?(?:place|flat|apartment|house|home"
+    r"|room|condo|studio)\b)",
+    _I,
+)
 # the user or "we" say when they do something ("now I have them every wednesday night"), not a fragment opening
 # with the day ("Friday of my first full week of notice.")
 _WHEN_DONE = re.compile(rf"^(?!\W*(?:\w+\s+)?(?:{WEEKDAY_STEMS})day)(?=.*\b(?:i|we)\b)", _I)
@@ -455,7 +468,13 @@ def _fallback_type(
         or says_given_up(own)  # "I cancelled Crunchyroll": the thing is named
     )
     when = _DAY_OR_MONTH.search(sentence) is not None and _WHEN_DONE.match(own) is not None
-    if not (has_name or _NUMBER.search(sentence) or when or _OWN_THING.match(own)):
+    if not (
+        has_name
+        or _NUMBER.search(sentence)
+        or when
+        or _OWN_THING.match(own)
+        or _OWN_CHANGE.search(own)
+    ):
         return None
     return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
 

@@ -35,6 +35,15 @@ _DONE = re.compile(
     r"|(?:live|grew\s+up)\s+in\s+\S|work\s+(?:at|as|for|in|nights|days|weekends)\b|take\s+\S+\s+\d",
     _I,
 )
+# what the user is doing now, "I'm" or "I've" left unsaid: "now on escitalopram 10 mg", "moving into a share house in
+# brunswick", "been seeing someone" (not a doing that is the sentence's subject: "Living in Berlin is expensive")
+_DOING = re.compile(
+    r"(?:(?:now|currently|still)\s+(?:on|taking|doing|working|living|seeing|using)\s+\S"
+    r"|(?:moving|starting|working|living|staying)\s+(?:to|into|in|at|as|with|on|for|a|my)\s+\S)"
+    r"(?![^,.;!?]*\b(?:is|was|are|were)\b)",
+    _I,
+)
+_BEEN = re.compile(r"been\s+(?:seeing|dating|working|living|taking|doing|going)\s+\S", _I)
 # a thing named without "my" and given a value: "contractor is Bill Novak", "budget is $45k total", "new manager is
 # Tom Becker"; the thing's words in lowercase as typed (a capital may open a name: "Meridian meetings are on Zoom"),
 # the last of them one of the user's people (vocabulary.CONTACT_ROLES and family) or things (`_OWN_THINGS`): a price
@@ -77,6 +86,10 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
     sentence = _LONE_I.sub("I", sentence)
     if speaking and _DONE.match(sentence):
         return f"I {sentence[0].lower()}{sentence[1:]}"
+    if speaking and _DOING.match(sentence):
+        return f"I'm {sentence[0].lower()}{sentence[1:]}"
+    if speaking and _BEEN.match(sentence):
+        return f"I've {sentence[0].lower()}{sentence[1:]}"
     first = sentence.split(maxsplit=1)[0] if sentence.strip() else ""
     if not _NOT_A_THING.fullmatch(first):
         if _BARE_DOSE.match(
