@@ -127,6 +127,8 @@ from hermes_bowerbird.curation.subjects import (
         ("My GP took me off sertraline.", "user:medication:sertraline"),
         ("I'm now on escitalopram 10 mg.", "user:medication:escitalopram"),
         ("I'm coeliac.", "user:health:celiac"),
+        ("I had to stop the rosuvastatin too, still aches.", "user:medication:rosuvastatin"),
+        ("I've been moved to Dr. Soraya Nasseri at the same practice.", "user:contact:doctor"),
         ("I've been seeing someone, Anika, she's a vet nurse.", "user:relationship"),
         # a car told by its make, or swapped for another in one breath
         ("I bought a Honda Civic.", "user:car"),
@@ -336,6 +338,11 @@ def test_non_statements_get_no_user_subject(sentence: str) -> None:
             "user:contact:doctor",
         ),
         ("My manager is Kate Brown.", "Kate left, my new manager is Lou.", "user:manager"),
+        (
+            "I'm on rosuvastatin 10 mg at night.",
+            "I had to stop the rosuvastatin too, still aches.",
+            "user:medication:rosuvastatin",
+        ),
     ],
 )
 def test_new_values_share_the_old_subject(old: str, new: str, subject: str) -> None:

@@ -469,8 +469,9 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"with|found|got|have|hired)\s+a\s+new\s+)(?P<contact2>{_CONTACT})s?\b|"
         rf"(?!(?:this|that|he|she|it|who|there|here|what)\b)(?-i:[A-Z])\w+ (?:is|'s) (?:now )?my "
         rf"(?:new |current |regular |usual )?(?P<contact3>{_CONTACT})\b|"
-        # seen by one now: "I'm seeing dr hollis now", "I see Dr. Moreau for my back"
-        rf"\bi(?:'m| am)?\s+{_NOW}(?:seeing|see|going to|registered with)\s+"
+        # seen by one now: "I'm seeing dr hollis now", "I see Dr. Moreau for my back", "I've been moved to Dr. Nasseri"
+        rf"\bi(?:'m| am|'ve been| have been)?\s+{_NOW}"
+        rf"(?:seeing|see|going to|registered with|moved to|transferred to)\s+"
         rf"(?:a\s+new\s+(?P<contact4>{_CONTACT}),?\s+)?"
         rf"(?P<seen>(?:dr|doctor)\.?\s+(?!(?:who|that|about|at|in|on|and|or|but)\b)[a-z]\w+)",
         lambda m: _contact_any(m),
@@ -582,7 +583,7 @@ _RULES: tuple[_Rule, ...] = _rules(
         # dose went down to 50mg"
         rf"\bi(?:'m| am)\s+{_NOW}on\s+{_DOSE}\s+of\s+(?P<item4>{_DRUG})\b|"
         rf"\b(?:i|we|my (?:doctor|gp|psychiatrist|consultant|specialist|nurse)|they|she|he)\s+{_NOW}"
-        rf"(?:upped|increased|raised|lowered|reduced|cut|dropped|changed|doubled|halved|bumped up)\s+my\s+"
+        rf"(?:upped|increased|raised|lowered|reduced|cut|dropped|changed|doubled|halved|bumped(?:\s+up)?)\s+(?:my|the)\s+"
         rf"(?P<item5>{_DRUG})(?:\s+dose)?\s+(?:up\s+|down\s+|back\s+)?to\s+{_NEW_DOSE}|"
         rf"\bmy\s+(?P<item6>{_DRUG})(?:\s+dose)?\s+(?:was|has been|got|went|is going|is|'s)\s+"
         rf"(?:\w+\s+){{0,2}}?(?:up\s+|down\s+|back\s+)?to\s+{_NEW_DOSE}|"
@@ -598,7 +599,12 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\b(?:put|started|switched|moved|changed)\s+me\s+(?:from\s+[\w-]+\s+)?(?:on|onto|to)\s+(?:{_DOSE}\s+(?:of\s+)?)?"
         rf"(?P<item11>{_DRUG})\b|"
         # ...or taken off it: "my GP took me off sertraline", "I came off the lithium"
-        rf"\b(?:took|taken|came|come|got|gone|went)\s+(?:me\s+)?off\s+(?:the\s+|my\s+)?(?P<item12>{_DRUG})\b",
+        rf"\b(?:took|taken|came|come|got|gone|went)\s+(?:me\s+)?off\s+(?:the\s+|my\s+)?(?P<item12>{_DRUG})\b|"
+        # ...stopped, or swapped for another: "I had to stop the rosuvastatin too", "he's swapping the atorvastatin
+        # for rosuvastatin 10 mg"
+        rf"\bi(?:'ve| have)?\s+(?:had\s+to\s+)?{_NOW}(?:stop|stopped|quit)\s+(?:the\s+|my\s+)(?P<item13>{_DRUG})\b|"
+        rf"\b(?:swapp(?:ed|ing)|switch(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing))\s+(?:the\s+|my\s+)?[\w-]+\s+"
+        rf"(?:for|with)\s+(?P<item14>{_DRUG})\b",
         lambda m: _medication_any(m),
     ),
     # body weight: "I weigh 82 kg", "I'm down to 78 kg", "Down to 88 kg now!" (the user's own, said in passing), "my
@@ -791,7 +797,7 @@ def _habit_any(m: re.Match[str]) -> str | None:
 
 
 def _medication_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 13))))
+    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 15))))
     return f"{vocab.MEDICATIONS}{_clean(found)}" if found else None
 
 
