@@ -35,6 +35,18 @@ from hermes_bowerbird.types import MemoryType
         ("now on escitalopram 10 mg", "I'm now on escitalopram 10 mg"),
         ("moving into a share house in brunswick", "I'm moving into a share house in brunswick"),
         ("been seeing someone, Anika", "I've been seeing someone, Anika"),
+        # notes, as a terse user types them
+        ("boss: Imogen Tate", "My boss is Imogen Tate"),
+        ("rent 1450", "My rent is 1450"),
+        ("salary 78k", "My salary is 78k"),
+        ("commute 25 min by bike", "My commute is 25 min by bike"),
+        ("allergic: penicillin", "I'm allergic to penicillin"),
+        (
+            "new job at Lumen Studio starting march",
+            "I have a new job at Lumen Studio starting march",
+        ),
+        ("cat named Pickle, vet visit fri", "My cat is named Pickle, vet visit fri"),
+        ("gf Juno moving in may", "My gf Juno moving in may"),
     ],
 )
 def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
@@ -62,6 +74,11 @@ def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
         "metformin is a diabetes drug",
         "Living in Berlin is expensive",  # a doing that is the subject
         "Seeing my goals written down really helps",
+        # a pasted form's labels are no notes of the user's
+        "Date: February 9th (Thursday) 3pm",
+        "Goal: Compare a list of desired skills",
+        "Email: user1@example.com",
+        "pay 40 bucks for the tickets",
     ],
 )
 def test_plain_text_stays_as_typed(typed: str) -> None:
@@ -194,3 +211,17 @@ def test_after_someone_else_a_sentence_without_a_subject_is_theirs(
     assert not any(
         c.content.startswith("I ") for c in extract_candidates(user, "Noted.", people=people)
     )
+
+
+def test_a_terse_users_notes_are_kept_in_their_slots() -> None:
+    told = {
+        "boss: Imogen Tate. v nice": "user:manager",
+        "allergic: penicillin. just fyi for the health form": "user:allergy:penicillin",
+        "cat named Pickle, vet visit fri": "user:pet:cat",
+        "gf Juno moving in may": "user:relationship",
+    }
+    for user, subject in told.items():
+        assert [c.subject for c in extract_candidates(user, "Noted.")] == [subject]
+    assert [c.content for c in extract_candidates("salary 78k. commute 25 min by bike", "Ok.")] == [
+        "My salary is 78k. My commute is 25 min by bike"
+    ]

@@ -7,7 +7,8 @@ message, its first letter as they typed it. A thing named without "my" is the us
 things or people a user has (a budget, a van, a contractor) and typed in lowercase (a capital may open a name:
 "Meridian meetings are on Zoom"); a price or a fact of the world stays no one's ("copper is like 14 euro a metre").
 The same holds after a comma ("kate left, new manager is Lou"), and a drug whose dose changed is the user's
-("metformin went up to 1000").
+("metformin went up to 1000"). A note typed as notes are ("boss: Imogen Tate", "rent 1450", "allergic: penicillin")
+is said as the sentence it stands for ("My boss is Imogen Tate").
 """
 
 from __future__ import annotations
@@ -64,6 +65,27 @@ _BARE_DOSE = re.compile(
     rf"{DRUG}(?:\s+dose)?\s+(?:was|has been|got|went|is|is going)\s+(?:\w+\s+){{0,2}}?(?:up|down|back)?\s*to\s+\d",
     _I,
 )
+# notes as a terse user types them, said as the sentence they stand for: "boss: Imogen Tate" (a label and its
+# value), "rent 1450" and "salary 78k" (one of the user's things and an amount), "allergic: penicillin", "new job at
+# Lumen Studio starting march", "cat named Pickle", "gf Juno moving in may"
+# (a label of a pasted form, "Date: ...", "Goal: ...", "Email: ...", is no note of the user's)
+_NOTE_LABELS = rf"{CONTACT_ROLES}|boss|manager|supervisor|team lead|budget|rent|salary|mortgage|commute|weight|car|van|bike"
+_NOTE_LABEL = re.compile(
+    rf"(?P<thing>(?:new\s+|current\s+)?(?:{_NOTE_LABELS}))\s*:\s*(?P<value>[^\s:]\S*(?:\s+[^\s:]+){{0,7}})",
+    _I,
+)
+_NOTE_AMOUNT = re.compile(
+    rf"(?P<thing>(?:[a-z][a-z-]*\s+)?(?!pay\b|number\b)(?:{_OWN_THINGS}))\s+"
+    r"(?P<value>(?:[$£€~]|about\s+|around\s+|approx\.?\s+)?\d.*)"
+)
+_NOTE_ALLERGY = re.compile(r"allerg(?:ic|ies|y)\s*:\s*(?P<value>\S.*)", _I)
+_NOTE_NEW_JOB = re.compile(r"new\s+(?:job|position|role|gig)\s+(?:at|with|as)\s+\S", _I)
+_NOTE_PET = re.compile(
+    r"(?P<pet>dog|cat|puppy|kitten|rabbit|bunny|parrot|hamster|horse)\s+(?:named|called)\s+(?P<name>[A-Z]\w*)"
+)
+_NOTE_PARTNER = re.compile(
+    r"(?:gf|bf|hubby|wifey|wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?)\s+(?=[A-Z][a-z])"
+)
 # words that open a sentence about something other than the user's own thing
 _NOT_A_THING = re.compile(
     r"(?:a|an|the|this|that|these|those|it|its|it's|there|here|he|she|they|we|you|i|my|our|your|his|her|their"
@@ -91,6 +113,9 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
     if speaking and _BEEN.match(sentence):
         return f"I've {sentence[0].lower()}{sentence[1:]}"
     first = sentence.split(maxsplit=1)[0] if sentence.strip() else ""
+    noted = _noted(sentence) if speaking and not _NOT_A_THING.fullmatch(first) else None
+    if noted is not None:
+        return noted
     if not _NOT_A_THING.fullmatch(first):
         if _BARE_DOSE.match(
             sentence
@@ -99,6 +124,21 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
         if _BARE_THING.match(sentence):
             return f"My {sentence}"
     return _BARE_THING_AFTER.sub(_own, sentence, count=1)
+
+
+def _noted(sentence: str) -> str | None:
+    """The sentence a note stands for ("rent 1450" -> "My rent is 1450"), or None when `sentence` is no note."""
+    if m := _NOTE_ALLERGY.fullmatch(sentence):
+        return f"I'm allergic to {m['value']}"
+    if m := _NOTE_LABEL.fullmatch(sentence) or _NOTE_AMOUNT.fullmatch(sentence):
+        return f"My {m['thing'].lower()} is {m['value']}"
+    if _NOTE_NEW_JOB.match(sentence):
+        return f"I have a {sentence[0].lower()}{sentence[1:]}"
+    if m := _NOTE_PET.match(sentence):
+        return f"My {m['pet']} is named {m['name']}{sentence[m.end() :]}"
+    if _NOTE_PARTNER.match(sentence):
+        return f"My {sentence}"
+    return None
 
 
 def _own(m: re.Match[str]) -> str:

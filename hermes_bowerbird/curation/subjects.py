@@ -318,7 +318,7 @@ def _issue_tracker(m: re.Match[str]) -> str | None:
 
 # ---------------------------------------------------------------- rules
 
-_PARTNER = r"(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?)"
+_PARTNER = r"(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|gf|bf|hubby|wifey)"
 # where an introduction ends: the clause does ("my partner, Jordan." "my wife Ana, who ...")
 _INTRODUCED = r"(?=\s*(?:[.!?;:,)—–]|$))"
 # what the couple is or did, after "my wife (Ana)": "and I have been married ten years", "moved in with me"
