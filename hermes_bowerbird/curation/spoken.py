@@ -69,7 +69,10 @@ _BARE_DOSE = re.compile(
 # value), "rent 1450" and "salary 78k" (one of the user's things and an amount), "allergic: penicillin", "new job at
 # Lumen Studio starting march", "cat named Pickle", "gf Juno moving in may"
 # (a label of a pasted form, "Date: ...", "Goal: ...", "Email: ...", is no note of the user's)
-_NOTE_LABELS = rf"{CONTACT_ROLES}|boss|manager|supervisor|team lead|budget|rent|salary|mortgage|commute|weight|car|van|bike"
+_NOTE_LABELS = (
+    rf"{CONTACT_ROLES}|boss|manager|supervisor|team lead"
+    r"|budget|rent|salary|mortgage|commute|weight|car|van|bike"
+)
 _NOTE_LABEL = re.compile(
     rf"(?P<thing>(?:new\s+|current\s+)?(?:{_NOTE_LABELS}))\s*:\s*(?P<value>[^\s:]\S*(?:\s+[^\s:]+){{0,7}})",
     _I,
