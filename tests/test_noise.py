@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from hermes_bowerbird.curation.noise import is_noise, is_trivial_prompt
+from hermes_bowerbird.curation.extract import extract_candidates
+from hermes_bowerbird.curation.noise import (
+    is_noise,
+    is_trivial_prompt,
+    statement_before_unmarked_question,
+)
 
 PERSONA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "persona"
 
@@ -155,3 +160,33 @@ def test_persona_signal_and_noise_examples() -> None:
     print(f"noise precision={precision:.2f} recall={recall:.2f} signal kept={signal_kept:.2f}")
     assert precision >= 0.9
     assert recall >= 0.85
+
+
+@pytest.mark.parametrize(
+    "sentence, head",
+    [
+        (
+            "My student loan is like 1900 a term how do I budget this.",
+            "My student loan is like 1900 a term.",
+        ),
+        (
+            "I got like 22 months left on the civic should I refinance",
+            "I got like 22 months left on the civic.",
+        ),
+        (
+            "I usually snack around 3-4 pm, do you have any snack ideas",
+            "I usually snack around 3-4 pm.",
+        ),
+        # no statement before it, or a question all along
+        ("how do I budget this", ""),
+        ("Do you think I can use my old ID or do I need to update it", ""),
+        ("I know what you mean", ""),
+    ],
+)
+def test_a_question_asked_without_its_mark_is_left_out(sentence: str, head: str) -> None:
+    assert statement_before_unmarked_question(sentence) == head
+
+
+def test_the_statement_before_an_unmarked_question_is_the_memory() -> None:
+    found = extract_candidates("My student loan is like 1900 a term how do I budget this.", "Ok.")
+    assert [c.content for c in found] == ["My student loan is like 1900 a term."]

@@ -24,6 +24,7 @@ from hermes_bowerbird.curation.noise import (
     opens_with_person,
     people_named,
     statement_before_question,
+    statement_before_unmarked_question,
 )
 from hermes_bowerbird.curation.redact import without_secrets
 from hermes_bowerbird.curation.sentences import own_words, split_sentences
@@ -543,6 +544,8 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
             sentence = statement_before_question(sentence)
             if not sentence:
                 continue
+        elif head := statement_before_unmarked_question(sentence):
+            sentence = head
         if out and _NAMING_FRAGMENT.match(sentence):
             # "We adopted a dog! A cavapoo called Biscuit, he's 2": the name belongs to what came before
             out[-1] = f"{out[-1]} {sentence}"

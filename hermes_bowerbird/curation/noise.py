@@ -145,6 +145,33 @@ def statement_before_question(sentence: str) -> str:
     return f"{head}." if len(words(head)) >= 2 else ""
 
 
+# a question asked without its question mark after what the user tells: "my student loan is like 1900 a term how
+# do I budget this", "Tashas bday is nov 22 what should I get her", "... 22 months left should I refinance"
+_ASKING_UNMARKED = re.compile(
+    r"(?:[,;:—–]\s*|\s+)(?:(?:so|but|and)\s+)?(?=(?:(?:how|what|which|where|when|why|who)\s+(?:do|does|did|should"
+    r"|can|could|would|will|is|are|am)|should|can|could|would|do|does)\s+(?:i|we|you|u)\b[^.!?]*[.!]?$)",
+    re.IGNORECASE,
+)
+
+
+_OPENS_A_QUESTION = re.compile(
+    r"(?:do|does|did|can|could|would|should|is|are|will|what|how|why|which|where|when|who)\b",
+    re.IGNORECASE,
+)
+
+
+def statement_before_unmarked_question(sentence: str) -> str:
+    """The statement before a question asked without a question mark ("my rent is 540 how do I budget this" ->
+    "my rent is 540."); "" when there is none, or the statement is a request ("can you ..." is no statement)."""
+    m = _ASKING_UNMARKED.search(sentence)
+    if not m or m.start() == 0:
+        return ""
+    head = sentence[: m.start()].strip(" ,;:—–-")
+    if len(words(head)) < 3 or _OPENS_A_QUESTION.match(head):
+        return ""
+    return head if head.endswith((".", "!")) else f"{head}."
+
+
 def marked_task(sentence: str) -> bool:
     """Whether a sentence sets a task down with a marker, however short: "TODO: buy milk.", "Don't forget the
     milk." ("Don't forget it." names no task: two words or more besides the marker)."""
