@@ -64,9 +64,9 @@ CONTACTS = _subject("user:contact:")
 DRUG = (
     r"(?:insulin|aspirin|ibuprofen|paracetamol|acetaminophen|melatonin|prednisone|warfarin|lithium|"
     r"adderall|ritalin|xanax|prozac|zoloft|lexapro|wellbutrin|synthroid|ozempic|wegovy|"
-    r"[a-z]{3,}(?:formin|pril|sartan|statin|olol|azole|prazole|oxetine|aline|pine|zepam|azepam|done|"
+    r"[a-z]{2,}(?:formin|pril|sartan|statin|olol|azole|prazole|oxetine|aline|pine|zepam|azepam|done|"
     r"cillin|mycin|cycline|thyroxine|mab|tidine|triptan|profen|sone|lone|semide|zide|triptyline|azine|"
-    r"amine|nicotine|caffeine|gliptin|glutide|gliflozin|imibe|lukast|parin|terol|sonide|pram|faxine|pion))"
+    r"amine|nicotine|caffeine|gliptin|glutide|gliflozin|imibe|lukast|parin|terol|sonide|pram|faxine|pion|xaban|gatran))"
 )
 # the roles of the people the user goes to, one `CONTACTS` slot each ("user:contact:dentist"), as words in a
 # statement (curation/subjects.py) or a question (retrieval/query.py)

@@ -127,6 +127,12 @@ from hermes_bowerbird.curation.subjects import (
         ("My GP took me off sertraline.", "user:medication:sertraline"),
         ("I'm now on escitalopram 10 mg.", "user:medication:escitalopram"),
         ("I'm coeliac.", "user:health:celiac"),
+        ("Dr. Romero switched me to losartan 50, same copay.", "user:medication:losartan"),
+        (
+            "Dr. Mäkelä has switched me from warfarin to apixaban, 5 mg twice a day.",
+            "user:medication:apixaban",
+        ),
+        ("I'm on metformin 500 for prediabetes.", "user:medication:metformin"),
         ("I had to stop the rosuvastatin too, still aches.", "user:medication:rosuvastatin"),
         ("I've been moved to Dr. Soraya Nasseri at the same practice.", "user:contact:doctor"),
         ("I've been seeing someone, Anika, she's a vet nurse.", "user:relationship"),

@@ -575,7 +575,8 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi\s+{_NOW}(?:take|am taking|'m taking|started taking|stopped taking|no longer take)\s+(?:a\s+|an\s+)?"
         rf"(?:daily\s+)?(?P<item>(?:vitamin\s+)?(?!(?:a|an|the|my|some|daily)\b)[\w-]+(?:\s+and\s+[\w-]+)?)\s+"
         rf"(?:supplements?|vitamins?|pills?|tablets?|capsules?)\b|"
-        rf"\bi(?:'m| am)\s+{_NOW}on\s+(?P<item2>[a-z]+)\s+for\s+(?:my\s+)?(?:{_CONDITIONS})\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}on\s+(?P<item2>[a-z]+)(?:\s+\d+(?:\s?(?:mg|mcg))?)?\s+for\s+(?:my\s+)?"
+        rf"(?:{_CONDITIONS})\b|"
         # "I take metformin every morning", "I'm on 20mg of lisinopril": a drug's name and a dose or schedule
         rf"\bi(?:'m| am)?\s+{_NOW}(?:take|taking|started taking|on)\s+(?:(?:\d+\s?(?:mg|mcg|ml|g)|a low dose)\s+of\s+)?"
         rf"(?P<item3>{_DRUG})\s+(?:{_DOSING})|"
