@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hermes_bowerbird.curation.extract import extract_candidates, subject_of
+from hermes_bowerbird.curation.noise import is_noise
 from hermes_bowerbird.types import DEFAULT_IMPORTANCE, Candidate, MemoryType
 
 PERSONA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "persona"
@@ -675,3 +676,34 @@ def test_what_is_told_of_the_users_people_by_name_is_typed() -> None:
     # knowing no Meera: kept only if it replaces where someone of that name lived
     [unknown] = extract_candidates("Meera moved to Vancouver for a new hospital job.", "")
     assert unknown.closing_only
+
+
+@pytest.mark.parametrize(
+    "user, name",
+    [
+        ("Hey, Rafael here", "Rafael"),
+        ("yo its tom, need help with meal prep", "Tom"),
+        ("hiya, nkechi here. community pharmacist at Boots in Headingley, leeds", "Nkechi"),
+        ("hello! this is Marta, I moved to Porto last week", "Marta"),
+    ],
+)
+def test_a_user_naming_themselves_as_a_chat_opens_is_remembered(user: str, name: str) -> None:
+    found = extract_candidates(user, "Hi!")
+    assert (MemoryType.IDENTITY, "user:name", f"My name is {name}.") in [
+        (c.type, c.subject, c.content) for c in found
+    ]
+    assert not is_noise(user)
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "Same here.",
+        "hey its late, sorry",
+        "hi, its me again",
+        "hey there, need help",
+        "I moved. this is it.",
+    ],
+)
+def test_no_name_is_read_into_an_opening_that_gives_none(user: str) -> None:
+    assert "user:name" not in [c.subject for c in extract_candidates(user, "Hi!")]

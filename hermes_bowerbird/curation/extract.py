@@ -19,7 +19,9 @@ from hermes_bowerbird.curation.noise import (
     REMINDER_REQUEST,
     TECHNICAL_VALUE,
     TODO_MARK,
+    introduced_name,
     is_content_sentence,
+    is_greeting,
     marked_task,
     opens_with_person,
     people_named,
@@ -531,7 +533,14 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
     every part is a memory on its own."""
     out: list[str] = []
     speaking = True  # of themselves, until a sentence opens with someone else ("Mateo got home.")
-    for raw in split_sentences(text):
+    opening = True  # only greetings so far: the user may name themselves ("hello! this is Marta")
+    for n, raw in enumerate(split_sentences(text)):
+        if opening and (introduced := introduced_name(raw, greeted=n > 0)):
+            name, raw = introduced
+            out.append(f"My name is {name}.")
+            if not words(raw):
+                continue
+        opening = opening and is_greeting(raw)
         sentence = _without_filler(raw, speaking=speaking)
         speaking = not (_OTHER_OPENING.match(raw) or opens_with_person(raw, people))
         if request := REMINDER_REQUEST.match(sentence):

@@ -172,6 +172,48 @@ def statement_before_unmarked_question(sentence: str) -> str:
     return head if head.endswith((".", "!")) else f"{head}."
 
 
+# the user naming themselves as a chat opens: "Hey, Rafael here", "yo its tom, need help", "this is Marta" (after a
+# greeting: "its late" is no name)
+_GREETING = r"(?:hi+|hey+|hiya|heya|hello|yo|morning|evening|good\s+(?:morning|afternoon|evening))"
+_INTRODUCTION = re.compile(
+    rf"^\W*(?:(?P<greeted>{_GREETING})\b[\s,.!:;-]*)?"
+    r"(?:(?:it['’]?s|its|this\s+is)\s+(?P<said>[a-z][a-z-]+)|(?P<here>[a-z][a-z-]+)\s+here)"
+    r"(?=\s*(?:[,.!;:—–-]|$))(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_ONLY_GREETING = re.compile(rf"^\W*{_GREETING}(?:\s+there)?\W*$", re.IGNORECASE)
+_NOT_NAMES = frozenset(
+    re.findall(
+        r"\w+",
+        "me there again all everyone everybody guys folks team you friend buddy mate just "
+        "so ok okay fine quick back another one someone somebody myself i the a "
+        "an my our quite really very time late early done over true weird crazy "
+        "hard easy nice good great bad cold hot raining snowing urgent important monday tuesday "
+        "wednesday thursday friday saturday sunday today tonight tomorrow morning evening "
+        "afternoon night midnight noon "
+        "official confirmed settled happening final free finished same testing",
+    )
+)
+
+
+def is_greeting(sentence: str) -> bool:
+    """Whether a sentence only greets ("hello!", "Hey there.")."""
+    return _ONLY_GREETING.match(sentence) is not None
+
+
+def introduced_name(sentence: str, *, greeted: bool = False) -> tuple[str, str] | None:
+    """The name a user opens a chat with and what they say after it ("Hey, Rafael here, quick one" -> ("Rafael",
+    "quick one")), or None. They name the user only after a greeting (in the sentence, or
+    `greeted` before it): "Same here." and "its late" name no one."""
+    m = _INTRODUCTION.match(sentence)
+    if m is None:
+        return None
+    name = m["said"] or m["here"]
+    if name.lower() in _NOT_NAMES or not (m["greeted"] or greeted):
+        return None
+    return name[0].upper() + name[1:], m["rest"].lstrip(" ,.;:!—–-")
+
+
 def marked_task(sentence: str) -> bool:
     """Whether a sentence sets a task down with a marker, however short: "TODO: buy milk.", "Don't forget the
     milk." ("Don't forget it." names no task: two words or more besides the marker)."""
@@ -190,7 +232,7 @@ def is_content_sentence(sentence: str, role: str = "user", people: Collection[st
         # a question may follow what the user tells ("I moved my banking to Tide last week, what do I update?")
         head = statement_before_question(sentence.rstrip()) if role == "user" else ""
         return bool(head) and is_content_sentence(head, role, people)
-    if role == "user" and marked_task(sentence):
+    if role == "user" and (marked_task(sentence) or introduced_name(sentence)):
         return True
     rest = _strip_filler(sentence)
     if not rest:
