@@ -98,6 +98,14 @@ OPERATING_SYSTEM = _subject("user:os")
 MUSIC_APP = _subject("user:music-app")
 EMAIL = _subject("user:email")
 PASSWORD_MANAGER = _subject("user:password-manager")
+# the language the user wants to be answered in ("from now on answer me in Portuguese", "you can go back to English")
+REPLY_LANGUAGE = _subject("user:reply-language", MemoryType.PREFERENCE)
+# the languages a user may ask to be answered in
+LANGUAGES = (
+    r"english|spanish|portuguese|french|german|italian|dutch|polish|czech|swedish|norwegian|danish|finnish|"
+    r"greek|turkish|russian|ukrainian|arabic|hebrew|hindi|urdu|bengali|chinese|mandarin|cantonese|japanese|"
+    r"korean|vietnamese|thai|indonesian|malay|tagalog|romanian|hungarian|catalan|basque|irish|welsh|swahili"
+)
 # -- the user's projects and tools -------------------------------------------------------------------------------
 DATABASE = _subject("project:database")
 FRONTEND_FRAMEWORK = _subject("project:frontend-framework")

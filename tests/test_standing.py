@@ -26,6 +26,24 @@ from hermes_bowerbird.types import MemoryType
             "i want all my product descriptions in british english, and no emojis",
             "I want all my product descriptions in british english, and no emojis",
         ),
+        # what the assistant does for the user, and rules however they are opened
+        ("and always pick an aisle seat, never window", "Always pick an aisle seat, never window"),
+        (
+            "ground rules: never book me on a flight departing before 10am",
+            "Never book me on a flight departing before 10am",
+        ),
+        (
+            "pls remember: always explain me in easy german or english, no long words",
+            "Always explain me in easy german or english, no long words",
+        ),
+        (
+            "please when you explain me something, use simple words, no difficult words",
+            "When you explain me something, use simple words, no difficult words",
+        ),
+        (
+            "keep replies short, bullet points, no essays",
+            "Keep replies short, bullet points, no essays",
+        ),
     ],
 )
 def test_a_request_for_good_is_kept_as_said(said: str, kept: str) -> None:
@@ -47,7 +65,23 @@ def test_a_request_for_good_is_kept_as_said(said: str, kept: str) -> None:
         "I want a new job",
         "Never give up!",  # advice, not how to answer
         "always check the weather before hiking",
+        "Keep the email short and suggest a call.",  # this email
+        "go back to the main menu",
+        "I always pick the aisle seat",
     ],
 )
 def test_a_request_for_this_turn_or_a_habit_is_none(said: str) -> None:
     assert standing_request(said) is None
+
+
+def test_the_language_to_answer_in_is_one_slot() -> None:
+    first = extract_candidates(
+        "from now on answer me in Portuguese please, i'm practicing before lisbon", "Claro!"
+    )
+    later = extract_candidates(
+        "ok lisbon done. you can go back to english now", "Sure, back to English."
+    )
+    assert [(c.type, c.subject) for c in first] == [(MemoryType.PREFERENCE, "user:reply-language")]
+    assert [(c.type, c.subject, c.content) for c in later] == [
+        (MemoryType.PREFERENCE, "user:reply-language", "Go back to english now")
+    ]

@@ -53,6 +53,7 @@ EXAMPLES = {
     "user:music-app": "I use Spotify.",
     "user:email": "I moved to Fastmail.",
     "user:password-manager": "I use Bitwarden.",
+    "user:reply-language": "From now on, answer me in Portuguese.",
     "project:database": "We switched to Postgres.",
     "project:frontend-framework": "We use React.",
     "project:backend-framework": "We use Django.",

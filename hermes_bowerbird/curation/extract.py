@@ -592,8 +592,8 @@ def _user_candidates(text: str, now: float | None, people: Collection[str]) -> l
         )
         content = _with_context(sentences, i) if short else sentence
         candidate = (
-            _candidate(sentence, content, "user", now, people)
-            or _standing(sentence)
+            _standing(sentence)
+            or _candidate(sentence, content, "user", now, people)
             or _closing(sentence, now)
         )
         if candidate:
@@ -602,18 +602,21 @@ def _user_candidates(text: str, now: float | None, people: Collection[str]) -> l
 
 
 def _standing(sentence: str) -> Candidate | None:
-    """How the user wants to be answered from now on ("Please always speak slowly and simply to me"): a preference,
-    though it is a request (see curation/standing.py)."""
+    """How the user wants to be answered or served from now on ("Please always speak slowly and simply to me",
+    "never book me on a flight before 10am"): a preference, though it is a request (see curation/standing.py); it
+    comes before any other reading of the sentence."""
     request = standing_request(sentence)
     if request is None:
         return None
     entities = _entity_names(request)
+    subject = subject_of(request)  # the language to answer in is a slot: a later one replaces it
     return Candidate(
         type=MemoryType.PREFERENCE,
         content=request[:_MAX_CONTENT_CHARS],
-        importance=_importance(MemoryType.PREFERENCE, request, entities, None),
+        importance=_importance(MemoryType.PREFERENCE, request, entities, subject),
         confidence=0.9,
         entities=entities,
+        subject=subject,
     )
 
 

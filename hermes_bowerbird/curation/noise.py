@@ -7,6 +7,7 @@ from collections.abc import Collection
 
 from hermes_bowerbird.curation.sentences import split_sentences
 from hermes_bowerbird.curation.spoken import plain
+from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.text import chat_words as words
 
 _FILLER_WORDS = (
@@ -239,6 +240,8 @@ def is_content_sentence(sentence: str, role: str = "user", people: Collection[st
         return False
     if role == "assistant":
         return _is_assistant_content(rest)
+    if standing_request(rest):  # "always pick an aisle seat, never window"
+        return True
     return _is_user_content(plain(rest), people)
 
 

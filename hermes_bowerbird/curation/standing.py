@@ -19,7 +19,16 @@ _FOR_GOOD = (
 # what the assistant does when it answers (not "give", "keep" or "check": "never give up" is no request)
 _ANSWERING = (
     r"(?:use|write|answer|reply|respond|speak|talk|format|spell|explain|address|suggest|recommend|include|list"
-    r"|mention|cite|round|convert|sign|call\s+me|give\s+me|show\s+me|keep\s+(?:it|answers|replies))"
+    r"|mention|cite|round|convert|sign|call\s+me|give\s+me|show\s+me|keep\s+(?:it|answers|replies)"
+    # ...or does for the user: "always pick an aisle seat", "never book me on a flight before 10am"
+    r"|pick|choose|book|reserve|order|schedule|buy|get\s+me|go\s+back\s+to|switch\s+(?:back\s+)?to)"
+)
+# what may open a rule: "pls remember: always ...", "ground rules: never ...", "you can go back to english now"
+_RULE_OPENING = re.compile(
+    r"^(?:(?:and|also|oh|so|plus|btw|ok|okay)[\s,]+)*"
+    r"(?:(?:(?:please\s+|pls\s+)?(?:remember|note|fyi)(?:\s+that)?|(?:ground\s+|house\s+|my\s+|the\s+)?rules?"
+    r"|(?:one\s+)?more\s+thing)\s*[:,-]\s*|you\s+can\s+(?=go\s+back|switch))?",
+    _I,
 )
 # the kinds of thing the assistant writes for the user
 _WRITINGS = (
@@ -39,6 +48,14 @@ _STANDING = re.compile(
     rf"|^{_PLEASE}{_ANSWERING}\b[^?]*\b{_FOR_GOOD}\b"
     # "write anything for me in British English": whatever it is, from now on
     rf"|^{_PLEASE}{_ANSWERING}\s+(?:anything|everything)\b"
+    # "when you explain me something, use simple words": whenever it comes up
+    rf"|^{_PLEASE}(?:when(?:ever)?|if)\s+you\s+{_ANSWERING}\b[^,.;]*,\s*{_PLEASE}(?:{_ANSWERING}|don['’]?t|do\s+not"
+    r"|never|always|no)\b"
+    # "keep replies short, bullet points, no essays"
+    r"|^(?:please\s+|pls\s+)?keep\s+(?:your\s+|all\s+)?(?:answers|replies|responses|messages|explanations)\s+"
+    r"(?:short|brief|simple|concise|casual|formal|plain|to\s+the\s+point)\b"
+    # "go back to english now"
+    r"|^(?:go\s+back\s+to|switch\s+(?:back\s+)?to)\s+(?:answering\s+in\s+)?[a-z]+\s*(?:now|again|please|pls)?[.!]?$"
     # "use celsius pls", "stop using emojis in ur answers"
     rf"|^{_PLEASE}use\s+{_UNITS}\b|^{_PLEASE}(?:stop|quit)\s+(?:using|adding|putting|saying|writing|calling\s+me)\b"
     # "I want all my product descriptions in British English", "I'd like recipes in grams, not cups"
@@ -52,6 +69,7 @@ _LEADING_PLEASE = re.compile(rf"^{_PLEASE}", _I)
 def standing_request(sentence: str) -> str | None:
     """The request as the user put it, without "please", when `sentence` asks how to be answered for good; None
     otherwise (a question or a request for this turn only)."""
+    sentence = _RULE_OPENING.sub("", sentence.strip())
     if sentence.rstrip().endswith("?") or not _STANDING.match(sentence):
         return None
     request = _LEADING_PLEASE.sub("", sentence).strip()

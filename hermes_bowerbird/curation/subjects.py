@@ -452,6 +452,17 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:retired|been promoted|got promoted|was promoted)\b",
         _fixed(vocab.JOB),
     ),
+    # the language the user wants answers in: "from now on answer me in Portuguese", "you can go back to english
+    # now", "please reply in German from now on" (not "write this email in French": that answer only)
+    (
+        rf"\b(?:always|from\s+now\s+on|going\s+forward|by\s+default|in\s+future),?\s+(?:please\s+|pls\s+)?"
+        rf"(?:answer|reply|respond|speak|talk|write)(?:\s+to)?(?:\s+me)?\s+in\s+(?:{vocab.LANGUAGES})\b|"
+        rf"\b(?:answer|reply|respond|speak|talk|write)(?:\s+to)?(?:\s+me)?\s+in\s+(?:{vocab.LANGUAGES})\b[^.!?]*"
+        rf"\b(?:from\s+now\s+on|going\s+forward|by\s+default|always|please\s+always)\b|"
+        rf"\b(?:you\s+can\s+|please\s+|pls\s+)?(?:go\s+back\s+to|switch\s+(?:back\s+)?to)\s+(?:answering\s+in\s+)?"
+        rf"(?:{vocab.LANGUAGES})\b",
+        _fixed(vocab.REPLY_LANGUAGE),
+    ),
     # who the user reports to: "my manager is Priya", "my new boss is Sarah Okafor", "I report to Sam now"
     (
         rf"\bmy (?:new |current |line )?{_MANAGER}(?:'s name)? (?:is|'s) (?:now |still )?{_PERSON_NAME}|"
