@@ -127,6 +127,12 @@ from hermes_bowerbird.curation.subjects import (
         ("My GP took me off sertraline.", "user:medication:sertraline"),
         ("I'm now on escitalopram 10 mg.", "user:medication:escitalopram"),
         ("I'm coeliac.", "user:health:celiac"),
+        ("My new number is 086 555 7710.", "user:phone-number"),
+        ("New number btw, switched to Telia: 482 19 337.", "user:phone-number"),
+        ("New phone too, number's 07700 900461.", "user:phone-number"),
+        ("I took the offer at Mollie.", "user:employer"),
+        ("I'm with Tucson Electric Power now as a lineman apprentice.", "user:employer"),
+        ("I have a new job at Lumen Studio starting march.", "user:employer"),
         ("Dr. Romero switched me to losartan 50, same copay.", "user:medication:losartan"),
         (
             "Dr. Mäkelä has switched me from warfarin to apixaban, 5 mg twice a day.",
@@ -270,6 +276,7 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "I got a mini fridge for the office.",
         "My metformin is going up to 1000 next week.",  # a plan, not yet the dose
         "I'm seeing the doctor tomorrow.",
+        "The new number of cases is 5000.",
     ],
 )
 def test_non_statements_get_no_user_subject(sentence: str) -> None:

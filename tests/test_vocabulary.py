@@ -54,6 +54,7 @@ EXAMPLES = {
     "user:email": "I moved to Fastmail.",
     "user:password-manager": "I use Bitwarden.",
     "user:reply-language": "From now on, answer me in Portuguese.",
+    "user:phone-number": "My new number is 086 555 7710.",
     "project:database": "We switched to Postgres.",
     "project:frontend-framework": "We use React.",
     "project:backend-framework": "We use Django.",

@@ -426,7 +426,12 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?:a|an)\s+(?:new\s+)?(?:startup|company|firm|agency|studio|lab|bank|hospital|school|consultancy|"
         rf"nonprofit|non-profit)\b|the (?:team|company|firm|staff|faculty) at\b)|"
         rf"\bmy (?:employer|company) is\b|\bi(?:'m| am) (?:now )?(?:employed|hired) (?:at|by)\b|"
-        rf"\bi got (?:a|the) job (?:at|with)\b|\bi accepted (?:an|the) (?:job )?offer (?:from|at)\b|"
+        rf"\bi got (?:a|the) job (?:at|with)\b|"
+        rf"\bi (?:accepted|took|signed) (?:an|the) (?:job )?offer (?:from|at|with)\b|"
+        rf"\bi\s+have\s+a\s+new\s+job\s+(?:at|with|@)\s|"
+        # "I'm with Tucson Electric Power now as a lineman apprentice"
+        rf"\bi(?:'m| am)\s+(?:now\s+)?with\s+(?-i:[A-Z])[\w&'’-]*(?:\s+(?-i:[A-Z])[\w&'’-]*){{0,3}}\s+(?:now\s+)?as\s+"
+        rf"(?:an?\s+)?\w|"
         rf"\bi\s+{_NOW}(?:run|own|started|founded|launched|opened)\s+(?:my own|a|an)\s+(?:[\w-]+\s+){{0,2}}?"
         rf"(?:practice|company|firm|business|startup|studio|consultancy|agency|shop|store|brand|label|bakery|"
         rf"restaurant|cafe|clinic|nonprofit|non-profit)\b|"
@@ -547,6 +552,14 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?:(?P<vehicle6>{_VEHICLES})|{_CAR_MAKES})\b|"
         rf"\bi (?:don't|do not|no longer) (?:have|own) a (?P<vehicle3>{_VEHICLES})\b|\bi(?:'m| am) (?:now )?car-free\b",
         lambda m: _vehicle_any(m),
+    ),
+    # the user's number: "my new number is 086 555 7710", "new number btw, switched to Telia: 482 19 337", "new
+    # phone too, number's 07700 900461"
+    (
+        r"\bmy\s+(?:new\s+)?(?:phone\s+|mobile\s+|cell\s+|work\s+|business\s+)?(?:number|nr|no\.?)\s+(?:is|'s)\s+"
+        r"(?:now\s+)?\+?\d|^(?:(?:my|a)\s+)?new\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|nr)\b[^.!?]{0,40}?\+?\d{2,}"
+        r"|\bnew\s+(?:phone|mobile|cell)\b[^.!?]{0,30}?\b(?:number|nr)['’]?s?\s+(?:is\s+)?\+?\d{2,}",
+        _fixed(vocab.PHONE_NUMBER),
     ),
     (
         r"\b(?:my (?:new )?phone is an?|i (?:use|have|got) an? (?:new )?(?=iphone|pixel|galaxy|android))",

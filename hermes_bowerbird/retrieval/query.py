@@ -94,7 +94,8 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", (vocab.ORIGIN,)),
         (r"\b(religio\w*|faith|believer|church|mosque|synagogue|temple)\b", (vocab.FAITH,)),
         (r"\b(car|drive|drives)\b", (vocab.CAR,)),
-        (r"\b(phone)\b", (vocab.PHONE,)),
+        (r"\b(phone)\b", (vocab.PHONE, vocab.PHONE_NUMBER)),
+        (r"\b(mobile|cell|number|reach me|call me)\b", (vocab.PHONE_NUMBER,)),
         (r"\b(kids?|child|children|sons?|daughters?)\b", (vocab.CHILDREN,)),
         (
             r"\b(hobb\w*|routines?|habits?|pastimes?|spare time|free time|for fun)\b",
