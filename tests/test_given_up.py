@@ -87,3 +87,23 @@ def test_a_thing_given_up_ends_what_the_user_said_of_it(
     item_type: MemoryType, item: str, statement: str, ended: bool
 ) -> None:
     assert (given_up(item_type, item, statement) is not None) == ended
+
+
+@pytest.mark.parametrize(
+    "statement, drug",
+    [
+        ("The doctor switched me from metformin to sitagliptin", "metformin"),
+        ("Dr took me OFF metformin!! a1c is normal now", "metformin"),
+        ("I had to stop the rosuvastatin too, still aches.", "rosuvastatin"),
+    ],
+)
+def test_a_drug_the_user_was_taken_off_ends_its_memory(statement: str, drug: str) -> None:
+    assert given_up_names(statement) == [drug]
+    assert given_up(MemoryType.FACT, f"I take {drug} 500mg twice a day.", statement) is not None
+    # a memory of two drugs still says the other one is taken
+    both = f"I'm on {drug} 500 mg twice daily and atorvastatin 20 mg at night"
+    assert given_up(MemoryType.FACT, both, statement) is None
+
+
+def test_a_drug_only_thought_of_stopping_is_not_given_up() -> None:
+    assert given_up_names("I might stop the metformin") == []

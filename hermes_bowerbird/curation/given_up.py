@@ -4,10 +4,11 @@ stop offering a subscription, a tool or a provider the user no longer has.
 
 The statement must say in the user's own words, not asked or hedged, that they (or "we") cancelled, quit, stopped
 using, unsubscribed from, got rid of or switched from a thing named with a capital ("Netflix", "VS Code"), or no
-longer use or pay for it. The memory it ends must be a preference or a fact in which the user ("I", "we") says
-something of that thing in the same words ("My sister uses VS Code" is hers), and must not name it in a list of
-others ("I pay for Spotify and Crunchyroll" still says Spotify is paid for): such a memory stays, and the statement
-is kept beside it as a memory of its own, however short.
+longer use or pay for it, or that they were taken off, switched from or stopped a drug ("the doctor switched me
+from metformin to sitagliptin"), which ends a memory of that drug alone. The memory it ends must be a preference
+or a fact in which the user ("I", "we") says something of that thing in the same words ("My sister uses VS Code"
+is hers), and must not name it in a list of others ("I pay for Spotify and Crunchyroll" still says Spotify is
+paid for): such a memory stays, and the statement is kept beside it as a memory of its own, however short.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import functools
 import re
 
 from ..types import MemoryType
+from ..vocabulary import DRUG
 from .changes import STATEMENT_CACHE
 from .sentences import own_words
 
@@ -40,6 +42,15 @@ _NOT_ANYMORE = re.compile(
     rf"\b(?:i|we)\s+(?:don['’]t|do\s+not)\s+(?:use|pay\s+for|have)\s+{_NAME}[^.!?;]{{0,80}}?\bany\s?more\b",
     re.IGNORECASE,
 )
+# a drug the user was taken off, switched from or stopped, named as drugs are, in lowercase: "the doctor switched me
+# from metformin to sitagliptin", "dr took me OFF metformin", "I had to stop the rosuvastatin"
+_TAKEN_OFF = re.compile(
+    r"(?:\b(?:switched|moved|changed|took|taken|came|come|got|gone|went)\s+(?:me\s+)?(?:off|from)"
+    r"|\b(?:i|we)(?:['’]ve|\s+have)?\s+(?:had\s+to\s+)?(?:stop(?:ped)?|quit)(?:\s+taking)?)"
+    rf"\s+(?:the\s+|my\s+)?(?P<name>{DRUG})\b",
+    re.IGNORECASE,
+)
+_A_DRUG = re.compile(rf"\b{DRUG}\b", re.IGNORECASE)
 # only thought of, asked, or ahead
 _UNSURE = re.compile(
     r"\?|\b(?:might|maybe|perhaps|probably|should|could|would|thinking|considering|plan(?:ning)?|want|going to|"
@@ -70,7 +81,7 @@ def _given_up_names(text: str) -> tuple[str, ...]:
     names: list[str] = []
     for clause in re.split(r"(?<=[.!;])\s+", own_words(text)):
         if not _UNSURE.search(clause):
-            for pattern in (_GAVE_UP, _NO_LONGER, _NOT_ANYMORE):
+            for pattern in (_GAVE_UP, _NO_LONGER, _NOT_ANYMORE, _TAKEN_OFF):
                 names.extend(m["name"].rstrip(".'’&-") for m in pattern.finditer(clause))
     return tuple(dict.fromkeys(names))
 
@@ -86,6 +97,9 @@ def given_up(item_type: MemoryType, item: str, statement: str) -> str | None:
             continue
         listed = rf"{_OTHER}(?:\s+[\w'’&.+-]+)?{_GLUE}{thing}|{thing}{_GLUE}{_OTHER}"
         if re.search(listed, item, re.IGNORECASE):
+            continue
+        # a memory of two drugs ("metformin ... and atorvastatin at night") still says the other is taken
+        if any(d.lower() != name.lower() for d in _A_DRUG.findall(item)):
             continue
         return "given up: the user no longer has it"
     return None
