@@ -47,6 +47,11 @@ from hermes_bowerbird.types import MemoryType
         ),
         ("cat named Pickle, vet visit fri", "My cat is named Pickle, vet visit fri"),
         ("gf Juno moving in may", "My gf Juno moving in may"),
+        ("boss there: Anand Ferreira", "My boss is Anand Ferreira"),
+        ("kid's school: Harrow Lane Primary, yr 2", "My kid's school is Harrow Lane Primary, yr 2"),
+        ("shift change: now tue-fri 10-18", "My shift is now tue-fri 10-18"),
+        ("rent now 1810 from oct", "My rent is now 1810 from oct"),
+        ("new job @ Brightwell Logistics", "I have a new job @ Brightwell Logistics"),
     ],
 )
 def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
@@ -78,6 +83,7 @@ def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
         "Date: February 9th (Thursday) 3pm",
         "Goal: Compare a list of desired skills",
         "Email: user1@example.com",
+        "Name: Geetesh Gupta",
         "pay 40 bucks for the tickets",
     ],
 )

@@ -68,21 +68,23 @@ _BARE_DOSE = re.compile(
 # notes as a terse user types them, said as the sentence they stand for: "boss: Imogen Tate" (a label and its
 # value), "rent 1450" and "salary 78k" (one of the user's things and an amount), "allergic: penicillin", "new job at
 # Lumen Studio starting march", "cat named Pickle", "gf Juno moving in may"
-# (a label of a pasted form, "Date: ...", "Goal: ...", "Email: ...", is no note of the user's)
+# (a label of a pasted form, "Name: ...", "Date: ...", "Goal: ...", "Email: ...", is no note of the user's)
 _NOTE_LABELS = (
-    rf"{CONTACT_ROLES}|boss|manager|supervisor|team lead"
-    r"|budget|rent|salary|mortgage|commute|weight|car|van|bike"
+    rf"{CONTACT_ROLES}|boss|manager|supervisor|team lead|work|job|shift|shifts|school|kid|kids|son|daughter"
+    r"|cat|dog|pet|vet|gym|address|budget|rent|salary|mortgage|commute|weight|car|van|bike"
 )
+# "kid's school: Harrow Lane Primary", "boss there: Anand Ferreira", "kid = Milo"
 _NOTE_LABEL = re.compile(
-    rf"(?P<thing>(?:new\s+|current\s+)?(?:{_NOTE_LABELS}))\s*:\s*(?P<value>[^\s:]\S*(?:\s+[^\s:]+){{0,7}})",
+    rf"(?P<thing>(?:new\s+|current\s+)?(?:(?:kid|son|daughter|cat|dog|partner)(?:['’]s)?\s+)?(?:{_NOTE_LABELS}))"
+    r"(?:\s+(?:there|now|change|changed))?\s*[:=]\s*(?P<value>[^\s:=]\S*(?:\s+[^\s:=]+){0,7})",
     _I,
 )
 _NOTE_AMOUNT = re.compile(
     rf"(?P<thing>(?:[a-z][a-z-]*\s+)?(?!pay\b|number\b)(?:{_OWN_THINGS}))\s+"
-    r"(?P<value>(?:[$£€~]|about\s+|around\s+|approx\.?\s+)?\d.*)"
+    r"(?P<value>(?:now\s+)?(?:[$£€~]|about\s+|around\s+|approx\.?\s+)?\d.*)"
 )
 _NOTE_ALLERGY = re.compile(r"allerg(?:ic|ies|y)\s*:\s*(?P<value>\S.*)", _I)
-_NOTE_NEW_JOB = re.compile(r"new\s+(?:job|position|role|gig)\s+(?:at|with|as)\s+\S", _I)
+_NOTE_NEW_JOB = re.compile(r"new\s+(?:job|position|role|gig)\s+(?:at|with|as|@)\s*\S", _I)
 _NOTE_PET = re.compile(
     r"(?P<pet>dog|cat|puppy|kitten|rabbit|bunny|parrot|hamster|horse)\s+(?:named|called)\s+(?P<name>[A-Z]\w*)"
 )
