@@ -67,6 +67,8 @@ def test_a_request_for_good_is_kept_as_said(said: str, kept: str) -> None:
         "always check the weather before hiking",
         "Keep the email short and suggest a call.",  # this email
         "go back to the main menu",
+        "go back to sleep now",
+        "order pizza for tonight, never mind the salad",
         "I always pick the aisle seat",
     ],
 )

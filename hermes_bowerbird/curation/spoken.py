@@ -122,9 +122,8 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
     if noted is not None:
         return noted
     if not _NOT_A_THING.fullmatch(first):
-        if _BARE_DOSE.match(
-            sentence
-        ):  # a drug's capital is no name's: "Metformin went up" -> "My metformin"
+        # a drug's capital is no name's: "Metformin went up" -> "My metformin"
+        if _BARE_DOSE.match(sentence):
             return f"My {sentence[0].lower()}{sentence[1:]}"
         if _BARE_THING.match(sentence):
             return f"My {sentence}"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ..vocabulary import LANGUAGES
+
 _I = re.IGNORECASE
 _PLEASE = r"(?:please\s+|pls\s+|kindly\s+)?"
 _FOR_GOOD = (
@@ -19,10 +21,11 @@ _FOR_GOOD = (
 # what the assistant does when it answers (not "give", "keep" or "check": "never give up" is no request)
 _ANSWERING = (
     r"(?:use|write|answer|reply|respond|speak|talk|format|spell|explain|address|suggest|recommend|include|list"
-    r"|mention|cite|round|convert|sign|call\s+me|give\s+me|show\s+me|keep\s+(?:it|answers|replies)"
-    # ...or does for the user: "always pick an aisle seat", "never book me on a flight before 10am"
-    r"|pick|choose|book|reserve|order|schedule|buy|get\s+me|go\s+back\s+to|switch\s+(?:back\s+)?to)"
+    r"|mention|cite|round|convert|sign|call\s+me|give\s+me|show\s+me|keep\s+(?:it|answers|replies))"
 )
+# ...or does for the user, told with "always" or "never" first: "always pick an aisle seat", "never book me on a
+# flight before 10am" (not "order pizza for tonight, never mind")
+_SERVING = r"(?:pick|choose|book|reserve|order|schedule|buy|get\s+me)"
 # what may open a rule: "pls remember: always ...", "ground rules: never ...", "you can go back to english now"
 _RULE_OPENING = re.compile(
     r"^(?:(?:and|also|oh|so|plus|btw|ok|okay)[\s,]+)*"
@@ -43,7 +46,7 @@ _UNITS = (
 )
 _STANDING = re.compile(
     # "always metric", "please always speak slowly and simply to me", "from now on, answer in Spanish"
-    rf"^{_PLEASE}{_FOR_GOOD},?\s+{_PLEASE}(?:(?:\w+\s+)?{_ANSWERING}\b|(?:in\s+)?{_UNITS}\b)"
+    rf"^{_PLEASE}{_FOR_GOOD},?\s+{_PLEASE}(?:(?:\w+\s+)?(?:{_ANSWERING}|{_SERVING})\b|(?:in\s+)?{_UNITS}\b)"
     # "answer in Spanish from now on", "use British spelling by default"
     rf"|^{_PLEASE}{_ANSWERING}\b[^?]*\b{_FOR_GOOD}\b"
     # "write anything for me in British English": whatever it is, from now on
@@ -54,8 +57,8 @@ _STANDING = re.compile(
     # "keep replies short, bullet points, no essays"
     r"|^(?:please\s+|pls\s+)?keep\s+(?:your\s+|all\s+)?(?:answers|replies|responses|messages|explanations)\s+"
     r"(?:short|brief|simple|concise|casual|formal|plain|to\s+the\s+point)\b"
-    # "go back to english now"
-    r"|^(?:go\s+back\s+to|switch\s+(?:back\s+)?to)\s+(?:answering\s+in\s+)?[a-z]+\s*(?:now|again|please|pls)?[.!]?$"
+    # "go back to english now" (not "go back to sleep")
+    rf"|^(?:go\s+back\s+to|switch\s+(?:back\s+)?to)\s+(?:answering\s+in\s+)?(?:{LANGUAGES})\b"
     # "use celsius pls", "stop using emojis in ur answers"
     rf"|^{_PLEASE}use\s+{_UNITS}\b|^{_PLEASE}(?:stop|quit)\s+(?:using|adding|putting|saying|writing|calling\s+me)\b"
     # "I want all my product descriptions in British English", "I'd like recipes in grams, not cups"
