@@ -153,8 +153,6 @@ _ASKING_UNMARKED = re.compile(
     r"|can|could|would|will|is|are|am)|should|can|could|would|do|does)\s+(?:i|we|you|u)\b[^.!?]*[.!]?$)",
     re.IGNORECASE,
 )
-
-
 _OPENS_A_QUESTION = re.compile(
     r"(?:do|does|did|can|could|would|should|is|are|will|what|how|why|which|where|when|who)\b",
     re.IGNORECASE,
@@ -163,7 +161,8 @@ _OPENS_A_QUESTION = re.compile(
 
 def statement_before_unmarked_question(sentence: str) -> str:
     """The statement before a question asked without a question mark ("my rent is 540 how do I budget this" ->
-    "my rent is 540."); "" when there is none, or the statement is a request ("can you ..." is no statement)."""
+    "my rent is 540."); "" when there is none, or the sentence was a question all along ("Do you think I can use my
+    old ID or do I need to update it")."""
     m = _ASKING_UNMARKED.search(sentence)
     if not m or m.start() == 0:
         return ""
