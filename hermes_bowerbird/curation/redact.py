@@ -506,18 +506,29 @@ _NOT_SECRET_CODES = (
     r"(?<!booking )(?<!confirmation )(?<!reference )(?<!tracking )(?<!referral )(?<!invite )(?<!gift )"
     r"(?<!cheat )(?<!morse )(?<!zone )"
 )
+# " number" or " no." after a number's name, or nothing: "passport", "passport number", "passport no."
+_NUMBER_WORD = r"(?:[ \t]+(?:number|no\.?))?"
 # identity numbers by the names people give them
 _ID_NUMBERS = (
-    r"ssn|social[ \t]+security(?:[ \t]+(?:number|no\.?))?|sin|ppsn|pps(?:[ \t]+(?:number|no\.?))?"
+    rf"ssn|social[ \t]+security{_NUMBER_WORD}|sin|ppsn|pps{_NUMBER_WORD}"
     r"|ni[ \t]+number|national[ \t]+insurance(?:[ \t]+number)?|nino|tfn|tax[ \t]+file[ \t]+number|aadhaar"
-    r"|pan(?:[ \t]+(?:card|number))?|passport(?:[ \t]+(?:number|no\.?))?"
-    r"|driver['’]?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?))?|national[ \t]+id(?:[ \t]+number)?"
+    rf"|pan(?:[ \t]+(?:card|number))?|passport{_NUMBER_WORD}"
+    rf"|driver['’]?s?[ \t]+licen[cs]e{_NUMBER_WORD}|national[ \t]+id(?:[ \t]+number)?"
     r"|medicare(?:[ \t]+(?:card[ \t]+)?number)|health(?:[ \t]+card)?[ \t]+number|nhs[ \t]+number|sns[ \t]+number"
     # the numbers a hospital or an insurer files the user under
-    r"|ohip(?:[ \t]+(?:number|no\.?))?"
+    rf"|ohip{_NUMBER_WORD}"
     r"|(?:patient|hospital|chart|(?:hospital[ \t]+)?folder|case)[ \t]+(?:number|no\.?|id)"
-    r"|medical[ \t]+record(?:[ \t]+(?:number|no\.?))?|mrn|(?:insurance|policy|member(?:ship)?)[ \t]+(?:number|no\.?|id)"
+    rf"|medical[ \t]+record{_NUMBER_WORD}|mrn|(?:insurance|policy|member(?:ship)?)[ \t]+(?:number|no\.?|id)"
 )
+
+
+def _number_value(more: str) -> str:
+    """An identity or account number as it is written, as the `value` group: a digit in its first token, then
+    letters and digits, a space only before a digit (the words after it are not the number), "/" or "-" inside it
+    ("KATH/OPD/2219854", "4826-119-774-KM"); `more` bounds the characters after the first ("4,23")."""
+    return rf"(?P<value>(?=[A-Za-z/-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|[ ](?=\d)|[/-](?=[A-Za-z0-9])){{{more}}})"
+
+
 # where an identity number is kept, said between its name and the number: "there", "at Komfo Anokye"
 _ID_WHERE = r"(?:[ \t]+(?:there|here)|[ \t]+(?:at|with|for)(?:[ \t]+[\w'’-]{1,30}){1,3}?)?"
 _GENERIC_KEYS = (
@@ -761,7 +772,7 @@ _RULES: tuple[_Rule, ...] = (
         # an identity number: "ppsn is 7654321TA", "sin is 046 454 286", "my SSN: 078-05-1120"
         "national_id",
         rf"\b(?:{_ID_NUMBERS})\b{_ID_WHERE}[ \t]*(?:(?:is|was|number|no\.?|#|=|:)[ \t]*){{0,2}}"
-        r"(?P<value>(?=[A-Za-z/-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|[ ](?=\d)|[/-](?=[A-Za-z0-9])){4,23})",
+        + _number_value("4,23"),
         (
             "ssn",
             "social",
@@ -803,7 +814,8 @@ _RULES: tuple[_Rule, ...] = (
         r"\b(?:iban|bic|(?:(?:bank|chequing|checking|savings|current|business|joint)[ \t]+)?account"
         r"(?:[ \t]+(?:number|no\.?|#))?|acct(?:[ \t]+(?:number|no\.?|#))?|routing[ \t]+number|bsb)\b"
         r"[ \t]*(?:(?:is|was|number|no\.|no(?=[ \t])|#|=|:)[ \t]*){0,2}"
-        r"(?P<value>(?=[A-Za-z/-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|[ ](?=\d)|[/-](?=[A-Za-z0-9])){5,33})(?![\w-])",
+        + _number_value("5,33")
+        + r"(?![\w-])",
         ("iban", "bic", "account", "acct", "routing", "bsb"),
         lower=True,
         locate=_numbered(6),
