@@ -107,6 +107,10 @@ LANGUAGES = (
     r"greek|turkish|russian|ukrainian|arabic|hebrew|hindi|urdu|bengali|chinese|mandarin|cantonese|japanese|"
     r"korean|vietnamese|thai|indonesian|malay|tagalog|romanian|hungarian|catalan|basque|irish|welsh|swahili"
 )
+# going back or switching to one: "go back to english", "switch back to answering in Spanish"
+BACK_TO_LANGUAGE = (
+    rf"(?:go\s+back\s+to|switch\s+(?:back\s+)?to)\s+(?:answering\s+in\s+)?(?:{LANGUAGES})\b"
+)
 # -- the user's projects and tools -------------------------------------------------------------------------------
 DATABASE = _subject("project:database")
 FRONTEND_FRAMEWORK = _subject("project:frontend-framework")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..vocabulary import LANGUAGES
+from ..vocabulary import BACK_TO_LANGUAGE
 
 _I = re.IGNORECASE
 _PLEASE = r"(?:please\s+|pls\s+|kindly\s+)?"
@@ -58,7 +58,7 @@ _STANDING = re.compile(
     r"|^(?:please\s+|pls\s+)?keep\s+(?:your\s+|all\s+)?(?:answers|replies|responses|messages|explanations)\s+"
     r"(?:short|brief|simple|concise|casual|formal|plain|to\s+the\s+point)\b"
     # "go back to english now" (not "go back to sleep")
-    rf"|^(?:go\s+back\s+to|switch\s+(?:back\s+)?to)\s+(?:answering\s+in\s+)?(?:{LANGUAGES})\b"
+    rf"|^{BACK_TO_LANGUAGE}"
     # "use celsius pls", "stop using emojis in ur answers"
     rf"|^{_PLEASE}use\s+{_UNITS}\b|^{_PLEASE}(?:stop|quit)\s+(?:using|adding|putting|saying|writing|calling\s+me)\b"
     # "I want all my product descriptions in British English", "I'd like recipes in grams, not cups"

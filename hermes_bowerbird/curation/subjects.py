@@ -464,8 +464,7 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?:answer|reply|respond|speak|talk|write)(?:\s+to)?(?:\s+me)?\s+in\s+(?:{vocab.LANGUAGES})\b|"
         rf"\b(?:answer|reply|respond|speak|talk|write)(?:\s+to)?(?:\s+me)?\s+in\s+(?:{vocab.LANGUAGES})\b[^.!?]*"
         rf"\b(?:from\s+now\s+on|going\s+forward|by\s+default|always|please\s+always)\b|"
-        rf"\b(?:you\s+can\s+|please\s+|pls\s+)?(?:go\s+back\s+to|switch\s+(?:back\s+)?to)\s+(?:answering\s+in\s+)?"
-        rf"(?:{vocab.LANGUAGES})\b",
+        rf"\b(?:you\s+can\s+|please\s+|pls\s+)?{vocab.BACK_TO_LANGUAGE}",
         _fixed(vocab.REPLY_LANGUAGE),
     ),
     # who the user reports to: "my manager is Priya", "my new boss is Sarah Okafor", "I report to Sam now"
