@@ -164,6 +164,15 @@ def test_an_exclamation_mark_goes_with_the_password() -> None:
             "switched my endocrinologist to Haukeland",
         ),
         ("I moved to Leeds and my new pin is [REDACTED:password]", "I moved to Leeds"),
+        # what points back at the secret goes with it; a clause's opening "and" is no part of what is kept
+        (
+            "mamá's health card number is [REDACTED:national_id], I always have to look it up",
+            "",
+        ),
+        (
+            "my pin is [REDACTED:secret], and I moved to Leeds last month",
+            "I moved to Leeds last month",
+        ),
         (
             "I moved to Leeds, and I love it.",
             "I moved to Leeds, and I love it.",

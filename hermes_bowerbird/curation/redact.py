@@ -525,8 +525,12 @@ _ID_NUMBERS = (
 def _number_value(more: str) -> str:
     """An identity or account number as it is written, as the `value` group: a digit in its first token, then
     letters and digits, a space only before a digit (the words after it are not the number), "/" or "-" inside it
-    ("KATH/OPD/2219854", "4826-119-774-KM"); `more` bounds the characters after the first ("4,23")."""
-    return rf"(?P<value>(?=[A-Za-z/-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|[ ](?=\d)|[/-](?=[A-Za-z0-9])){{{more}}})"
+    ("KATH/OPD/2219854", "4826-119-774-KM"), after a short capitalised prefix of the card's ("SIP 4471 2290 8813");
+    `more` bounds the characters after the first ("4,23")."""
+    return (
+        rf"(?P<value>(?:(?-i:[A-Z]{{2,5}})[ ](?=\d))?(?=[A-Za-z/-]*\d)[A-Za-z0-9]"
+        rf"(?:[A-Za-z0-9]|[ ](?=\d)|[/-](?=[A-Za-z0-9])){{{more}}})"
+    )
 
 
 # where an identity number is kept, said between its name and the number: "there", "at Komfo Anokye"
@@ -745,6 +749,19 @@ _RULES: tuple[_Rule, ...] = (
         flags=re.IGNORECASE,
     ),
     _rule(
+        # a network's key: "the school's wifi code for parents evening is Krekel2024!", "wi-fi password: kettle-Moon9",
+        # "router key = 7Hb2kQ" (all letters unquoted is a word: "the wifi password is written on the router")
+        "password",
+        r"\b(?:wi-?fi|wlan|network|router|hotspot)[ \t]+(?:code|key|password|pass|pw|pwd)"
+        r"(?:[ \t]+(?:for|at|in|on)[ \t]+[\w'’-]{1,30}(?:[ \t]+[\w'’-]{1,30}){0,3}?)?"
+        r"(?:,?[ \t]+(?:it['’]?s|it[ \t]+is))?[ \t]*(?:is|was|=|:)[ \t]*"
+        r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{4,128})",
+        ("wifi", "wi-fi", "wlan", "network", "router", "hotspot"),
+        lower=True,
+        locate=_password_is,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
         # a code given as digits, however it is put: "door code 5566", "pin 8812 for the alarm", "combo is 0917",
         # "key safe on the side wall, code is 2741", "the code for the lockbox is 3390", "alarm code there is 1-9-8-4",
         # "their alarm code for early setup, it's 9-1-7-7-4"
@@ -752,7 +769,7 @@ _RULES: tuple[_Rule, ...] = (
         rf"(?<![\w-]){_NOT_SECRET_CODES}(?:{_CODE_WORDS_SAID})(?:[ \t]+(?:for|of|on|to|at|in)[ \t]+[\w'’-]{{1,30}}"
         r"(?:[ \t]+[\w'’-]{1,30}){0,3})?(?:[ \t]+(?:there|here|now))?(?:,?[ \t]+(?:it['’]?s|it[ \t]+is|which[ \t]+is))?"
         r"[ \t]*(?:(?:is|was|=|:)[ \t]*)?"
-        r"(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])",
+        r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])",
         ("code", "pin", "combo", "combination"),
         lower=True,
         locate=_group_value,
@@ -1004,7 +1021,8 @@ _TOKEN_STOP = " \t\n\"'`,;&<>()[]{}"
 
 
 # where a sentence's clauses part: a secret said in one leaves the others standing
-_CLAUSES = re.compile(r"[,;]\s+|\s+(?:and|but|so|plus)\s+|\s+[-–—]\s+")
+_CLAUSES = re.compile(r"[,;]\s+(?:(?:and|but|so|plus)\s+)?|\s+(?:and|but|so|plus)\s+|\s+[-–—]\s+")
+_POINTS_BACK = re.compile(r"\b(?:it|its|it's|that|this|them|one)\b", re.IGNORECASE)
 
 
 def without_secrets(sentence: str) -> str:
@@ -1013,8 +1031,15 @@ def without_secrets(sentence: str) -> str:
     Haukeland, my patient number there is [REDACTED:national_id]" still tells the switch."""
     if not _PLACEHOLDERS.search(sentence):
         return sentence
-    clauses = (c.strip() for c in _CLAUSES.split(sentence))
-    return ", ".join(c for c in clauses if c and not _PLACEHOLDERS.search(c))
+    kept: list[str] = []
+    dropped = False
+    for clause in (c.strip() for c in _CLAUSES.split(sentence)):
+        # what comes after a secret and points back at it goes with it: "..., I always have to look it up"
+        if _PLACEHOLDERS.search(clause) or (dropped and _POINTS_BACK.search(clause)):
+            dropped = True
+        elif clause:
+            kept.append(clause)
+    return ", ".join(kept)
 
 
 def _host_spans(text: str, ours: list[SecretMatch]) -> list[SecretMatch]:
