@@ -68,6 +68,26 @@ DRUG = (
     r"cillin|mycin|cycline|thyroxine|mab|tidine|triptan|profen|sone|lone|semide|zide|triptyline|azine|"
     r"amine|nicotine|caffeine|gliptin|glutide|gliflozin|imibe|lukast|parin|terol|sonide|pram|faxine|pion|xaban|gatran))"
 )
+# a change to a drug the user takes, told of whoever prescribes it: "he bumped the metformin up to 1000 mg", "Dr. Romero
+# is swapping the atorvastatin for rosuvastatin", "she stopped my omeprazole" (curation/noise.py, subjects.py)
+PRESCRIBER_CHANGE = (
+    r"\b(?:swapped|swapping|switched|switching|changed|changing|replaced|replacing|upped|upping|increased|"
+    r"increasing|raised|raising|lowered|lowering|reduced|reducing|doubled|doubling|halved|halving|bumped|bumping|"
+    rf"stopped|stopping|cut|cutting)\s+(?:up\s+|down\s+)?(?:the|my)\s+{DRUG}\b"
+)
+# the people and animals closest to the user, as "my ..." names them (curation/extract.py, subjects.py)
+CLOSE_PEOPLE = (
+    r"wife|husband|partner|fianc[eé]e?|boyfriend|girlfriend|son|daughter|kids?|child|children|mom|mum|dad|"
+    r"mother|father|brother|sister|parents|dog|cat"
+)
+# a sentence about someone else's drugs: "Leo's paediatrician upped the Focalin", "my son's doctor stopped his
+# ritalin", "her dose", "for my dad" (curation/subjects.py, given_up.py)
+SOMEONE_ELSES_DRUG = (
+    rf"\b(?:his|her|their)\s+(?:\w+\s+)?(?:{DRUG}|dose|meds|medication|prescription|pills)\b|"
+    rf"\b(?!(?:it|that|he|she|there|what|who)['’]s)\w+['’]s\s+(?:\w+\s+)?(?:{DRUG}|dose|meds|medication|"
+    r"prescription|pills|doctor|gp|consultant|specialist|\w+ologist|p(?:a)?ediatrician)\b|"
+    rf"\bmy\s+(?:{CLOSE_PEOPLE})\b|\bfor\s+(?:him|her|them)\b"
+)
 # the roles of the people the user goes to, one `CONTACTS` slot each ("user:contact:dentist"), as words in a
 # statement (curation/subjects.py) or a question (retrieval/query.py)
 CONTACT_ROLES = (

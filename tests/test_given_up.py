@@ -95,6 +95,8 @@ def test_a_thing_given_up_ends_what_the_user_said_of_it(
         ("The doctor switched me from metformin to sitagliptin", "metformin"),
         ("Dr took me OFF metformin!! a1c is normal now", "metformin"),
         ("I had to stop the rosuvastatin too, still aches.", "rosuvastatin"),
+        ("He's swapping the metformin for sitagliptin", "metformin"),
+        ("Saw Dr Okoro, she stopped the metformin.", "metformin"),
     ],
 )
 def test_a_drug_the_user_was_taken_off_ends_its_memory(statement: str, drug: str) -> None:
@@ -107,3 +109,9 @@ def test_a_drug_the_user_was_taken_off_ends_its_memory(statement: str, drug: str
 
 def test_a_drug_only_thought_of_stopping_is_not_given_up() -> None:
     assert given_up_names("I might stop the metformin") == []
+    assert given_up_names("He's swapping the metformin for sitagliptin next month") == []
+
+
+def test_a_drug_of_someone_elses_the_doctor_stopped_is_not_given_up() -> None:
+    assert given_up_names("My son's doctor stopped the ritalin.") == []
+    assert given_up_names("The GP is swapping the metformin for sitagliptin for my dad.") == []

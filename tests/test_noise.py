@@ -78,6 +78,9 @@ def test_user_noise(text: str) -> None:
         # a statement, then a question in the same sentence
         "i moved my business banking from Starling to Tide last week, what do I need to update?",
         "TODO: buy milk.",
+        # a change to the user's drug, told of the doctor
+        "he's swapping the atorvastatin for rosuvastatin",
+        "He stopped the omeprazole.",
     ],
 )
 def test_user_signal(text: str) -> None:

@@ -140,6 +140,15 @@ from hermes_bowerbird.curation.subjects import (
         ),
         ("I'm on metformin 500 for prediabetes.", "user:medication:metformin"),
         ("I had to stop the rosuvastatin too, still aches.", "user:medication:rosuvastatin"),
+        # changed by whoever prescribes it, said of them
+        ("He's swapping the atorvastatin for rosuvastatin.", "user:medication:rosuvastatin"),
+        ("He's switching me to rosuvastatin.", "user:medication:rosuvastatin"),
+        ("She upped the sertraline to 100mg.", "user:medication:sertraline"),
+        ("He stopped the omeprazole.", "user:medication:omeprazole"),
+        (
+            "The cardiologist is replacing the atorvastatin with rosuvastatin.",
+            "user:medication:rosuvastatin",
+        ),
         ("I've been moved to Dr. Soraya Nasseri at the same practice.", "user:contact:doctor"),
         ("I've been seeing someone, Anika, she's a vet nurse.", "user:relationship"),
         # a car told by its make, or swapped for another in one breath
@@ -237,6 +246,10 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "My manager is great.",
         "This is my boss.",
         "She upped her sertraline to 100mg.",
+        "My son's doctor stopped the ritalin.",
+        "Leo's paediatrician is swapping the ritalin for focalin.",
+        "The doctor bumped the metformin up to 1000mg for my dad.",
+        "He's swapping the atorvastatin for rosuvastatin next month.",
         "I weigh myself every morning.",
         "I'm down to two coffees a day.",
         "I'm down to 50 pounds in my account.",

@@ -47,10 +47,7 @@ _MIN_WORDS = 5
 
 # ---------------------------------------------------------------- types
 
-_CLOSE = (
-    r"wife|husband|partner|fianc[eé]e?|boyfriend|girlfriend|son|daughter|kids?|child|children|mom|mum|dad|"
-    r"mother|father|brother|sister|parents|dog|cat"
-)
+_CLOSE = vocab.CLOSE_PEOPLE
 _CLOSE_MENTION = re.compile(rf"\b(?:my|our) (?:{_CLOSE})\b", _I)
 # a verb in the past: a regular form ("moved", not "need" or "feed") or a common irregular one
 _PAST_VERB = (

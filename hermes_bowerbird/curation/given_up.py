@@ -17,7 +17,7 @@ import functools
 import re
 
 from ..types import MemoryType
-from ..vocabulary import DRUG
+from ..vocabulary import DRUG, SOMEONE_ELSES_DRUG
 from .changes import STATEMENT_CACHE
 from .sentences import own_words
 
@@ -50,6 +50,14 @@ _TAKEN_OFF = re.compile(
     rf"\s+(?:the\s+|my\s+)?(?P<name>{DRUG})\b",
     re.IGNORECASE,
 )
+# ...or one the doctor swapped out or stopped: "he's swapping the atorvastatin for rosuvastatin", "she stopped the
+# omeprazole" (a drug said with "the" or "my": "his ritalin" is his)
+_SWAPPED_OUT = re.compile(
+    r"\b(?:(?:swapp|switch|chang|replac)(?:ed|ing)\s+(?:the|my)\s+(?P<name>"
+    rf"{DRUG})\s+(?:for|with)\b|(?:stopped|stopping|discontinued)\s+(?:the|my)\s+(?P<stopped>{DRUG})\b)",
+    re.IGNORECASE,
+)
+_SOMEONE_ELSES = re.compile(SOMEONE_ELSES_DRUG, re.IGNORECASE)
 _A_DRUG = re.compile(rf"\b{DRUG}\b", re.IGNORECASE)
 # only thought of, asked, or ahead
 _UNSURE = re.compile(
@@ -83,6 +91,8 @@ def _given_up_names(text: str) -> tuple[str, ...]:
         if not _UNSURE.search(clause):
             for pattern in (_GAVE_UP, _NO_LONGER, _NOT_ANYMORE, _TAKEN_OFF):
                 names.extend(m["name"].rstrip(".'’&-") for m in pattern.finditer(clause))
+            if not _SOMEONE_ELSES.search(clause):
+                names.extend(m["name"] or m["stopped"] for m in _SWAPPED_OUT.finditer(clause))
     return tuple(dict.fromkeys(names))
 
 

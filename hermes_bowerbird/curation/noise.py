@@ -9,6 +9,7 @@ from hermes_bowerbird.curation.sentences import split_sentences
 from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.text import chat_words as words
+from hermes_bowerbird.vocabulary import PRESCRIBER_CHANGE
 
 _FILLER_WORDS = (
     r"ok(?:ay)?|k+|sure(?: thing)?|yes|yeah|yea|yep|yup|no|nope|nah|right|alright|all right|cool|nice|great|"
@@ -25,6 +26,7 @@ _FILLER_WORDS = (
     r"that helps|that works|that (?:was|is) (?:helpful|useful|great|perfect|it)|done|go ahead|continue|"
     r"next|please|pls|again"
 )
+_PRESCRIBER_CHANGE = re.compile(PRESCRIBER_CHANGE, re.IGNORECASE)
 _FILLER_RUN = re.compile(rf"^(?:(?:{_FILLER_WORDS})\b[\s,.!;:~-]*)+", re.IGNORECASE)
 _FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i’m|im|let's|let’s|i've|i’ve|i'd|i'll|me|my|mine|myself|we|we're|we've|"
@@ -114,6 +116,10 @@ def _is_user_content(rest: str, people: Collection[str]) -> bool:
     if n == 0 or _TRANSIENT.search(rest) or _ABOUT_ASSISTANT.search(rest):
         return False
     if (n >= 2 and _FIRST_PERSON.search(rest)) or NAMED_FACT.match(rest):
+        return True
+    if n >= 3 and _PRESCRIBER_CHANGE.search(
+        rest
+    ):  # "he's swapping the atorvastatin for rosuvastatin"
         return True
     if n >= 3 and people and opens_with_person(rest, people):
         return True

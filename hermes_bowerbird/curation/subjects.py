@@ -620,7 +620,8 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?:to|onto)\s+(?P<item9>{_DRUG})\b|"
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:started|began|begun)\s+(?:on\s+)?(?P<item10>{_DRUG})\b|"
         # put on one by a doctor: "the doctor switched me from metformin to sitagliptin", "Nasseri put me on ezetimibe"
-        rf"\b(?:put|started|switched|moved|changed)\s+me\s+(?:from\s+[\w-]+\s+)?(?:on|onto|to)\s+(?:{_DOSE}\s+(?:of\s+)?)?"
+        rf"\b(?:put|putting|started|starting|switched|switching|moved|moving|changed|changing)\s+me\s+"
+        rf"(?:from\s+[\w-]+\s+)?(?:on|onto|to)\s+(?:{_DOSE}\s+(?:of\s+)?)?"
         rf"(?P<item11>{_DRUG})\b|"
         # ...or taken off it: "my GP took me off sertraline", "I came off the lithium"
         rf"\b(?:took|taken|came|come|got|gone|went)\s+(?:me\s+)?off\s+(?:the\s+|my\s+)?(?P<item12>{_DRUG})\b|"
@@ -628,7 +629,9 @@ _RULES: tuple[_Rule, ...] = _rules(
         # for rosuvastatin 10 mg"
         rf"\bi(?:'ve| have)?\s+(?:had\s+to\s+)?{_NOW}(?:stop|stopped|quit)\s+(?:the\s+|my\s+)(?P<item13>{_DRUG})\b|"
         rf"\b(?:swapp(?:ed|ing)|switch(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing))\s+(?:the\s+|my\s+)?[\w-]+\s+"
-        rf"(?:for|with)\s+(?P<item14>{_DRUG})\b",
+        rf"(?:for|with)\s+(?P<item14>{_DRUG})\b|"
+        # ...or stopped by the doctor: "he stopped the omeprazole" (whose: see `_prescribed`)
+        rf"\b(?:stopped|stopping|discontinued)\s+(?:the\s+|my\s+)(?P<item15>{_DRUG})\b",
         lambda m: _medication_any(m),
     ),
     # body weight: "I weigh 82 kg", "I'm down to 78 kg", "Down to 88 kg now!" (the user's own, said in passing), "my
@@ -821,7 +824,7 @@ def _habit_any(m: re.Match[str]) -> str | None:
 
 
 def _medication_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 15))))
+    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 16))))
     return f"{vocab.MEDICATIONS}{_clean(found)}" if found else None
 
 
@@ -901,6 +904,26 @@ def _about_user(sentence: str, m: re.Match[str], prefix: str) -> bool:
     )
 
 
+# who changes the user's drugs, said before the change: "he's", "Dr. Romero is", "the cardiologist", "my GP just"
+_PRESCRIBER = re.compile(
+    r"\s*(?:(?:so|and|then|but|today|also|now|anyway|apparently)\s+)*(?:he|she|they|dr\.?\s+\w+|"
+    r"(?:the|my)\s+(?:doc|doctor|gp|consultant|specialist|nurse|pharmacist|psychiatrist|\w+ologist)|"
+    r"(?-i:[A-Z])\w+)(?:['’]s|['’]ve|\s+(?:is|has|had|have|just|finally|already|then))*\s*",
+    _I,
+)
+_SOMEONE_ELSES = re.compile(vocab.SOMEONE_ELSES_DRUG, _I)
+
+
+def _prescribed(key: str, sentence: str, prefix: str) -> bool:
+    """Whether a medication match is a change to the user's own drug told of whoever prescribes it ("he's swapping
+    the atorvastatin for rosuvastatin"): the clause opens with that person, and nothing says the drug is another's."""
+    return (
+        key.startswith(vocab.MEDICATIONS)
+        and _PRESCRIBER.fullmatch(prefix) is not None
+        and _SOMEONE_ELSES.search(sentence) is None
+    )
+
+
 def _asserted(
     key: str, sentence: str, m: re.Match[str], reported: Sequence[tuple[int, int]]
 ) -> bool:
@@ -918,7 +941,9 @@ def _asserted(
     clause = sentence[start : clause_end.start() if clause_end else len(sentence)]
     if key.startswith(vocab.USER) and _FUTURE.search(clause):
         return False
-    if key.startswith(vocab.USER) and not _about_user(sentence, m, prefix):
+    if key.startswith(vocab.USER) and not (
+        _about_user(sentence, m, prefix) or _prescribed(key, sentence, prefix)
+    ):
         return False
     if key in (vocab.RESIDENCE, vocab.ORIGIN):
         return _names_a_place(sentence[m.end() :]) or _DEMONYM.search(m.group(0)) is not None
