@@ -31,7 +31,7 @@ from .llm.selection import select_llm
 from .maintenance.bulletin import BulletinBuilder
 from .maintenance.scheduler import Maintenance, Scheduler
 from .options import RECALL_DEFAULTS, REMEMBER_DEFAULTS, RecallOptions, RememberOptions, TurnCapture
-from .retrieval import Hit, RecallRequest, Retriever, format_hits
+from .retrieval import Hit, RecallRequest, Retriever
 from .sanitize import storable
 from .store import Store
 from .types import (
@@ -440,10 +440,6 @@ class Bowerbird:
             min_relevance=options.min_relevance,
         )
         return self.retriever.search(request, touch=options.touch)
-
-    @staticmethod
-    def format_hits(hits: Sequence[Hit], budget_tokens: int | None) -> str:
-        return format_hits(hits, budget_tokens)
 
     def bulletin(
         self,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from .curation.screen import inert
 from .options import RecallOptions
-from .retrieval import Hit, item_key
+from .retrieval import Hit, format_hits, item_key
 from .types import Bulletin, ItemKind
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ class SessionRecall:
         ]
         parts = [inert(note)] if note else []
         if hits:
-            parts += [PREFETCH_HEADER, DATA_NOTE, engine.format_hits(hits, budget)]
+            parts += [PREFETCH_HEADER, DATA_NOTE, format_hits(hits, budget)]
         return Block("\n".join(parts), tuple(hits), latest)
 
     def mark_given(self, block: Block) -> None:
