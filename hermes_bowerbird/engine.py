@@ -25,7 +25,7 @@ from .curation.worker import CurationProcess, supported, worker_state
 from .embeddings.index import IndexRegistry
 from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
-from .errors import InvalidInputError
+from .errors import InvalidInputError, NotFoundError
 from .inspection import Inspection
 from .llm.selection import select_llm
 from .maintenance.bulletin import BulletinBuilder
@@ -410,6 +410,25 @@ class Bowerbird:
         self.store.forget(memory.id, reason=reason or "forgotten on request", actor=actor)
         self.vectors.remove(ItemKind.MEMORY, [memory.id])
         return self.store.memories.require(memory.id)
+
+    def forget_turn(
+        self, episode_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool"
+    ) -> tuple[list[int], list[int]]:
+        """Forget the turn an episode of `scopes` belongs to: both sides of it and what was learnt from it (see
+        `Database.forget_turn`); returns the episode and memory ids."""
+        episode = self.store.episodes.get_many([episode_id]).get(episode_id)
+        if episode is None or episode.scope not in scopes:
+            raise NotFoundError(f"no episode with id {episode_id}")
+        episodes, memories = self.store.forget_turn(
+            episode.scope,
+            episode.session_id,
+            episode.turn_index,
+            reason=reason or "forgotten on request with its turn",
+            actor=actor,
+        )
+        self.vectors.remove(ItemKind.EPISODE, episodes)
+        self.vectors.remove(ItemKind.MEMORY, memories)
+        return episodes, memories
 
     def relate(
         self, src: int, dst: int, relation: Relation, *, scopes: Sequence[str], actor: str = "tool"

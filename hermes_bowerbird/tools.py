@@ -103,10 +103,25 @@ def tool_schemas() -> list[dict[str, Any]]:
         },
         {
             "name": "bowerbird_forget",
-            "description": "Forget a memory by id (soft delete, e.g. when the user asks or it is wrong).",
+            "description": "Forget a memory by id (soft delete, e.g. when the user asks or it is wrong), or a past "
+            "turn by one of its episode ids: both sides of that turn are deleted and what was learnt from it is "
+            "forgotten. When the user asks you to forget something, forget the memories and the turns that hold "
+            "it.",
             "parameters": {
                 "type": "object",
-                "properties": {"id": {"type": "integer"}, "reason": {"type": "string"}},
+                "properties": {
+                    "id": {
+                        "type": "integer",
+                        "description": "A memory's id, or an episode's number (7 for episode #e7) with kind "
+                        "episode.",
+                    },
+                    "kind": {
+                        "type": "string",
+                        "enum": ["memory", "episode"],
+                        "description": "What the id is (default: memory).",
+                    },
+                    "reason": {"type": "string"},
+                },
                 "required": ["id"],
                 "additionalProperties": False,
             },
@@ -230,7 +245,21 @@ def _update(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 def _forget(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     _require_writable(ctx)
     reason = storable(str(args.get("reason") or ""))
-    memory = ctx.engine.forget(_int(args.get("id"), "id"), scopes=_own(ctx), reason=reason)
+    given = args.get("id")
+    kind = args.get("kind")
+    if kind not in (None, "memory", "episode"):
+        raise InvalidInputError("kind must be 'memory' or 'episode'")
+    # "e7" as the context shows an episode
+    if isinstance(given, str) and given.strip().lower().startswith("e"):
+        given, kind = given.strip()[1:], kind or "episode"
+        if kind != "episode":
+            raise InvalidInputError(f"'{args.get('id')}' is an episode id, not a memory's")
+    if kind == "episode":
+        episodes, memories = ctx.engine.forget_turn(
+            _int(given, "id"), scopes=_own(ctx), reason=reason
+        )
+        return {"forgotten_turn": {"episodes": episodes, "memories": memories}}
+    memory = ctx.engine.forget(_int(given, "id"), scopes=_own(ctx), reason=reason)
     return {"forgotten": memory.id}
 
 

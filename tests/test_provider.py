@@ -336,3 +336,45 @@ def test_a_newer_bulletin_reaches_the_session_once_as_a_short_note(home: Path) -
     assert first.startswith("Memory changed") and first.count("move the API to Rust") == 1
     assert "bulletin" not in second.lower()
     provider.shutdown()
+
+
+def test_a_turn_the_user_asks_to_forget_is_gone_with_what_was_learnt_from_it(
+    two_users: tuple[BowerbirdProvider, BowerbirdProvider],
+) -> None:
+    alice, bob = two_users
+    alice.sync_turn(
+        "My ex Delphine turned up at a gig on Friday with her new boyfriend.",
+        "That sounds rough, sorry about Delphine.",
+        session_id="sa-2",
+    )
+    assert alice.engine is not None and alice.engine.flush(30)
+    found = json.loads(alice.handle_tool_call("bowerbird_recall", {"query": "Delphine gig"}))
+    episode = next(r["id"] for r in found["results"] if r["kind"] == "episode")
+    db = alice.engine.store.db
+    learnt = [r["id"] for r in db.query("SELECT id FROM memories WHERE content LIKE '%Delphine%'")]
+    assert learnt  # the turn gave a memory
+    # another user cannot reach it, by number or as the context shows it
+    for args in ({"id": episode, "kind": "episode"}, {"id": f"e{episode}"}):
+        assert (
+            "no episode with id"
+            in json.loads(bob.handle_tool_call("bowerbird_forget", args))["error"]
+        )
+    answer = json.loads(alice.handle_tool_call("bowerbird_forget", {"id": f"e{episode}"}))
+    assert set(learnt) <= set(answer["forgotten_turn"]["memories"])
+    assert len(answer["forgotten_turn"]["episodes"]) == 2  # the user's words and the reply
+    again = json.loads(
+        alice.handle_tool_call("bowerbird_recall", {"query": "Delphine gig boyfriend"})
+    )
+    assert all("Delphine" not in r["content"] for r in again["results"])
+    alice.on_session_switch("sa-3", reset=True)
+    assert "Delphine" not in alice.prefetch("who is Delphine?")
+    assert all(
+        r["forgotten"]
+        for r in db.query("SELECT forgotten FROM memories WHERE content LIKE '%Delphine%'")
+    )
+    journal = db.query("SELECT user_content, assistant_content FROM journal")
+    assert all("Delphine" not in row["user_content"] + row["assistant_content"] for row in journal)
+    # the rest of what she told stays
+    assert "Okafor" in alice.prefetch("who is my dentist?")
+    mixed = json.loads(alice.handle_tool_call("bowerbird_forget", {"id": "e1", "kind": "memory"}))
+    assert "episode id" in mixed["error"]

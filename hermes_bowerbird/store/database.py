@@ -133,6 +133,29 @@ class Store:
             self.memories.mark_forgotten(memory_id)
             self.audit.add(memory_id, AuditAction.FORGET, reason, actor)
 
+    def forget_turn(
+        self, scope: str, session_id: str, turn_index: int, *, reason: str, actor: str
+    ) -> tuple[list[int], list[int]]:
+        """Forget one captured turn of a scope: its episodes (both roles) and their vectors are deleted, its text
+        in the journal blanked, and the memories learnt from it forgotten (soft, audited); returns the episode and
+        memory ids."""
+        with self._db.transaction():
+            episode_ids = self.episodes.of_turn(scope, session_id, turn_index)
+            learnt = sorted(
+                {
+                    m
+                    for ids in self.provenance.memories_from_episodes(episode_ids).values()
+                    for m in ids
+                }
+            )
+            for memory_id in learnt:
+                self.memories.mark_forgotten(memory_id)
+                self.audit.add(memory_id, AuditAction.FORGET, reason, actor)
+            self.vectors.delete(ItemKind.EPISODE, episode_ids)
+            self.episodes.delete(episode_ids)
+            self.journal.erase_turn(scope, session_id, turn_index)
+        return episode_ids, learnt
+
     def restore(self, memory_id: int, *, reason: str, actor: str) -> None:
         with self._db.transaction():
             self.memories.mark_restored(memory_id)

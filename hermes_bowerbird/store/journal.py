@@ -184,6 +184,16 @@ class Journal:
             "next_retry_seconds": wait,
         }
 
+    def erase_turn(self, scope: str, session_id: str, turn_index: int) -> None:
+        """Blank the text of a captured turn, keeping its row (the turn stays counted as done)."""
+        self._db.execute(
+            """
+            UPDATE journal SET user_content = '', assistant_content = ''
+            WHERE scope = ? AND session_id = ? AND turn_index = ?
+        """,
+            (scope, session_id, turn_index),
+        )
+
     def next_turn_index(self, session_id: str) -> int:
         """The index the session's next turn would get now (writers settle their own inside append)."""
         value = self._db.scalar(
@@ -293,6 +303,18 @@ class Episodes:
                 params,
             ),
         )
+
+    def of_turn(self, scope: str, session_id: str, turn_index: int) -> list[int]:
+        """Ids of every episode (both roles, every chunk) of one turn of a scope."""
+        rows = self._db.query(
+            "SELECT id FROM episodes WHERE scope = ? AND session_id = ? AND turn_index = ?",
+            (scope, session_id, turn_index),
+        )
+        return [int(row["id"]) for row in rows]
+
+    def delete(self, ids: Sequence[int]) -> None:
+        for chunk in chunks(list(ids)):
+            self._db.execute(f"DELETE FROM episodes WHERE id IN ({marks(len(chunk))})", chunk)
 
     def ids_before(self, cutoff: float) -> list[int]:
         rows = self._db.query("SELECT id FROM episodes WHERE created_at < ?", (cutoff,))
