@@ -366,6 +366,10 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
         ),
         ("Good morning! My name is Ada Lovelace.", ["My name is Ada Lovelace."]),
         (
+            "big one: my partner Saoirse has a severe peanut allergy, she carries two EpiPens.",
+            ["My partner Saoirse has a severe peanut allergy, she carries two EpiPens."],
+        ),
+        (
             "Correction: my sister's name is Ana, with one n.",
             ["My sister's name is Ana, with one n."],
         ),
@@ -685,6 +689,9 @@ def test_what_is_told_of_the_users_people_by_name_is_typed() -> None:
         ("yo its tom, need help with meal prep", "Tom"),
         ("hiya, nkechi here. community pharmacist at Boots in Headingley, leeds", "Nkechi"),
         ("hello! this is Marta, I moved to Porto last week", "Marta"),
+        ("aloha, keoni here. ER nurse at Queen's in honolulu", "Keoni"),
+        ("hola, soy gustavo. accountant in monterrey", "Gustavo"),
+        ("servus, lukas here, need a sleep plan", "Lukas"),
     ],
 )
 def test_a_user_naming_themselves_as_a_chat_opens_is_remembered(user: str, name: str) -> None:

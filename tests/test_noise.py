@@ -50,6 +50,11 @@ PERSONA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "p
         "Is staging at staging.acme.dev?",
         "Thanks, any ideas?",
         "ok so what do you think?",
+        # asking that something be forgotten or not kept
+        "hey, forget what I told you about my ex. I don't want any of that stuff about Delphine stored, it's done",
+        "and please don't keep the panic attack thing either, I'd rather that not be in your memory",
+        "I'd rather you didn't keep that",
+        "delete that",
     ],
 )
 def test_user_noise(text: str) -> None:
@@ -81,6 +86,8 @@ def test_user_noise(text: str) -> None:
         # a change to the user's drug, told of the doctor
         "he's swapping the atorvastatin for rosuvastatin",
         "He stopped the omeprazole.",
+        "Forget the gym, I'm doing yoga now.",
+        "My notes are not stored in Notion anymore, I moved to Obsidian.",
     ],
 )
 def test_user_signal(text: str) -> None:

@@ -186,7 +186,8 @@ _LEADING_FILLER = re.compile(
     r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh|also|and|but|"
     r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
     r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
-    r"news|news(?=\s*[:!–-])|(?:quick |small )?"
+    r"news|news(?=\s*[:!–-])|(?:big|quick|small|another|one more|important)\s+(?:one|thing)(?=\s*[:!–-])|"
+    r"important(?=\s*[:!–-])|(?:quick |small )?"
     r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+",
     _I,
 )

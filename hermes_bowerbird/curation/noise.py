@@ -48,6 +48,20 @@ _ABOUT_ASSISTANT = re.compile(
     r"\bas an ai\b|\byou're (?:an|a) (?:ai|bot|assistant)\b",
     re.IGNORECASE,
 )
+# the user asking that something be forgotten or not kept is no fact to keep: "forget what I told you about my
+# ex", "please don't keep the panic attack thing either, I'd rather that not be in your memory", "delete that"
+_KEPT = r"(?:stored|saved|kept|recorded|remembered|in (?:your|the) memory)\b"
+_FORGET_ASKED = re.compile(
+    r"^(?:(?:and|also|oh|so|but|ok(?:ay)?|actually)\s+)*(?:(?:please|pls|can you|could you)\s+)?(?:"
+    r"(?:forget|unlearn|erase|wipe|delete|remove)\s+(?:about\s+)?(?:what|that|this|it|everything|all|anything)\b|"
+    r"(?:forget|erase|wipe|delete|remove)\b[^.!?]{0,60}\b(?:i|i've|i'd)\s+(?:told|said|mentioned|shared)\b|"
+    r"(?:don'?t|do not|never|stop)\s+(?:keep|keeping|store|storing|save|saving|remember|remembering|record|"
+    r"recording|retain|retaining)\b)|"
+    rf"\b(?:don'?t|do not)\b[^.!?]{{0,50}}\b{_KEPT}|(?:['’]d|would) rather\b[^.!?]{{0,20}}\b(?:not|never)\b"
+    rf"[^.!?]{{0,30}}\b{_KEPT}|(?:['’]d|would) rather you (?:didn'?t|did not|not)\s+(?:keep|store|save|remember|"
+    r"record)\b",
+    re.IGNORECASE,
+)
 _ASSISTANT_FILLER = re.compile(
     r"^(?:sure|certainly|of course|absolutely|great question|good question|happy to help|glad (?:to|i could) help|"
     r"here(?:'s| is| are)|let me know|feel free|i hope (?:this|that) helps|hope (?:this|that) helps|"
@@ -113,7 +127,12 @@ def people_named(text: str, people: Collection[str]) -> list[str]:
 
 def _is_user_content(rest: str, people: Collection[str]) -> bool:
     n = len(words(rest))
-    if n == 0 or _TRANSIENT.search(rest) or _ABOUT_ASSISTANT.search(rest):
+    if (
+        n == 0
+        or _TRANSIENT.search(rest)
+        or _ABOUT_ASSISTANT.search(rest)
+        or _FORGET_ASKED.search(rest)
+    ):
         return False
     if (n >= 2 and _FIRST_PERSON.search(rest)) or NAMED_FACT.match(rest):
         return True
@@ -180,10 +199,14 @@ def statement_before_unmarked_question(sentence: str) -> str:
 
 # the user naming themselves as a chat opens: "Hey, Rafael here", "yo its tom, need help", "this is Marta" (after a
 # greeting: "its late" is no name)
-_GREETING = r"(?:hi+|hey+|hiya|heya|hello|yo|morning|evening|good\s+(?:morning|afternoon|evening))"
+_GREETING = (
+    r"(?:hi+|hey+|hiya|heya|hello|yo|morning|evening|good\s+(?:morning|afternoon|evening)|howdy|g['’]?day|"
+    r"aloha|servus|hola|ola|olá|ciao|salut|bonjour|hallo|moin|hej|hei|kia\s+ora|namaste|salaam|merhaba|ahoj)"
+)
 _INTRODUCTION = re.compile(
     rf"^\W*(?:(?P<greeted>{_GREETING})\b[\s,.!:;-]*)?"
-    r"(?:(?:it['’]?s|its|this\s+is)\s+(?P<said>[a-z][a-z-]+)|(?P<here>[a-z][a-z-]+)\s+here)"
+    r"(?:(?:it['’]?s|its|this\s+is|soy|sou|sono|je\s+suis|ich\s+bin|ik\s+ben)\s+(?P<said>[a-z][a-z-]+)|"
+    r"(?P<here>[a-z][a-z-]+)\s+here)"
     r"(?=\s*(?:[,.!;:—–-]|$))(?P<rest>.*)$",
     re.IGNORECASE,
 )
