@@ -30,6 +30,7 @@ from ..types import (
     Provenance,
     Source,
 )
+from . import pasted
 from .chunking import chunk_text
 from .entities import find_entities
 from .extract import extract_candidates
@@ -350,7 +351,8 @@ class Curator:
         people = known.get(entry.scope)
         if people is None:
             people = known[entry.scope] = set(self.store.graph.people(entry.scope))
-        people.update(find_roles(entry.user_content, _mentions(entry.user_content)))
+        own = pasted.own_words(entry.user_content)
+        people.update(find_roles(own, _mentions(own)))
         return people
 
     def _prepare(self, entry: JournalEntry, known: dict[str, set[str]]) -> _Prepared:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Collection
 
 from hermes_bowerbird import vocabulary as vocab
+from hermes_bowerbird.curation import pasted
 from hermes_bowerbird.curation.changes import says_changed
 from hermes_bowerbird.curation.completion import says_closed, says_dropped, says_happened
 from hermes_bowerbird.curation.entities import find_entities
@@ -688,8 +689,11 @@ def extract_candidates(
 ) -> list[Candidate]:
     """Typed memory candidates from one turn: the user's own statements and the assistant's conclusions. `people`:
     the names of those the user called by a role before ("my sister Meera"), so what is told of them by name
-    ("Meera moved to Vancouver.") is kept."""
-    found = _user_candidates(user, now, people) + _assistant_candidates(assistant, now)
+    ("Meera moved to Vancouver.") is kept. What the user pasted (an email, notes, a chat log) is someone else's
+    and gives no candidate (see `pasted`)."""
+    found = _user_candidates(pasted.own_words(user), now, people) + _assistant_candidates(
+        assistant, now
+    )
     kept: list[int] = []
     for i in sorted(range(len(found)), key=lambda k: -len(found[k].content)):
         text, subject = found[i].content.lower(), found[i].subject
