@@ -115,3 +115,9 @@ def test_a_drug_only_thought_of_stopping_is_not_given_up() -> None:
 def test_a_drug_of_someone_elses_the_doctor_stopped_is_not_given_up() -> None:
     assert given_up_names("My son's doctor stopped the ritalin.") == []
     assert given_up_names("The GP is swapping the metformin for sitagliptin for my dad.") == []
+
+
+def test_a_drug_the_doctor_started_the_user_on_ends_when_they_are_switched_from_it() -> None:
+    started = "Dr. Okafor at the Spring Garden clinic started me on amlodipine 5mg once a day."
+    switched = "Because of the ankles she switched me from amlodipine to perindopril 4mg."
+    assert given_up(MemoryType.FACT, started, switched) is not None

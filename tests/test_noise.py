@@ -200,3 +200,8 @@ def test_a_question_asked_without_its_mark_is_left_out(sentence: str, head: str)
 def test_the_statement_before_an_unmarked_question_is_the_memory() -> None:
     found = extract_candidates("My student loan is like 1900 a term how do I budget this.", "Ok.")
     assert [c.content for c in found] == ["My student loan is like 1900 a term."]
+
+
+def test_a_blood_pressure_reading_of_the_morning_is_content() -> None:
+    assert not is_noise("152/94 this morning, pulse 78.")
+    assert is_noise("that was this morning")  # a moment's remark stays noise

@@ -231,3 +231,75 @@ def test_a_terse_users_notes_are_kept_in_their_slots() -> None:
     assert [c.content for c in extract_candidates("salary 78k. commute 25 min by bike", "Ok.")] == [
         "My salary is 78k. My commute is 25 min by bike"
     ]
+
+
+@pytest.mark.parametrize(
+    "user, content, subject",
+    [
+        ("resting hr 60 now", "My resting heart rate is 60 now", "user:metric:resting-heart-rate"),
+        (
+            "bp this morning at home 126/80",
+            "My blood pressure this morning at home is 126/80",
+            "user:metric:blood-pressure",
+        ),
+        (
+            "ferritin up to 34!! feeling human again",
+            "My ferritin is up to 34!!",
+            "user:metric:ferritin",
+        ),
+        (
+            "SQUAT PR 150kg today!!!",
+            "My squat personal record is 150kg today!!!",
+            "user:metric:squat-personal-record",
+        ),
+        (
+            "checkup with dra benavides: LDL now 128!! she's happy",
+            "Checkup with dra benavides: my LDL is now 128!!",
+            "user:metric:ldl",
+        ),
+        ("My 10k PB is 56:40 from last spring", "My 10k PB is 56:40 from last spring", None),
+    ],
+)
+def test_a_tracking_users_measures_are_kept_one_slot_each(
+    user: str, content: str, subject: str | None
+) -> None:
+    [found] = extract_candidates(user, "Noted.")
+    assert found.content == content
+    assert found.subject == (subject or "user:metric:10k-personal-best")
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "pulse of the city is 5 stars",
+        "mile 3 was hard",
+        "10k is a long way",
+        "my dad's blood pressure is 150/90",  # his, not the user's
+    ],
+)
+def test_what_only_names_a_measure_fills_no_slot(user: str) -> None:
+    assert all(
+        not (c.subject or "").startswith("user:metric:") for c in extract_candidates(user, "Noted.")
+    )
+
+
+def test_a_new_reading_of_a_measure_shares_the_old_ones_slot() -> None:
+    [old] = extract_candidates("My resting pulse is about 64.", "")
+    [new] = extract_candidates("resting hr 57 now", "")
+    assert old.subject == new.subject == "user:metric:resting-heart-rate"
+
+
+@pytest.mark.parametrize(
+    "user, kept",
+    [
+        ("152/94 this morning, pulse 78. Taken sitting, left arm.", True),
+        ("Readings this week averaged 141/88.", True),
+        ("This month's home average is 128/79! Lowest in years.", True),
+        ("Edith's pressure is always perfect, 118/76, she's 71!", False),  # hers
+        ("my dad's bp was 150/90 today", False),
+        ("I got 110/120 marks", False),  # no reading
+    ],
+)
+def test_a_blood_pressure_reading_said_without_its_name_is_the_users(user: str, kept: bool) -> None:
+    subjects = [c.subject for c in extract_candidates(user, "Noted.")]
+    assert ("user:metric:blood-pressure" in subjects) is kept

@@ -40,6 +40,7 @@ EXAMPLES = {
     "user:health:": "I was diagnosed with asthma.",
     "user:medication:": "I take vitamin D supplements.",
     "user:weight": "I weigh 82 kg.",
+    "user:metric:": "My resting heart rate is 60 now.",
     "user:manager": "My manager is Priya.",
     "user:contact:": "My dentist is Dr. Okafor.",
     "user:habit:": "I quit smoking.",

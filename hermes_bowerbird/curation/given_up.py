@@ -66,8 +66,9 @@ _UNSURE = re.compile(
     re.IGNORECASE,
 )
 _KINDS = (MemoryType.PREFERENCE, MemoryType.FACT)
-# the user speaking of the thing: "I" or "we" before it in the same sentence
-_SPEAKER = r"\b(?:i|we)(?:['’](?:m|ve|d|ll|re))?\b[^.!?;]*?"
+# the user speaking of the thing: "I", "we" or "me" before it in the same sentence ("Dr. Okafor started me on
+# amlodipine")
+_SPEAKER = r"\b(?:i|we|me)(?:['’](?:m|ve|d|ll|re))?\b[^.!?;]*?"
 # the thing named among others: "Netflix, Disney+ and Spotify", "Spotify student ($6) and Crunchyroll"
 _GLUE = r"\s*(?:\([^)]*\)\s*)?(?:,|\band\b|\bor\b|&|/)\s*(?:(?:a|an|the|my|our)\s+)?"
 _OTHER = r"(?-i:[A-Z])[\w'’&.+-]*"

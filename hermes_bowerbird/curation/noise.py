@@ -9,7 +9,7 @@ from hermes_bowerbird.curation.sentences import split_sentences
 from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.text import chat_words as words
-from hermes_bowerbird.vocabulary import PRESCRIBER_CHANGE
+from hermes_bowerbird.vocabulary import BP_READING, PRESCRIBER_CHANGE
 
 _FILLER_WORDS = (
     r"ok(?:ay)?|k+|sure(?: thing)?|yes|yeah|yea|yep|yup|no|nope|nah|right|alright|all right|cool|nice|great|"
@@ -27,6 +27,7 @@ _FILLER_WORDS = (
     r"next|please|pls|again"
 )
 _PRESCRIBER_CHANGE = re.compile(PRESCRIBER_CHANGE, re.IGNORECASE)
+_BP_READING = re.compile(BP_READING, re.IGNORECASE)
 _FILLER_RUN = re.compile(rf"^(?:(?:{_FILLER_WORDS})\b[\s,.!;:~-]*)+", re.IGNORECASE)
 _FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i’m|im|let's|let’s|i've|i’ve|i'd|i'll|me|my|mine|myself|we|we're|we've|"
@@ -127,6 +128,10 @@ def people_named(text: str, people: Collection[str]) -> list[str]:
 
 def _is_user_content(rest: str, people: Collection[str]) -> bool:
     n = len(words(rest))
+    if n >= 2 and _BP_READING.match(
+        rest
+    ):  # a reading of the morning is kept: "152/94 this morning, pulse 78"
+        return True
     if (
         n == 0
         or _TRANSIENT.search(rest)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ..vocabulary import CONTACT_ROLES, DRUG
+from ..vocabulary import CONTACT_ROLES, DRUG, METRIC_KIND, METRIC_NAMES, METRIC_WORDS
 
 _I = re.IGNORECASE
 # "im", "ive", "u" and a lone "i" are the user and the assistant; "id" and "ill" are words of their own, "U." an initial
@@ -30,7 +30,7 @@ _DONE = re.compile(
     r"(?:(?:finally|just|also|already)\s+)?(?:switched|moved|started|finished|booked|bought|sold|cancell?ed|quit"
     r"|joined|left|got|signed|changed|adopted|found|dropped|lost|won|passed|failed|sent|paid|ordered|picked|decided"
     r"|registered|enrolled|applied|accepted|took|landed|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted|told"
-    r"|gave|had|saw)\s+\S+\s+\S"
+    r"|gave|had|saw|ran|swam|rode|cycled|raced|walked|hiked|lifted|benched|squatted|deadlifted)\s+\S+\s+\S"
     # ...or what they do, said as few imperatives are: "live in lubbock texas", "work at a cafe on weekends", "take
     # lisinopril 10mg mornings"
     r"|(?:live|grew\s+up)\s+in\s+\S|work\s+(?:at|as|for|in|nights|days|weekends)\b|take\s+\S+\s+\d",
@@ -82,6 +82,21 @@ _NOTE_LABEL = re.compile(
 _NOTE_AMOUNT = re.compile(
     rf"(?P<thing>(?:[a-z][a-z-]*\s+)?(?!pay\b|number\b)(?:{_OWN_THINGS}))\s+"
     r"(?P<value>(?:now\s+)?(?:[$£€~]|about\s+|around\s+|approx\.?\s+)?\d.*)"
+)
+# a measure of the user's body or training and its value, as a tracking user notes it: "bp this morning at home
+# 126/80", "resting hr 60 now", "ferritin up to 34!!", "SQUAT PR 150kg today!!!", "bodyweight 83", after a label of
+# its own: "checkup with dra benavides: LDL now 128!!" (not "pulse of the city is 5 stars", "mile 3 was hard")
+_NOTE_METRIC = re.compile(
+    r"(?P<label>[^:\d]{1,50}:\s+)?"
+    rf"(?P<thing>(?:new\s+)?(?:{METRIC_NAMES}){METRIC_KIND})"
+    r"(?P<when>(?:\s+(?:this|last|today|tonight|yesterday|morning|evening|night|week|month|at|home|the|clinic|"
+    r"gym|surgery|again|finally|officially|still))*)"
+    r"(?P<link>(?:\s*[:=]|\s+(?:is|was|now|currently|up\s+to|down\s+to|back\s+to|around|about|at))*)\s+"
+    r"(?P<value>\d[\d.,:/]*(?:\s?(?:kg|kgs|kilos?|lbs?|w|watts|bpm|ms|mg/dl|mmol/l|mmol|%|h\d*|hrs?|hours?|mins?|"
+    r"k|km|steps|ng/ml|nmol/l|iu)\b)?)"
+    r"(?P<rest>(?:\s*(?:[!.,;)]|$)|\s+(?:now|today|tonight|this|last|again|at|on|in|for|since|from|after|before|"
+    r"and|but|so|lol|yay|finally|wow)\b).*)",
+    _I,
 )
 _NOTE_ALLERGY = re.compile(r"allerg(?:ic|ies|y)\s*:\s*(?P<value>\S.*)", _I)
 _NOTE_NEW_JOB = re.compile(r"new\s+(?:job|position|role|gig)\s+(?:at|with|as|@)\s*\S", _I)
@@ -136,6 +151,11 @@ def _noted(sentence: str) -> str | None:
         return f"I'm allergic to {m['value']}"
     if m := _NOTE_LABEL.fullmatch(sentence) or _NOTE_AMOUNT.fullmatch(sentence):
         return f"My {m['thing'].lower()} is {m['value']}"
+    if m := _NOTE_METRIC.fullmatch(sentence):
+        thing = " ".join(METRIC_WORDS.get(w, w) for w in m["thing"].lower().split())
+        link = re.sub(r"^\s*[:=]?\s*|\b(?:is|was)\b\s*", "", m["link"]).strip()
+        said = f"my {thing}{m['when']} is {link + ' ' if link else ''}{m['value']}{m['rest']}"
+        return f"{m['label']}{said}" if m["label"] else f"M{said[1:]}"
     if _NOTE_NEW_JOB.match(sentence):
         return f"I have a {sentence[0].lower()}{sentence[1:]}"
     if m := _NOTE_PET.match(sentence):

@@ -648,6 +648,14 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?!\s+(?:of|away|from|off|short|over|under|lighter|heavier|more|less|to go|left)\b)",
         _fixed(vocab.WEIGHT),
     ),
+    # a measure of the user's body or training: "my resting heart rate is 60 now", "My 10k PB is 56:40", "my blood
+    # pressure this morning at home is 126/80" (never someone else's: "my dad's blood pressure is 150/90")
+    (
+        rf"\bmy\s+(?:new\s+)?(?P<metric>(?:{vocab.METRIC_NAMES}){vocab.METRIC_KIND})\b(?:\s+[\w'’]+){{0,5}}?\s+"
+        r"(?:is|was|'s)\s+(?:now\s+|currently\s+|up\s+to\s+|down\s+to\s+|back\s+to\s+|around\s+|about\s+|at\s+)*\d",
+        lambda m: _metric_key(m["metric"]),
+    ),
+    (vocab.BP_READING, _fixed(f"{vocab.METRICS}blood-pressure")),
     # hobbies and routines
     (
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:started|began|begun|took up|taken up|picked up|got into|gotten into|"
@@ -761,6 +769,12 @@ def _allergy_any(m: re.Match[str]) -> str | None:
 def _pet_any(m: re.Match[str]) -> str | None:
     kind = _first_group(m, ("pet", "pet2"))
     return _pet_kind(kind) if kind else None
+
+
+def _metric_key(name: str) -> str:
+    """The slot of a measure, its short forms said in full: "10k PB" -> "user:metric:10k-personal-best"."""
+    words = [vocab.METRIC_WORDS.get(w, w) for w in name.lower().split()]
+    return f"{vocab.METRICS}{_clean(' '.join(words))}"
 
 
 def _pet_kind(kind: str) -> str:
