@@ -398,6 +398,27 @@ def test_other_things_and_weak_matches_are_left_alone(
             True,
         ),
         ("We use MySQL for the app.", "We use Postgres, not MySQL.", 0.7, True),
+        # one value set against another of its kind, the sentence going on; a day's number with or without its ending
+        (
+            "I do spin class tuesday evenings at the leisure centre.",
+            "Spin is thursday not tuesday, they changed the timetable in March.",
+            0.44,
+            True,
+        ),
+        (
+            "My mum's birthday is 3 March, need to get a card.",
+            "Mum's birthday is the 13th of March, not the 3rd.",
+            0.8,
+            True,
+        ),
+        ("The gym is open on monday.", "I go on friday not monday because of work.", 0.55, False),
+        (  # too far apart even so
+            "I do spin class tuesday evenings.",
+            "Spin is thursday not tuesday.",
+            0.35,
+            False,
+        ),
+        ("I have 3 kids.", "I work 4 days not 5.", 0.5, False),  # no thing in common
         # the wrong value in another memory, about another thing
         ("My sister lives in Tokyo.", "I'm flying to Osaka, not Tokyo!", 0.63, False),
         ("I work at Acme with Tom.", "The meeting is with Sarah, not Tom.", 0.51, False),

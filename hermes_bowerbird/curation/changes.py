@@ -53,6 +53,10 @@ AMOUNT_SIMILARITY = 0.4
 # of April." 0.89); another memory naming the same value 0.51-0.66 ("My sister lives in Tokyo." / "I'm flying to
 # Osaka, not Tokyo!" 0.63), which the shared-word rule leaves alone.
 CORRECTION_SIMILARITY = 0.5
+# One value set against another of its kind, in a sentence that goes on ("Spin is thursday not tuesday, they changed
+# the timetable in March." / "I do spin class tuesday evenings so that night needs to be something quick" 0.44): two
+# days, months or numbers and a shared word naming the thing stand guard instead of closeness
+SWAP_SIMILARITY = 0.4
 # Where someone the user knows lives and the word they moved 0.48-0.68 ("My mum Linda lives near Leeds." / "Linda
 # moved to Spain after retiring." 0.48); another person's move 0.28, the same person's visit or new job 0.57-0.61,
 # which name no move.
@@ -196,10 +200,16 @@ down raised raising lowered increased reduced cut dropped rose risen fell fallen
 went gone goes negotiated about around roughly month months year years per
 """.split()  # noqa: SIM905
 )
-# "..., not Clementina.", "..., not the 12th!": the value the statement calls wrong, at its end
+# "..., not Clementina.", "..., not the 12th!": the value the statement calls wrong, at its end; or (`_SWAP`) one
+# value set against another of its kind, the clause going on: "spin is thursday not tuesday, they changed the
+# timetable"
 _CORRECTION = re.compile(
     r",\s*(?:and\s+|but\s+)?not\s+(?:the\s+|a\s+|an\s+|in\s+|on\s+|at\s+)?"
     r"(?P<wrong>[\w’'-]+(?:\s+[\w’'-]+){0,2}?)\s*[.!]*\s*$",
+    _I,
+)
+_SWAP = re.compile(
+    r"\b(?P<right>[\w’'-]+),?\s+not\s+(?:the\s+|on\s+|in\s+)?(?P<swapped>[\w’'-]+)\s*(?=[,;.!]|$)",
     _I,
 )
 _TIME_WORD = re.compile(
@@ -285,13 +295,15 @@ def corrected(item: str, statement: str, similarity: float) -> str | None:
     value, and the two share a word naming the thing besides it ("daughter", "birthday"), so "I'm flying to Osaka,
     not Tokyo" leaves "My sister lives in Tokyo" alone."""
     m = _wrong_value(statement)
-    if (
-        m is None
-        or similarity < CORRECTION_SIMILARITY
-        or not holds_name(item, m["wrong"], ignore_case=True)
-    ):
+    swapped = m is not None and "swapped" in m.re.groupindex
+    if m is None or similarity < (SWAP_SIMILARITY if swapped else CORRECTION_SIMILARITY):
         return None
-    shared = _thing_words(item) & _thing_words(statement[: m.start()]) - _thing_words(m["wrong"])
+    wrong = _wrong(m)
+    said = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", item, flags=re.IGNORECASE)
+    if not holds_name(said, wrong, ignore_case=True):
+        return None
+    told = statement[: m.start("swapped") if swapped else m.start()]
+    shared = _thing_words(item) & _thing_words(told) - _thing_words(wrong)
     return "corrected: a value said wrongly" if shared else None
 
 
@@ -299,11 +311,27 @@ def corrected(item: str, statement: str, similarity: float) -> str | None:
 def _wrong_value(text: str) -> re.Match[str] | None:
     """Where a statement ends by calling a name or a number wrong ("Clementine, not Clementina." -> group "wrong"
     "Clementina"), or None."""
-    m = _CORRECTION.search(text)
-    if m is None or _UNSETTLED.search(text):
+    if _UNSETTLED.search(text):
         return None
-    wrong = m["wrong"]
-    return m if _DIGIT.search(wrong) or any(w[0].isupper() for w in wrong.split()) else None
+    m = _CORRECTION.search(text)
+    if m is not None:
+        wrong = m["wrong"]
+        return m if _DIGIT.search(wrong) or any(w[0].isupper() for w in wrong.split()) else None
+    m = _SWAP.search(text)
+    if m is None:
+        return None
+    # two values of one kind: two days or months, or two numbers
+    right, wrong = m["right"], m["swapped"]
+    same_kind = (_TIME_WORD.match(right) and _TIME_WORD.match(wrong)) or (
+        _DIGIT.search(right) and _DIGIT.search(wrong)
+    )
+    return m if same_kind else None
+
+
+def _wrong(m: re.Match[str]) -> str:
+    """The value a correction calls wrong, a day's number without its ending ("the 3rd" -> "3")."""
+    wrong = m["wrong"] if "wrong" in m.re.groupindex else m["swapped"]
+    return re.sub(r"^(\d+)(?:st|nd|rd|th)$", r"\1", wrong, flags=re.IGNORECASE)
 
 
 def _amount_clause(statement: str) -> str:
