@@ -177,7 +177,11 @@ def test_hostile_queries_analyse(text: str) -> None:
     [
         ("Where do I live now?", ("user:residence", "user:home")),
         ("What do I do for work?", ("user:job", "user:employer", "user:work-location")),
-        ("what's my diet like these days", ("user:diet",)),
+        # with what decides what the user can eat
+        (
+            "what's my diet like these days",
+            ("user:diet", "user:health:lactose-intolerance", "user:health:celiac"),
+        ),
         ("Am I still married?", ("user:relationship",)),
         ("how old am I", ("user:age",)),
         ("What did we decide about the deploy?", ()),
@@ -228,7 +232,14 @@ def test_we_and_our_speak_of_the_user(text: str, about_user: bool) -> None:
 @pytest.mark.parametrize(
     ("text", "names", "about_user", "keywords", "subjects", "semantic"),
     [
-        ("What is Marcus's diet?", {"marcus"}, True, ("diet",), ("user:diet",), "What is my diet?"),
+        (
+            "What is Marcus's diet?",
+            {"marcus"},
+            True,
+            ("diet",),
+            ("user:diet", "user:health:lactose-intolerance", "user:health:celiac"),
+            "What is my diet?",
+        ),
         (
             "Where does Marcus Rivera live?",
             {"marcus rivera", "marcus"},

@@ -127,6 +127,8 @@ from hermes_bowerbird.curation.subjects import (
         ("My GP took me off sertraline.", "user:medication:sertraline"),
         ("I'm now on escitalopram 10 mg.", "user:medication:escitalopram"),
         ("I'm coeliac.", "user:health:celiac"),
+        # beside a diet, not one
+        ("I'm lactose intolerant so go easy on cheese.", "user:health:lactose-intolerance"),
         ("My new number is 086 555 7710.", "user:phone-number"),
         ("New number btw, switched to Telia: 482 19 337.", "user:phone-number"),
         ("New phone too, number's 07700 900461.", "user:phone-number"),

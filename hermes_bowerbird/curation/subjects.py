@@ -37,7 +37,7 @@ _FAITHS = (
 )
 _DIETS = (
     r"vegan|vegetarian|veggie|pescatarian|pescetarian|flexitarian|keto|ketogenic|paleo|carnivore|omnivore|"
-    r"plant[- ]based|whole[- ]?food plant[- ]based|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|halal|"
+    r"plant[- ]based|whole[- ]?food plant[- ]based|gluten[- ]free|dairy[- ]free|halal|"
     r"kosher|low[- ]carb|low[- ]fat|no[- ]carb|mediterranean|whole ?30|raw vegan|fruitarian|macrobiotic|"
     r"sugar[- ]free|meat[- ]eater|intermittent fasting"
 )
@@ -117,6 +117,9 @@ _CONDITION_ADJECTIVES = {
     "pregnant": "pregnancy",
     "celiac": "celiac",
     "coeliac": "celiac",
+    # beside a diet, not one: "I'm vegetarian" and "I'm lactose intolerant" both hold
+    "lactose intolerant": "lactose-intolerance",
+    "lactose-intolerant": "lactose-intolerance",
     "bipolar": "bipolar",
     "depressed": "depression",
     "burned out": "burnout",
@@ -575,7 +578,7 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"(?:from\s+)?(?:my\s+|the\s+)?(?P<cond3>{_CONDITIONS})\b|"
         rf"\bmy (?P<cond4>{_CONDITIONS}) (?:is|has been|got) (?:better|worse|under control|back|gone|in remission)\b|"
         r"\bi(?:'m| am) (?:now |still )?(?P<cond5>diabetic|asthmatic|epileptic|anemic|autistic|pregnant|c(?:o)?eliac|"
-        r"bipolar|depressed|burned out|burnt out)\b|"
+        r"bipolar|depressed|burned out|burnt out|lactose[- ]intolerant)\b|"
         # an injury told by how it happened: "I sprained my ankle", "I've torn my knee again"
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:sprained|broke|broken|twisted|tore|torn|pulled|injured|hurt|fractured|"
         r"dislocated|busted)\s+my\s+(?:left\s+|right\s+)?(?P<cond6>knee|back|shoulder|ankle|wrist|hip)\b",

@@ -81,7 +81,11 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             r"business|practice)\b",
             (vocab.JOB, vocab.EMPLOYER, vocab.WORK_LOCATION),
         ),
-        (r"\b(diet\w*|eats?|eating|food|vegan\w*|vegetarian\w*|meat)\b", (vocab.DIET,)),
+        # what the user cannot eat is part of their diet: "any dietary restriction?" asks for an intolerance too
+        (
+            r"\b(diet\w*|eats?|eating|food|vegan\w*|vegetarian\w*|meat)\b",
+            (vocab.DIET, *vocab.FOOD_CONDITIONS),
+        ),
         (
             r"\b(relationship\w*|married|marriage|wife|husband|partner|spouse|dating|girlfriend|boyfriend|divorc\w*|"
             r"single|separat\w*)\b",
