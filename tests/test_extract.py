@@ -347,7 +347,7 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
     assert [c.type for c in found] == [
         MemoryType.IDENTITY,
         MemoryType.PREFERENCE,
-        MemoryType.PREFERENCE,
+        MemoryType.PROCEDURE,  # the team's rule
     ]
     assert [c.subject for c in found] == ["user:name", "project:deploy-tool", None]
 
@@ -714,3 +714,30 @@ def test_a_user_naming_themselves_as_a_chat_opens_is_remembered(user: str, name:
 )
 def test_no_name_is_read_into_an_opening_that_gives_none(user: str) -> None:
     assert "user:name" not in [c.subject for c in extract_candidates(user, "Hi!")]
+
+
+@pytest.mark.parametrize(
+    "user, content",
+    [
+        ("we squash-merge everything, PR title = conventional commit", None),
+        ("PRs need two approvals, and one of them has to be Tuomas Ekblad", None),
+        (
+            "rule: no merges to main after 3pm on fridays",
+            "Rule: no merges to main after 3pm on fridays",
+        ),
+        ("we rebase, never merge, and nobody pushes to main directly", None),
+        ("no deploys after 4pm pacific, and never on fridays", None),
+    ],
+)
+def test_how_the_team_works_is_kept_as_a_procedure(user: str, content: str | None) -> None:
+    [found] = extract_candidates(user, "Noted.")
+    assert found.type is MemoryType.PROCEDURE
+    assert found.content == (content or user[0].upper() + user[1:])
+
+
+@pytest.mark.parametrize(
+    "user",
+    ["we merged the PR yesterday", "no changes needed, thanks", "no worries, we'll push it later"],
+)
+def test_what_the_team_did_once_is_no_rule(user: str) -> None:
+    assert all(c.type is not MemoryType.PROCEDURE for c in extract_candidates(user, "Noted."))

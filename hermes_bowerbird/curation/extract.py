@@ -18,6 +18,7 @@ from hermes_bowerbird.curation.noise import (
     NAMED_FACT,
     PROCEDURE_OPENING,
     REMINDER_REQUEST,
+    TEAM_RULE,
     TECHNICAL_VALUE,
     TODO_MARK,
     introduced_name,
@@ -80,7 +81,8 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
         ),
         (
             MemoryType.PROCEDURE,
-            rf"{PROCEDURE_OPENING.pattern}|\bthe steps are\b|\bstep \d\b|\balways run\b.*\bbefore\b|"
+            rf"{PROCEDURE_OPENING.pattern}|{TEAM_RULE.pattern}|\bthe steps are\b|\bstep \d\b|"
+            r"\balways run\b.*\bbefore\b|"
             r"\bmake sure (?:to|you) (?:run|set|use)\b|\bthe (?:command|way) to\b",
         ),
         (

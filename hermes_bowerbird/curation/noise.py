@@ -94,6 +94,22 @@ TECHNICAL_VALUE = re.compile(
     r"(?:^|\s)~?/[\w.-]+/[\w./-]+|`[^`]+`",
     re.IGNORECASE,
 )
+# how a team works, said tersely: "we squash-merge everything", "rule: no merges to main after 3pm on fridays", "PRs
+# need two approvals", "nobody pushes to main directly", "no deploys after 4pm pacific"
+TEAM_RULE = re.compile(
+    r"^(?:we|the\s+team|our\s+team)\s+(?:now\s+|only\s+|all\s+|always\s+|never\s+)?(?:squash[- ]?merge|squash|"
+    r"rebase|merge|deploy|release|ship|tag|branch|pair|review|version)(?:s|es)?\b|"
+    r"^(?:we|the\s+team|our\s+team)\s+(?:only\s+|always\s+|never\s+)?push(?:es)?\s+(?:to|directly|straight|on|after|"
+    r"before)\b|"
+    r"^(?:(?:house|team|deploy|merge|release|branching)\s+)?(?:rules?|conventions?|policy|process|workflow|"
+    r"branching)\s*[:=]\s*\S|"
+    r"\b(?:prs?|pull\s+requests?|commits?|deploys?|deployments?|releases?|merges?|pushes|hotfix(?:es)?|"
+    r"migrations?|schema\s+changes)\s+(?:need|needs|must|require|requires|have\s+to|has\s+to|should|go|goes|get)\b|"
+    r"^no\s+(?:\w+\s+){0,2}(?:deploys?|deployments?|merges?|pushes|releases?|changes|commits|migrations?)\s+"
+    r"(?:to|on|after|before|during|in|without|until|past|from)\b|"
+    r"\bnobody\s+(?:pushes|merges|deploys|commits)\b",
+    re.IGNORECASE,
+)
 PROCEDURE_OPENING = re.compile(
     r"^(?:to|in order to) [a-z]+[^,]{0,60}, (?:run|use|type|open|click|go|do|call|set|add|first)\b",
     re.IGNORECASE,
@@ -147,7 +163,9 @@ def _is_user_content(rest: str, people: Collection[str]) -> bool:
         return True
     if n >= 3 and people and opens_with_person(rest, people):
         return True
-    if n >= 3 and (TECHNICAL_VALUE.search(rest) or PROCEDURE_OPENING.match(rest)):
+    if n >= 3 and (
+        TECHNICAL_VALUE.search(rest) or PROCEDURE_OPENING.match(rest) or TEAM_RULE.search(rest)
+    ):
         return True
     return n >= _LONG_SENTENCE_WORDS
 
@@ -266,7 +284,11 @@ def is_content_sentence(sentence: str, role: str = "user", people: Collection[st
         # a question may follow what the user tells ("I moved my banking to Tide last week, what do I update?")
         head = statement_before_question(sentence.rstrip()) if role == "user" else ""
         return bool(head) and is_content_sentence(head, role, people)
-    if role == "user" and (marked_task(sentence) or introduced_name(sentence)):
+    if role == "user" and (
+        marked_task(sentence)
+        or introduced_name(sentence)
+        or (TEAM_RULE.search(sentence) and len(words(sentence)) >= 3)
+    ):
         return True
     rest = _strip_filler(sentence)
     if not rest:
