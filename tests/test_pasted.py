@@ -42,6 +42,15 @@ from hermes_bowerbird.curation.pasted import own_words
             'and I have never once treated for varroa. I breed my own queens."',
             "I keep two hives. found this on a blog, is it legit?",
         ),
+        # a fenced block, lines quoted as a reply quotes them
+        (
+            "OOM at batch 256:\n```\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n```",
+            "OOM at batch 256:",
+        ),
+        (
+            "read this from the clinic\n> Dear Mr. Rezaei,\n> I moved your appointment.\nthanks",
+            "read this from the clinic\nthanks",
+        ),
         # a chat log: stamped lines, or lines of two speakers or more
         (
             "[09:12] Marek Jablonski: I'm allergic to tree nuts\n[09:14] Sunita Raghavan: I'm vegan!",

@@ -6,7 +6,9 @@ holiday from 20 Jan"): learnt as the user's, they would answer "what's my name?"
 are learnt from the user's own words only (`own_words`); the turn keeps its whole text as an episode, so what was
 pasted can still be found, and the screen still reads all of it.
 
-Three shapes are someone else's text:
+Four shapes are someone else's text:
+- a fenced block (code, a log, tool output: "can't ssh into the bastion:\n```\nssh: connect to host ...```") and
+  lines quoted as a reply quotes an email ("> Dear Mr. Rezaei,");
 - what follows a line that introduces another's text and hands it over: "here's the email from my landlord:", "can
   you summarise these standup notes?", "Farida replied with this:" (not the user's own: "here's my update:", nor a
   line that only tells of it: "Got the results back today.");
@@ -63,6 +65,9 @@ _OPENED_BY = re.compile(r":\s*$")
 _LINE_START = re.compile(r"(?:^|\n)\s*$")
 _LINE_END = re.compile(r"\s*(?:$|\n|[-–—]\s)")
 
+# a fenced block (tool output, code, a log) and lines quoted as a reply quotes an email ("> Dear Mr. Rezaei,")
+_FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
+_QUOTED_LINES = re.compile(r"^[ \t]*>[^\n]*(?:\n|\Z)", re.MULTILINE)
 # "[09:14] Sunita Raghavan: I'm vegan", "Yara: I finished", "- Owain: I'm blocked"
 _CHAT_LINE = re.compile(
     r"^[ \t]*(?:[-*•>][ \t]*)?(?P<stamp>\[?\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:\s?[ap]m)?\]?[ \t,-]*)?"
@@ -93,6 +98,7 @@ _LABELS = frozenset(
 
 def own_words(text: str) -> str:
     """`text` without what the user pasted (see the module's docstring): "" when the whole of it was."""
+    text = _QUOTED_LINES.sub("", _FENCED.sub("", text))
     text = _after_introduced(text)
     text = _QUOTED.sub(lambda m: _quote_kept(text, m), text)
     speakers = {
