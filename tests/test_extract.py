@@ -741,3 +741,25 @@ def test_how_the_team_works_is_kept_as_a_procedure(user: str, content: str | Non
 )
 def test_what_the_team_did_once_is_no_rule(user: str) -> None:
     assert all(c.type is not MemoryType.PROCEDURE for c in extract_candidates(user, "Noted."))
+
+
+def test_a_sentence_pointing_back_at_the_one_person_named_before_is_told_of_them_by_name() -> None:
+    told = (
+        "My husband Tomasz is a nurse. He works nights at the Royal. His shifts are 12 hours long."
+    )
+    assert [c.content for c in extract_candidates(told, "", people={"Tomasz"})] == [
+        "My husband Tomasz is a nurse.",
+        "Tomasz works nights at the Royal.",
+        "Tomasz's shifts are 12 hours long.",
+    ]
+    meds = "Casimir is 7 and has asthma. he takes Flixotide 50 micrograms, two puffs morning and evening"
+    assert "Casimir takes Flixotide 50 micrograms, two puffs morning and evening" in [
+        c.content for c in extract_candidates(meds, "", people={"Casimir"})
+    ]
+    # two people named before: "he" is no one's by name
+    assert all(
+        not c.content.startswith(("Sarah", "Tom "))
+        for c in extract_candidates(
+            "I met Sarah and Tom at the fair. He is a carpenter in Leeds.", ""
+        )
+    )

@@ -535,7 +535,12 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
     out: list[str] = []
     speaking = True  # of themselves, until a sentence opens with someone else ("Mateo got home.")
     opening = True  # only greetings so far: the user may name themselves ("hello! this is Marta")
+    named: str | None = None  # the one person the sentence before named
     for n, raw in enumerate(split_sentences(text)):
+        said = _named_for_pronoun(raw, named)
+        # "He works nights. His shifts are 12 hours.": the one named stays named while pointed back at
+        named = _one_person(said) or (named if said != raw else None)
+        raw = said
         if opening and (introduced := introduced_name(raw, greeted=n > 0)):
             name, raw = introduced
             out.append(f"My name is {name}.")
@@ -566,6 +571,30 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
         )
         out.extend(parts if standalone else [sentence])
     return out
+
+
+# a sentence that opens by pointing back at someone: "he takes Flixotide ...", "his GP just started him on ...", "she
+# upped Casimir's Flixotide", "he's in second grade"
+_PRONOUN_OPENING = re.compile(
+    r"^(?P<pronoun>he|she)(?P<is>['’]s)?\b|^(?P<owner>his|her)\b(?=\s+\w)", _I
+)
+
+
+def _one_person(sentence: str) -> str | None:
+    """The person a sentence names, when it names exactly one ("Casimir is 7 and has asthma." -> "Casimir")."""
+    people = {name for name, kind in find_entities(sentence) if kind == "person"}
+    return people.pop() if len(people) == 1 else None
+
+
+def _named_for_pronoun(sentence: str, named: str | None) -> str:
+    """`sentence` with an opening "he", "she", "his" or "her" said as the one person the sentence before named:
+    "Casimir is 7 and has asthma. he takes Flixotide 50 micrograms" -> "Casimir takes Flixotide 50 micrograms", so
+    what is told of them is theirs by name."""
+    m = _PRONOUN_OPENING.match(sentence)
+    if m is None or named is None:
+        return sentence
+    said = f"{named}'s" if m["owner"] or m["is"] else named
+    return said + sentence[m.end() :]
 
 
 def _spelled_out(sentences: list[str]) -> tuple[list[str], set[int]]:
