@@ -419,6 +419,14 @@ def test_other_things_and_weak_matches_are_left_alone(
             False,
         ),
         ("I have 3 kids.", "I work 4 days not 5.", 0.5, False),  # no thing in common
+        # an allergen said to be fine after all, where allergies are spoken of
+        (
+            "I'm allergic to penicillin so the travel insurance form needs that.",
+            "It's sulfa drugs I'm allergic to, penicillin is fine, I checked my file with the GP.",
+            0.54,
+            True,
+        ),
+        ("My birthday is the 3rd.", "The 3rd is fine.", 0.7, False),
         # the wrong value in another memory, about another thing
         ("My sister lives in Tokyo.", "I'm flying to Osaka, not Tokyo!", 0.63, False),
         ("I work at Acme with Tom.", "The meeting is with Sarah, not Tom.", 0.51, False),

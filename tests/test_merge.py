@@ -472,3 +472,22 @@ def test_a_done_todo_is_superseded_by_the_users_word_not_the_assistants(
         (e.src_id, e.dst_id, e.relation) for e in store.graph.edges_of([user])
     ]
     assert [a.reason for a in store.audit.of_memory(todo)][-1] == "done: closes an open todo"
+
+
+def test_a_value_said_wrongly_is_corrected_in_a_slot_too() -> None:
+    penicillin = _memory(
+        9,
+        "I'm allergic to penicillin so the travel insurance form needs that",
+        "user:allergy:penicillin",
+    )
+    sulfa = Candidate(
+        type=MemoryType.FACT,
+        content="It's sulfa drugs I'm allergic to, penicillin is fine, I checked my file with the GP",
+        importance=0.9,
+        subject="user:allergy:sulfa",
+    )
+    plan = _plan(sulfa, neighbours=[(penicillin, 0.54)], closable=True)
+    assert plan.supersede == (9,) and plan.reason.startswith("corrected")
+    # another allergy stays
+    peanuts = _memory(10, "I'm allergic to peanuts", "user:allergy:peanuts")
+    assert _plan(sulfa, neighbours=[(peanuts, 0.6)], closable=True).supersede == ()

@@ -127,6 +127,9 @@ from hermes_bowerbird.curation.subjects import (
         ("My GP took me off sertraline.", "user:medication:sertraline"),
         ("I'm now on escitalopram 10 mg.", "user:medication:escitalopram"),
         ("I'm coeliac.", "user:health:celiac"),
+        # an allergy named first, or said not to be one (which ends the slot)
+        ("It's sulfa drugs I'm allergic to, penicillin is fine.", "user:allergy:sulfa"),
+        ("I'm not allergic to penicillin after all.", "user:allergy:penicillin"),
         # beside a diet, not one
         ("I'm lactose intolerant so go easy on cheese.", "user:health:lactose-intolerance"),
         ("My new number is 086 555 7710.", "user:phone-number"),

@@ -208,6 +208,12 @@ _CORRECTION = re.compile(
     r"(?P<wrong>[\w’'-]+(?:\s+[\w’'-]+){0,2}?)\s*[.!]*\s*$",
     _I,
 )
+# an allergen said to be fine after all, in a statement about allergies: "it's sulfa drugs I'm allergic to, penicillin
+# is fine" (not "the 3rd is fine")
+_CLEARED = re.compile(
+    r"\b(?P<cleared>[a-z]+)\s+(?:is|are)\s+(?:fine|ok|okay|no\s+problem|not\s+a\s+problem)\b", _I
+)
+_ALLERGY = re.compile(r"\ballerg", _I)
 _SWAP = re.compile(
     r"\b(?P<right>[\w’'-]+),?\s+not\s+(?:the\s+|on\s+|in\s+)?(?P<swapped>[\w’'-]+)\s*(?=[,;.!]|$)",
     _I,
@@ -302,7 +308,11 @@ def corrected(item: str, statement: str, similarity: float) -> str | None:
     said = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", item, flags=re.IGNORECASE)
     if not holds_name(said, wrong, ignore_case=True):
         return None
-    told = statement[: m.start("swapped") if swapped else m.start()]
+    told = (
+        statement
+        if "cleared" in m.re.groupindex
+        else statement[: m.start("swapped" if swapped else 0)]
+    )
     shared = _thing_words(item) & _thing_words(told) - _thing_words(wrong)
     return "corrected: a value said wrongly" if shared else None
 
@@ -319,7 +329,7 @@ def _wrong_value(text: str) -> re.Match[str] | None:
         return m if _DIGIT.search(wrong) or any(w[0].isupper() for w in wrong.split()) else None
     m = _SWAP.search(text)
     if m is None:
-        return None
+        return _CLEARED.search(text) if _ALLERGY.search(text) else None
     # two values of one kind: two days or months, or two numbers
     right, wrong = m["right"], m["swapped"]
     same_kind = (_TIME_WORD.match(right) and _TIME_WORD.match(wrong)) or (
@@ -330,7 +340,10 @@ def _wrong_value(text: str) -> re.Match[str] | None:
 
 def _wrong(m: re.Match[str]) -> str:
     """The value a correction calls wrong, a day's number without its ending ("the 3rd" -> "3")."""
-    wrong = m["wrong"] if "wrong" in m.re.groupindex else m["swapped"]
+    groups = m.re.groupindex
+    wrong = (
+        m["wrong"] if "wrong" in groups else m["swapped"] if "swapped" in groups else m["cleared"]
+    )
     return re.sub(r"^(\d+)(?:st|nd|rd|th)$", r"\1", wrong, flags=re.IGNORECASE)
 
 

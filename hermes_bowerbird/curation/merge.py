@@ -198,7 +198,8 @@ def plan_merge(
 def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, str]:
     """The open items among `closable` the candidate closes, and the values it changes, with the reason each.
 
-    A profile slot holder is left to its slot's own updates, but for a routine moved to a new time. A memory typed
+    A profile slot holder is left to its slot's own updates, but for a routine moved to a new time and a value said
+    wrongly (`changes.corrected`). A memory typed
     identity is not closed: "I have a vet appointment for my dog Biscuit tomorrow" is also where the user's dog is
     named, and how the appointment went does not unsay that; but a new time or amount, or a correction, replaces it
     ("Max's football practice moved to Wednesdays" replaces "My son Max has football practice every Tuesday at
@@ -230,6 +231,10 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
                 == NEW_TIME
             ):
                 out[memory.id] = NEW_TIME
+            # ...and a value said wrongly is wrong in a slot too: "it's sulfa drugs I'm allergic to, penicillin is
+            # fine" ends "I'm allergic to penicillin"
+            elif why := corrected(memory.content, candidate.content, n.similarity):
+                out[memory.id] = why
             continue
         closed = (
             None

@@ -388,7 +388,14 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"\bi(?:'m| am) (?:now |also |severely |mildly )?allergic to (?:(?:all|most|raw|tree)\s+)?(?P<allergen>[a-z]+)|"
         # "I have a severe nut allergy", "my peanut allergy flared up"
         rf"\bi\s+{_NOW}have\s+(?:a|an)\s+(?:(?:severe|mild|bad|serious|life-threatening|slight)\s+)?(?:tree\s+)?"
-        r"(?P<allergen2>[a-z]+)\s+allergy\b|\bmy\s+(?:(?:severe|mild)\s+)?(?P<allergen3>[a-z]+)\s+allergy\b",
+        r"(?P<allergen2>[a-z]+)\s+allergy\b|\bmy\s+(?:(?:severe|mild)\s+)?(?P<allergen3>[a-z]+)\s+allergy\b|"
+        # the allergen named first: "it's sulfa drugs I'm allergic to"
+        r"\b(?:it['’]s|it\s+is)\s+(?P<allergen4>[a-z]+)(?:\s+drugs|\s+antibiotics)?\s+(?:that\s+)?i(?:'m|\s+am)\s+allergic"
+        r"\s+to\b|"
+        # ...or said not to be one, which ends the slot: "I'm not allergic to penicillin after all", "it's not
+        # penicillin", "penicillin is fine" after an allergy was named
+        r"\bi(?:'m|\s+am)\s+not\s+(?:actually\s+|really\s+)?allergic\s+to\s+(?P<allergen5>[a-z]+)|"
+        r"\bnot\s+allergic\s+to\s+(?P<allergen6>[a-z]+)",
         lambda m: _allergy_any(m),
     ),
     # residence, home, origin
@@ -762,7 +769,7 @@ def _contact_any(m: re.Match[str]) -> str | None:
 
 
 def _allergy_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("allergen", "allergen2", "allergen3"))
+    found = _first_group(m, ("allergen", *(f"allergen{i}" for i in range(2, 7))))
     cleaned = _clean(found) if found else ""
     return (
         f"{vocab.ALLERGIES}{cleaned}" if cleaned and cleaned not in ("food", "seasonal") else None
