@@ -763,3 +763,18 @@ def test_a_sentence_pointing_back_at_the_one_person_named_before_is_told_of_them
             "I met Sarah and Tom at the fair. He is a carpenter in Leeds.", ""
         )
     )
+
+
+@pytest.mark.parametrize(
+    "user, kept",
+    [
+        ("and we dropped launchdarkly, too pricey", True),
+        ("we're back on jest until after launch", True),
+        ("we're also dropping argocd for flux", True),
+        ("we migrated off heroku last quarter", True),
+        ("I dropped the kids off at school", False),  # a day's errand
+        ("I dropped Mateo at school.", False),
+    ],
+)
+def test_a_tool_the_team_dropped_or_went_back_to_is_kept(user: str, kept: bool) -> None:
+    assert bool(extract_candidates(user, "Noted.")) is kept

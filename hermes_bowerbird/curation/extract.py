@@ -178,6 +178,13 @@ _OWN_CHANGE = re.compile(
     r"|(?:found|got|bought|rented|signed\s+for|started)\s+a\s+new\s+(?:place|flat|apartment|house|home|room|job|"
     r"position|role|car|van|bike|phone|number|plan|gym|doctor|dentist|gp|therapist|physio|school|class|team)\b"
     r"|joined\s+(?:a|an|the)\s+\w"
+    # a tool or service the team dropped or went back to: "we dropped launchdarkly", "we're dropping argocd for flux",
+    # "we're back on jest", "we migrated off heroku"
+    r"|(?:dropped|dropping|ditched|ditching|dumped|retired|retiring|sunset(?:ted|ting)?)\s+(?:the\s+)?+"
+    r"(?!(?:him|her|them|it|me|us|out|by|in|off|kids?|children|son|daughter)\b)[a-z][\w.-]++(?!\s+(?:off|by|at|in)\b)"
+    r"|back\s+(?:on|to)\s+(?:using\s+)?(?!(?:square|normal|work|school|the|home|bed|sleep|it|business|basics|life|"
+    r"reality|being|where|my|our)\b)[a-z][\w.-]+"
+    r"|(?:moved|moving|migrated|migrating)\s+(?:off|away\s+from|from)\s+\w"
     r"|(?:moving|moved)\s+(?:in)?to\s+(?:a|an|the|my|our)\s+(?:new\s+)?(?:share\s+)?(?:place|flat|apartment|house|home"
     r"|room|condo|studio)\b)",
     _I,
