@@ -119,14 +119,6 @@ METRIC_NAMES = (
     r"body\s?fat|body\s?weight|sleep|steps|squat|bench(?:\s+press)?|deadlift|overhead\s+press|ohp|"
     r"(?:5|10|21)\s?k|half(?:\s+marathon)?|marathon|pace|spo2|peak\s+flow"
 )
-# a blood pressure reading the user notes without naming it, in a sentence that speaks of readings ("152/94 this
-# morning, pulse 78", "Readings this week averaged 141/88"), not of someone else's ("Edith's pressure is always
-# perfect, 118/76"), not a score ("110/120 marks") (curation/noise.py, curation/subjects.py)
-BP_READING = (
-    r"^(?!.*\b(?:his|her|their|(?!(?:it|that|what|there)['’]s)\w+['’]s)\s+(?:blood\s+)?(?:pressure|bp|readings?)\b)"
-    r"(?=.*\b(?:bp|pressure|readings?|average|avg|morning|evening|sitting|systolic|at\s+home|pulse|mmhg|today)\b)"
-    r".*?(?<![\d/.])(?P<bp>(?:1\d{2}|[89]\d)/(?:[4-9]\d|1[0-4]\d))(?![\d/])"
-)
 # ...their short forms said in full
 METRIC_WORDS = {
     "bp": "blood pressure",
@@ -143,6 +135,14 @@ METRIC_WORDS = {
 }
 # ...and what may follow the name: "10k pb", "sleep avg", "squat PR", "ftp retest"
 METRIC_KIND = r"(?:\s+(?:pb|pr|personal\s+best|personal\s+record|best|record|avg|average|time|reading|score|retest))*"
+# a blood pressure reading the user notes without naming it, in a sentence that speaks of readings ("152/94 this
+# morning, pulse 78", "Readings this week averaged 141/88"), not of someone else's ("Edith's pressure is always
+# perfect, 118/76"), not a score ("110/120 marks") (curation/noise.py, curation/subjects.py)
+BP_READING = (
+    r"^(?!.*\b(?:his|her|their|(?!(?:it|that|what|there)['’]s)\w+['’]s)\s+(?:blood\s+)?(?:pressure|bp|readings?)\b)"
+    r"(?=.*\b(?:bp|pressure|readings?|average|avg|morning|evening|sitting|systolic|at\s+home|pulse|mmhg|today)\b)"
+    r".*?(?<![\d/.])(?P<bp>(?:1\d{2}|[89]\d)/(?:[4-9]\d|1[0-4]\d))(?![\d/])"
+)
 HABITS = _subject("user:habit:", MemoryType.PREFERENCE)
 ROUTINES = _subject("user:routine:", MemoryType.PREFERENCE)
 FAVOURITES = _subject("user:favourite:", MemoryType.PREFERENCE)

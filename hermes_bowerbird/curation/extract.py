@@ -542,12 +542,12 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
     out: list[str] = []
     speaking = True  # of themselves, until a sentence opens with someone else ("Mateo got home.")
     opening = True  # only greetings so far: the user may name themselves ("hello! this is Marta")
-    named: str | None = None  # the one person the sentence before named
+    before: tuple[str, str | None] = (
+        "",
+        None,
+    )  # the sentence before, and whom it named by pointing back
     for n, raw in enumerate(split_sentences(text)):
-        said = _named_for_pronoun(raw, named)
-        # "He works nights. His shifts are 12 hours.": the one named stays named while pointed back at
-        named = _one_person(said) or (named if said != raw else None)
-        raw = said
+        raw, before = _named_for_pronoun(raw, before)
         if opening and (introduced := introduced_name(raw, greeted=n > 0)):
             name, raw = introduced
             out.append(f"My name is {name}.")
@@ -593,15 +593,20 @@ def _one_person(sentence: str) -> str | None:
     return people.pop() if len(people) == 1 else None
 
 
-def _named_for_pronoun(sentence: str, named: str | None) -> str:
-    """`sentence` with an opening "he", "she", "his" or "her" said as the one person the sentence before named:
-    "Casimir is 7 and has asthma. he takes Flixotide 50 micrograms" -> "Casimir takes Flixotide 50 micrograms", so
-    what is told of them is theirs by name."""
+def _named_for_pronoun(
+    sentence: str, before: tuple[str, str | None]
+) -> tuple[str, tuple[str, str | None]]:
+    """`sentence` with an opening "he", "she", "his" or "her" said as the one person the sentence before named
+    ("Casimir is 7 and has asthma. he takes Flixotide 50 micrograms" -> "Casimir takes Flixotide 50 micrograms"), so
+    what is told of them is theirs by name; and what the next sentence may point back at. A sentence that pointed
+    back keeps the person named ("He works nights. His shifts are 12 hours."). Names are looked for only when a
+    sentence points back."""
     m = _PRONOUN_OPENING.match(sentence)
+    named = (before[1] or _one_person(before[0])) if m and before[0] else None
     if m is None or named is None:
-        return sentence
-    said = f"{named}'s" if m["owner"] or m["is"] else named
-    return said + sentence[m.end() :]
+        return sentence, (sentence, None)
+    said = (f"{named}'s" if m["owner"] or m["is"] else named) + sentence[m.end() :]
+    return said, (said, named)
 
 
 def _spelled_out(sentences: list[str]) -> tuple[list[str], set[int]]:

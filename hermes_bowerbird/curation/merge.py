@@ -199,9 +199,9 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
     """The open items among `closable` the candidate closes, and the values it changes, with the reason each.
 
     A profile slot holder is left to its slot's own updates, but for a routine moved to a new time and a value said
-    wrongly (`changes.corrected`). A memory typed
-    identity is not closed: "I have a vet appointment for my dog Biscuit tomorrow" is also where the user's dog is
-    named, and how the appointment went does not unsay that; but a new time or amount, or a correction, replaces it
+    wrongly (`changes.corrected`). A memory typed identity is not closed: "I have a vet appointment for my dog
+    Biscuit tomorrow" is also where the user's dog is named, and how the appointment went does not unsay that; but
+    a new time or amount, or a correction, replaces it
     ("Max's football practice moved to Wednesdays" replaces "My son Max has football practice every Tuesday at
     5pm", which stated only the old time; "my daughter's name is Clementine, not Clementina" replaces "My
     daughter's name is Clementina"). A place that closed for good (curation/gone.py) ends even a favourite: "Casa

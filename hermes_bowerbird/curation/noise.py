@@ -144,9 +144,8 @@ def people_named(text: str, people: Collection[str]) -> list[str]:
 
 def _is_user_content(rest: str, people: Collection[str]) -> bool:
     n = len(words(rest))
-    if n >= 2 and _BP_READING.match(
-        rest
-    ):  # a reading of the morning is kept: "152/94 this morning, pulse 78"
+    # a reading of the morning is kept: "152/94 this morning, pulse 78"
+    if n >= 2 and _BP_READING.match(rest):
         return True
     if (
         n == 0
@@ -157,9 +156,8 @@ def _is_user_content(rest: str, people: Collection[str]) -> bool:
         return False
     if (n >= 2 and _FIRST_PERSON.search(rest)) or NAMED_FACT.match(rest):
         return True
-    if n >= 3 and _PRESCRIBER_CHANGE.search(
-        rest
-    ):  # "he's swapping the atorvastatin for rosuvastatin"
+    # a change to the user's drug told of the doctor: "he's swapping the atorvastatin for rosuvastatin"
+    if n >= 3 and _PRESCRIBER_CHANGE.search(rest):
         return True
     if n >= 3 and people and opens_with_person(rest, people):
         return True

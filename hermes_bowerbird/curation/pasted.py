@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-_I = re.compile("", re.IGNORECASE).flags
+_I = re.IGNORECASE
 
 # a text of someone else's, named as people name what they paste
 _TEXTS = (
@@ -46,7 +46,8 @@ _INTRODUCES = re.compile(
     r"\b(?:pasted|pasting|paste)\b",
     _I,
 )
-# ...and hands it over: the line ends with a colon or a question about it, or says it follows
+# ...and hands it over: the line ends with a colon or says it follows (or, see `_after_introduced`, asks about it
+# with the text a paragraph below)
 _HANDS_OVER = re.compile(r":\s*$|\b(?:below|pasted|pasting|paste|the following)\b", _I)
 # ...but not the user's own: "here's my update:", "my notes from today:"
 _OWN_TEXT = re.compile(rf"\bmy\s+(?:[\w-]+\s+){{0,2}}?(?:{_TEXTS}|update|list|plan|todos?)\b", _I)
