@@ -83,6 +83,8 @@ def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
         "My work hours changed.",  # no new time
         "I might go with Okinawa instead of Hokkaido.",  # only thought about
         "I take the bus instead of driving.",  # no value named
+        "I moved up to Leeds in may.",
+        "We may move it.",
     ],
 )
 def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
@@ -117,6 +119,12 @@ def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
             "My flight to Lisbon is TP1234 on the 12th, leaving at 7:40.",
             "My flight got changed to TP1250 at 9:15.",
         ),
+        # moved by someone, of someone's; brought forward, a month in lowercase
+        (
+            "Amara's 3-year check-up is April 9 at 10:15 with Dr. Okonjo.",
+            "Dr. Okonjo moved Amara's check-up to April 16, same time.",
+        ),
+        ("The investor demo is June 3.", "demo moved up to may 28"),
         # a day ahead, anchored to its date
         (
             "I have a vet appointment for Rex tomorrow at 9 (2026-11-28)",

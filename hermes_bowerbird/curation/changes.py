@@ -109,11 +109,12 @@ _INSTEAD = re.compile(
 _TIME_OF_DAY = r"\b(?:mornings?|afternoons?|evenings?|nights?|weekends?)\b"
 _TIME_OF_DAY_RE = re.compile(_TIME_OF_DAY, _I)
 # said to have moved, with the new time right after: "moved to 10am", "got pushed back to Friday at 11", "was
-# rescheduled for the 16th", "is now on Wednesdays", "is now due July 31", "now starts at 11am" ("I moved to Tokyo
-# today" is no schedule)
+# rescheduled for the 16th", "is now on Wednesdays", "is now due July 31", "now starts at 11am", "Dr. Okonjo moved
+# Amara's check-up to April 16", "demo moved up to may 28" ("I moved to Tokyo today" is no schedule)
 _MOVED = re.compile(
     r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
-    r"switched|delayed|extended)(?:\s+(?:it|them|back|forward|out|(?:the|our|my|their)\s+[\w-]+|"
+    r"switched|delayed|extended)(?:\s+(?:it|them|back|forward|out|up|(?:the|our|my|their|his|her)\s+[\w-]+|"
+    r"(?-i:[A-Z])[\w-]*['’]s\s+[\w-]+|"
     r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?\s+"
     r"(?:to|till|until|for|into|on|at)|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in|due(?:\s+(?:on|by))?)|"
@@ -121,7 +122,7 @@ _MOVED = re.compile(
     r"(?:\s+(?:at|on|from|every|in))?)"
     # the new time right after, or after a new name for the thing: "got changed to TP1250 at 9:15"
     rf"\s+(?:[\w-]{{0,20}}\d[\w-]{{0,20}}\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
-    rf"(?:{_WHEN.pattern}|(?-i:{MONTHS_BUT_MAY}|May)\b|{_TIME_OF_DAY})",
+    rf"(?:{_WHEN.pattern}|(?-i:{MONTHS_BUT_MAY}|May)\b|may\s+\d{{1,2}}\b|{_TIME_OF_DAY})",
     _I,
 )
 # gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";
