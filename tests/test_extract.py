@@ -778,3 +778,21 @@ def test_a_sentence_pointing_back_at_the_one_person_named_before_is_told_of_them
 )
 def test_a_tool_the_team_dropped_or_went_back_to_is_kept(user: str, kept: bool) -> None:
     assert bool(extract_candidates(user, "Noted.")) is kept
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "Give me 5 lunch ideas I can prep on Sunday",
+        "Help me plan mornings around hearings at 9",
+        "Find me a flight to Lisbon on the 12th",
+        "pls write me a toast for my brother's wedding on the 27th",
+    ],
+)
+def test_a_request_to_the_assistant_is_no_memory(user: str) -> None:
+    assert extract_candidates(user, "Sure.") == []
+
+
+def test_a_request_to_be_told_later_still_keeps_what_it_tells() -> None:
+    [found] = extract_candidates("Tell me when my passport expires, it's March 2027", "")
+    assert "March 2027" in found.content

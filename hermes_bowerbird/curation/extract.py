@@ -137,6 +137,11 @@ _NOT_A_MEMORY = re.compile(
     # a request for this answer only: "answer this one in hindi pls, my mom wants to read it"
     r"^(?:answer|reply|respond|write|explain|translate|say|give|make|do|put)\b[^.!?]{0,40}\b(?:this one|this time|"
     r"for this|just this once|for now)\b|"
+    # a request to the assistant: "Give me 5 lunch ideas I can prep on Sunday", "help me plan mornings around
+    # hearings at 9", "Find me a flight to Lisbon on the 12th" (the turn keeps what it tells)
+    r"^(?:(?:pls|plz|please)\s+)?(?:help|give|write|find|make|draft|suggest|recommend|show|tell|send|create|compose|"
+    r"rewrite|proofread|summari[sz]e|translate|explain|list|plan|generate|calculate|compare|check|get|book)\s+"
+    r"(?:me|us)\b(?!\s+(?:remember|know|when|if|whenever)\b)|"
     # asking to be told something again is a question, not a task: "Remind me what we decided"
     r"^remind me (?:again )?(?:what|which|who|whom|whose|where|when|how|why|if|whether|of|about)\b|"
     r"^i(?:'m| am| was)? (?:just )?(?:wondering|curious)\b|^i wonder\b|^any (?:idea|ideas|tips|thoughts)\b",
