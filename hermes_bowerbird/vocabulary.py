@@ -133,6 +133,7 @@ METRIC_WORDS = {
     "hdl": "HDL",
     "pulse": "heart rate",
 }
+
 # ...and what may follow the name: "10k pb", "sleep avg", "squat PR", "ftp retest"
 METRIC_KIND = r"(?:\s+(?:pb|pr|personal\s+best|personal\s+record|best|record|avg|average|time|reading|score|retest))*"
 # a blood pressure reading the user notes without naming it, in a sentence that speaks of readings ("152/94 this
@@ -143,6 +144,13 @@ BP_READING = (
     r"(?=.*\b(?:bp|pressure|readings?|average|avg|morning|evening|sitting|systolic|at\s+home|pulse|mmhg|today)\b)"
     r".*?(?<![\d/.])(?P<bp>(?:1\d{2}|[89]\d)/(?:[4-9]\d|1[0-4]\d))(?![\d/])"
 )
+
+
+def metric_name(said: str) -> str:
+    """A measure's name as a tracking user said it, its short forms in full: "resting hr" -> "resting heart rate"."""
+    return " ".join(METRIC_WORDS.get(w, w) for w in said.lower().split())
+
+
 HABITS = _subject("user:habit:", MemoryType.PREFERENCE)
 ROUTINES = _subject("user:routine:", MemoryType.PREFERENCE)
 FAVOURITES = _subject("user:favourite:", MemoryType.PREFERENCE)

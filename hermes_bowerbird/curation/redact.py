@@ -468,6 +468,8 @@ def _rule(
 _VAL = r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
 _VAL2 = r"(?P<flagvalue>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
 _VAL_INNER = r"\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256}"
+# a password said after "is" or ":" in prose: quoted, or a token of four characters or more up to a comma
+_SAID_PASSWORD = r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{4,128})"
 
 
 def _cmdline_any(m: re.Match[str]) -> Span | None:
@@ -704,7 +706,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "password",
         r"\b(?:password|passcode|passphrase|pin)[ \t]{1,4}(?:is|was)[ \t]{0,4}:?[ \t]{1,4}"
-        r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{4,128})",
+        + _SAID_PASSWORD,
         ("pass", "pin"),
         lower=True,
         locate=_password_is,
@@ -754,8 +756,7 @@ _RULES: tuple[_Rule, ...] = (
         "password",
         r"\b(?:wi-?fi|wlan|network|router|hotspot)[ \t]+(?:code|key|password|pass|pw|pwd)"
         r"(?:[ \t]+(?:for|at|in|on)[ \t]+[\w'’-]{1,30}(?:[ \t]+[\w'’-]{1,30}){0,3}?)?"
-        r"(?:,?[ \t]+(?:it['’]?s|it[ \t]+is))?[ \t]*(?:is|was|=|:)[ \t]*"
-        r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{4,128})",
+        r"(?:,?[ \t]+(?:it['’]?s|it[ \t]+is))?[ \t]*(?:is|was|=|:)[ \t]*" + _SAID_PASSWORD,
         ("wifi", "wi-fi", "wlan", "network", "router", "hotspot"),
         lower=True,
         locate=_password_is,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ..vocabulary import CONTACT_ROLES, DRUG, METRIC_KIND, METRIC_NAMES, METRIC_WORDS
+from ..vocabulary import CONTACT_ROLES, DRUG, METRIC_KIND, METRIC_NAMES, metric_name
 
 _I = re.IGNORECASE
 # "im", "ive", "u" and a lone "i" are the user and the assistant; "id" and "ill" are words of their own, "U." an initial
@@ -152,7 +152,7 @@ def _noted(sentence: str) -> str | None:
     if m := _NOTE_LABEL.fullmatch(sentence) or _NOTE_AMOUNT.fullmatch(sentence):
         return f"My {m['thing'].lower()} is {m['value']}"
     if m := _NOTE_METRIC.fullmatch(sentence):
-        thing = " ".join(METRIC_WORDS.get(w, w) for w in m["thing"].lower().split())
+        thing = metric_name(m["thing"])
         link = re.sub(r"^\s*[:=]?\s*|\b(?:is|was)\b\s*", "", m["link"]).strip()
         said = f"my {thing}{m['when']} is {link + ' ' if link else ''}{m['value']}{m['rest']}"
         return f"{m['label']}{said}" if m["label"] else f"M{said[1:]}"

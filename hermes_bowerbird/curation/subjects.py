@@ -783,8 +783,7 @@ def _pet_any(m: re.Match[str]) -> str | None:
 
 def _metric_key(name: str) -> str:
     """The slot of a measure, its short forms said in full: "10k PB" -> "user:metric:10k-personal-best"."""
-    words = [vocab.METRIC_WORDS.get(w, w) for w in name.lower().split()]
-    return f"{vocab.METRICS}{_clean(' '.join(words))}"
+    return f"{vocab.METRICS}{_clean(vocab.metric_name(name))}"
 
 
 def _pet_kind(kind: str) -> str:
