@@ -8,6 +8,9 @@ import pytest
 from hermes_bowerbird.curation.changes import (
     AMOUNT_SIMILARITY,
     CHANGE_SIMILARITY,
+    HOLDER_SIMILARITY,
+    NEW_HOLDER,
+    NEW_TIME,
     PLACE_SIMILARITY,
     ROUTINE_SIMILARITY,
     change,
@@ -52,6 +55,10 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "The gym time changed too, so I go Tuesday and Thursday evenings now.",
         "We changed the trip, it's Okinawa now instead of Hokkaido.",
         "Coworking is fridays only now.",
+        "The launch slipped, beta is now May 16.",
+        "The hearing slipped to June.",
+        "Mrs. Pakula retired, new nurse is Mr. Thorsen.",
+        "tidewell-auth is now owned by Jun Takeda.",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -89,6 +96,64 @@ def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
 )
 def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
     assert not says_changed(text)
+
+
+def test_a_date_said_to_be_now_is_a_new_time_and_a_price_a_new_amount() -> None:
+    beta = "The beta launches on May 9, we're all nervous."
+    assert (
+        change(MemoryType.EVENT, beta, "The launch slipped, beta is now May 16.", 0.74) == NEW_TIME
+    )
+    assert change(
+        MemoryType.FACT, "Netflix costs 15.99 a month.", "Netflix is now 17.99.", 0.8
+    ) == ("changed: a new amount for the same thing")
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "similarity", "replaced"),
+    [
+        (
+            "Amara's school nurse is Mrs. Pakula, she handles the inhaler forms.",
+            "Mrs. Pakula retired, new nurse is Mr. Thorsen.",
+            0.6,
+            True,
+        ),
+        (
+            "Our team lead is Priya Raman.",
+            "Dana is the new team lead, Priya moved to platform.",
+            0.42,
+            True,
+        ),
+        (
+            "Leo's teacher is Ms. Brandt this year.",
+            "Ms. Ruiz took over as Leo's teacher after half term.",
+            0.62,
+            True,
+        ),
+        ("Leo's teacher is Ms. Brandt this year.", "Ms. Ruiz is Leo's new teacher.", 0.6, True),
+        (
+            "tidewell-auth is owned by Priya's team.",
+            "tidewell-auth is now owned by Jun Takeda.",
+            0.81,
+            True,
+        ),
+        # another role, the same holder said again, nobody named before, too far apart
+        ("My GP is Dr. Hale.", "Mrs. Pakula retired, new nurse is Mr. Thorsen.", 0.6, False),
+        ("Dana joined the team in March.", "Dana is the new team lead.", 0.8, False),
+        ("Our team lead is great.", "Dana is the new team lead.", 0.6, False),
+        (
+            "Our team lead is Priya Raman.",
+            "Dana is the new team lead.",
+            HOLDER_SIMILARITY - 0.05,
+            False,
+        ),
+        # someone merely new is no successor
+        ("Our nurse is Mrs. Pakula.", "We met a new nurse today, Tom is lovely.", 0.6, False),
+    ],
+)
+def test_someone_new_in_a_role_replaces_who_held_it(
+    item: str, statement: str, similarity: float, replaced: bool
+) -> None:
+    assert (change(MemoryType.FACT, item, statement, similarity) == NEW_HOLDER) is replaced
 
 
 @pytest.mark.parametrize(
@@ -442,6 +507,13 @@ def test_other_things_and_weak_matches_are_left_alone(
         ("I drink coffee every morning.", "I like tea, not coffee.", 0.6, False),
         ("My daughter's name is Clementina.", "Is it Clementine, not Clementina?", 0.8, False),
         ("I'm flying to Tokyo on the 3rd.", "Maybe it's Osaka, not Tokyo.", 0.7, False),
+        # a plan corrected is corrected
+        (
+            "We're going to Sardinia in June for the anniversary.",
+            "We're going to Crete, not Sardinia.",
+            0.74,
+            True,
+        ),
         (
             "My birthday is on the 12th of April.",
             "My birthday is the 21st, not the 12th.",

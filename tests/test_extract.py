@@ -373,6 +373,8 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
             "Correction: my sister's name is Ana, with one n.",
             ["My sister's name is Ana, with one n."],
         ),
+        ("Scratch that, we're going to Crete in June.", ["We're going to Crete in June."]),
+        ("no wait, my flight home is on the 14th.", ["My flight home is on the 14th."]),
         # taking up what the assistant offered is no fact of the user's
         (
             "The chickpea one sounds good but my son Arjun is allergic to peanuts.",

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from hermes_bowerbird.config import build_config
+from hermes_bowerbird.curation.changes import NEW_HOLDER
 from hermes_bowerbird.curation.merge import (
     MergePlan,
     Merger,
@@ -491,3 +492,17 @@ def test_a_value_said_wrongly_is_corrected_in_a_slot_too() -> None:
     # another allergy stays
     peanuts = _memory(10, "I'm allergic to peanuts", "user:allergy:peanuts")
     assert _plan(sulfa, neighbours=[(peanuts, 0.6)], closable=True).supersede == ()
+
+
+def test_someone_new_in_a_role_ends_a_slot_holder_too() -> None:
+    manager = _memory(11, "My manager is Priya Raman, she's pretty hands-off.", "user:manager")
+    dana = Candidate(
+        type=MemoryType.FACT,
+        content="Dana is the new manager, Priya moved to platform.",
+        importance=0.5,
+        closing_only=True,
+    )
+    plan = _plan(dana, neighbours=[(manager, 0.5)], closable=True)
+    assert plan.supersede == (11,) and plan.reason == NEW_HOLDER
+    dentist = _memory(12, "My dentist is Dr. Lim in Camden.", "user:contact:dentist")
+    assert _plan(dana, neighbours=[(dentist, 0.5)], closable=True).action == "drop"

@@ -26,6 +26,11 @@ A correction replaces the value it names as wrong: "my daughter's name is Clemen
 daughter's name is Clementina and she's 6", "Actually my birthday is the 21st of April, not the 12th" replaces "My
 birthday is on the 12th of April". The wrong value (after a closing "not") must be a name or a number the memory
 gives, and the two must be close in meaning; "I like tea, not coffee" names no value and corrects nothing.
+
+Someone new in a role replaces the memory that named another in it: "Mrs. Pakula retired, new nurse is Mr. Thorsen"
+replaces "Amara's school nurse is Mrs. Pakula", "Dana is the new team lead" replaces "Our team lead is Priya Raman",
+"tidewell-auth is now owned by Jun Takeda" replaces "tidewell-auth is owned by Priya's team"; the memory must share
+a word for the role or the thing and name someone else.
 """
 
 from __future__ import annotations
@@ -65,11 +70,16 @@ PLACE_SIMILARITY = 0.4
 # 120 a month." / "I've changed my energy supplier to Octopus." 0.32), another thing's switch 0.05-0.37; the thing's
 # own word must be in the memory too.
 PROVIDER_SIMILARITY = 0.3
+# Who holds a role and the word that someone new holds it 0.42-0.81 ("Our team lead is Priya Raman." / "Dana is the
+# new team lead." 0.42; "Amara's school nurse is Mrs. Pakula." / "Mrs. Pakula retired, new nurse is Mr. Thorsen." 0.60);
+# another role's holder 0.20-0.27, sharing no word for the role.
+HOLDER_SIMILARITY = 0.4
 # Statements whose readings are kept: one is read for each of its neighbours in turn (curation/merge.py), so a few
 # suffice.
 STATEMENT_CACHE = 64
 
 NEW_TIME = "changed: a new time for the same thing"
+NEW_HOLDER = "changed: a new holder for the same thing"
 
 _I = re.IGNORECASE
 
@@ -113,7 +123,7 @@ _TIME_OF_DAY_RE = re.compile(_TIME_OF_DAY, _I)
 # Amara's check-up to April 16", "demo moved up to may 28" ("I moved to Tokyo today" is no schedule)
 _MOVED = re.compile(
     r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
-    r"switched|delayed|extended)(?:\s+(?:it|them|back|forward|out|up|(?:the|our|my|their|his|her)\s+[\w-]+|"
+    r"switched|delayed|extended|slipped|slid)(?:\s+(?:it|them|back|forward|out|up|(?:the|our|my|their|his|her)\s+[\w-]+|"
     r"(?-i:[A-Z])[\w-]*['’]s\s+[\w-]+|"
     r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?\s+"
     r"(?:to|till|until|for|into|on|at)|"
@@ -123,6 +133,12 @@ _MOVED = re.compile(
     # the new time right after, or after a new name for the thing: "got changed to TP1250 at 9:15"
     rf"\s+(?:[\w-]{{0,20}}\d[\w-]{{0,20}}\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
     rf"(?:{_WHEN.pattern}|(?-i:{MONTHS_BUT_MAY}|May)\b|may\s+\d{{1,2}}\b|{_TIME_OF_DAY})",
+    _I,
+)
+# said to be on a new date now, with no word for the move: "The launch slipped, beta is now May 16", "the hearing's
+# now the 9th" (a price is no date: "Netflix is now 17.99" is a new amount)
+_NOW_DATED = re.compile(
+    rf"\b(?:is|are|'s|’s)\s+now\s+(?:the\s+|next\s+|this\s+)?(?:{_DATE_OR_CLOCK}|(?-i:{MONTHS_BUT_MAY}|May)\b)",
     _I,
 )
 # gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";
@@ -165,6 +181,31 @@ _NEW_PROVIDER = re.compile(
     r"(?:the\s+)?(?P<name>(?-i:[A-Z])[\w'’&+-]*(?:\s+(?-i:[A-Z])[\w'’&+-]*){0,2})",
     _I,
 )
+# someone new holds a role, or owns or runs a thing: "new nurse is Mr. Thorsen", "Dana is the new team lead", "Ms.
+# Ruiz took over as Leo's teacher", "tidewell-auth is now owned by Jun Takeda" (group "role": the role, or the thing
+# before "is now"; group "name": the new holder); "a new nurse" only starting is no successor
+_HOLDER_NAME = r"(?P<name>(?-i:(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?))(?!['’]s)"
+_ROLE = r"(?!(?:normal|thing|one|black|standard|default|trend)\b)(?P<role>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+_NEW_HOLDER = (
+    re.compile(
+        rf"(?<!\ba\s)\bnew\s+{_ROLE}\s+(?:is|will\s+be|['’]s)\s+(?:now\s+)?{_HOLDER_NAME}", _I
+    ),
+    re.compile(
+        rf"{_HOLDER_NAME}\s+(?:is|will\s+be)\s+(?:now\s+)?(?:the|our|my|his|her|their|(?-i:[A-Z])\w+['’]s)\s+"
+        rf"new\s+{_ROLE}\b",
+        _I,
+    ),
+    re.compile(
+        rf"{_HOLDER_NAME}\s+(?:has\s+|just\s+)*(?:took|taken|takes|taking)\s+over\s+as\s+"
+        rf"(?:the\s+|our\s+|my\s+|his\s+|her\s+|their\s+|(?-i:[A-Z])\w+['’]s\s+)?{_ROLE}\b",
+        _I,
+    ),
+    re.compile(
+        rf"^(?P<role>.{{2,60}}?)\s+(?:is|are)\s+now\s+(?:owned|run|led|managed|maintained|handled|taught|coached|"
+        rf"chaired|hosted|looked\s+after)\s+by\s+{_HOLDER_NAME}",
+        _I,
+    ),
+)
 # a name in a memory: a capitalised word past its first ("My phone is with Fido")
 _LATER_NAME = re.compile(r"(?<=\s)(?-i:[A-Z])[\w'’&+-]*")
 _SPEAKER = re.compile(r"\b(?:i|we)\b", _I)
@@ -183,11 +224,17 @@ _DIGIT = re.compile(r"\d")
 _RELATIVE_DAY = re.compile(
     r"\b(?:today|tonight|tomorrow|next week(?:end)?|this (?:morning|afternoon|evening))\b", _I
 )
-# a move only thought about or asked about
+# a value only wondered about or asked about
+_DOUBT = (
+    r"\?|\b(?:might|may be|maybe|perhaps|probably|could|should|would|thinking (?:of|about)|considering|if|unless|"
+    r"think|guess|not sure)\b"
+)
+_DOUBTED = re.compile(_DOUBT, _I)
+# a move only thought about, asked about or planned ("we're going to move the standup to 10"); a plan corrected is
+# still corrected ("we're going to Crete, not Sardinia")
 _UNSETTLED = re.compile(
-    r"\?|\b(?:might|may be|maybe|perhaps|probably|could|should|would|thinking (?:of|about)|considering|"
-    r"want(?:s|ed)? to|plan(?:s|ning)? to|hop(?:e|es|ing) to|trying to|looking to|aim(?:s|ing)? to|going to|gonna|"
-    r"would like|'d like|if|unless|think|guess|not sure)\b",
+    rf"{_DOUBT}|\b(?:want(?:s|ed)? to|plan(?:s|ning)? to|hop(?:e|es|ing) to|trying to|looking to|aim(?:s|ing)? to|"
+    r"going to|gonna|would like|'d like)\b",
     _I,
 )
 # words that frame a schedule rather than name what is scheduled
@@ -274,6 +321,15 @@ def change(
             and any(w != "I" for w in _LATER_NAME.findall(item))
             and similarity >= PROVIDER_SIMILARITY
         )
+    elif kind == "holder":  # the item names another holder of the same role or thing
+        held = _new_holder(statement)
+        closed = (
+            held is not None
+            and not holds_name(item, held["name"], ignore_case=True)
+            and bool(_thing_words(item) & _thing_words(held["role"]))
+            and any(not _TIME_WORD.match(w) for w in _LATER_NAME.findall(item) if w != "I")
+            and similarity >= HOLDER_SIMILARITY
+        )
     elif kind == "instead":
         # the item names the old value, and shares a word naming the thing besides it
         old = _INSTEAD.search(statement)
@@ -322,7 +378,7 @@ def corrected(item: str, statement: str, similarity: float) -> str | None:
 def _wrong_value(text: str) -> re.Match[str] | None:
     """Where a statement ends by calling a name or a number wrong ("Clementine, not Clementina." -> group "wrong"
     "Clementina"), or None."""
-    if _UNSETTLED.search(text):
+    if _DOUBTED.search(text):
         return None
     m = _CORRECTION.search(text)
     if m is not None:
@@ -346,6 +402,11 @@ def _wrong(m: re.Match[str]) -> str:
         m["wrong"] if "wrong" in groups else m["swapped"] if "swapped" in groups else m["cleared"]
     )
     return re.sub(r"^(\d+)(?:st|nd|rd|th)$", r"\1", wrong, flags=re.IGNORECASE)
+
+
+def _new_holder(statement: str) -> re.Match[str] | None:
+    """Where `statement` says someone new holds a role or runs a thing (groups "role" and "name"), or None."""
+    return next((m for m in (p.search(statement) for p in _NEW_HOLDER) if m), None)
 
 
 def _amount_clause(statement: str) -> str:
@@ -376,12 +437,14 @@ def _owns(item: str, thing: str) -> bool:
 def _change_kind(text: str) -> str | None:
     """ "time" when `text` says something moved to a new time, "address" to a new address, host or path, "place"
     that someone named moved to a new place, "provider" that a thing of the user's moved to a new provider,
-    "instead" that a new value replaces a named old one, "amount" to a new amount, else None."""
+    "instead" that a new value replaces a named old one, "holder" that someone new holds a role or runs a thing,
+    "amount" to a new amount, else None."""
     if _UNSETTLED.search(text):
         return None
     if (
         _MOVED.search(text)
         or _NOW_AT.search(text)
+        or _NOW_DATED.search(text)
         or (_TIME_CHANGED.search(text) and _WHEN.search(text))
     ):
         return "time"
@@ -393,6 +456,8 @@ def _change_kind(text: str) -> str | None:
         return "provider"
     if _INSTEAD.search(text):
         return "instead"
+    if _new_holder(text) is not None:
+        return "holder"
     return "amount" if _NEW_AMOUNT.search(text) else None
 
 

@@ -203,7 +203,8 @@ _LEADING_FILLER = re.compile(
     r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
     r"news|news(?=\s*[:!–-])|(?:big|quick|small|another|one more|important)\s+(?:one|thing)(?=\s*[:!–-])|"
     r"important(?=\s*[:!–-])|(?:quick |small )?"
-    r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?)\b[\s,.:!;-]*)+",
+    r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?|scratch that|(?:no\s+)?wait|"
+    r"make that)\b[\s,.:!;—–-]*)+",
     _I,
 )
 # a statement of the user's own opens with one of these

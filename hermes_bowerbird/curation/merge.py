@@ -14,7 +14,7 @@ from .. import vocabulary as vocab
 from ..store import content_hash
 from ..text import holds_name, value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
-from .changes import NEW_TIME, ROUTINE_SIMILARITY, change, corrected
+from .changes import NEW_HOLDER, NEW_TIME, ROUTINE_SIMILARITY, change, corrected
 from .completion import closure
 from .entities import find_entities
 from .given_up import given_up
@@ -235,6 +235,9 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
             # fine" ends "I'm allergic to penicillin"
             elif why := corrected(memory.content, candidate.content, n.similarity):
                 out[memory.id] = why
+            # ...and so is one who held a role: "Dana is the new team lead" ends "Our team lead is Priya Raman"
+            elif change(memory.type, memory.content, candidate.content, n.similarity) == NEW_HOLDER:
+                out[memory.id] = NEW_HOLDER
             continue
         closed = (
             None
