@@ -236,7 +236,29 @@ def _credit_card(m: re.Match[str]) -> Span | None:
     digits = raw.replace(" ", "").replace("-", "")
     if not 13 <= len(digits) <= 19 or not _CARD_PREFIX.match(digits):
         return None
-    return m.span() if _luhn_ok(digits) else None
+    # a number said to be a card's is one even when a digit was mistyped: "the card on file is 4915 6600 2281 0473"
+    return m.span() if _luhn_ok(digits) or _CARD_WORD.search(_before(m, 40)) else None
+
+
+_CARD_WORD = re.compile(r"\b(?:card|visa|mastercard|amex|debit|credit)\b", re.IGNORECASE)
+
+
+def _before(m: re.Match[str], chars: int) -> str:
+    return m.string[max(0, m.start() - chars) : m.start()]
+
+
+def _card_expiry(m: re.Match[str]) -> Span | None:
+    """A month and year after an expiry word, where a card was spoken of just before."""
+    return m.span("value") if _CARD_WORD.search(_before(m, 80)) else None
+
+
+def _login_name(m: re.Match[str]) -> Span | None:
+    """A login's name or number, not a word: it holds a digit, a dot, "@" or "_" ("henrike.voss88", "8842 1173
+    9920")."""
+    start, end, value, _ = _value_span(m)
+    if value.startswith("[REDACTED") or not any(c.isdigit() or c in ".@_" for c in value):
+        return None
+    return start, end
 
 
 def _iban(m: re.Match[str]) -> Span | None:
@@ -434,6 +456,10 @@ def _bare_password(m: re.Match[str]) -> Span | None:
     start, end, value, quoted = _value_span(m)
     if len(value) < 4 or _is_code_or_placeholder(value, quoted) or not _password_like(value):
         return None
+    if value.rstrip(
+        ".?!)"
+    ).isalpha():  # a word ending the sentence: "I'd change that password now."
+        return None
     return start, end
 
 
@@ -512,7 +538,8 @@ _NOT_SECRET_CODES = (
 _NUMBER_WORD = r"(?:[ \t]+(?:number|no\.?))?"
 # identity numbers by the names people give them
 _ID_NUMBERS = (
-    rf"ssn|social[ \t]+security{_NUMBER_WORD}|sin|ppsn|pps{_NUMBER_WORD}"
+    rf"ssn|social[ \t]+security{_NUMBER_WORD}|sin|ppsn|pps{_NUMBER_WORD}|dni|nie|nif|bsn|cpf|curp|tin"
+    rf"|tax[ \t]+id(?:[ \t]+number)?|personnummer|codice[ \t]+fiscale|steuer[ \t-]?id"
     r"|ni[ \t]+number|national[ \t]+insurance(?:[ \t]+number)?|nino|tfn|tax[ \t]+file[ \t]+number|aadhaar"
     rf"|pan(?:[ \t]+(?:card|number))?|passport{_NUMBER_WORD}"
     rf"|driver['’]?s?[ \t]+licen[cs]e{_NUMBER_WORD}|national[ \t]+id(?:[ \t]+number)?"
@@ -787,6 +814,14 @@ _RULES: tuple[_Rule, ...] = (
         flags=re.IGNORECASE,
     ),
     _rule(
+        # a US social security number or a UK national insurance number by its form alone, whoever's it is: "and
+        # Travis's is 518-61-3304", "SJ 48 72 19 B"
+        "national_id",
+        r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])"
+        r"|(?<![\w-])(?!BG|GB|NK|KN|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z](?:[ ]?\d{2}){3}[ ]?[A-D](?![\w-])",
+        (),
+    ),
+    _rule(
         # an identity number: "ppsn is 7654321TA", "sin is 046 454 286", "my SSN: 078-05-1120"
         "national_id",
         rf"\b(?:{_ID_NUMBERS})\b{_ID_WHERE}[ \t]*(?:(?:is|was|number|no\.?|#|=|:)[ \t]*){{0,2}}"
@@ -795,6 +830,17 @@ _RULES: tuple[_Rule, ...] = (
             "ssn",
             "social",
             "sin",
+            "ni ",
+            "dni",
+            "nie",
+            "nif",
+            "bsn",
+            "cpf",
+            "curp",
+            "tin",
+            "personnummer",
+            "fiscale",
+            "steuer",
             "pps",
             "insurance",
             "nino",
@@ -823,6 +869,43 @@ _RULES: tuple[_Rule, ...] = (
         ),
         lower=True,
         locate=_numbered(5),
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a login's name or number, which with its password opens the account: "my DigiD login is henrike.voss88",
+        # "HMRC gateway user id is 8842 1173 9920", "login is rangi.ngata / ..." (a plain word is none: "my login
+        # is the same")
+        "login",
+        r"\b(?:log[ \t-]?in|sign[ \t-]?in|user[ \t]?(?:name|id)|customer[ \t]+(?:id|number)|member[ \t]+id"
+        r"|gateway[ \t]+id|account[ \t]+(?:id|login))(?:[ \t]+(?:name|id))?"
+        r"(?:[ \t]+(?:for|to|on|at)[ \t]+[\w.'’-]{1,40})?"
+        r"[ \t]*(?:is|was|=|:)[ \t]*(?P<value>[^\s,;/|\"'`]{3,80}(?:[ ]\d{2,6}){0,4})",
+        ("log", "sign", "user", "customer", "member", "gateway", "account"),
+        lower=True,
+        locate=_login_name,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # what a bank asks besides the password: "the memorable word is Ceredigion", "security answer: Rex",
+        # "mother's maiden name is Pryce"
+        "password",
+        r"\b(?:memorable[ \t]+(?:word|phrase|name|place|date|information|info)|security[ \t]+(?:answer|word)"
+        r"|secret[ \t]+(?:answer|word)|answer[ \t]+to[ \t]+(?:my|the)[ \t]+security[ \t]+question"
+        r"|mother['’]?s[ \t]+maiden[ \t]+name)(?:[ \t]+(?:for|on|at)[ \t]+[\w'’-]{1,30})?[ \t]*(?:is|was|=|:)[ \t]*"
+        r"(?P<value>\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s\"'`,;.!?]{2,64})",
+        ("memorable", "security", "secret", "maiden"),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a card's expiry given with it: "new card number 5355 ... exp 09/28"
+        "secret",
+        r"\b(?:exp(?:iry|ires|iration)?|valid[ \t]+(?:thru|through|until|till))(?:[ \t]+date)?[ \t]*[:.]?[ \t]*"
+        r"(?P<value>(?:0[1-9]|1[0-2])[ \t]*/[ \t]*(?:\d{2}|20\d{2}))(?![\w/])",
+        ("exp", "valid"),
+        lower=True,
+        locate=_card_expiry,
         flags=re.IGNORECASE,
     ),
     _rule(
