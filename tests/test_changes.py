@@ -59,6 +59,10 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "The hearing slipped to June.",
         "Mrs. Pakula retired, new nurse is Mr. Thorsen.",
         "tidewell-auth is now owned by Jun Takeda.",
+        "The Boston trip got pushed back a week, it's now 16 to 20 September.",
+        "Emirates changed our flight, we now leave on 20 December and come back 8 January.",
+        "So the NIE appointment got rebooked as well, it's now 16 April at 9:00.",
+        "Cheikh's trip pushed to 2-9 june now.",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -96,6 +100,23 @@ def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
 )
 def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
     assert not says_changed(text)
+
+
+@pytest.mark.parametrize(
+    ("item", "statement"),
+    [
+        (
+            "I booked the Boston trip for the FDA meeting: 9 to 13 September.",
+            "The Boston trip got pushed back a week, it's now 16 to 20 September.",
+        ),
+        (
+            "I start on September 2 at the new firm.",
+            "They pushed my start to September 9, the office is being renovated.",
+        ),
+    ],
+)
+def test_a_span_of_days_and_a_start_moved_are_new_times(item: str, statement: str) -> None:
+    assert change(MemoryType.EVENT, item, statement, 0.6) == NEW_TIME
 
 
 def test_a_date_said_to_be_now_is_a_new_time_and_a_price_a_new_amount() -> None:

@@ -89,6 +89,9 @@ _MONTH = (
 )
 # a time of day, a weekday, or a date; "9.30" is a time too, but only where a time is expected, not a price
 _DATE_OR_CLOCK = (
+    # a span of days: "16 to 20 September", "2-9 june", "june 2-9"
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b|"
+    rf"\b(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*\d{{1,2}}\b|"
     rf"\b\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{{1,2}}:\d{{2}}\b|\b(?:noon|midday|midnight)\b|"
     rf"\b(?:{WEEKDAY_STEMS})days?\b|\bweekdays?\b|\b(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
@@ -123,12 +126,13 @@ _TIME_OF_DAY_RE = re.compile(_TIME_OF_DAY, _I)
 # Amara's check-up to April 16", "demo moved up to may 28" ("I moved to Tokyo today" is no schedule)
 _MOVED = re.compile(
     r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
-    r"switched|delayed|extended|slipped|slid)(?:\s+(?:it|them|back|forward|out|up|(?:the|our|my|their|his|her)\s+[\w-]+|"
+    r"switched|delayed|extended|slipped|slid|rebooked|rearranged)(?:\s+(?:it|them|back|forward|out|up|(?:the|our|my|their|his|her)\s+[\w-]+|"
     r"(?-i:[A-Z])[\w-]*['’]s\s+[\w-]+|"
     r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?\s+"
     r"(?:to|till|until|for|into|on|at)|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in|due(?:\s+(?:on|by))?)|"
-    r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?)"
+    r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?|leaves?|"
+    r"departs?|fl(?:y|ies)|arrives?|lands?|returns?|comes? back|gets? back)"
     r"(?:\s+(?:at|on|from|every|in))?)"
     # the new time right after, or after a new name for the thing: "got changed to TP1250 at 9:15"
     rf"\s+(?:[\w-]{{0,20}}\d[\w-]{{0,20}}\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
@@ -241,7 +245,7 @@ _UNSETTLED = re.compile(
 _FRAME = frozenset(
     """
 moved moving push pushed back out forward postponed rescheduled brought bumped shifted changed switched delayed
-starting starts start from now every each week weeks next this last today tomorrow tonight morning afternoon
+slipped rebooked starting starts from now every each week weeks next this last today tomorrow tonight morning afternoon
 evening day days weekday weekdays weekend time times until till instead the and for are was were our your their
 its has have had been got get will into onto that with from also just again anymore
 down raised raising lowered increased reduced cut dropped rose risen fell fallen grew grown shrank shrunk climbed
