@@ -886,3 +886,18 @@ def test_the_prompt_shows_existing_memories_and_turns() -> None:
     assert "- [12] identity user:residence: I live in Porto." in prompt
     assert "## Turn 1\nUser: I moved to Lisbon.\nAssistant: Nice!" in prompt
     assert '"decisions"' in prompt
+
+
+def test_he_or_she_opening_a_message_is_the_one_person_the_last_message_named(env: Env) -> None:
+    said = _teller(env)
+    said("different thing. my colleague Hideo is leaving the firm and I'm organising the present")
+    vinyl = said("he collects vinyl, mostly 60s Blue Note jazz pressings")
+    assert [env.store.memories.require(m).content for m in vinyl] == [
+        "Hideo collects vinyl, mostly 60s Blue Note jazz pressings"
+    ]
+    # two people named before: whom "she" means is not said
+    said("I had lunch with Tom and Ana Ruiz at the Brasserie today")
+    assert said("she loves orchids") == []
+    # in another session the last message is another conversation's
+    other = env.curator().process(env.entry(env.capture("he collects stamps", session="s2")))
+    assert other.created == []

@@ -31,6 +31,9 @@ def _single(user: str, assistant: str = "") -> Candidate:
         ("I prefer dark roast coffee in the morning.", MemoryType.PREFERENCE),
         ("I never schedule deploys on Fridays.", MemoryType.PREFERENCE),
         ("I hate cilantro.", MemoryType.PREFERENCE),  # short, but of a thing named
+        ("I personally love cilantro, I put it on everything.", MemoryType.PREFERENCE),
+        ("I'm scared of heights, so no via ferrata for me.", MemoryType.PREFERENCE),
+        ("I only drink oat milk these days.", MemoryType.PREFERENCE),
         ("I want to run a marathon before I turn 40.", MemoryType.GOAL),
         ("My goal is to ship the beta by March.", MemoryType.GOAL),
         ("We decided to use Postgres for the billing service.", MemoryType.DECISION),
@@ -374,6 +377,18 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
             ["My sister's name is Ana, with one n."],
         ),
         ("Scratch that, we're going to Crete in June.", ["We're going to Crete in June."]),
+        # an exclaimed job news keeps the fragment that says what the job is
+        (
+            "and... ive been promoted! senior grounds supervisor from 1st april",
+            ["I've been promoted! Senior grounds supervisor from 1st april"],
+        ),
+        # what anyone likes, eats or is, told by name
+        ("Giedre is vegan, so no meat places.", ["Giedre is vegan, so no meat places."]),
+        (
+            "Marta loves orchids and Agatha Christie novels",
+            ["Marta loves orchids and Agatha Christie novels"],
+        ),
+        ("Python is great for scripting.", []),
         ("no wait, my flight home is on the 14th.", ["My flight home is on the 14th."]),
         # taking up what the assistant offered is no fact of the user's
         (

@@ -107,6 +107,18 @@ def test_plain_text_stays_as_typed(typed: str) -> None:
             "user:contact:physio",
         ),
         ("My rent is £1,200.", "My rent is £1,200.", None),  # short, but a value of the user's own
+        # a state of the user's, "I'm" unsaid
+        ("allergic to bees me not her.", "I'm allergic to bees me not her.", "user:allergy:bees"),
+        (
+            "btw lactose intolerant af so no dairy in any recipes pls",
+            "I'm lactose intolerant af so no dairy in any recipes pls",
+            "user:health:lactose-intolerance",
+        ),
+        (
+            "also on buspirone 10mg 2x day for anxiety",
+            "I'm on buspirone 10mg 2x day for anxiety",
+            None,
+        ),
     ],
 )
 def test_what_chat_shorthand_tells_is_kept(user: str, content: str, subject: str | None) -> None:
@@ -118,9 +130,12 @@ def test_what_chat_shorthand_tells_is_kept(user: str, content: str, subject: str
 def test_a_short_statement_of_one_of_the_users_people_is_kept() -> None:
     found = extract_candidates("Sam is pescatarian now.", "Noted.", people=("Sam",))
     assert [(c.type, c.content) for c in found] == [(MemoryType.FACT, "Sam is pescatarian now.")]
-    assert (
-        extract_candidates("Sam is pescatarian now.", "Noted.") == []
-    )  # Sam unknown: anyone's news
+    # what anyone eats or is told by name is kept as theirs ("Giedre is vegan, so no meat places"); other news of
+    # someone unknown is not
+    assert [c.content for c in extract_candidates("Sam is pescatarian now.", "Noted.")] == [
+        "Sam is pescatarian now."
+    ]
+    assert extract_candidates("Sam got a new car.", "Noted.") == []
 
 
 @pytest.mark.parametrize(

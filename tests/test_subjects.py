@@ -69,6 +69,8 @@ from hermes_bowerbird.curation.subjects import (
         ("I teach at a primary school in Leeds.", "user:job"),
         ("I'm retired.", "user:job"),
         ("I got promoted to team lead.", "user:job"),
+        ("i got the trainer job!! starting 12 august", "user:job"),
+        ("I landed the job at Figma.", "user:job"),
         ("I'm switching careers to nursing.", "user:job"),
         ("I work remotely these days.", "user:work-location"),
         ("I bike to work most days.", "user:work-location"),

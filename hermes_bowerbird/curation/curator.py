@@ -33,7 +33,7 @@ from ..types import (
 from . import pasted
 from .chunking import chunk_text
 from .entities import find_entities
-from .extract import extract_candidates
+from .extract import extract_candidates, said_of_before
 from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, system_prompt
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise, people_named
@@ -358,7 +358,16 @@ class Curator:
     def _prepare(self, entry: JournalEntry, known: dict[str, set[str]]) -> _Prepared:
         people = self._people(entry, known)
         bodies = (("user", entry.user_content), ("assistant", entry.assistant_content))
-        noisy = {role for role, body in bodies if not body.strip() or is_noise(body, role, people)}
+        # what the user tells of someone they named in the turn before ("he collects vinyl") is told of them by name
+        told = said_of_before(
+            entry.user_content,
+            self.store.journal.user_said(entry.session_id, entry.turn_index - 1),
+        )
+        noisy = {
+            role
+            for role, body in (("user", told), bodies[1])
+            if not body.strip() or is_noise(body, role, people)
+        }
         chunks = [
             _chunk(role, i, text, people)
             for role, body in bodies
@@ -366,7 +375,7 @@ class Curator:
         ]
         provenance: tuple[Provenance, ...] = (Provenance(entry.session_id, entry.turn_index),)
         found = extract_candidates(
-            entry.user_content, entry.assistant_content, now=entry.created_at, people=people
+            told, entry.assistant_content, now=entry.created_at, people=people
         )
         candidates = [
             (weigh(c, column_origin(c.role, entry.platform)), provenance)

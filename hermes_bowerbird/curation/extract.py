@@ -16,6 +16,7 @@ from hermes_bowerbird.curation.given_up import says_given_up
 from hermes_bowerbird.curation.gone import says_gone
 from hermes_bowerbird.curation.noise import (
     NAMED_FACT,
+    PERSON_TRAIT,
     PROCEDURE_OPENING,
     REMINDER_REQUEST,
     TEAM_RULE,
@@ -93,8 +94,14 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
         ),
         (
             MemoryType.PREFERENCE,
-            r"\bi (?:really |absolutely |kind of |kinda |totally )?(?:love|like|enjoy|adore|prefer|"
+            r"\bi (?:(?:really|absolutely|kind of|kinda|totally|personally|honestly|genuinely|seriously|also|still|"
+            r"just|do|definitely|actually) )*(?:love|like|enjoy|adore|prefer|"
             r"hate|dislike|despise|detest|can'?t stand|don'?t like|avoid)\b|\bi'd rather\b|"
+            # "I only drink oat milk", "I'm scared of heights", "I'm terrified of flying"
+            r"\bi (?:only|mostly|mainly) (?:drink|eat|wear|use|buy|fly|drive|read|watch|listen to)\b|"
+            r"\bi(?:'m| am) (?:(?:really|so|very|absolutely|quite|a bit|kind of|kinda|also) )*(?:scared|afraid|"
+            r"terrified|frightened|petrified) of\b(?! (?:what|how|whether|if|that|when|where|who|it|this|losing|"
+            r"failing|getting|being|messing|screwing)\b)|"
             # "I never eat meat", not a past "I never went" or "I always used to"
             # ...nor what happens to them: "I always forget it", "I never get a seat"
             rf"\bmy favou?rite\b|\b(?:i|we) (?:always|never|usually|rarely)\b(?! (?:{_PAST_VERB}|forget|lose|miss|get"
@@ -430,6 +437,7 @@ def _candidate(
                 or (mtype is MemoryType.PREFERENCE and _SHORT_LIKING.match(sentence))
                 or _OWN_VALUE.match(sentence)
                 or (_PERSON_STATE.match(sentence) and opens_with_person(sentence, people))
+                or PERSON_TRAIT.match(sentence)
             )
         )
     ):
@@ -472,7 +480,10 @@ def _fallback_type(
         # a thing the user gave up, said without "I": "cancelled Adobe CC and moved everything to Affinity"
         if says_given_up(own):
             return MemoryType.EVENT
-        # what the user tells of one of their people by name: "Meera moved to Vancouver."
+        # what the user tells of one of their people by name ("Meera moved to Vancouver."), or of anyone what they
+        # like, eat or are ("Giedre is vegan")
+        if PERSON_TRAIT.match(own):
+            return MemoryType.FACT
         if opens_with_person(own, people):
             return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
         # unless it gives an address, a path or code: "Staging lives at staging.acme.dev."
@@ -548,10 +559,8 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
     out: list[str] = []
     speaking = True  # of themselves, until a sentence opens with someone else ("Mateo got home.")
     opening = True  # only greetings so far: the user may name themselves ("hello! this is Marta")
-    before: tuple[str, str | None] = (
-        "",
-        None,
-    )  # the sentence before, and whom it named by pointing back
+    # the sentence before, and whom it named by pointing back
+    before: tuple[str, str | None] = ("", None)
     for n, raw in enumerate(split_sentences(text)):
         raw, before = _named_for_pronoun(raw, before)
         if opening and (introduced := introduced_name(raw, greeted=n > 0)):
@@ -589,14 +598,28 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
 # a sentence that opens by pointing back at someone: "he takes Flixotide ...", "his GP just started him on ...", "she
 # upped Casimir's Flixotide", "he's in second grade"
 _PRONOUN_OPENING = re.compile(
-    r"^(?P<pronoun>he|she)(?P<is>['’]s)?\b|^(?P<owner>his|her)\b(?=\s+\w)", _I
+    r"^(?P<pronoun>he|she)(?P<is>['’]?s)?\b|^(?P<owner>his|her)\b(?=\s+\w)", _I
 )
 
 
-def _one_person(sentence: str) -> str | None:
-    """The person a sentence names, when it names exactly one ("Casimir is 7 and has asthma." -> "Casimir")."""
+def _one_person(sentence: str, *, alone: bool = False) -> str | None:
+    """The person a sentence names, when it names exactly one ("Casimir is 7 and has asthma." -> "Casimir"); `alone`:
+    and no other name ("I met Tom and Ana for lunch" may name two)."""
     people = {name for name, kind in find_entities(sentence) if kind == "person"}
-    return people.pop() if len(people) == 1 else None
+    if len(people) != 1:
+        return None
+    name = people.pop()
+    others = [
+        w for w in _LATER_CAPITAL.findall(sentence) if re.split("['’]", w)[0] not in name.split()
+    ]
+    return None if alone and others else name
+
+
+# a capitalised word past a sentence's first, but "I" and a day or month: another name the sentence may give
+_LATER_CAPITAL = re.compile(
+    r"(?<=\s)(?!(?:I|I'm|I’m|I've|I'd|I'll|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|"
+    rf"(?:{MONTHS_BUT_MAY}|May))\b)(?-i:[A-Z])[\w'’-]*"
+)
 
 
 def _named_for_pronoun(
@@ -635,8 +658,15 @@ def _user_candidates(text: str, now: float | None, people: Collection[str]) -> l
     for i, sentence in enumerate(sentences):
         if not sentence or (i in expanded and subject_of(sentence) is None):
             continue
+        # a short one goes with what follows it; an exclaimed slot's value too, when what follows gives no memory of
+        # its own ("I've been promoted! senior grounds supervisor from 1st april")
         short = (
-            len(words(sentence)) < _MIN_WORDS and i not in expanded and subject_of(sentence) is None
+            len(words(sentence)) < _MIN_WORDS
+            and i not in expanded
+            and (
+                subject_of(sentence) is None
+                or (sentence.endswith("!") and _adds_nothing(sentences, i + 1, now, people))
+            )
         )
         content = _with_context(sentences, i) if short else sentence
         candidate = (
@@ -647,6 +677,14 @@ def _user_candidates(text: str, now: float | None, people: Collection[str]) -> l
         if candidate:
             found.append(candidate)
     return found
+
+
+def _adds_nothing(sentences: list[str], i: int, now: float | None, people: Collection[str]) -> bool:
+    """Whether the sentence at `i` is there and gives no memory on its own (a fragment: "No more junior.")."""
+    if i >= len(sentences) or not sentences[i] or sentences[i].endswith("?"):
+        return False
+    sentence = sentences[i]
+    return _candidate(sentence, sentence, "user", now, people) is None
 
 
 def _standing(sentence: str) -> Candidate | None:
@@ -731,6 +769,18 @@ def _assistant_candidates(text: str, now: float | None) -> list[Candidate]:
         if candidate and type_spec(candidate.type).from_assistant:
             found.append(candidate)
     return found
+
+
+def said_of_before(user: str, before: str) -> str:
+    """`user` with an opening "he", "she", "his" or "her" said as the one person the last sentence of `before` (what
+    the user said in the turn before) named, and no other name: "my colleague Hideo is leaving the firm" / "he
+    collects vinyl" -> "Hideo collects vinyl"; `user` as it is otherwise ("I had lunch with Tom and Ana" / "she loves
+    orchids": whom "she" means is not said)."""
+    if not _PRONOUN_OPENING.match(user.lstrip()) or not before.strip():
+        return user
+    said_before = split_sentences(pasted.own_words(before))
+    named = _one_person(said_before[-1], alone=True) if said_before else None
+    return _named_for_pronoun(user.lstrip(), (said_before[-1], named))[0] if named else user
 
 
 def extract_candidates(

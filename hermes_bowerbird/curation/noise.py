@@ -85,6 +85,22 @@ _SHORT_TASK_MARK = re.compile(rf"^\W*(?:todo|to-do)\s*[:–-]|{_REMINDER_MARKS}"
 NAMED_FACT = re.compile(
     r"^(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:[a-z-]+\s+){1,3}?(?:is|are|was|were)\s+[^?]*?(?:\d|\s(?-i:[A-Z])[a-z])"
 )
+# what the user tells of someone by name that they like, eat or are: "Giedre is vegan", "Barnaby doesn't drink",
+# "Hideo collects vinyl", "Marta loves orchids and Agatha Christie novels", "Sipho's mum is diabetic" (not "Python is
+# great", "Everyone loves pizza")
+PERSON_TRAIT = re.compile(
+    r"^(?!(?-i:The|This|That|These|Those|It|He|She|They|We|You|I|My|Our|Your|His|Her|Their|Everyone|Everybody|"
+    r"Nobody|Someone|Somebody|People|Nothing|Everything|Who|What|Which|There|Here|Mine|Anyone|"
+    r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\b)"
+    r"(?-i:[A-Z][a-z]+)(?:['’]s\s+(?:mum|mom|mother|dad|father|wife|husband|partner|son|daughter|sister|brother|"
+    r"kid|kids|girlfriend|boyfriend))?(?:"
+    r"(?:\s+(?:is|are)|['’]s)\s+(?:(?:a|an|so|super|very|really|totally|severely|also|now|strictly|fully|still|"
+    r"huge|big|massive)\s+)*(?:vegan|vegetarian|veggie|pescatarian|coeliac|celiac|diabetic|allergic|"
+    r"lactose|gluten|sober|teetotal|pregnant|obsessed\s+with|into|fan\s+of|afraid\s+of|scared\s+of|"
+    r"terrified\s+of|mad\s+about|crazy\s+about)\b|"
+    r"\s+(?:really\s+|absolutely\s+|also\s+|still\s+)?(?:loves|hates|likes|adores|collects|detests|prefers|"
+    r"can['’]?t\s+stand|can['’]?t\s+eat|can['’]?t\s+have|doesn['’]?t\s+(?:eat|drink|like)|never\s+(?:eats|drinks))\b)"
+)
 # a short statement may hold a durable value of its own: an address, a path or code ("Staging lives at
 # staging.acme.dev.", "The VPN config is in ~/vpn/client.ovpn."), or a way to do something ("To deploy, run make
 # deploy-prod from the infra repo.")
@@ -154,7 +170,11 @@ def _is_user_content(rest: str, people: Collection[str]) -> bool:
         or _FORGET_ASKED.search(rest)
     ):
         return False
-    if (n >= 2 and _FIRST_PERSON.search(rest)) or NAMED_FACT.match(rest):
+    if (
+        (n >= 2 and _FIRST_PERSON.search(rest))
+        or NAMED_FACT.match(rest)
+        or PERSON_TRAIT.match(rest)
+    ):
         return True
     # a change to the user's drug told of the doctor: "he's swapping the atorvastatin for rosuvastatin"
     if n >= 3 and _PRESCRIBER_CHANGE.search(rest):

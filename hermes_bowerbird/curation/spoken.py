@@ -44,6 +44,16 @@ _DOING = re.compile(
     r"(?![^,.;!?]*\b(?:is|was|are|were)\b)",
     _I,
 )
+# a state of the user's, "I'm" left unsaid: "allergic to bees me not her", "lactose intolerant af so no dairy",
+# "also on buspirone 10mg 2x day", "vegan since 2019", "based in brisbane" (not "vegan options are limited")
+_STATE = re.compile(
+    r"(?:(?:also|still|now|currently|severely|very|super|mildly|deathly|badly)\s+)*"
+    r"(?:allergic\s+to\s+\S|(?:lactose|gluten|fructose|histamine)[\s-]+intolerant\b|"
+    r"(?:vegan|vegetarian|veggie|pescatarian|coeliac|celiac|diabetic|pregnant|teetotal|sober)"
+    r"(?=\s*(?:$|[,.!;]|(?:now|since|btw|af|so|but|and|too|lol|for|again|these\s+days)\b))|"
+    r"on\s+[a-z][a-z-]+\s+\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ml|iu|units)\b|based\s+(?:in|out\s+of)\s+\S)",
+    _I,
+)
 _BEEN = re.compile(r"been\s+(?:seeing|dating|working|living|taking|doing|going)\s+\S", _I)
 # a thing named without "my" and given a value: "contractor is Bill Novak", "budget is $45k total", "new manager is
 # Tom Becker"; the thing's words in lowercase as typed (a capital may open a name: "Meridian meetings are on Zoom"),
@@ -128,7 +138,7 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
     sentence = _LONE_I.sub("I", sentence)
     if speaking and _DONE.match(sentence):
         return f"I {sentence[0].lower()}{sentence[1:]}"
-    if speaking and _DOING.match(sentence):
+    if speaking and (_DOING.match(sentence) or _STATE.match(sentence)):
         return f"I'm {sentence[0].lower()}{sentence[1:]}"
     if speaking and _BEEN.match(sentence):
         return f"I've {sentence[0].lower()}{sentence[1:]}"

@@ -464,7 +464,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"marketing|law|medicine|tech|coaching|therapy)\b|"
         rf"\bi(?:'m| am)\s+{_NOW}(?:self-employed|freelancing|unemployed|retired|between jobs|out of work|job hunting|"
         rf"on sabbatical|on (?:parental|maternity|paternity) leave|a stay-at-home (?:mom|dad|parent))\b|"
-        rf"\bi(?:'ve| have)?\s+{_NOW}(?:retired|been promoted|got promoted|was promoted)\b",
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:retired|been promoted|got promoted|was promoted)\b|"
+        # the job the user was offered and took: "i got the trainer job!!", "I landed the job at Figma"
+        rf"\bi(?:'ve| have)?\s+{_NOW}(?:got|landed|accepted|took)\s+the\s+(?:[\w-]+\s+){{0,3}}?(?:job|role|"
+        r"position)\b(?!\s+(?:interview|application|ad|advert|listing|description)\b)",
         _fixed(vocab.JOB),
     ),
     # the language the user wants answers in: "from now on answer me in Portuguese", "you can go back to english

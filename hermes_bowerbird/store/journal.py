@@ -83,6 +83,11 @@ class Journal:
         )
         return rows[0] if rows else None
 
+    def user_said(self, session_id: str, turn_index: int) -> str:
+        """What the user said in the session's turn at this index ("" when there is none)."""
+        row = self._turn_at(session_id, turn_index) if turn_index >= 0 else None
+        return str(row["user_content"]) if row is not None else ""
+
     def append_many(self, turns: Sequence[TurnCapture]) -> int:
         """Journal many turns at once (an import): sqlite-utils batches the INSERTs inside one transaction.
 
