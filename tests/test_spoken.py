@@ -107,6 +107,30 @@ def test_plain_text_stays_as_typed(typed: str) -> None:
             "user:contact:physio",
         ),
         ("My rent is £1,200.", "My rent is £1,200.", None),  # short, but a value of the user's own
+        # one of the user's contacts, named with "the"
+        (
+            "the landlady is Montserrat Puig",
+            "My landlady is Montserrat Puig",
+            "user:contact:landlady",
+        ),
+        (
+            "the landlord is a guy called Réjean Thibodeau, he lives downstairs",
+            "My landlord is a guy called Réjean Thibodeau, he lives downstairs",
+            None,
+        ),
+        ("landlord is a guy called levan", "My landlord is a guy called levan", None),
+        # a terse user's plans and finds, named however cased
+        (
+            "flying home to bris for xmas 19 dec, back in tbilisi 8 jan",
+            "I'm flying home to bris for xmas 19 dec, back in tbilisi 8 jan",
+            None,
+        ),
+        ("moving to tbilisi in sept for a year", "I'm moving to tbilisi in sept for a year", None),
+        (
+            "found an english speaking gp, dr tamar kvaratskhelia at medi club",
+            "I found an english speaking gp, dr tamar kvaratskhelia at medi club",
+            None,
+        ),
         # a state of the user's, "I'm" unsaid
         ("allergic to bees me not her.", "I'm allergic to bees me not her.", "user:allergy:bees"),
         (

@@ -38,6 +38,8 @@ from hermes_bowerbird.curation.subjects import (
         ("We got divorced last year.", "user:relationship"),
         ("I started dating someone from my climbing gym.", "user:relationship"),
         ("I'm seeing someone new.", "user:relationship"),
+        ("so Gaspard and I stopped seeing each other, it fizzled out", "user:relationship"),
+        ("Teodor and I are officially together now.", "user:relationship"),
         ("I'm going through a divorce.", "user:relationship"),
         ("My girlfriend Priya moved in with me.", "user:relationship"),
         ("We broke up in March.", "user:relationship"),
@@ -297,6 +299,8 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "My metformin is going up to 1000 next week.",  # a plan, not yet the dose
         "I'm seeing the doctor tomorrow.",
         "The new number of cases is 5000.",
+        "Tom and I are together on this project.",
+        "We stopped talking about it.",
     ],
 )
 def test_non_statements_get_no_user_subject(sentence: str) -> None:

@@ -42,11 +42,12 @@ from ..text import MONTHS_BUT_MAY, WEEKDAY_STEMS, holds_name, stem_words
 from ..types import MemoryType
 from .noise import TECHNICAL_VALUE
 
-# Cosines measured with all-MiniLM-L6-v2: a meeting, class or appointment and the word that it moved 0.54-0.93
-# ("The standup moved to 10am starting next week." / "Our team standup is at 9:30 every weekday." 0.69); another
-# schedule's move 0.12-0.56, where the one at 0.56 ("The recycling pickup moved to Wednesday." / "The garbage is
-# collected on Mondays.") shares no word and stays.
-CHANGE_SIMILARITY = 0.5
+# Cosines measured with all-MiniLM-L6-v2: a meeting, class or appointment and the word that it moved 0.49-0.93
+# ("The standup moved to 10am starting next week." / "Our team standup is at 9:30 every weekday." 0.69; "Change of
+# plans, they pushed my start to September 9 because the office is being renovated" / "I start on September 2"
+# 0.49); another schedule's move 0.12-0.56, where the one at 0.56 ("The recycling pickup moved to Wednesday." / "The
+# garbage is collected on Mondays.") shares no word and stays.
+CHANGE_SIMILARITY = 0.45
 # A routine held in a profile slot (a longer memory: "I play bass in a band called The Lowlands, we rehearse on
 # Thursdays.") and the word it moved 0.45-0.76 ("Our rehearsals moved to Wednesdays." 0.45); another routine's move
 # 0.04-0.29, none sharing a word.
@@ -136,7 +137,8 @@ _MOVED = re.compile(
     r"(?:\s+(?:at|on|from|every|in))?)"
     # the new time right after, or after a new name for the thing: "got changed to TP1250 at 9:15"
     rf"\s+(?:[\w-]{{0,20}}\d[\w-]{{0,20}}\s+(?:at|on)\s+)?(?:the\s+|next\s+|this\s+|a\s+|every\s+)?"
-    rf"(?:{_WHEN.pattern}|(?-i:{MONTHS_BUT_MAY}|May)\b|may\s+\d{{1,2}}\b|{_TIME_OF_DAY})",
+    rf"(?:{_WHEN.pattern}|(?-i:{MONTHS_BUT_MAY}|May)\b|may\s+\d{{1,2}}\b|"
+    rf"(?:(?:mon|tues?|wed|weds|thu|thur|thurs|fri|sat|sun)\s+)?{_TIME_OF_DAY})",
     _I,
 )
 # said to be on a new date now, with no word for the move: "The launch slipped, beta is now May 16", "the hearing's
@@ -154,6 +156,8 @@ _NEW_AMOUNT = re.compile(
     r"grew|grown|shrank|shrunk|climbed|changed)(?:\s+\w+){0,3}?)"
     r"\s+to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$€£]?\d|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:about\s+|around\s+)?[$€£]?\d|"
+    # a new amount named as new: "the new rent is €1,203 per month from july"
+    r"\bnew\s+(?:[\w-]+\s+){1,2}?(?:is|will\s+be)\s+(?:about\s+|around\s+)?[$€£]?\d|"
     r"\bnow\s+(?:runs?|listens?|costs?|takes?|charges?)\s+(?:on\s+|at\s+)?(?:port\s+)?(?:about\s+|around\s+)?[$€£]?\d|"
     # a count the user has reached: "I'm at 27 books now!", "we're now at 40 subscribers"
     r"\b(?:i|we)(?:'m|’m| am|'re|’re| are)\s+(?:now\s+at\s+\d|(?:up\s+to\s+|already\s+)?at\s+\d[^.!?]{0,60}?\bnow\b)|"

@@ -172,7 +172,22 @@ _DATE = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b", _I)
 # a day or a month names a when as plainly as a number: "now I have them every wednesday night"
-_DAY_OR_MONTH = re.compile(rf"\b(?:{WEEKDAY_STEMS})days?\b|\b(?:{MONTHS_BUT_MAY})\b", _I)
+_DAY_OR_MONTH = re.compile(
+    rf"\b(?:{WEEKDAY_STEMS})days?\b|\b(?:{MONTHS_BUT_MAY})\b|"
+    # a month as a terse user writes it: "in sept", "19 dec", "nov 2027"
+    r"\b(?:in|by|until|till|from|since)\s+(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b|"
+    r"\b\d{1,2}\s+(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b|"
+    r"\b(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\s+\d{1,4}\b",
+    _I,
+)
+# someone named by a title, or said to be called something, however cased: "dr tamar kvaratskhelia", "dra
+# benavides", "a guy called levan"
+_NAMED_PLAINLY = re.compile(
+    r"\b(?:dr|dra|mr|mrs|(?-i:ms|Ms)|prof)\.?\s+[a-z]{2,}|"
+    r"\b(?:called|named)\s+(?!(?:in|out|off|up|back|to|for|it|me|him|her|them|us|the|a|an|my|our|his|her|their|"
+    r"after|by|on|at|as|and|but|so|again)\b)[a-z]{2,}",
+    _I,
+)
 # what a thing of the user's is about or where it is, or who: "My thesis is on coral bleaching recovery in the Red
 # Sea", "My office is in the old town", "my doctor is dr patel" (not how it is: "my back is killing me"); where the
 # user lives or works: "I work at a cafe in brunswick on weekends"
@@ -196,7 +211,7 @@ _OWN_CHANGE = re.compile(
     r"(?!(?:him|her|them|it|me|us|out|by|in|off|kids?|children|son|daughter)\b)[a-z][\w.-]++(?!\s+(?:off|by|at|in)\b)"
     r"|back\s+(?:on|to)\s+(?:using\s+)?(?!(?:square|normal|work|school|the|home|bed|sleep|it|business|basics|life|"
     r"reality|being|where|my|our)\b)[a-z][\w.-]+"
-    r"|(?:moved|moving|migrated|migrating)\s+(?:off|away\s+from|from)\s+\w"
+    r"|(?:moved|moving|migrated|migrating)\s+(?:off|away\s+from|from|out\s+of)\s+\w"
     r"|(?:moving|moved)\s+(?:in)?to\s+(?:a|an|the|my|our)\s+(?:new\s+)?(?:share\s+)?(?:place|flat|apartment|house|home"
     r"|room|condo|studio)\b)",
     _I,
@@ -494,6 +509,7 @@ def _fallback_type(
         or any(kind != "thing" for _, kind in find_entities(sentence))
         or bool(people_named(own, people))
         or says_given_up(own)  # "I cancelled Crunchyroll": the thing is named
+        or _NAMED_PLAINLY.search(own) is not None
     )
     when = _DAY_OR_MONTH.search(sentence) is not None and _WHEN_DONE.match(own) is not None
     if not (

@@ -40,7 +40,8 @@ _DONE = re.compile(
 # brunswick", "been seeing someone" (not a doing that is the sentence's subject: "Living in Berlin is expensive")
 _DOING = re.compile(
     r"(?:(?:now|currently|still)\s+(?:on|taking|doing|working|living|seeing|using)\s+\S"
-    r"|(?:moving|starting|working|living|staying)\s+(?:to|into|in|at|as|with|on|for|a|my)\s+\S)"
+    r"|(?:moving|starting|working|living|staying)\s+(?:to|into|in|at|as|with|on|for|a|my)\s+\S"
+    r"|(?:flying|heading|travell?ing|driving)\s+(?:home|back|out|up|down)?\s*(?:to|for)\s+\S)"
     r"(?![^,.;!?]*\b(?:is|was|are|were)\b)",
     _I,
 )
@@ -69,6 +70,14 @@ _OWN_THINGS = (
 _BARE_THING = re.compile(
     rf"(?:[a-z][a-z-]*\s+){{0,2}}(?:{_OWN_THINGS}|{CONTACT_ROLES})\s+(?:is|are)\s+(?:now\s+)?(?!like\b)"
     r"(?:\S+\s+){0,3}?[^\s\d]{0,2}(?:\d|[A-Z][a-z]|(?:dr|mr|mrs|ms|prof)\.?\s+[a-z])"
+)
+# one of the user's contacts named with "the": "the landlady is Montserrat Puig", "the landlord is a guy called
+# Réjean Thibodeau" (a name follows, or someone "called" one)
+_THE_CONTACT = re.compile(
+    rf"(?:the\s+)?(?:new\s+)?(?:{CONTACT_ROLES})\s+(?:is|['’]s)\s+(?:(?:a|an|this)\s+(?:guy|man|woman|lady|bloke|chap|"
+    r"fella|girl)\s+(?:called|named)\s+\S|(?:(?:dr|mr|mrs|ms|miss|mx|prof|frau|herr|me|madame|monsieur)\.?\s+)?"
+    r"(?-i:[A-Z])[\w'’-]+)",
+    _I,
 )
 # a drug named without "my" whose dose changed: "metformin went up to 1000", "sertraline dose is down to 50mg"
 _BARE_DOSE = re.compile(
@@ -142,6 +151,9 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
         return f"I'm {sentence[0].lower()}{sentence[1:]}"
     if speaking and _BEEN.match(sentence):
         return f"I've {sentence[0].lower()}{sentence[1:]}"
+    if speaking and _THE_CONTACT.match(sentence):
+        role = re.sub(r"^the\s+", "", sentence, flags=_I)
+        return f"My {role[0].lower()}{role[1:]}"
     first = sentence.split(maxsplit=1)[0] if sentence.strip() else ""
     noted = _noted(sentence) if speaking and not _NOT_A_THING.fullmatch(first) else None
     if noted is not None:

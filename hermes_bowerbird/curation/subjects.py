@@ -524,7 +524,14 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\b{_ME}(?:'ve| have)?\s+{_NOW}started (?:dating|seeing each other|going out)\b|"
         rf"\bi(?:'m| am|'ve been| have been)\s+{_NOW}(?:seeing|dating)\s+"
         rf"(?:someone|a (?:woman|man|girl|guy)|(?-i:[A-Z])\w+)|"
-        rf"\bi have a (?:new\s+)?(?:girlfriend|boyfriend|partner|wife|husband)\b",
+        rf"\bi have a (?:new\s+)?(?:girlfriend|boyfriend|partner|wife|husband)\b|"
+        # a couple named: "Gaspard and I stopped seeing each other", "Teodor and I are officially together now"
+        rf"\b(?:(?-i:[A-Z])\w+\s+and\s+i|i\s+and\s+(?-i:[A-Z])\w+|we)\s+(?:(?:have|had|just|finally|officially)\s+)*"
+        r"(?:stopped (?:seeing each other|dating)|called it (?:off|quits)|ended things|broke up|"
+        r"split up|separated)\b|"
+        rf"\b(?-i:[A-Z])\w+\s+and\s+i\s+(?:are|'re)\s+{_NOW}(?:together(?!\s+(?:on|in|at|for|with|to)\b)|a couple|"
+        r"dating|seeing each other|an item|engaged|married)\b|"
+        r"\basked me to be (?:his|her|their) (?:girlfriend|boyfriend|partner)\b",
         _fixed(vocab.RELATIONSHIP),
     ),
     (
