@@ -377,6 +377,16 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
             ["My sister's name is Ana, with one n."],
         ),
         ("Scratch that, we're going to Crete in June.", ["We're going to Crete in June."]),
+        # a name given with the job or home is two memories, so a new job leaves the name
+        (
+            "hello. I'm Vikram, night manager at the Grange Court Hotel in Leicester.",
+            ["My name is Vikram.", "I'm night manager at the Grange Court Hotel in Leicester."],
+        ),
+        (
+            "I'm Ana, I live in Porto with my cats.",
+            ["My name is Ana.", "I live in Porto with my cats."],
+        ),
+        ("I'm Sam, nice to meet you.", ["I'm Sam, nice to meet you."]),
         # an exclaimed job news keeps the fragment that says what the job is
         (
             "and... ive been promoted! senior grounds supervisor from 1st april",

@@ -73,6 +73,9 @@ from hermes_bowerbird.curation.subjects import (
         ("I got promoted to team lead.", "user:job"),
         ("i got the trainer job!! starting 12 august", "user:job"),
         ("I landed the job at Figma.", "user:job"),
+        ("I'm now events manager at Soar Valley.", "user:job"),
+        ("and I've been made events manager! £35,500 from 1 January", "user:job"),
+        ("They made me team lead.", "user:job"),
         ("I'm switching careers to nursing.", "user:job"),
         ("I work remotely these days.", "user:work-location"),
         ("I bike to work most days.", "user:work-location"),
@@ -301,6 +304,8 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "The new number of cases is 5000.",
         "Tom and I are together on this project.",
         "We stopped talking about it.",
+        "I'm the biggest fan in London.",
+        "I'm a regular at The Crown.",
     ],
 )
 def test_non_statements_get_no_user_subject(sentence: str) -> None:

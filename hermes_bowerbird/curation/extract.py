@@ -530,13 +530,27 @@ def _is_question(sentence: str) -> bool:
     return not re.match(r"(?:i|i'm|i've|my|we|we're|we've)\b[^?,]{3,}", sentence, _I)
 
 
+# "I'm Vikram, night manager at ...", "I'm Yuki, a UX researcher in Copenhagen", "I'm Dana, I work as a nurse"
+_NAME_AND_MORE = re.compile(
+    r"^i(?:'m|’m| am)\s+(?P<name>(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?),\s+(?P<rest>\S.{4,})$",
+    _I,
+)
+
+
 def _clauses(sentence: str) -> list[str]:
     """A compound statement split into statements that stand on their own ("I deploy with Ansible, and we never
     deploy on Fridays." -> two); kept whole when a part hangs on a subordinate clause, or is short, unless every
     part fills a profile slot ("I'm vegetarian, and my partner Jordan is gluten intolerant"): "I'm 32, and I'm
     trying to understand the green card process" keeps the age with what it was said for. An opening part that
     only takes up what the assistant offered is left out: "The chickpea one sounds good but my son is allergic to
-    nuts" keeps what the user told."""
+    nuts" keeps what the user told. A name given with what the user does is two: "I'm Vikram, night manager at the
+    Grange Court Hotel" -> "My name is Vikram." and "I'm night manager at the Grange Court Hotel.", so a new job
+    replaces the old without unsaying the name."""
+    if told := _NAME_AND_MORE.match(sentence):
+        rest = told["rest"].rstrip(" .!")
+        more = rest if re.match(r"i\b", rest, _I) else f"I'm {rest}"
+        if subject_of(more) in (vocab.JOB, vocab.EMPLOYER, vocab.RESIDENCE):
+            return [f"My name is {told['name']}.", f"{more[0].upper()}{more[1:]}."]
     joint = _COMPOUND.search(sentence)
     if joint and _ACKNOWLEDGED.match(sentence[: joint.start()].strip()):
         rest = sentence[joint.end() :].strip()

@@ -454,6 +454,13 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi(?:'m| am|'ve been| have been| work as| started as| became| got a job as)\s+{_NOW}(?:a|an)\s+"
         rf"(?!(?:[a-z-]+\s+){{0,3}}?{_NOT_JOBS})(?:[a-z-]+\s+){{0,3}}?{_JOB_NOUN}\b(?!\s+(?:of|to|in training)\b|'s)|"
         rf"\bi(?:'m| am)\s+{_NOW}working as (?:a|an)\b|"
+        # a title said with where it is held, or given: "I'm now events manager at Soar Valley", "I'm the new head
+        # of events at ...", "I've been made events manager!", "they made me team lead"
+        rf"\bi(?:'m| am)\s+{_NOW}(?:the\s+(?:new\s+)?)?(?!(?:[a-z-]+\s+){{0,3}}?{_NOT_JOBS})(?:[a-z-]+\s+){{0,3}}?"
+        rf"{_JOB_NOUN}\s+(?:at|for|with|in)\s+(?:the\s+)?(?-i:[A-Z])|"
+        rf"\b(?:i(?:'ve| have)\s+been|i\s+was|i\s+got|(?:they|he|she)\s+(?:just\s+)?)\s*made\s+(?:me\s+)?"
+        r"(?:the\s+|a\s+|an\s+)?"
+        rf"(?!(?:[a-z-]+\s+){{0,3}}?{_NOT_JOBS})(?:[a-z-]+\s+){{0,3}}?{_JOB_NOUN}\b|"
         # "I teach chemistry at Oakridge High": teaching somewhere is the job; "I teach yoga on weekends" is not
         rf"\bi\s+{_NOW}teach\s+(?:[\w-]+\s+){{0,3}}?(?:at|in)\s+(?:(?-i:[A-Z])|(?:a|an|the|our|my)\s+"
         rf"(?:[\w-]+\s+){{0,2}}?(?:school|college|university|academy|kindergarten|nursery|primary|secondary)\b)|"
