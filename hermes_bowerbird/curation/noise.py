@@ -83,7 +83,8 @@ _SHORT_TASK_MARK = re.compile(rf"^\W*(?:todo|to-do)\s*[:–-]|{_REMINDER_MARKS}"
 # what the user tells of someone by name, with a value, is content however short: "Jordan's birthday is on June 3rd.",
 # "Tess's new flat is in Hackney.", not a passing remark ("Google's new model is great")
 NAMED_FACT = re.compile(
-    r"^(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:[a-z-]+\s+){1,3}?(?:is|are|was|were)\s+[^?]*?(?:\d|\s(?-i:[A-Z])[a-z])"
+    r"^(?!(?:It|That|There|Here|What|He|She|Who|This|Where|How|Let|Today|Everyone|Nobody)['’]s)"
+    r"(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:[A-Za-z-]+\s+){1,3}?(?:is|are|was|were)\s+[^?]*?(?:\d|\s(?-i:[A-Z])[a-z])"
 )
 # what the user tells of someone by name that they like, eat or are: "Giedre is vegan", "Barnaby doesn't drink",
 # "Hideo collects vinyl", "Marta loves orchids and Agatha Christie novels", "Sipho's mum is diabetic" (not "Python is

@@ -70,6 +70,13 @@ _JOB_NOUN = (
     r"student|intern|freelancer|founder|owner|manager|director|architect|artist|writer|"
     r"accountant|pilot|farmer|barista|clerk|dentist|surgeon|therapist|researcher|lead|head|cto|ceo|vp)"
 )
+# a job's title said without "a": "events manager", "head of sales", "senior grounds supervisor"
+_TITLE = (
+    r"(?:manager|director|engineer|developer|designer|consultant|analyst|coordinator|supervisor|lead|head\s+of\s+\w+|"
+    r"officer|assistant|administrator|nurse|teacher|chef|editor|producer|buyer|trainer|technician|specialist|"
+    r"associate|partner|executive|president|vp|cto|ceo|cfo|coo|founder|receptionist|secretary|clerk|foreman|"
+    r"captain|principal|professor|lecturer|researcher|scientist|architect|accountant|paralegal)"
+)
 _NOT_JOBS = (
     r"(?:fan|member|mother|father|parent|dad|mom|mum|brother|sister|daughter|son|wife|husband|partner|"
     r"vegan|vegetarian|beginner|introvert|extrovert|perfectionist|optimist|pessimist|believer|"
@@ -413,7 +420,13 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"sold|moved into)\s+(?:a|an|the|our|my)\s+(?:new\s+|little\s+|old\s+)?(?:[a-z]+\s+)?(?:house|home|"
         rf"apartment|flat|condo|farmhouse|cottage|cabin|townhouse|bungalow|studio)\b|"
         rf"\bthe (?:house|farmhouse|apartment|flat|place|condo|cottage) is (?:now )?"
-        rf"(?:mine|ours|officially ours|sold)\b",
+        rf"(?:mine|ours|officially ours|sold)\b|"
+        # where the user's home is, by its address: "my new address is 7 Lermontov St", "I live at 22 Baker Street",
+        # "our new flat is at 12 Elm Road", "signed a lease: Hammerstrasse 68"
+        rf"\b(?:my|our)\s+(?:new\s+|home\s+|current\s+)*address\s+(?:is|['’]s)\s+(?:now\s+)?(?:\d|(?-i:[A-Z]))|"
+        rf"\b{_ME}\s+{_NOW}live\s+at\s+\d|"
+        rf"\b(?:my|our)\s+(?:new\s+)?(?:home|house|apartment|flat|place)\s+is\s+(?:now\s+)?(?:at|on)\s+\S*\d|"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}signed\s+(?:a|the|our|my)\s+(?:new\s+)?lease\b[^.!?]{{0,40}}\d",
         _fixed(vocab.HOME),
     ),
     (
@@ -456,11 +469,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\bi(?:'m| am)\s+{_NOW}working as (?:a|an)\b|"
         # a title said with where it is held, or given: "I'm now events manager at Soar Valley", "I'm the new head
         # of events at ...", "I've been made events manager!", "they made me team lead"
-        rf"\bi(?:'m| am)\s+{_NOW}(?:the\s+(?:new\s+)?)?(?!(?:[a-z-]+\s+){{0,3}}?{_NOT_JOBS})(?:[a-z-]+\s+){{0,3}}?"
-        rf"{_JOB_NOUN}\s+(?:at|for|with|in)\s+(?:the\s+)?(?-i:[A-Z])|"
+        rf"\bi(?:'m| am)\s+{_NOW}(?:the\s+(?:new\s+)?)?(?:(?![a-z-]*(?:ing|ed)\b)[a-z-]+\s+){{0,3}}?"
+        rf"{_TITLE}\s+(?:at|for|with|in)\s+(?:the\s+)?(?-i:[A-Z])|"
         rf"\b(?:i(?:'ve| have)\s+been|i\s+was|i\s+got|(?:they|he|she)\s+(?:just\s+)?)\s*made\s+(?:me\s+)?"
-        r"(?:the\s+|a\s+|an\s+)?"
-        rf"(?!(?:[a-z-]+\s+){{0,3}}?{_NOT_JOBS})(?:[a-z-]+\s+){{0,3}}?{_JOB_NOUN}\b|"
+        rf"(?:the\s+|a\s+|an\s+)?(?:(?![a-z-]*(?:ing|ed)\b)[a-z-]+\s+){{0,3}}?(?:{_TITLE}\b|redundant\b)|"
         # "I teach chemistry at Oakridge High": teaching somewhere is the job; "I teach yoga on weekends" is not
         rf"\bi\s+{_NOW}teach\s+(?:[\w-]+\s+){{0,3}}?(?:at|in)\s+(?:(?-i:[A-Z])|(?:a|an|the|our|my)\s+"
         rf"(?:[\w-]+\s+){{0,2}}?(?:school|college|university|academy|kindergarten|nursery|primary|secondary)\b)|"
