@@ -804,6 +804,20 @@ _RULES: tuple[_Rule, ...] = (
         flags=re.IGNORECASE,
     ),
     _rule(
+        # a lock given its digits without the word "code": "the key safe by the back door is 3391", "lockbox is 4421",
+        # "the alarm at the shop is 2233" (four digits or more, no unit after: "the gate is 5 minutes away")
+        "secret",
+        rf"(?<![\w-])(?:{_LOCKS})(?:[ \t]+(?:by|at|on|in|for|of|near|outside)[ \t]+[\w'’-]{{1,30}}"
+        r"(?:[ \t]+[\w'’-]{1,30}){0,3})?[ \t]*(?:is|was|=|:)[ \t]*"
+        r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])"
+        r"(?![ \t]*(?:minutes?|mins?|hours?|m|km|ft|feet|metres?|meters?|miles?|mm|cm|in|inches|%|am|pm|years?|days?|"
+        r"wide|high|tall|long|kg|lbs?)\b)",
+        ("safe", "box", "lock", "alarm", "gate", "door", "entry", "garage", "keypad", "padlock"),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
         # a card's security code or a one-time code: "cvv on the back is 332", "otp from the bank was 482913"
         "secret",
         r"\b(?:cvv2?|cvc2?|cv2|csc|card[ \t]+security[ \t]+code|otp|one[ \t-]time[ \t]+(?:code|password|pin)"
@@ -824,8 +838,9 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         # an identity number: "ppsn is 7654321TA", "sin is 046 454 286", "my SSN: 078-05-1120"
         "national_id",
-        rf"\b(?:{_ID_NUMBERS})\b{_ID_WHERE}[ \t]*(?:(?:is|was|number|no\.?|#|=|:)[ \t]*){{0,2}}"
-        + _number_value("4,23"),
+        rf"\b(?:{_ID_NUMBERS})\b{_ID_WHERE}(?:[ \t]+(?:again|too|as\s+well))?"
+        r"(?:,?[ \t]+(?:it['’]?s|it[ \t]+is|which[ \t]+is|that['’]?s|that[ \t]+is))?"
+        rf"[ \t]*(?:(?:is|was|number|no\.?|#|=|:)[ \t]*){{0,2}}" + _number_value("4,23"),
         (
             "ssn",
             "social",
