@@ -252,6 +252,29 @@ def _card_expiry(m: re.Match[str]) -> Span | None:
     return m.span("value") if _CARD_WORD.search(_before(m, 80)) else None
 
 
+def _network_key(m: re.Match[str]) -> Span | None:
+    """A network's key: password-like text (letters with a digit or a symbol), not a word."""
+    group = "value" if m.group("value") is not None else "slashed"
+    start, end, value, quoted = _value_span(m, group)
+    if (
+        _is_code_or_placeholder(value, quoted)
+        or not _password_like(value)
+        or value.rstrip(".?!)").isalpha()
+    ):
+        return None
+    return start, end
+
+
+def _id_said_before(m: re.Match[str]) -> Span | None:
+    """A number of five digits or more whose text named an identity number before it."""
+    value = m.group("value")
+    if sum(c.isdigit() for c in value) < 5 or not _ID_NAME.search(
+        m.string[max(0, m.start() - 200) : m.start()]
+    ):
+        return None
+    return m.span("value")
+
+
 def _login_name(m: re.Match[str]) -> Span | None:
     """A login's name or number, not a word: it holds a digit, a dot, "@" or "_" ("henrike.voss88", "8842 1173
     9920")."""
@@ -539,16 +562,24 @@ _NUMBER_WORD = r"(?:[ \t]+(?:number|no\.?))?"
 # identity numbers by the names people give them
 _ID_NUMBERS = (
     rf"ssn|social[ \t]+security{_NUMBER_WORD}|sin|ppsn|pps{_NUMBER_WORD}|dni|nie|nif|bsn|cpf|curp|tin"
-    rf"|tax[ \t]+id(?:[ \t]+number)?|personnummer|codice[ \t]+fiscale|steuer[ \t-]?id"
+    rf"|tax[ \t]+id(?:[ \t]+number)?|personnummer|codice[ \t]+fiscale|steuer[ \t-]?id|steuernummer"
+    r"|utr(?:[ \t]+(?:number|letter))?|oci(?:[ \t]+card)?|rg|cnh|nss|rfc|irn"
+    r"|cart[ãa]o[ \t]+(?:do[ \t]+)?sus|sus[ \t]+card|carte[ \t]+vitale"
+    r"|num[ée]ro[ \t]+de[ \t]+s[ée]cu(?:rit[ée][ \t]+sociale)?"
+    r"|s[ée]curit[ée][ \t]+sociale|sozialversicherungs(?:nummer|ausweis)|versichertennummer|personalausweis"
+    r"|tarjeta[ \t]+sanitaria|driving[ \t]+licen[cs]e(?:[ \t]+number)?|health[ \t]+card"
     r"|ni[ \t]+number|national[ \t]+insurance(?:[ \t]+number)?|nino|tfn|tax[ \t]+file[ \t]+number|aadhaar"
     rf"|pan(?:[ \t]+(?:card|number))?|passport{_NUMBER_WORD}"
     rf"|driver['’]?s?[ \t]+licen[cs]e{_NUMBER_WORD}|national[ \t]+id(?:[ \t]+number)?"
-    r"|medicare(?:[ \t]+(?:card[ \t]+)?number)|health(?:[ \t]+card)?[ \t]+number|nhs[ \t]+number|sns[ \t]+number"
+    r"|medicare(?:[ \t]+(?:card[ \t]+)?number)?|health(?:[ \t]+card)?[ \t]+number|nhs[ \t]+number|sns[ \t]+number"
     # the numbers a hospital or an insurer files the user under
     rf"|ohip{_NUMBER_WORD}"
     r"|(?:patient|hospital|chart|(?:hospital[ \t]+)?folder|case)[ \t]+(?:number|no\.?|id)"
     rf"|medical[ \t]+record{_NUMBER_WORD}|mrn|(?:insurance|policy|member(?:ship)?)[ \t]+(?:number|no\.?|id)"
 )
+
+
+_ID_NAME = re.compile(rf"\b(?:{_ID_NUMBERS})(?![\w-])", re.IGNORECASE)
 
 
 def _number_value(more: str) -> str:
@@ -558,7 +589,7 @@ def _number_value(more: str) -> str:
     `more` bounds the characters after the first ("4,23")."""
     return (
         rf"(?P<value>(?:(?-i:[A-Z]{{2,5}})[ ](?=\d))?(?=[A-Za-z/-]*\d)[A-Za-z0-9]"
-        rf"(?:[A-Za-z0-9]|[ ](?=\d)|[/-](?=[A-Za-z0-9])){{{more}}})"
+        rf"(?:[A-Za-z0-9]|[ ](?=\d|(?-i:[A-Z])\b)|[/-](?=[A-Za-z0-9])|[.](?=\d)){{{more}}})"
     )
 
 
@@ -838,14 +869,29 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         # an identity number: "ppsn is 7654321TA", "sin is 046 454 286", "my SSN: 078-05-1120"
         "national_id",
-        rf"\b(?:{_ID_NUMBERS})\b{_ID_WHERE}(?:[ \t]+(?:again|too|as\s+well))?"
-        r"(?:,?[ \t]+(?:it['’]?s|it[ \t]+is|which[ \t]+is|that['’]?s|that[ \t]+is))?"
-        rf"[ \t]*(?:(?:is|was|number|no\.?|#|=|:)[ \t]*){{0,2}}" + _number_value("4,23"),
+        # the words between the name and the number hold no digit and no line break: "SIN yesterday: 453 246 134",
+        # "health card came: 5824-193-067-KT", "Medicare card for his specialist referral: 4108 39638 9"
+        rf"\b(?:{_ID_NUMBERS})(?![\w-])[^\n\d]{{0,40}}?" + _number_value("4,23"),
         (
             "ssn",
             "social",
             "sin",
             "ni ",
+            "utr",
+            "oci",
+            "rg ",
+            "cnh",
+            "nss",
+            "rfc",
+            "irn",
+            "sus",
+            "vitale",
+            "cu",
+            "sozialversicherung",
+            "versicherten",
+            "personalausweis",
+            "sanitaria",
+            "driving",
             "dni",
             "nie",
             "nif",
@@ -894,7 +940,7 @@ _RULES: tuple[_Rule, ...] = (
         r"\b(?:log[ \t-]?in|sign[ \t-]?in|user[ \t]?(?:name|id)|customer[ \t]+(?:id|number)|member[ \t]+id"
         r"|gateway[ \t]+id|account[ \t]+(?:id|login))(?:[ \t]+(?:name|id))?"
         r"(?:[ \t]+(?:for|to|on|at)[ \t]+[\w.'’-]{1,40})?"
-        r"[ \t]*(?:is|was|=|:)[ \t]*(?P<value>[^\s,;/|\"'`]{3,80}(?:[ ]\d{2,6}){0,4})",
+        r"[ \t]*(?:(?:is|was|=|:)[ \t]*)?(?P<value>[^\s,;/|\"'`]{3,80}(?:[ ]\d{2,6}){0,4})",
         ("log", "sign", "user", "customer", "member", "gateway", "account"),
         lower=True,
         locate=_login_name,
@@ -906,6 +952,7 @@ _RULES: tuple[_Rule, ...] = (
         "password",
         r"\b(?:memorable[ \t]+(?:word|phrase|name|place|date|information|info)|security[ \t]+(?:answer|word)"
         r"|secret[ \t]+(?:answer|word)|answer[ \t]+to[ \t]+(?:my|the)[ \t]+security[ \t]+question"
+        r"|security[ \t]+question(?:[ \t]+answer)?"
         r"|mother['’]?s[ \t]+maiden[ \t]+name)(?:[ \t]+(?:for|on|at)[ \t]+[\w'’-]{1,30})?[ \t]*(?:is|was|=|:)[ \t]*"
         r"(?P<value>\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s\"'`,;.!?]{2,64})",
         ("memorable", "security", "secret", "maiden"),
@@ -924,15 +971,120 @@ _RULES: tuple[_Rule, ...] = (
         flags=re.IGNORECASE,
     ),
     _rule(
+        # an Indian PAN by its form after its name: "PAN AKRPI4827M"
+        "national_id",
+        r"\bpan\b[^\n\d]{0,30}?(?P<value>(?-i:[A-Z]{3}[ABCFGHLJPT][A-Z]\d{4}[A-Z]))(?![\w-])",
+        ("pan",),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a PIN written down somewhere: "his UPI PIN on a sticky note on the fridge - 5921" (the capitals: "pin the
+        # map at 2024" is a verb)
+        "secret",
+        r"(?<![\w-])(?-i:PIN)(?![\w-])[^\n\d]{0,50}?(?<![\w-])(?P<value>\d{4,8})(?![\w-])",
+        ("PIN",),
+        locate=_group_value,
+    ),
+    _rule(
+        # backup or recovery codes listed: "backup codes when I turned on 2-step: 8841 2039, 5520 7712, ..."
+        "secret",
+        r"\b(?:backup|recovery|2fa|two[- ]factor|2[- ]step|verification|one[- ]time)[ \t]+codes?\b[^\n]{0,60}?"
+        r"(?<![\w-])(?P<value>\d{3,5}[ -]?\d{3,5}(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?\d{3,5}[ -]?\d{3,5})*)(?![\w-])",
+        ("code",),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # an authenticator's secret key: "Binance 2FA secret key, in case I lose my phone: JBSWY3DPEHPK3PXP"
+        "secret",
+        r"\b(?:2fa|totp|mfa|otp|authenticator|two[- ]factor)\b[^\n]{0,60}?(?<![\w-])(?P<value>(?-i:[A-Z2-7]{16,64}))"
+        r"(?![\w-])",
+        ("2fa", "totp", "mfa", "otp", "authenticator", "factor"),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a password named in another language: "senha Floripa@2024", "Passwort: Hund!2024", "contraseña es Luna#7"
+        "password",
+        r"\b(?:senha|contrase[ñn]a|passwort|kennwort|wachtwoord|mot[ \t]+de[ \t]+passe|l[öo]senord|has[łl]o|salasana"
+        r"|adgangskode|passord)\b(?:[ \t]+(?:is|é|es|ist|est|er|on|è))?[ \t]*[:=]?[ \t]*(?P<value>[^\s,;\"'`]{4,64})",
+        (
+            "senha",
+            "contrase",
+            "passwort",
+            "kennwort",
+            "wachtwoord",
+            "passe",
+            "senord",
+            "has",
+            "salasana",
+            "adgang",
+            "passord",
+        ),
+        lower=True,
+        locate=_bare_password,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a network's key given after its name: "router: network VF-Balcon-Azul, key 7Qx9-ZmP2-4LrT", "wifi
+        # Marsolais_5G / Clementine!Rue88"
+        "password",
+        r"\b(?:wi-?fi|router|network|hotspot)\b[^\n]{0,50}?\b(?:key|pass(?:word)?|pw|pwd|code)\b[ \t]*[:=]?[ \t]*"
+        r"(?P<value>[^\s,;\"'`]{6,64})"
+        r"|\bwi-?fi\b[ \t:]*[^\s/]{2,40}[ \t]*/[ \t]*(?P<slashed>[^\s,;\"'`]{4,64})",
+        ("wifi", "wi-fi", "router", "network", "hotspot"),
+        lower=True,
+        locate=_network_key,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # where a house key is hidden: "side door key under the blue planter"
+        "secret",
+        r"\b(?:spare|door|house|front|back|side)[ \t]+(?:door[ \t]+)?key[ \t]+(?:is[ \t]+)?(?:hidden[ \t]+|kept[ \t]+)?"
+        r"(?P<value>(?:under|behind|beneath|inside)[ \t]+[^\n,.;]{3,40})",
+        ("key",),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # another's identity number said after one: "she got her SIN yesterday: 453 246 134. and mine is 518 617 113",
+        # "my SSN is ..., and Travis's is ..." (an identity number's name said before, in the same text)
+        "national_id",
+        r"\b(?:mine|his|hers|theirs|(?-i:[A-Z])[\w-]+['’]s)[ \t]+(?:is|was|=|:)[ \t]*"
+        + _number_value("4,23"),
+        ("mine", "his", "hers", "theirs", "'s", "’s"),
+        lower=True,
+        locate=_id_said_before,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
         # a bank account by its number: "my TD chequing account is 00412-004-5518832", "acct no. 12345678", "pay
         # into my account NO62 1503 5522 019", "IBAN NO93 8601 1117 947"
         "bank_account",
         r"\b(?:iban|bic|(?:(?:bank|chequing|checking|savings|current|business|joint)[ \t]+)?account"
-        r"(?:[ \t]+(?:number|no\.?|#))?|acct(?:[ \t]+(?:number|no\.?|#))?|routing[ \t]+number|bsb)\b"
+        r"(?:[ \t]+(?:number|no\.?|#))?|acct?\.?(?:[ \t]+(?:number|no\.?|#))?|routing(?:[ \t]+number)?"
+        r"|checking|chequing"
+        r"|(?:client|customer)[ \t]+(?:number|no\.?|id)|bsb)\b"
         r"[ \t]*(?:(?:is|was|number|no\.|no(?=[ \t])|#|=|:)[ \t]*){0,2}"
         + _number_value("5,33")
         + r"(?![\w-])",
-        ("iban", "bic", "account", "acct", "routing", "bsb"),
+        (
+            "iban",
+            "bic",
+            "account",
+            "acc",
+            "routing",
+            "bsb",
+            "checking",
+            "chequing",
+            "client",
+            "customer",
+        ),
         lower=True,
         locate=_numbered(6),
         flags=re.IGNORECASE,
@@ -948,7 +1100,7 @@ _RULES: tuple[_Rule, ...] = (
         # a wallet's recovery words: twelve or more short words after what names them ("I wrote the recovery words
         # down: orbit canvas pillow ..."); prose breaks such a run with a short word ("in", "my", "a")
         "recovery_phrase",
-        r"\b(?:recovery|seed|backup|mnemonic|secret)[ \t]+(?:words?|phrase|sentence)s?\b[^\n.!?]{0,40}?"
+        r"\b(?:recovery|seed|backup|mnemonic|secret)(?:[ \t]+(?:words?|phrase|sentence)s?)?\b[^\n.!?]{0,40}?"
         r"(?P<value>(?:\d{1,2}[.)][ \t]*)?[a-z]{3,8}(?:[ \t,]+(?:\d{1,2}[.)][ \t]*)?[a-z]{3,8}){11,23})(?![\w-])",
         ("recovery", "seed", "backup", "mnemonic", "secret"),
         lower=True,
