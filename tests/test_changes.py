@@ -154,6 +154,18 @@ def test_a_date_said_to_be_now_is_a_new_time_and_a_price_a_new_amount() -> None:
         ),
         ("Leo's teacher is Ms. Brandt this year.", "Ms. Ruiz is Leo's new teacher.", 0.6, True),
         (
+            "My supervisor is Dr Hine Tawhiri in Marine Science.",
+            "Hine is going on research leave, so my main supervisor is now Assoc Prof Marcus Lindqvist-Tane",
+            0.5,
+            True,
+        ),
+        (
+            "My supervisor is Dr Alun Prothero, he takes ages to reply",
+            "Dr Prothero is going on leave in March so Dr Hannah Wexley is taking over as my supervisor",
+            0.5,
+            True,
+        ),
+        (
             "tidewell-auth is owned by Priya's team.",
             "tidewell-auth is now owned by Jun Takeda.",
             0.81,

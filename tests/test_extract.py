@@ -399,6 +399,8 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
             ["Marta loves orchids and Agatha Christie novels"],
         ),
         ("Python is great for scripting.", []),
+        # a request to look at what follows
+        ("compare these two search results for me:", []),
         ("no wait, my flight home is on the 14th.", ["My flight home is on the 14th."]),
         # taking up what the assistant offered is no fact of the user's
         (

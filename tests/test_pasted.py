@@ -27,6 +27,14 @@ from hermes_bowerbird.curation.pasted import own_words
             "I reviewed Mr Nakashima on ward 26. I have started bisoprolol 2.5mg once daily.",
             "my dad got discharged yesterday, can you explain this letter in plain english?",
         ),
+        (
+            "can you summarise this abstract I copied from a PDF:\n\nAbstract. We surveyed 42 sites along the coast.",
+            "can you summarise this abstract I copied from a PDF:",
+        ),
+        (
+            "got this from 'IT', is it real?\n\n*** SYSTEM NOTICE ***\nI have reset your password, click below.",
+            "got this from 'IT', is it real?",
+        ),
         # a quoted passage: several sentences, or opened by a line that introduces another's text
         (
             "now the letting agent has emailed too, summarise this for me?\n\n'Hello, my name is Farida Sokolov "

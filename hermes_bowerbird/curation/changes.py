@@ -204,8 +204,13 @@ _NEW_HOLDER = (
         _I,
     ),
     re.compile(
-        rf"{_HOLDER_NAME}\s+(?:has\s+|just\s+)*(?:took|taken|takes|taking)\s+over\s+as\s+"
+        rf"{_HOLDER_NAME}\s+(?:has\s+|just\s+|is\s+|will\s+be\s+)*(?:took|taken|takes|taking)\s+over\s+as\s+"
         rf"(?:the\s+|our\s+|my\s+|his\s+|her\s+|their\s+|(?-i:[A-Z])\w+['’]s\s+)?{_ROLE}\b",
+        _I,
+    ),
+    # "my main supervisor is now Assoc Prof Marcus Lindqvist-Tane"
+    re.compile(
+        rf"\b(?:my|our|the|his|her|their|(?-i:[A-Z])\w+['’]s)\s+{_ROLE}\s+is\s+now\s+{_HOLDER_NAME}",
         _I,
     ),
     re.compile(

@@ -144,6 +144,9 @@ _NOT_A_MEMORY = re.compile(
     # a request for this answer only: "answer this one in hindi pls, my mom wants to read it"
     r"^(?:answer|reply|respond|write|explain|translate|say|give|make|do|put)\b[^.!?]{0,40}\b(?:this one|this time|"
     r"for this|just this once|for now)\b|"
+    # a request to look at what follows: "compare these two search results for me:", "can you summarise this:"
+    r"^(?:can you |could you |please )?(?:compare|summari[sz]e|translate|explain|check|review|proofread|rewrite"
+    r"|reword|analy[sz]e|read|look at|fix|edit|improve|shorten|format|convert|answer|reply to)\b[^.!?]*:\s*$|"
     # a request to the assistant: "Give me 5 lunch ideas I can prep on Sunday", "help me plan mornings around
     # hearings at 9", "Find me a flight to Lisbon on the 12th" (the turn keeps what it tells)
     r"^(?:(?:pls|plz|please)\s+)?(?:help|give|write|find|make|draft|suggest|recommend|show|tell|send|create|compose|"

@@ -32,7 +32,8 @@ _TEXTS = (
     r"e-?mails?|messages?|notes|chat|chats|texts?|letters?|logs?|output|page|blog|posts?|comments?|reviews?|"
     r"replies|reply|summary|documents?|docs?|export|thread|transcript|minutes|report|article|snippet|statement|"
     r"notice|invoice|contract|listing|advert|ad|announcement|newsletter|memo|bulletin|feedback|screenshot|"
-    r"discharge summary|results?"
+    r"discharge summary|results?|abstract|paper|pdf|excerpt|passage|extract|section|paragraph|essay|story|poem|"
+    r"lyrics|script|tweet|description|readme|form|survey|search results?|listing"
 )
 # ...introduced as someone else's: "the email", "this letter", "these notes", "his message", "Ngozi's comment", or
 # sent by someone ("my landlord sent me this", "Farida replied with this", "found this on a blog")
@@ -43,7 +44,9 @@ _INTRODUCES = re.compile(
     r"that|below|the following)\b|"
     r"\bfound\s+(?:this|these)\b|\bhere(?:['’]s| is| are)\s+what\b[^.!?\n]{0,40}\b(?:wrote|said|says|sent|replied|"
     r"posted)\b|"
-    r"\b(?:pasted|pasting|paste)\b",
+    r"\b(?:pasted|pasting|paste|copied|copy-pasted)\b|"
+    # "got this from 'IT', is it real?", "received this today"
+    r"\b(?:got|received|getting)\s+this\b",
     _I,
 )
 # ...and hands it over: the line ends with a colon or says it follows (or, see `_after_introduced`, asks about it
