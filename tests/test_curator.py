@@ -417,7 +417,9 @@ def test_saying_how_an_appointment_went_closes_it(env: Env) -> None:
 
 def test_a_new_time_replaces_the_old_one_for_the_same_thing_only(env: Env) -> None:
     said = _teller(env)
-    assert said("The standup moved to 10am starting next week.") == []  # nothing gave a time
+    # a new time is news even when nothing gave the old one; someone moving out on a day is no new time
+    assert len(said("The planning call got pushed to 10am starting next week.")) == 1
+    assert said("Tess moved out on Sunday.") == []
     standup = said("Our team standup is at 9:30 every weekday.")[0]
     dentist = said("My dentist appointment is on Thursday at 3pm.")[0]
     said("The retro moved to Thursday at 2pm.")  # another meeting's time

@@ -506,3 +506,20 @@ def test_someone_new_in_a_role_ends_a_slot_holder_too() -> None:
     assert plan.supersede == (11,) and plan.reason == NEW_HOLDER
     dentist = _memory(12, "My dentist is Dr. Lim in Camden.", "user:contact:dentist")
     assert _plan(dana, neighbours=[(dentist, 0.5)], closable=True).action == "drop"
+
+
+def test_a_new_time_is_kept_when_nothing_gave_the_old_one() -> None:
+    pushed = Candidate(
+        type=MemoryType.FACT,
+        content="Infusion got pushed to Monday 16 September, 10am, because the unit was short-staffed",
+        importance=0.5,
+        closing_only=True,
+    )
+    assert _plan(pushed, neighbours=[], closable=True).action == "create"
+    done = Candidate(
+        type=MemoryType.EVENT,
+        content="The plumber fixed the tap",
+        importance=0.5,
+        closing_only=True,
+    )
+    assert _plan(done, neighbours=[], closable=True).action == "drop"

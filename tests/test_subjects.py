@@ -308,6 +308,7 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "Tom and I are together on this project.",
         "We stopped talking about it.",
         "My address is on the form.",
+        "I feel like I'm 80.",
         "I'm the biggest fan in London.",
         "I'm a regular at The Crown.",
     ],

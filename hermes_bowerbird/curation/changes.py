@@ -147,6 +147,13 @@ _NOW_DATED = re.compile(
     rf"\b(?:is|are|'s|’s)\s+now\s+(?:the\s+|next\s+|this\s+)?(?:{_DATE_OR_CLOCK}|(?-i:{MONTHS_BUT_MAY}|May)\b)",
     _I,
 )
+# said to have been rescheduled, by a word for it or a "to" before the new time
+_RESCHEDULED = re.compile(
+    r"\b(?:pushed|postponed|rescheduled|rebooked|rearranged|delayed|brought\s+forward|bumped|slipped|extended|"
+    r"moved\s+(?:(?:it|them|back|up|forward)\s+)?to|(?:is|are|'s|’s)\s+now|now\s+(?:starts?|runs?|leaves?|departs?|"
+    r"meets?|happens?))\b",
+    _I,
+)
 # gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";
 # "driving up to 4 hours" is a limit, not a change; or now at one: "the limit is now 500", "the API now runs on
 # port 9000", "Netflix now costs 17.99"
@@ -287,6 +294,12 @@ _TIME_WORD = re.compile(
 def when(text: str) -> bool:
     """Whether `text` gives a day, a date or a time of day ("on Thursday at 3pm", "tomorrow", "the 15th")."""
     return _WHEN.search(text) is not None or _RELATIVE_DAY.search(text) is not None
+
+
+def says_new_time(text: str) -> bool:
+    """Whether `text` says something was rescheduled ("Infusion got pushed to Monday 16 September, 10am", "the
+    standup is now at 10"), not that someone moved on a day ("Tess moved out on Sunday")."""
+    return _change_kind(text) == "time" and _RESCHEDULED.search(text) is not None
 
 
 def says_changed(text: str) -> bool:

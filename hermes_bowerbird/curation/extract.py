@@ -113,7 +113,7 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
             MemoryType.IDENTITY,
             r"\b(?:my (?:full |first |last |middle |real )?name(?:'s| is)|changed my (?:last |first |full )?name)\b|"
             r"\bi(?:'m| am) (?:a|an) \w+|"
-            r"\bi(?:'m| am) \d{1,3}\b|"
+            r"(?<!like )\bi(?:'m| am) \d{1,3}\b|"
             r"\bi (?:live|grew up|was born)\b|\bi(?:'m| am) (?:originally )?from\b|"
             # someone close introduced by name or by who they are ("my wife Ana", "my son is 7"), not every
             # mention of them ("my mom keeps asking")

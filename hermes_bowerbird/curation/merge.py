@@ -14,7 +14,7 @@ from .. import vocabulary as vocab
 from ..store import content_hash
 from ..text import holds_name, value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
-from .changes import NEW_HOLDER, NEW_TIME, ROUTINE_SIMILARITY, change, corrected
+from .changes import NEW_HOLDER, NEW_TIME, ROUTINE_SIMILARITY, change, corrected, says_new_time
 from .completion import closure
 from .entities import find_entities
 from .given_up import given_up
@@ -143,9 +143,13 @@ def plan_merge(
     it corrects ("Clementine, not Clementina"), or a place it says closed for good, is superseded by it."""
     closes = _closed(candidate, closable)
     if candidate.closing_only and not closes:
-        return MergePlan(
-            "drop", "says something is done or changed, and nothing it is about is open"
-        )
+        # a new time is news of its own even when the old one was never kept: "Infusion got pushed to Monday 16
+        # September, 10am" answers "when is my next infusion?"
+        if not says_new_time(candidate.content):
+            return MergePlan(
+                "drop", "says something is done or changed, and nothing it is about is open"
+            )
+        candidate = replace(candidate, closing_only=False)
     if exact is not None and exact.is_current(now):
         return MergePlan("reinforce", "identical content", target=exact.id)
     for n in neighbours:

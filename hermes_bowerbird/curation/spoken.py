@@ -65,6 +65,8 @@ _OWN_THINGS = (
     r"address|number|phone|email|wifi|car|van|bike|lease|mortgage|loan|savings|target|goal|weight|office|desk|team|"
     r"project|plan|commute|hours|class|lesson|lessons|exam|exams|thesis|major|school|job|landlord|boss|manager|"
     r"supervisor|insurance|visa|contract|notice|birthday|anniversary|wedding|date|start date|due date|checkup|"
+    r"check-up|follow-up|infusion|scan|mri|surgery|operation|procedure|dose|jab|injection|bloods|blood test|"
+    r"consultation|session|therapy|treatment|"
     r"partner|wife|husband|boyfriend|girlfriend|son|daughter|mum|mom|dad|sister|brother"
 )
 _BARE_THING = re.compile(

@@ -366,7 +366,9 @@ _RULES: tuple[_Rule, ...] = _rules(
         _fixed(vocab.FAITH),
     ),
     (
-        rf"\bi(?:'m| am)\s+{_NOW}(?:almost\s+|nearly\s+)?{_AGE}(?:\s+years?\s+old|\s+y/?o\b|(?=\s+(?:and|but|now|"
+        # (not how old one feels: "I feel like I'm 80")
+        rf"(?<!like\s)(?<!as\sif\s)\bi(?:'m| am)\s+{_NOW}(?:almost\s+|nearly\s+)?{_AGE}"
+        rf"(?:\s+years?\s+old|\s+y/?o\b|(?=\s+(?:and|but|now|"
         rf"today|this year)\b)|(?=\s*[.,;!?—–-]|\s*$))|\bi(?:'ve)?\s+(?:just\s+)?turned\s+{_AGE}\b|"
         rf"\bi(?:'m| am)\s+{_NOW}in my (?:early |mid |late |mid-)?{_DECADES}|\bmy age is\b",
         _fixed(vocab.AGE),
