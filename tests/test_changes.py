@@ -563,3 +563,29 @@ def test_a_correction_replaces_the_value_it_names_wrong(
     assert (corrected(item, statement, similarity) is not None) is replaced
     if replaced:
         assert says_changed(statement)
+
+
+def test_a_new_time_said_against_its_old_one_replaces_only_the_memory_of_the_old() -> None:
+    due = "Dissertation is now due 16 May instead of 2 May"
+    assert (
+        change(MemoryType.FACT, "The final dissertation hand-in is 2 May at noon", due, 0.5)
+        == NEW_TIME
+    )
+    exam = "My GIS module exam is on 14 January, so I can't do much dissertation stuff before then"
+    assert change(MemoryType.FACT, exam, due, 0.5) is None
+    moved = "nephrologist appt got moved from sept 19 to oct 3 at 11:15"
+    assert (
+        change(MemoryType.FACT, "My nephrologist is Dr. Kessler, appt Sept 19", moved, 0.5)
+        == NEW_TIME
+    )
+    assert change(MemoryType.FACT, "My nephrologist appointment is on Sept 22", moved, 0.5) is None
+
+
+def test_an_amount_raised_or_bumped_is_a_new_amount() -> None:
+    budget = "Our total budget for everything is £42,000, so it's tight"
+    raised = "We've agreed to raise the whole budget to £52,000, my dad's lending us the difference"
+    assert (
+        change(MemoryType.FACT, budget, raised, 0.6) == "changed: a new amount for the same thing"
+    )
+    pot = "The extras pot is £9,500 for now"
+    assert change(MemoryType.FACT, pot, "we bumped the extras pot to £11,000", 0.6) is not None

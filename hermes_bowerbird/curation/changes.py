@@ -129,7 +129,9 @@ _MOVED = re.compile(
     r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
     r"switched|delayed|extended|slipped|slid|rebooked|rearranged)(?:\s+(?:it|them|back|forward|out|up|(?:the|our|my|their|his|her)\s+[\w-]+|"
     r"(?-i:[A-Z])[\w-]*['’]s\s+[\w-]+|"
-    r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?\s+"
+    r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?"
+    # ...maybe from the old time first: "got moved from sept 19 to oct 3"
+    r"(?:\s+from\s+[\w:.]+(?:\s+[\w:.]+){0,3}?)?\s+"
     r"(?:to|till|until|for|into|on|at)|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in|due(?:\s+(?:on|by))?)|"
     r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?|leaves?|"
@@ -147,6 +149,12 @@ _NOW_DATED = re.compile(
     rf"\b(?:is|are|'s|’s)\s+now\s+(?:the\s+|next\s+|this\s+)?(?:{_DATE_OR_CLOCK}|(?-i:{MONTHS_BUT_MAY}|May)\b)",
     _I,
 )
+# the old time a statement names as replaced: "due 16 May instead of 2 May", "moved from sept 19 to oct 3", "the
+# 17th, not the 14th"
+_OLD_TIME = re.compile(
+    rf"\b(?:instead\s+of|rather\s+than|from|not)\s+(?:the\s+|on\s+)?(?P<old>{_DATE_OR_CLOCK}|\d{{1,2}}(?:st|nd|rd|th)?\b)",
+    _I,
+)
 # said to have been rescheduled, by a word for it or a "to" before the new time
 _RESCHEDULED = re.compile(
     r"\b(?:pushed|postponed|rescheduled|rebooked|rearranged|delayed|brought\s+forward|bumped|slipped|extended|"
@@ -160,7 +168,7 @@ _RESCHEDULED = re.compile(
 _NEW_AMOUNT = re.compile(
     r"(?:\b(?:went|gone|goes|go|got|is|are|was|were|am|'s|’s|'m|’m|been|came|come|comes|bumped|pushed|brought|negotiated"
     r"(?:\s+\w+){0,3}?)\s+(?:up|down)|\b(?:raised|lowered|increased|reduced|cut|dropped|rose|risen|fell|fallen|"
-    r"grew|grown|shrank|shrunk|climbed|changed)(?:\s+\w+){0,3}?)"
+    r"grew|grown|shrank|shrunk|climbed|changed|bumped|upped|raise|lower|increase|reduce)(?:\s+\w+){0,3}?)"
     r"\s+to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$€£]?\d|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:about\s+|around\s+)?[$€£]?\d|"
     # a new amount named as new: "the new rent is €1,203 per month from july"
@@ -326,7 +334,7 @@ def change(
         past = _PAST_ANCHOR.search(item)
         set_for = item[: past.start("anchor")] if past else item
         gave = any(p.search(set_for) for p in (_WHEN, _MONTH_NAME_RE, _TIME_OF_DAY_RE))
-        closed = gave and similarity >= time_floor
+        closed = gave and similarity >= time_floor and _holds_old_time(item, statement)
     elif kind == "address":
         closed = TECHNICAL_VALUE.search(item) is not None and similarity >= CHANGE_SIMILARITY
     elif kind == "place":  # the item says where the one who moved lives, and not the new place
@@ -433,6 +441,20 @@ def _wrong(m: re.Match[str]) -> str:
 def _new_holder(statement: str) -> re.Match[str] | None:
     """Where `statement` says someone new holds a role or runs a thing (groups "role" and "name"), or None."""
     return next((m for m in (p.search(statement) for p in _NEW_HOLDER) if m), None)
+
+
+def _holds_old_time(item: str, statement: str) -> bool:
+    """Whether `item` gives the old time `statement` names as replaced ("instead of 2 May"), or the statement names
+    none: "Dissertation is now due 16 May instead of 2 May" replaces the memory of 2 May, not another of the
+    dissertation's dates."""
+    m = _OLD_TIME.search(statement)
+    if m is None:
+        return True
+    old = re.sub(r"(\d+)(?:st|nd|rd|th)\b", r"\1", m["old"], flags=_I).lower().split()
+    said = re.sub(r"(\d+)(?:st|nd|rd|th)\b", r"\1", item, flags=_I).lower()
+    return all(
+        re.search(rf"\b{re.escape(w[:3])}", said) for w in old if w not in ("the", "of", "on")
+    )
 
 
 def _amount_clause(statement: str) -> str:
