@@ -66,7 +66,8 @@ DRUG = (
     r"adderall|ritalin|xanax|prozac|zoloft|lexapro|wellbutrin|synthroid|ozempic|wegovy|"
     r"[a-z]{2,}(?:formin|pril|sartan|statin|olol|azole|prazole|oxetine|aline|pine|zepam|azepam|done|"
     r"cillin|mycin|cycline|thyroxine|mab|tidine|triptan|profen|sone|lone|semide|zide|triptyline|azine|"
-    r"amine|nicotine|caffeine|gliptin|glutide|gliflozin|imibe|lukast|parin|terol|sonide|pram|faxine|pion|xaban|gatran))"
+    r"amine|nicotine|caffeine|gliptin|glutide|gliflozin|imibe|lukast|parin|terol|sonide|pram|faxine|pion|xaban|gatran|"
+    r"oxen|trexate|quine|prine|phenolate|purinol|limus|sporin|salazine|flunomide|spirone|colchicine))"
 )
 # a change to a drug the user takes, told of whoever prescribes it: "he bumped the metformin up to 1000 mg", "Dr. Romero
 # is swapping the atorvastatin for rosuvastatin", "she stopped my omeprazole" (curation/noise.py, subjects.py)

@@ -141,7 +141,7 @@ def test_plain_text_stays_as_typed(typed: str) -> None:
         (
             "also on buspirone 10mg 2x day for anxiety",
             "I'm on buspirone 10mg 2x day for anxiety",
-            None,
+            "user:medication:buspirone",
         ),
     ],
 )

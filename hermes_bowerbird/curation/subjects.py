@@ -231,6 +231,7 @@ _DRUG = vocab.DRUG
 # when it is taken, or how much: "every morning", "daily", "twice a day", "at night", "with breakfast", "20mg"
 _DOSING = (
     r"(?:every|each)\s+(?:day|morning|night|evening)|daily|nightly|(?:once|twice|three times)\s+a\s+day|"
+    r"(?:one|two|three|four|[1-4])\s*(?:x|times)\s+(?:a|per)\s+day|"
     r"at\s+(?:night|bedtime)|in\s+the\s+(?:morning|evening)s?|with\s+(?:breakfast|dinner|food|meals)|"
     rf"\d+\s?(?:mg|mcg|ml)\b|for\s+(?:my\s+)?(?:{_CONDITIONS})"
 )
@@ -647,8 +648,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         # a new dose: "I'm on 100mg of sertraline now", "my doctor upped my sertraline to 100mg", "my sertraline
         # dose went down to 50mg"
         rf"\bi(?:'m| am)\s+{_NOW}on\s+{_DOSE}\s+of\s+(?P<item4>{_DRUG})\b|"
-        rf"\b(?:i|we|my (?:doctor|gp|psychiatrist|consultant|specialist|nurse)|they|she|he)\s+{_NOW}"
-        rf"(?:upped|increased|raised|lowered|reduced|cut|dropped|changed|doubled|halved|bumped(?:\s+up)?)\s+(?:my|the)\s+"
+        rf"\b(?:i|we|my (?:doctor|gp|psychiatrist|consultant|specialist|nurse)|they|she|he|"
+        r"(?:dr|dra|doctor|prof)\.?\s+[\w-]+(?:\s+(?-i:[A-Z])[\w-]+)?)\s+"
+        rf"{_NOW}(?:upped|increased|raised|lowered|reduced|cut|dropped|changed|doubled|halved|bumped(?:\s+up)?)\s+"
+        r"(?:(?:my|the)\s+)?"
         rf"(?P<item5>{_DRUG})(?:\s+dose)?\s+(?:up\s+|down\s+|back\s+)?to\s+{_NEW_DOSE}|"
         rf"\bmy\s+(?P<item6>{_DRUG})(?:\s+dose)?\s+(?:was|has been|got|went|is going|is|'s)\s+"
         rf"(?:\w+\s+){{0,2}}?(?:up\s+|down\s+|back\s+)?to\s+{_NEW_DOSE}|"
@@ -672,7 +675,11 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"\b(?:swapp(?:ed|ing)|switch(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing))\s+(?:the\s+|my\s+)?[\w-]+\s+"
         rf"(?:for|with)\s+(?P<item14>{_DRUG})\b|"
         # ...or stopped by the doctor: "he stopped the omeprazole" (whose: see `_prescribed`)
-        rf"\b(?:stopped|stopping|discontinued)\s+(?:the\s+|my\s+)(?P<item15>{_DRUG})\b",
+        rf"\b(?:stopped|stopping|discontinued)\s+(?:the\s+|my\s+)(?P<item15>{_DRUG})\b|"
+        # a drug and its dose: "I take naproxen 500 mg two times per day"
+        rf"\bi\s+{_NOW}take\s+(?P<item16>{_DRUG})\s+{_DOSE}|"
+        # ...or off it: "I'm off budesonide completely as of last week"
+        rf"\bi(?:'m| am)\s+{_NOW}(?:completely\s+)?off\s+(?:the\s+|my\s+)?(?P<item17>{_DRUG})\b",
         lambda m: _medication_any(m),
     ),
     # body weight: "I weigh 82 kg", "I'm down to 78 kg", "Down to 88 kg now!" (the user's own, said in passing), "my
@@ -878,7 +885,7 @@ def _habit_any(m: re.Match[str]) -> str | None:
 
 
 def _medication_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 16))))
+    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 18))))
     return f"{vocab.MEDICATIONS}{_clean(found)}" if found else None
 
 
