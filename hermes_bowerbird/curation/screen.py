@@ -162,6 +162,49 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# words without which a rule cannot match (lowercase substrings of the folded text): checked first, as a pattern of
+# many alternatives costs more than a few substring tests on the text most turns are
+_GATES: dict[str, tuple[str, ...]] = {
+    "planted_memory": (
+        "authori",
+        "asked",
+        "instructed",
+        "told",
+        "allowed",
+        "consented",
+        "agreed",
+        "requested",
+        "wants",
+        "remember",
+        "store",
+        "save",
+        "record",
+        "keep",
+        "note",
+        "reading",
+        "summari",
+        "processing",
+        "parsing",
+        "viewing",
+        "reads",
+        "instruction",
+        "directive",
+        "order",
+        "system",
+        "assistant",
+        "developer",
+        "override",
+        "notice",
+        "update",
+    ),
+}
+
+
+def _gated(name: str, lowered: str) -> bool:
+    gate = _GATES.get(name)
+    return gate is None or any(word in lowered for word in gate)
+
+
 def _host_scanner() -> Callable[[str, str], list[str]] | None:
     try:
         from tools.threat_patterns import scan_for_threats
@@ -188,7 +231,10 @@ def screen(text: str, *, strict: bool = False) -> list[str]:
     sample = text[:_MAX_SCAN_CHARS]
     reasons = _hidden_characters(sample)
     folded = unicodedata.normalize("NFKC", _HIDDEN.sub("", sample))
-    reasons += [name for name, pattern in _RULES if pattern.search(folded)]
+    lowered = folded.lower()
+    reasons += [
+        name for name, pattern in _RULES if _gated(name, lowered) and pattern.search(folded)
+    ]
     if _HOST_SCAN is not None:
         try:
             reasons += [
