@@ -17,6 +17,20 @@ from hermes_bowerbird.types import MemoryType
             "Always speak slowly and simply to me, big words confuse me sometimes",
         ),
         ("always metric", "Always metric"),
+        (
+            "please always cc my deputy Farai Moyo on any draft you write for me",
+            "Always cc my deputy Farai Moyo on any draft you write for me",
+        ),
+        (
+            "give me summaries as bullet points, not paragraphs",
+            "Give me summaries as bullet points, not paragraphs",
+        ),
+        ("please keep your answers under 100 words", "Keep your answers under 100 words"),
+        (
+            "any chart you suggest must avoid red/green",
+            "Any chart you suggest must avoid red/green",
+        ),
+        ("first thing: from now on answer me in French", "From now on answer me in French"),
         ("from now on, answer in Spanish", "From now on, answer in Spanish"),
         ("use British spelling by default", "Use British spelling by default"),
         ("please write everything for me in Spanish", "Write everything for me in Spanish"),
@@ -70,6 +84,8 @@ def test_a_request_for_good_is_kept_as_said(said: str, kept: str) -> None:
         "go back to sleep now",
         "order pizza for tonight, never mind the salad",
         "I always pick the aisle seat",
+        "give me the summary as bullets",  # this summary
+        "every email you sent went to spam",
     ],
 )
 def test_a_request_for_this_turn_or_a_habit_is_none(said: str) -> None:

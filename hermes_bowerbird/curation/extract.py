@@ -68,7 +68,8 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
             # "Don't forget I'm vegan" reminds of a fact, not a task, as "the pin is 4821, dont let me forget it" does
             r"\bdon'?t (?:let me )?forget\b(?!,? (?:that )?(?:i'm|i’m|i am|we're|we’re|we are|"
             r"my [\w'’]+(?: [\w'’]+)? (?:is|are))\b)(?!,? (?:it|this|that|them)\b[\s.!]*$)|"
-            r"\btodo\b|\bto-do\b|\bdeadline\b|"
+            # (someone else's deadline is theirs: "her deadline is 1 September")
+            r"\btodo\b|\bto-do\b|(?<!her )(?<!his )(?<!their )(?<!['’]s )\bdeadline\b|"
             # "I need to remember that my sister is allergic" states a fact, not a task
             r"\bi (?:still |really |also |just |definitely |urgently )?(?:need|have|must|ought) to\b"
             r"(?! (?:remember|keep in mind|bear in mind|not forget) that\b)|"
@@ -113,6 +114,8 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
             MemoryType.IDENTITY,
             r"\b(?:my (?:full |first |last |middle |real )?name(?:'s| is)|changed my (?:last |first |full )?name)\b|"
             r"\bi(?:'m| am) (?:a|an) \w+|"
+            r"\bi(?:'m| am) (?:[\w-]+[ -])?(?:colou?r[ -]?blind|dyslexic|deaf|hard of hearing|autistic|"
+            r"partially sighted|visually impaired)\b|"
             r"(?<!like )\bi(?:'m| am) \d{1,3}\b|"
             r"\bi (?:live|grew up|was born)\b|\bi(?:'m| am) (?:originally )?from\b|"
             # someone close introduced by name or by who they are ("my wife Ana", "my son is 7"), not every

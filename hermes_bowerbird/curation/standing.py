@@ -21,7 +21,7 @@ _FOR_GOOD = (
 # what the assistant does when it answers (not "give", "keep" or "check": "never give up" is no request)
 _ANSWERING = (
     r"(?:use|write|answer|reply|respond|speak|talk|format|spell|explain|address|suggest|recommend|include|list"
-    r"|mention|cite|round|convert|sign|call\s+me|give\s+me|show\s+me|keep\s+(?:it|answers|replies))"
+    r"|mention|cite|round|convert|sign|call\s+me|give\s+me|show\s+me|keep\s+(?:it|answers|replies)|cc|bcc|copy\s+in)"
 )
 # ...or does for the user, told with "always" or "never" first: "always pick an aisle seat", "never book me on a
 # flight before 10am" (not "order pizza for tonight, never mind")
@@ -30,7 +30,7 @@ _SERVING = r"(?:pick|choose|book|reserve|order|schedule|buy|get\s+me)"
 _RULE_OPENING = re.compile(
     r"^(?:(?:and|also|oh|so|plus|btw|ok|okay)[\s,]+)*"
     r"(?:(?:(?:please\s+|pls\s+)?(?:remember|note|fyi)(?:\s+that)?|(?:ground\s+|house\s+|my\s+|the\s+)?rules?"
-    r"|(?:one\s+)?more\s+thing)\s*[:,-]\s*|you\s+can\s+(?=go\s+back|switch))?",
+    r"|(?:one\s+)?more\s+thing|first\s+thing|one\s+thing|important)\s*[:,-]\s*|you\s+can\s+(?=go\s+back|switch))?",
     _I,
 )
 # the kinds of thing the assistant writes for the user
@@ -56,7 +56,14 @@ _STANDING = re.compile(
     r"|never|always|no)\b"
     # "keep replies short, bullet points, no essays"
     r"|^(?:please\s+|pls\s+)?keep\s+(?:your\s+|all\s+)?(?:answers|replies|responses|messages|explanations)\s+"
-    r"(?:short|brief|simple|concise|casual|formal|plain|to\s+the\s+point)\b"
+    r"(?:short|brief|simple|concise|casual|formal|plain|to\s+the\s+point|(?:under|below|within)\s+\d+\s+words)\b"
+    # "give me summaries as bullet points, not paragraphs": a kind of writing, said in the plural, and how
+    rf"|^{_PLEASE}(?:give|send|write|show)\s+me\s+(?:(?:your|the)\s+)?(?:\w+\s+)?(?:answers|replies|responses|"
+    r"summaries|recipes|emails|explanations|prices|amounts|measurements|dates|times|examples)\s+(?:as|in|with|without|"
+    r"under)\b"
+    # "any chart you suggest must avoid red/green"
+    r"|^(?:any|every|all)\s+(?:\w+\s+)?\w+\s+you\s+(?:suggest|write|make|give|recommend|draw|create|draft|send)\s+"
+    r"(?:must|should|has\s+to|have\s+to|needs?\s+to)\b"
     # "go back to english now" (not "go back to sleep")
     rf"|^{BACK_TO_LANGUAGE}"
     # "use celsius pls", "stop using emojis in ur answers"
