@@ -903,3 +903,12 @@ def test_he_or_she_opening_a_message_is_the_one_person_the_last_message_named(en
     # in another session the last message is another conversation's
     other = env.curator().process(env.entry(env.capture("he collects stamps", session="s2")))
     assert other.created == []
+
+
+def test_the_message_before_is_the_same_users(env: Env) -> None:
+    curator = env.curator()
+    curator.process(
+        env.entry(env.capture("my colleague Hideo is leaving the firm", scope="u:other"))
+    )
+    told = curator.process(env.entry(env.capture("he collects vinyl, mostly jazz pressings")))
+    assert told.created == []  # the turn before was another user's

@@ -83,10 +83,16 @@ class Journal:
         )
         return rows[0] if rows else None
 
-    def user_said(self, session_id: str, turn_index: int) -> str:
-        """What the user said in the session's turn at this index ("" when there is none)."""
-        row = self._turn_at(session_id, turn_index) if turn_index >= 0 else None
-        return str(row["user_content"]) if row is not None else ""
+    def user_said(self, scope: str, session_id: str, turn_index: int) -> str:
+        """What the user of `scope` said in the session's turn at this index ("" when there is none, or it was
+        another scope's: a shared chat's session holds turns of several users)."""
+        if turn_index < 0:
+            return ""
+        rows = self._db.query(
+            "SELECT user_content FROM journal WHERE scope = ? AND session_id = ? AND turn_index = ?",
+            (scope, session_id, turn_index),
+        )
+        return str(rows[0]["user_content"]) if rows else ""
 
     def append_many(self, turns: Sequence[TurnCapture]) -> int:
         """Journal many turns at once (an import): sqlite-utils batches the INSERTs inside one transaction.
