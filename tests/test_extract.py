@@ -35,6 +35,8 @@ def _single(user: str, assistant: str = "") -> Candidate:
         ("I'm scared of heights, so no via ferrata for me.", MemoryType.PREFERENCE),
         ("I only drink oat milk these days.", MemoryType.PREFERENCE),
         ("I'm red-green colourblind, so charts need blue and orange.", MemoryType.IDENTITY),
+        ("Hot weather and skipping lunch make me dizzy.", MemoryType.FACT),
+        ("Things that set me off: popcorn, raw salad and ibuprofen.", MemoryType.FACT),
         ("My flatmate Lotte has Dr Pascoe too but her deadline is 1 September.", MemoryType.FACT),
         ("I want to run a marathon before I turn 40.", MemoryType.GOAL),
         ("My goal is to ship the beta by March.", MemoryType.GOAL),

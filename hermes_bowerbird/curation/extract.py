@@ -186,6 +186,14 @@ _DAY_OR_MONTH = re.compile(
     r"\b(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\s+\d{1,4}\b",
     _I,
 )
+# what sets off the user's condition: "Hot weather and skipping lunch make me dizzy", "sun makes everything worse",
+# "things that set me off: popcorn, raw salad", "stress triggers my eczema"
+_TRIGGERS = re.compile(
+    r"\b(?:makes?|made|making)\s+(?:me|my\s+[\w-]+|everything|it|things)\s+(?:\w+\s+)?(?:worse|dizzy|sick|ill|"
+    r"nauseous|nauseated|faint|lightheaded|flare|itchy|itch|wheezy|wheeze|sneeze|break\s+out)\b"
+    r"|\bsets?\s+me\s+off\b|\btriggers?\s+my\s+\w",
+    _I,
+)
 # someone named by a title, or said to be called something, however cased: "dr tamar kvaratskhelia", "dra
 # benavides", "a guy called levan"
 _NAMED_PLAINLY = re.compile(
@@ -524,6 +532,7 @@ def _fallback_type(
         or when
         or _OWN_THING.match(own)
         or _OWN_CHANGE.search(own)
+        or _TRIGGERS.search(own)
     ):
         return None
     return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
