@@ -589,3 +589,11 @@ def test_an_amount_raised_or_bumped_is_a_new_amount() -> None:
     )
     pot = "The extras pot is £9,500 for now"
     assert change(MemoryType.FACT, pot, "we bumped the extras pot to £11,000", 0.6) is not None
+
+
+def test_a_new_amount_said_against_its_old_one_replaces_only_a_memory_holding_the_old() -> None:
+    now = "And the afternoon hydrocortisone is now 2.5 mg instead of 5, because I couldn't sleep"
+    kit = "I carry an emergency injection kit, 100 mg hydrocortisone, in my bag always"
+    assert change(MemoryType.FACT, kit, now, 0.5) is None
+    doses = "Hydrocortisone: 10 mg when I wake, 5 mg at noon, 5 mg at 4pm"
+    assert change(MemoryType.FACT, doses, now, 0.5) == "changed: a new amount for the same thing"

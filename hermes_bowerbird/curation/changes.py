@@ -379,6 +379,7 @@ def change(
             gave
             and similarity >= AMOUNT_SIMILARITY
             and bool(_thing_words(item) & _thing_words(_amount_clause(statement)))
+            and _holds_old_amount(item, statement)
         )
     if not closed or not _thing_words(item) & _thing_words(statement):
         return None
@@ -455,6 +456,24 @@ def _holds_old_time(item: str, statement: str) -> bool:
     return all(
         re.search(rf"\b{re.escape(w[:3])}", said) for w in old if w not in ("the", "of", "on")
     )
+
+
+# the old amount a statement names as replaced: "now 2.5 mg instead of 5", "cut from 30mg to 15mg"
+_OLD_AMOUNT = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|from|not)\s+(?:the\s+)?[$€£]?(?P<old>\d[\d.,]*)(?![\d.,]*\s*(?:am|pm)\b)",
+    _I,
+)
+
+
+def _holds_old_amount(item: str, statement: str) -> bool:
+    """Whether `item` gives the old amount `statement` names as replaced ("instead of 5"), or the statement names
+    none: "the afternoon hydrocortisone is now 2.5 mg instead of 5" leaves "I carry an emergency kit, 100 mg
+    hydrocortisone" alone."""
+    m = _OLD_AMOUNT.search(statement)
+    if m is None:
+        return True
+    old = m["old"].rstrip(".,")
+    return re.search(rf"(?<![\d.,]){re.escape(old)}(?![\d]|[.,]\d)", item) is not None
 
 
 def _amount_clause(statement: str) -> str:
