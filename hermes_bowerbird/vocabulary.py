@@ -97,7 +97,8 @@ CONTACT_ROLES = (
     r"dermatologist|financial (?:advisor|adviser)|mechanic|cleaner|nanny|babysitter|midwife|optician|"
     r"chiropractor|realtor|estate agent|p(?:a)?ediatrician|dietitian|nutritionist|property manager|"
     r"letting agent|cardiologist|gynaecologist|gynecologist|osteopath|acupuncturist|contractor|builder|plumber|"
-    r"electrician"
+    r"electrician|endocrinologist|rheumatologist|nephrologist|neurologist|oncologist|gastroenterologist|urologist|"
+    r"ophthalmologist|pulmonologist|ha?ematologist|allergist|podiatrist|orthopaedic surgeon|orthopedic surgeon"
 )
 RELATIONSHIP = _subject("user:relationship", MemoryType.IDENTITY)
 CHILDREN = _subject("user:children", MemoryType.IDENTITY)

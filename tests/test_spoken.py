@@ -131,6 +131,27 @@ def test_plain_text_stays_as_typed(typed: str) -> None:
             "I found an english speaking gp, dr tamar kvaratskhelia at medi club",
             None,
         ),
+        # a diagnosis, a specialist, a dose noted tersely
+        (
+            "diagnosed w graves disease last week",
+            "I was diagnosed with graves disease last week",
+            None,
+        ),
+        (
+            "endocrinologist is dr aubanel at la timone",
+            "My endocrinologist is dr aubanel at la timone",
+            "user:contact:endocrinologist",
+        ),
+        (
+            "dose down again, carbimazole 10mg now.",
+            "My carbimazole dose is down to 10mg now.",
+            "user:medication:carbimazole",
+        ),
+        (
+            "stopping propranolol completely, pulse now 78",
+            "I'm stopping propranolol completely, pulse now 78",
+            "user:medication:propranolol",
+        ),
         # a state of the user's, "I'm" unsaid
         ("allergic to bees me not her.", "I'm allergic to bees me not her.", "user:allergy:bees"),
         (

@@ -41,7 +41,8 @@ _DONE = re.compile(
 _DOING = re.compile(
     r"(?:(?:now|currently|still)\s+(?:on|taking|doing|working|living|seeing|using)\s+\S"
     r"|(?:moving|starting|working|living|staying)\s+(?:to|into|in|at|as|with|on|for|a|my)\s+\S"
-    r"|(?:flying|heading|travell?ing|driving)\s+(?:home|back|out|up|down)?\s*(?:to|for)\s+\S)"
+    r"|(?:flying|heading|travell?ing|driving)\s+(?:home|back|out|up|down)?\s*(?:to|for)\s+\S"
+    rf"|(?:stopping|quitting|coming\s+off)\s+(?:the\s+|my\s+)?{DRUG}\b)"
     r"(?![^,.;!?]*\b(?:is|was|are|were)\b)",
     _I,
 )
@@ -53,6 +54,16 @@ _STATE = re.compile(
     r"(?:vegan|vegetarian|veggie|pescatarian|coeliac|celiac|diabetic|pregnant|teetotal|sober)"
     r"(?=\s*(?:$|[,.!;]|(?:now|since|btw|af|so|but|and|too|lol|for|again|these\s+days)\b))|"
     r"on\s+[a-z][a-z-]+\s+\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ml|iu|units)\b|based\s+(?:in|out\s+of)\s+\S)",
+    _I,
+)
+# a diagnosis told without "I was": "diagnosed w graves disease today"
+_DIAGNOSED = re.compile(
+    r"(?:just\s+|finally\s+|officially\s+)?(?:got\s+)?diagnosed\s+(?:w/?|with)\s+(?=\S)", _I
+)
+# a drug's new dose noted tersely: "dose down again, carbimazole 10mg now"
+_DOSE_NOTE = re.compile(
+    rf"(?:(?:dose|doses)\s+(?:down|up|lowered|raised|cut|changed)(?:\s+again)?\s*[,:;-]?\s*)?(?P<drug>{DRUG})\s+"
+    r"(?P<dose>\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ml|units|iu))\s+now\b",
     _I,
 )
 _BEEN = re.compile(r"been\s+(?:seeing|dating|working|living|taking|doing|going)\s+\S", _I)
@@ -151,6 +162,12 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
         return f"I {sentence[0].lower()}{sentence[1:]}"
     if speaking and (_DOING.match(sentence) or _STATE.match(sentence)):
         return f"I'm {sentence[0].lower()}{sentence[1:]}"
+    if speaking and (diagnosed := _DIAGNOSED.match(sentence)):
+        return f"I was diagnosed with {sentence[diagnosed.end() :]}"
+    if speaking and (dose := _DOSE_NOTE.match(sentence)):
+        return (
+            f"My {dose['drug'].lower()} dose is down to {dose['dose']} now{sentence[dose.end() :]}"
+        )
     if speaking and _BEEN.match(sentence):
         return f"I've {sentence[0].lower()}{sentence[1:]}"
     if speaking and _THE_CONTACT.match(sentence):

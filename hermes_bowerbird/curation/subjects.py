@@ -679,7 +679,8 @@ _RULES: tuple[_Rule, ...] = _rules(
         # a drug and its dose: "I take naproxen 500 mg two times per day"
         rf"\bi\s+{_NOW}take\s+(?P<item16>{_DRUG})\s+{_DOSE}|"
         # ...or off it: "I'm off budesonide completely as of last week"
-        rf"\bi(?:'m| am)\s+{_NOW}(?:completely\s+)?off\s+(?:the\s+|my\s+)?(?P<item17>{_DRUG})\b",
+        rf"\bi(?:'m| am)\s+{_NOW}(?:completely\s+)?off\s+(?:the\s+|my\s+)?(?P<item17>{_DRUG})\b|"
+        rf"\bi(?:'m| am)\s+{_NOW}(?:stopping|quitting|coming\s+off)\s+(?:the\s+|my\s+)?(?P<item18>{_DRUG})\b",
         lambda m: _medication_any(m),
     ),
     # body weight: "I weigh 82 kg", "I'm down to 78 kg", "Down to 88 kg now!" (the user's own, said in passing), "my
@@ -885,7 +886,7 @@ def _habit_any(m: re.Match[str]) -> str | None:
 
 
 def _medication_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 18))))
+    found = _first_group(m, ("item", *(f"item{i}" for i in range(2, 19))))
     return f"{vocab.MEDICATIONS}{_clean(found)}" if found else None
 
 
