@@ -397,7 +397,7 @@ def corrected(item: str, statement: str, similarity: float) -> str | None:
     if m is None or similarity < (SWAP_SIMILARITY if swapped else CORRECTION_SIMILARITY):
         return None
     wrong = _wrong(m)
-    said = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", item, flags=re.IGNORECASE)
+    said = _day_numbers(item)
     if not holds_name(said, wrong, ignore_case=True):
         return None
     told = (
@@ -444,6 +444,14 @@ def _new_holder(statement: str) -> re.Match[str] | None:
     return next((m for m in (p.search(statement) for p in _NEW_HOLDER) if m), None)
 
 
+_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", _I)
+
+
+def _day_numbers(text: str) -> str:
+    """`text` with each day's number without its ending ("the 3rd of March" -> "the 3 of March")."""
+    return _ORDINAL.sub(r"\1", text)
+
+
 def _holds_old_time(item: str, statement: str) -> bool:
     """Whether `item` gives the old time `statement` names as replaced ("instead of 2 May"), or the statement names
     none: "Dissertation is now due 16 May instead of 2 May" replaces the memory of 2 May, not another of the
@@ -451,8 +459,8 @@ def _holds_old_time(item: str, statement: str) -> bool:
     m = _OLD_TIME.search(statement)
     if m is None:
         return True
-    old = re.sub(r"(\d+)(?:st|nd|rd|th)\b", r"\1", m["old"], flags=_I).lower().split()
-    said = re.sub(r"(\d+)(?:st|nd|rd|th)\b", r"\1", item, flags=_I).lower()
+    old = _day_numbers(m["old"]).lower().split()
+    said = _day_numbers(item).lower()
     return all(
         re.search(rf"\b{re.escape(w[:3])}", said) for w in old if w not in ("the", "of", "on")
     )

@@ -361,7 +361,9 @@ class Curator:
         # what the user tells of someone they named in the turn before ("he collects vinyl") is told of them by name
         told = said_of_before(
             entry.user_content,
-            self.store.journal.user_said(entry.scope, entry.session_id, entry.turn_index - 1),
+            lambda: self.store.journal.user_said(
+                entry.scope, entry.session_id, entry.turn_index - 1
+            ),
         )
         noisy = {
             role

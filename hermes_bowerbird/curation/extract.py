@@ -5,7 +5,7 @@ from __future__ import annotations
 import calendar
 import re
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation import pasted
@@ -816,16 +816,19 @@ def _assistant_candidates(text: str, now: float | None) -> list[Candidate]:
     return found
 
 
-def said_of_before(user: str, before: str) -> str:
-    """`user` with an opening "he", "she", "his" or "her" said as the one person the last sentence of `before` (what
-    the user said in the turn before) named, and no other name: "my colleague Hideo is leaving the firm" / "he
-    collects vinyl" -> "Hideo collects vinyl"; `user` as it is otherwise ("I had lunch with Tom and Ana" / "she loves
-    orchids": whom "she" means is not said)."""
-    if not _PRONOUN_OPENING.match(user.lstrip()) or not before.strip():
+def said_of_before(user: str, said_before: Callable[[], str]) -> str:
+    """`user` with an opening "he", "she", "his" or "her" said as the one person the last sentence of what the user
+    said in the turn before (`said_before`, read only when `user` points back) named, and no other name: "my colleague
+    Hideo is leaving the firm" / "he collects vinyl" -> "Hideo collects vinyl"; `user` as it is otherwise ("I had
+    lunch with Tom and Ana" / "she loves orchids": whom "she" means is not said)."""
+    if not _PRONOUN_OPENING.match(user.lstrip()):
         return user
-    said_before = split_sentences(pasted.own_words(before))
-    named = _one_person(said_before[-1], alone=True) if said_before else None
-    return _named_for_pronoun(user.lstrip(), (said_before[-1], named))[0] if named else user
+    before = said_before()
+    if not before.strip():
+        return user
+    sentences = split_sentences(pasted.own_words(before))
+    named = _one_person(sentences[-1], alone=True) if sentences else None
+    return _named_for_pronoun(user.lstrip(), (sentences[-1], named))[0] if named else user
 
 
 def extract_candidates(

@@ -221,26 +221,24 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
             out[memory.id] = why
             continue
         if memory.subject:
+            changed = change(
+                memory.type,
+                memory.content,
+                candidate.content,
+                n.similarity,
+                time_floor=ROUTINE_SIMILARITY,
+            )
             # a routine's slot holds its time too: "Our rehearsals moved to Wednesdays" replaces "I play bass in a
             # band, we rehearse on Thursdays" (and takes its slot, `_slot_taken`)
-            if (
-                memory.subject.startswith(vocab.ROUTINES)
-                and change(
-                    memory.type,
-                    memory.content,
-                    candidate.content,
-                    n.similarity,
-                    time_floor=ROUTINE_SIMILARITY,
-                )
-                == NEW_TIME
-            ):
+            if changed == NEW_TIME and memory.subject.startswith(vocab.ROUTINES):
                 out[memory.id] = NEW_TIME
             # ...and a value said wrongly is wrong in a slot too: "it's sulfa drugs I'm allergic to, penicillin is
             # fine" ends "I'm allergic to penicillin"
             elif why := corrected(memory.content, candidate.content, n.similarity):
                 out[memory.id] = why
             # ...and so is one who held a role: "Dana is the new team lead" ends "Our team lead is Priya Raman"
-            elif change(memory.type, memory.content, candidate.content, n.similarity) == NEW_HOLDER:
+            # (a new holder is read alike whatever a time's floor)
+            elif changed == NEW_HOLDER:
                 out[memory.id] = NEW_HOLDER
             continue
         closed = (

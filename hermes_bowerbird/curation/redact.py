@@ -256,11 +256,7 @@ def _network_key(m: re.Match[str]) -> Span | None:
     """A network's key: password-like text (letters with a digit or a symbol), not a word."""
     group = "value" if m.group("value") is not None else "slashed"
     start, end, value, quoted = _value_span(m, group)
-    if (
-        _is_code_or_placeholder(value, quoted)
-        or not _password_like(value)
-        or value.rstrip(".?!)").isalpha()
-    ):
+    if not _chosen_password(value, quoted):
         return None
     return start, end
 
@@ -268,9 +264,7 @@ def _network_key(m: re.Match[str]) -> Span | None:
 def _id_said_before(m: re.Match[str]) -> Span | None:
     """A number of five digits or more whose text named an identity number before it."""
     value = m.group("value")
-    if sum(c.isdigit() for c in value) < 5 or not _ID_NAME.search(
-        m.string[max(0, m.start() - 200) : m.start()]
-    ):
+    if sum(c.isdigit() for c in value) < 5 or not _ID_NAME.search(_before(m, 200)):
         return None
     return m.span("value")
 
@@ -450,7 +444,7 @@ def _near_secret_word(m: re.Match[str]) -> Span | None:
     long one anywhere after a secret word close before it (`here's my token so you can debug: 7c2f9e81...`)."""
     if not _token_like(m.group(0)):
         return None
-    window = m.string[max(0, m.start() - _SECRET_WORD_WINDOW) : m.start()]
+    window = _before(m, _SECRET_WORD_WINDOW)
     if _SECRET_WORD_BEFORE.search(window):
         return m.span()
     long = len(m.group(0).strip("=")) >= _LONG_TOKEN
@@ -477,13 +471,19 @@ def _login_password(m: re.Match[str]) -> Span | None:
 def _bare_password(m: re.Match[str]) -> Span | None:
     """`the password Tr0ub4dor&3`: a password word followed straight by a password-like value."""
     start, end, value, quoted = _value_span(m)
-    if len(value) < 4 or _is_code_or_placeholder(value, quoted) or not _password_like(value):
-        return None
-    if value.rstrip(
-        ".?!)"
-    ).isalpha():  # a word ending the sentence: "I'd change that password now."
+    if len(value) < 4 or not _chosen_password(value, quoted):
         return None
     return start, end
+
+
+def _chosen_password(value: str, quoted: bool) -> bool:
+    """Password-like text (letters with a digit or a symbol), not code or a placeholder, and not a word ending the
+    sentence ("I'd change that password now.")."""
+    return (
+        not _is_code_or_placeholder(value, quoted)
+        and _password_like(value)
+        and not value.rstrip(".?!)").isalpha()
+    )
 
 
 _CLOSING_QUOTE = re.compile(r"[\"'`](?=\s|$)")
