@@ -468,6 +468,39 @@ def _login_password(m: re.Match[str]) -> Span | None:
     return start, end
 
 
+# a word naming a login earlier in the same sentence (a dot inside a name such as "simone.baird" ends none)
+_LOGIN_WORD_BEFORE = re.compile(
+    r"\b(?:log[ \t-]?ins?|sign[ \t-]?ins?|logon|creds|credentials|user[ \t]?names?)\b"
+    r"(?:[^\n.!?]|[.!?](?=\S))*$",
+    re.IGNORECASE,
+)
+# a login's name as a pair gives it: three letters and a dot, "@" or a digit ("simone.baird", "jo_smith99"; not a
+# version, "v2.1 / v3beta")
+_PAIRED_NAME = r"(?<![\w.@+\[-])(?=(?:[^\sA-Za-z/]*[A-Za-z]){3})(?:[\w+-]+(?:[.@][\w+-]+)+|[A-Za-z_-]*\d[\w-]*)"
+
+
+def _login_said_before(m: re.Match[str]) -> bool:
+    return _LOGIN_WORD_BEFORE.search(_before(m, 160)) is not None
+
+
+def _paired_login(m: re.Match[str]) -> Span | None:
+    """The name of a login given as a pair in a sentence that named a login (`sent me the login for their portal,
+    its simone.baird / Harcourt#77`), when a password-like value follows the slash: "the login page is slow / broken"
+    gives none."""
+    following = re.match(r"[^\s\"'`,;]{3,128}", m.string[m.end() : m.end() + 128])
+    if following is None or not _password_like(following.group().rstrip(".?)>]}")):
+        return None
+    return _login_name(m) if _login_said_before(m) else None
+
+
+def _paired_password(m: re.Match[str]) -> Span | None:
+    """The password of a login given as a pair in a sentence that named a login: password-like text only."""
+    start, end, value, quoted = _value_span(m)
+    if _is_code_or_placeholder(value, quoted) or not _password_like(value):
+        return None
+    return (start, end) if _login_said_before(m) else None
+
+
 def _bare_password(m: re.Match[str]) -> Span | None:
     """`the password Tr0ub4dor&3`: a password word followed straight by a password-like value."""
     start, end, value, quoted = _value_span(m)
@@ -798,6 +831,24 @@ _RULES: tuple[_Rule, ...] = (
         ("log", "sign", "cred", "user"),
         lower=True,
         locate=_login_password,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a login given as a pair further on in the sentence that named it: "sent me the login for their portal so
+        # i can upload pics, its simone.baird / Harcourt#77": the name here, the password by the next rule
+        "login",
+        rf"(?P<value>{_PAIRED_NAME})[ \t]*/[ \t]*(?=[^\s\"'`,;]{{3,128}})",
+        ("log", "sign", "cred", "user"),
+        lower=True,
+        locate=_paired_login,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "password",
+        rf"{_PAIRED_NAME}[ \t]*/[ \t]*(?P<value>[^\s\"'`,;]{{3,128}})",
+        ("log", "sign", "cred", "user"),
+        lower=True,
+        locate=_paired_password,
         flags=re.IGNORECASE,
     ),
     _rule(
