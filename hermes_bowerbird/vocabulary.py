@@ -92,7 +92,7 @@ SOMEONE_ELSES_DRUG = (
 # the roles of the people the user goes to, one `CONTACTS` slot each ("user:contact:dentist"), as words in a
 # statement (curation/subjects.py) or a question (retrieval/query.py)
 CONTACT_ROLES = (
-    r"accountant|dentist|doctor|gp|therapist|counsell?or|lawyer|solicitor|landlord|landlady|vet|hairdresser|"
+    r"accountant|cpa|bookkeeper|childminder|dentist|doctor|gp|therapist|counsell?or|lawyer|solicitor|landlord|landlady|vet|hairdresser|"
     r"hairstylist|barber|personal trainer|trainer|tutor|physio(?:therapist)?|psychiatrist|psychologist|"
     r"dermatologist|financial (?:advisor|adviser)|mechanic|cleaner|nanny|babysitter|midwife|optician|"
     r"chiropractor|realtor|estate agent|p(?:a)?ediatrician|dietitian|nutritionist|property manager|"

@@ -46,6 +46,12 @@ def _roles(text: str) -> dict[str, tuple[str, ...]]:
             ("contractor", "builder"),
         ),
         ("Good news. new manager is Tom Becker.", "Tom Becker", ("manager", "boss")),
+        # a terse note's role, the "my" unsaid
+        ("Lachlan (husband) offshore. 3 weeks on 3 off.", "Lachlan", ("husband", "spouse")),
+        ("Childminder Gail Urquhart. Tue + Thu.", "Gail Urquhart", ("childminder", "babysitter")),
+        ("Sometimes babysitter Chloe come, she is a student", "Chloe", ("babysitter",)),
+        ("Son is Ren, 7 years old.", "Ren", ("son", "kid")),
+        ("I am living in Victoria BC with husband Dario and 2 kids.", "Dario", ("husband",)),
     ],
 )
 def test_a_persons_role_gives_its_aliases(
@@ -88,6 +94,10 @@ def test_no_role_without_the_speakers_own_named_person(text: str) -> None:
             {name: ("son", "kid", "child", "boy") for name in ("Tom", "Ben", "Max")},
         ),
         ("My kids and Sam went out.", {}),  # Sam is not one of them
+        (
+            "Notes for you. Kids: Euan 4, Elspeth 2. Both at Wee Sparrows nursery.",
+            {"Euan": ("kid", "child"), "Elspeth": ("kid", "child")},
+        ),
     ],
 )
 def test_children_named_together_are_each_a_kid(
@@ -176,3 +186,20 @@ def test_a_memory_shows_its_people_with_their_roles(engine: Bowerbird) -> None:
     )
     people = [e for e in detail_json(detail)["entities"] if e["name"] == "Tomasz"]
     assert people[0]["aliases"] == ["husband", "hubby", "spouse", "partner", "other half"]
+
+
+def test_a_terse_users_notes_of_their_people_are_kept(engine: Bowerbird) -> None:
+    """Notes that name the children and the husband by role without "my" make what is noted of them memories."""
+    _tell(engine, "Notes for you. Kids: Euan 4, Elspeth 2. Both at Wee Sparrows nursery, Culloden.")
+    _tell(engine, "Elspeth - egg allergy. No egg at all incl. baked.")
+    _tell(engine, "Lachlan (husband) offshore. 3 weeks on 3 off. Back 14th.")
+    _tell(engine, "Euan swimming Fri 4pm, Inverness Leisure.")
+    contents = [m.content for m in engine.store.memories.find([SCOPE], MemoryFilter())]
+    assert any(c.startswith("Elspeth - egg allergy") for c in contents)
+    assert any(c.startswith("Lachlan (husband) offshore") for c in contents)
+    assert any(c.startswith("Euan swimming Fri 4pm") for c in contents)
+
+
+def test_a_remembered_note_naming_someone_by_its_form_alone_is_kept(engine: Bowerbird) -> None:
+    memory = engine.remember("Lachlan (husband) offshore, 3 weeks on 3 off.", scope=SCOPE)
+    assert memory.content.startswith("Lachlan (husband)")

@@ -52,6 +52,25 @@ from hermes_bowerbird.types import MemoryType
         ("shift change: now tue-fri 10-18", "My shift is now tue-fri 10-18"),
         ("rent now 1810 from oct", "My rent is now 1810 from oct"),
         ("new job @ Brightwell Logistics", "I have a new job @ Brightwell Logistics"),
+        # a terse user's notes
+        ("rate: $95/hr.", "My rate is $95/hr."),
+        (
+            "CPA = Marisa Delvecchio, Delvecchio Tax Group",
+            "My CPA is Marisa Delvecchio, Delvecchio Tax Group",
+        ),
+        ("subs: Figma $15, Maze $99/mo", "My subs are Figma $15, Maze $99/mo"),
+        (
+            "clients rn: Larchmont Health (contact Bev Tran) + Cascadia Credit Union",
+            "My clients are Larchmont Health (contact Bev Tran) + Cascadia Credit Union",
+        ),
+        ("Childminder Gail Urquhart.", "My childminder is Gail Urquhart."),
+        (
+            "GP Dr Rennie, Culloden Medical Practice.",
+            "My GP is Dr Rennie, Culloden Medical Practice.",
+        ),
+        ("Son is Ren, 7 years old", "My son is Ren, 7 years old"),
+        ("84kg.", "My weight is 84kg."),
+        ("taking creatine 5g a day and vit d", "I'm taking creatine 5g a day and vit d"),
     ],
 )
 def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
@@ -62,6 +81,8 @@ def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
     "typed",
     [
         "My budget is $58k.",  # said plainly already
+        "Doctor Who is my favourite show",  # a role's word opening a title
+        "Physio Jorge Beltrán says it is a strain",  # a role and a name saying something: not a note of them
         "Paris is 2 hours away",  # a name, not the user's thing
         "Budget is $45k",  # a capital may open a name
         "Meridian meetings are on Zoom",

@@ -499,10 +499,12 @@ class Curator:
         return ids
 
     def _add_roles(self, roles: Mapping[str, tuple[str, ...]], entities: dict[str, int]) -> None:
-        """The role words the user calls people by, as aliases of their entities (`entities`: norm -> id)."""
+        """The role words the user calls people by, as aliases of their entities (`entities`: norm -> id); a name
+        a note gave by its form alone ("Lachlan (husband)") is an entity only where the user's people are known."""
         for name, aliases in roles.items():
-            entity_id = entities[normalise_entity(name)]
-            self.store.graph.add_aliases(entity_id, ((a, normalise_entity(a)) for a in aliases))
+            entity_id = entities.get(normalise_entity(name))
+            if entity_id is not None:
+                self.store.graph.add_aliases(entity_id, ((a, normalise_entity(a)) for a in aliases))
 
     def _stage_vector(
         self,

@@ -86,6 +86,7 @@ ROLE_ALIASES: dict[str, tuple[str, ...]] = {
     "trainer": ("trainer",),
     "nanny": ("nanny", "babysitter"),
     "babysitter": ("babysitter", "sitter"),
+    "childminder": ("childminder", "babysitter", "nanny"),
     "cleaner": ("cleaner",),
     "hairdresser": ("hairdresser", "hairstylist"),
     "barber": ("barber",),
@@ -135,6 +136,17 @@ _SAID_NAME = tuple(
         rf"(?P<name>{_NAME}),\s+{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})\b",
     )
 )
+# how a terse note names someone by role, the "my" unsaid: "Lachlan (husband) offshore.", "Childminder Gail
+# Urquhart. Tue + Thu.", "Sometimes babysitter Chloe come", "living in Victoria with husband Dario": the form says a
+# name follows, so a capitalised word the spotter missed counts too
+_NOTED_NAME = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"(?P<name>{_NAME})\s*\((?P<role>{_ROLE})\)",
+        rf"(?:^|(?<=[.!?;:]\s)|(?<=\bsometimes\s)|(?<=\bthe\s)|(?<=\bwith\s))(?:new\s+)?(?P<role>{_ROLE}),?\s+"
+        rf"(?P<name>{_NAME})",
+    )
+)
 # "my manager is Priya Raman", "Priya Raman is my manager": also how one says "my husband is Italian", so these
 # count only for a name the spotter took for a person
 _SAID_IS = tuple(
@@ -145,6 +157,13 @@ _SAID_IS = tuple(
         # in chat the "my" goes unsaid where a sentence opens: "contractor is Bill Novak, his cell is ..."
         rf"(?:^|(?<=[.!?;:]\s))(?:new\s+)?(?P<role>{_ROLE})\s+is\s+(?P<name>{_NAME})",
     )
+)
+# the same "my" unsaid before a child's role: "Son is Ren, 7 years old", "Daughter is Mio": a name, whatever the
+# spotter took it for (a partner's role is not read here: "husband is Italian" gives no name)
+_SAID_CHILD_IS = re.compile(
+    rf"(?:^|(?<=[.!?;:]\s))(?:(?:older|younger|oldest|youngest|eldest|little)\s+)?(?P<role>son|daughter)\s+is\s+"
+    rf"(?P<name>{_NAME})",
+    re.IGNORECASE,
 )
 
 
@@ -162,6 +181,12 @@ _SAID_CHILDREN = re.compile(
     rf"(?P<first>{_NAME}){_AGE}(?:\s*,\s*(?P<second>{_NAME}){_AGE})?,?\s+and\s+(?P<last>{_NAME}){_AGE}",
     re.IGNORECASE,
 )
+# children listed as a note: "Kids: Euan 4, Elspeth 2."
+_NOTED_CHILDREN = re.compile(
+    rf"(?:^|(?<=[.!?;]\s))(?P<role>kids|children|sons|daughters)\s*[:=-]\s*(?P<first>{_NAME})\s*\(?\d{{1,2}}\)?"
+    rf"(?:\s*,\s*(?P<second>{_NAME})\s*\(?\d{{1,2}}\)?)?(?:\s*(?:,|and|&)\s*(?P<last>{_NAME})\s*\(?\d{{1,2}}\)?)?",
+    re.IGNORECASE,
+)
 
 
 def find_roles(text: str, mentions: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
@@ -176,11 +201,23 @@ def find_roles(text: str, mentions: Mapping[str, str]) -> dict[str, tuple[str, .
                 if name is None:
                     continue
                 _add(found, name, ROLE_ALIASES[" ".join(m.group("role").lower().split())])
-    for m in _SAID_CHILDREN.finditer(text):
-        for group in ("first", "second", "last"):
-            name = _known_prefix(m.group(group) or "", named)
-            if name is not None:
-                _add(found, name, _CHILDREN[m.group("role").lower()])
+    for pattern in _NOTED_NAME:
+        for m in pattern.finditer(text):
+            role = " ".join(m.group("role").lower().split())
+            _add(
+                found, _known_prefix(m.group("name"), named) or m.group("name"), ROLE_ALIASES[role]
+            )
+    for m in _SAID_CHILD_IS.finditer(text):
+        name = m.group("name")
+        _add(found, _known_prefix(name, named) or name, ROLE_ALIASES[m.group("role").lower()])
+    # children listed in prose must be names the spotter found; listed as a note, the form says they are names
+    for pattern, noted in ((_SAID_CHILDREN, False), (_NOTED_CHILDREN, True)):
+        for m in pattern.finditer(text):
+            for group in ("first", "second", "last"):
+                written = m.group(group) or ""
+                name = _known_prefix(written, named) or (written if noted else None)
+                if name:
+                    _add(found, name, _CHILDREN[m.group("role").lower()])
     return found
 
 

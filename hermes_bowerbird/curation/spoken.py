@@ -40,6 +40,7 @@ _DONE = re.compile(
 # brunswick", "been seeing someone" (not a doing that is the sentence's subject: "Living in Berlin is expensive")
 _DOING = re.compile(
     r"(?:(?:now|currently|still)\s+(?:on|taking|doing|working|living|seeing|using)\s+\S"
+    r"|taking\s+[a-z]+\s+\d+\s*(?:mg|mcg|g|iu|ml)\b"
     r"|(?:moving|starting|working|living|staying)\s+(?:to|into|in|at|as|with|on|for|a|my)\s+\S"
     r"|(?:flying|heading|travell?ing|driving)\s+(?:home|back|out|up|down)?\s*(?:to|for)\s+\S"
     rf"|(?:stopping|quitting|coming\s+off)\s+(?:the\s+|my\s+)?{DRUG}\b)"
@@ -104,11 +105,13 @@ _BARE_DOSE = re.compile(
 _NOTE_LABELS = (
     rf"{CONTACT_ROLES}|boss|manager|supervisor|team lead|work|job|shift|shifts|school|kid|kids|son|daughter"
     r"|cat|dog|pet|vet|gym|address|budget|rent|salary|mortgage|commute|weight|car|van|bike"
+    r"|(?:day\s+|hourly\s+)?rate|fees?|nursery|daycare|coworking|clients|subs|subscriptions|insurance"
 )
 # "kid's school: Harrow Lane Primary", "boss there: Anand Ferreira", "kid = Milo"
 _NOTE_LABEL = re.compile(
-    rf"(?P<thing>(?:new\s+|current\s+)?(?:(?:kid|son|daughter|cat|dog|partner)(?:['’]s)?\s+)?(?:{_NOTE_LABELS}))"
-    r"(?:\s+(?:there|now|change|changed))?\s*[:=]\s*(?P<value>[^\s:=]\S*(?:\s+[^\s:=]+){0,7})",
+    rf"(?P<thing>(?:(?:new|current|regular|main|retainer|active)\s+)?(?:(?:kid|son|daughter|cat|dog|partner)(?:['’]s)?\s+)?"
+    rf"(?:{_NOTE_LABELS}))"
+    r"(?:\s+(?:there|now|right\s+now|rn|atm|change|changed))?\s*[:=]\s*(?P<value>[^\s:=]\S*(?:\s+[^\s:=]+){0,20})",
     _I,
 )
 _NOTE_AMOUNT = re.compile(
@@ -135,6 +138,21 @@ _NOTE_NEW_JOB = re.compile(r"new\s+(?:job|position|role|gig)\s+(?:at|with|as|@)\
 _NOTE_PET = re.compile(
     r"(?P<pet>dog|cat|puppy|kitten|rabbit|bunny|parrot|hamster|horse)\s+(?:named|called)\s+(?P<name>[A-Z]\w*)"
 )
+# one of the user's people noted by role and name: "Childminder Gail Urquhart.", "GP Dr Rennie, Culloden Medical
+# Practice" (the name capitalised, and what follows a comma only where they are)
+_NOTE_CONTACT = re.compile(
+    rf"(?P<role>{CONTACT_ROLES})\s+(?P<name>(?:(?:dr|mr|mrs|ms|miss|prof)\.?\s+)?(?-i:[A-Z])[\w'’-]+"
+    r"(?:\s+(?-i:[A-Z])[\w'’-]+){0,2})(?P<rest>,\s+(?:at\s+|in\s+)?(?-i:[A-Z])[^,.!?]*)?[.!]?",
+    _I,
+)
+# a child or partner named without "my": "Son is Ren, 7 years old", "Daughter is Mio" (no name opens with these)
+_NOTE_FAMILY = re.compile(
+    r"(?:(?:older|younger|oldest|youngest|eldest|little)\s+)?(?:son|daughter|husband|wife|partner|kids|children)"
+    r"\s+(?:is|are)\s+(?-i:[A-Z])",
+    _I,
+)
+# a body weight noted alone: "84kg.", "176 lbs"
+_NOTE_WEIGHT = re.compile(r"(?P<value>\d{2,3}(?:\.\d)?\s?(?:kg|kgs|lbs?|st))[.!]?", _I)
 _NOTE_PARTNER = re.compile(
     r"(?:gf|bf|hubby|wifey|wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?)\s+(?=[A-Z][a-z])"
 )
@@ -191,7 +209,8 @@ def _noted(sentence: str) -> str | None:
     if m := _NOTE_ALLERGY.fullmatch(sentence):
         return f"I'm allergic to {m['value']}"
     if m := _NOTE_LABEL.fullmatch(sentence) or _NOTE_AMOUNT.fullmatch(sentence):
-        return f"My {m['thing'].lower()} is {m['value']}"
+        thing = _as_noted(m["thing"])
+        return f"My {thing} {'are' if re.search(r'[^s]s$', thing) else 'is'} {m['value']}"
     if m := _NOTE_METRIC.fullmatch(sentence):
         thing = metric_name(m["thing"])
         link = re.sub(r"^\s*[:=]?\s*|\b(?:is|was)\b\s*", "", m["link"]).strip()
@@ -203,7 +222,18 @@ def _noted(sentence: str) -> str | None:
         return f"My {m['pet']} is named {m['name']}{sentence[m.end() :]}"
     if _NOTE_PARTNER.match(sentence):
         return f"My {sentence}"
+    if m := _NOTE_CONTACT.fullmatch(sentence):
+        return f"My {_as_noted(m['role'])} is {m['name']}{m['rest'] or ''}."
+    if _NOTE_FAMILY.match(sentence):
+        return f"My {sentence[0].lower()}{sentence[1:]}"
+    if m := _NOTE_WEIGHT.fullmatch(sentence):
+        return f"My weight is {m['value']}."
     return None
+
+
+def _as_noted(label: str) -> str:
+    """A note's label inside a sentence: lowercase, but an acronym ("GP", "CPA")."""
+    return label if label.isupper() else label.lower()
 
 
 def _own(m: re.Match[str]) -> str:
