@@ -16,6 +16,7 @@ from hermes_bowerbird.curation.changes import (
     change,
     corrected,
     says_changed,
+    says_new_amount,
 )
 from hermes_bowerbird.types import MemoryType
 
@@ -65,6 +66,26 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "Cheikh's trip pushed to 2-9 june now.",
         "So the new rent is €1,203 per month from july.",
         "georgian lessons moved to sun mornings",
+        # as a learner or a note says it
+        "solicitor appointment move to 24 october because Ms Baird is sick",
+        "USCIS move it to 4 december, same hour same place",
+        "From november they change me to night shift, 10 evening to 6 morning.",
+        "Oh and the ENT letter came, it's moved again to 2 October at 2.40 in the afternoon.",
+        "The Traversée is pushed back a week to 30 August because of the algae.",
+        "Larchmont dashboard launch moved Mar 3 -> Mar 24",
+        "the mt hutt shoot was 14 june but snow is late so its now 5 july",
+        "the cataract is moved AGAIN, now it's Thursday 19th June at half past one",
+        "heart test got bumped again, they called, it's November 12 at 8:15 now.",
+        "Klemen change the plan: long run now sunday",
+        "Riverbend change my schedule, now I am day shift 7am to 3pm, monday to friday.",
+        "New rota from January: gym moves to Tuesday, Thursday and Saturday, same 7am.",
+        "Mr Hogan say from march rent is 1450",
+        "landlord put rent up to 250 a week from 1 april",
+        "day rate going to $1,050 + gst from 1 april",
+        "Mr Devlin say rent going up, from january is 520 pound.",
+        "Ingeborg want more money, we agree 140 kr per hour from now",
+        "Chloe raise her price, now $20 per hour",
+        "I send mama now 350 every month because her medicine more expensive",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
@@ -98,6 +119,9 @@ def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
         "I take the bus instead of driving.",  # no value named
         "I moved up to Leeds in may.",
         "We may move it.",
+        "I just got an oil change on March 2nd, so the odometer reading is current.",  # a noun
+        "I filled out the paperwork for the name change on January 5th.",
+        "I'm going to 3 concerts this summer.",  # a plan, and no price
     ],
 )
 def test_a_plan_a_question_or_no_new_value_is_no_change(text: str) -> None:
@@ -343,6 +367,15 @@ def test_a_new_value_instead_of_a_named_old_one_replaces_it(
         ),
         ("My son Adam is 7 and my daughter Lina is 4.", "Adam just turned 8!"),
         ("I'm trying to read 30 books this year, I'm at 22 so far.", "I'm at 27 books now!"),
+        # the date it changes from is no old amount
+        (
+            "I rent a room in Henderson, rent is 230 a week.",
+            "landlord put rent up to 250 a week from 1 april",
+        ),
+        (
+            "Sometimes babysitter Chloe come, $18 per hour",
+            "Chloe raise her price, now $20 per hour",
+        ),
     ],
 )
 def test_a_new_amount_for_the_same_thing_replaces_the_old(item: str, statement: str) -> None:
@@ -597,3 +630,18 @@ def test_a_new_amount_said_against_its_old_one_replaces_only_a_memory_holding_th
     assert change(MemoryType.FACT, kit, now, 0.5) is None
     doses = "Hydrocortisone: 10 mg when I wake, 5 mg at noon, 5 mg at 4pm"
     assert change(MemoryType.FACT, doses, now, 0.5) == "changed: a new amount for the same thing"
+
+
+@pytest.mark.parametrize(
+    "text, paid",
+    [
+        ("Mr Hogan say from march rent is 1450", True),
+        ("Chloe raise her price, now $20 per hour", True),
+        ("day rate going to $1,050 + gst from 1 april", True),
+        ("Netflix went up to 17.99.", False),  # a price of the world
+        ("I raised my step goal to 10000.", False),
+        ("The rent is fine.", False),  # no new amount
+    ],
+)
+def test_a_new_amount_of_what_the_user_pays_is_news_of_its_own(text: str, paid: bool) -> None:
+    assert says_new_amount(text) is paid

@@ -508,7 +508,7 @@ def test_someone_new_in_a_role_ends_a_slot_holder_too() -> None:
     assert _plan(dana, neighbours=[(dentist, 0.5)], closable=True).action == "drop"
 
 
-def test_a_new_time_is_kept_when_nothing_gave_the_old_one() -> None:
+def test_a_new_time_or_rent_is_kept_when_nothing_gave_the_old_one() -> None:
     pushed = Candidate(
         type=MemoryType.FACT,
         content="Infusion got pushed to Monday 16 September, 10am, because the unit was short-staffed",
@@ -523,3 +523,14 @@ def test_a_new_time_is_kept_when_nothing_gave_the_old_one() -> None:
         closing_only=True,
     )
     assert _plan(done, neighbours=[], closable=True).action == "drop"
+    rent = Candidate(
+        type=MemoryType.FACT,
+        content="Landlord put rent up to 250 a week from 1 april",
+        importance=0.5,
+        closing_only=True,
+    )
+    assert _plan(rent, neighbours=[], closable=True).action == "create"
+    price = Candidate(
+        type=MemoryType.FACT, content="Netflix went up to 17.99.", importance=0.5, closing_only=True
+    )
+    assert _plan(price, neighbours=[], closable=True).action == "drop"

@@ -107,12 +107,18 @@ _MONTH_NAME_RE = re.compile(_MONTH_NAME, _I)
 # said that a thing's time changed, the new time given anywhere: "The gym time changed too, they opened a 7pm class so
 # I go Tuesday and Thursday evenings now"
 _TIME_CHANGED = re.compile(
-    r"\b(?:time|times|day|days|schedule|slot|hours)\s+(?:has\s+|have\s+|just\s+|also\s+)*changed\b",
+    r"\b(?:time|times|day|days|schedule|slot|hours)\s+(?:has\s+|have\s+|just\s+|also\s+)*changed\b|"
+    # "Riverbend change my schedule, now I am day shift 7am to 3pm", "New rota from January: gym moves to Tuesday"
+    r"\bchange[ds]?\s+(?:my|our|the|his|her|their)\s+(?:\w+\s+)?(?:schedule|shifts?|hours|rota|timetable|plan)\b|"
+    r"\bnew\s+(?:rota|schedule|timetable)\b",
     _I,
 )
 # said to be at a time now: "Coworking is fridays only now", "my rest day is friday now"
+# ("it's November 12 at 8:15 now"), or now on a weekday: "long run now sunday", "Gail now Mon + Thu"
 _NOW_AT = re.compile(
-    rf"\b(?:is|are|'s|’s)\s+(?:on\s+|at\s+|every\s+)?(?:{_WHEN.pattern})(?:\s+(?:only|instead))?\s+now\b",
+    rf"\b(?:is|are|'s|’s|its)\s+(?:on\s+|at\s+|every\s+)?(?:{_WHEN.pattern})(?:\s+(?:at\s+)?[\w:.]+){{0,2}}?"
+    r"(?:\s+(?:only|instead))?\s+now\b|"
+    rf"\bnow\s+(?:on\s+)?(?:every\s+)?(?:(?:{WEEKDAY_STEMS})days?|mon|tue|tues|wed|weds|thu|thur|thurs|fri)\b",
     _I,
 )
 # the value a plan or a choice had, named as what the new one replaces: "it's Okinawa now instead of Hokkaido"
@@ -126,13 +132,19 @@ _TIME_OF_DAY_RE = re.compile(_TIME_OF_DAY, _I)
 # rescheduled for the 16th", "is now on Wednesdays", "is now due July 31", "now starts at 11am", "Dr. Okonjo moved
 # Amara's check-up to April 16", "demo moved up to may 28" ("I moved to Tokyo today" is no schedule)
 _MOVED = re.compile(
+    # (as a learner or a note says it too: "solicitor appointment move to 24 october", "USCIS move it to 4
+    # december", "it's moved again to 2 October", "pushed back a week to 30 August", "they change me to night shift";
+    # a base form, which may be a noun ("an oil change on March 2nd"), only before "to")
     r"(?:\b(?:moved|pushed(?:\s+(?:back|out|forward))?|postponed|rescheduled|brought forward|bumped|shifted|changed|"
-    r"switched|delayed|extended|slipped|slid|rebooked|rearranged)(?:\s+(?:it|them|back|forward|out|up|(?:the|our|my|their|his|her)\s+[\w-]+|"
+    r"switched|delayed|extended|slipped|slid|rebooked|rearranged|(?P<base>move|moves|change|changes|push(?:es)?"
+    r"(?:\s+back)?|postpone|reschedule))(?:\s+again)?"
+    r"(?:\s+(?:it|them|me|us|back|forward|out|up|(?:the|our|my|their|his|her)\s+[\w-]+|"
     r"(?-i:[A-Z])[\w-]*['’]s\s+[\w-]+|"
-    r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?"
-    # ...maybe from the old time first: "got moved from sept 19 to oct 3"
-    r"(?:\s+from\s+[\w:.]+(?:\s+[\w:.]+){0,3}?)?\s+"
-    r"(?:to|till|until|for|into|on|at)|"
+    r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?(?:\s+again)?"
+    r"(?:\s+(?:by\s+)?(?:a|an|one|two|three|\d{1,2})\s+(?:days?|weeks?|months?|hours?))?"
+    # ...maybe from the old time first: "got moved from sept 19 to oct 3", "moved Mar 3 -> Mar 24"
+    r"(?:(?:\s+from)?\s+[\w:.]+(?:\s+[\w:.]+){0,3}?\s*(?:->|→|=>)|"
+    r"(?:\s+from\s+[\w:.]+(?:\s+[\w:.]+){0,3}?)?\s+(?:to|till|until|into|(?(base)(?!)|(?:for|on|at))))|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:at|on|from|every|in|due(?:\s+(?:on|by))?)|"
     r"\bnow\s+(?:starts?|runs?|happens?|takes place|meets?|switches|rotates?|hands? over|opens?|closes?|leaves?|"
     r"departs?|fl(?:y|ies)|arrives?|lands?|returns?|comes? back|gets? back)"
@@ -146,7 +158,8 @@ _MOVED = re.compile(
 # said to be on a new date now, with no word for the move: "The launch slipped, beta is now May 16", "the hearing's
 # now the 9th" (a price is no date: "Netflix is now 17.99" is a new amount)
 _NOW_DATED = re.compile(
-    rf"\b(?:is|are|'s|’s)\s+now\s+(?:the\s+|next\s+|this\s+)?(?:{_DATE_OR_CLOCK}|(?-i:{MONTHS_BUT_MAY}|May)\b)",
+    rf"(?:\b(?:is|are|'s|’s|its)\s+now|\bnow\s+(?:it['’]?s|its|it\s+is))\s+(?:on\s+)?(?:the\s+|next\s+|this\s+)?"
+    rf"(?:{_DATE_OR_CLOCK}|(?-i:{MONTHS_BUT_MAY}|May)\b)",
     _I,
 )
 # the old time a statement names as replaced: "due 16 May instead of 2 May", "moved from sept 19 to oct 3", "the
@@ -158,19 +171,31 @@ _OLD_TIME = re.compile(
 # said to have been rescheduled, by a word for it or a "to" before the new time
 _RESCHEDULED = re.compile(
     r"\b(?:pushed|postponed|rescheduled|rebooked|rearranged|delayed|brought\s+forward|bumped|slipped|extended|"
-    r"moved\s+(?:(?:it|them|back|up|forward)\s+)?to|(?:is|are|'s|’s)\s+now|now\s+(?:starts?|runs?|leaves?|departs?|"
-    r"meets?|happens?))\b",
+    r"(?:moved|move|moves|changed|change|changes)\s+(?:again\s+)?(?:(?:it|them|back|up|forward)\s+)?(?:again\s+)?to|"
+    r"(?:is|are|'s|’s|its)\s+now|now\s+(?:it['’]?s|its|it\s+is)|"
+    r"now\s+(?:starts?|runs?|leaves?|departs?|meets?|happens?))\b",
     _I,
 )
 # gone to a new amount: "went up to 17.99", "negotiated the rent down to 1700", "raised my step goal to 10000";
 # "driving up to 4 hours" is a limit, not a change; or now at one: "the limit is now 500", "the API now runs on
 # port 9000", "Netflix now costs 17.99"
 _NEW_AMOUNT = re.compile(
-    r"(?:\b(?:went|gone|goes|go|got|is|are|was|were|am|'s|’s|'m|’m|been|came|come|comes|bumped|pushed|brought|negotiated"
-    r"(?:\s+\w+){0,3}?)\s+(?:up|down)|\b(?:raised|lowered|increased|reduced|cut|dropped|rose|risen|fell|fallen|"
+    r"(?:\b(?:went|gone|goes|go|got|is|are|was|were|am|'s|’s|'m|’m|been|came|come|comes|bumped|pushed|brought"
+    r"|(?:negotiated|put|puts|putting)(?:\s+\w+){0,3}?)\s+(?:up|down)|\b(?:raised|lowered|increased|reduced|cut|dropped|rose|risen|fell|fallen|"
     r"grew|grown|shrank|shrunk|climbed|changed|bumped|upped|raise|lower|increase|reduce)(?:\s+\w+){0,3}?)"
     r"\s+to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$€£]?\d|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:about\s+|around\s+)?[$€£]?\d|"
+    # said to go up or down and then its amount: "rent going up, from january is 520 pound"; going to a price: "day rate
+    # going to $1,050 + gst from 1 april"
+    r"\b(?:going|goes|go|went|gone)\s+(?:up|down)\b[^.!?]{0,30}?\b(?:is|will\s+be)\s+(?:about\s+|around\s+)?[$€£]?\d|"
+    r"\bgoing\s+to\s+(?:be\s+)?[$€£]\d|"
+    # an amount from a date on: "from march rent is 1450", "we agree 140 kr per hour from now", "Rate £6/hr from April"
+    rf"\bfrom\s+(?:{_MONTH}|next\s+\w+|now)\b[^.!?]{{0,30}}?\b(?:is|are|will\s+be)\s+[$€£]?\d|"
+    rf"[$€£]?\d[\d,.]*\s*(?:[$€£]|kr|zł|pounds?|euros?|dollars?)?\s*(?:/\s?\w+|(?:a|per|an)\s+\w+)?\s+"
+    rf"from\s+(?:now\b|next\s+\w+|(?:{_MONTH})\b|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH})\b)|"
+    # now at a price said as one: "Chloe raise her price, now $20 per hour", "I send mama now 350 every month"
+    r"\bnow\s+[$€£]?\d[\d,.]*\s*(?:[$€£]|kr|zł|pounds?|quid|euros?|eur|dollars?|bucks|a\s+(?:month|week|day|year|night)|"
+    r"per\s+\w+|every\s+\w+|/\s?\w+)|"
     # a new amount named as new: "the new rent is €1,203 per month from july"
     r"\bnew\s+(?:[\w-]+\s+){1,2}?(?:is|will\s+be)\s+(?:about\s+|around\s+)?[$€£]?\d|"
     r"\bnow\s+(?:runs?|listens?|costs?|takes?|charges?)\s+(?:on\s+|at\s+)?(?:port\s+)?(?:about\s+|around\s+)?[$€£]?\d|"
@@ -262,7 +287,7 @@ _DOUBTED = re.compile(_DOUBT, _I)
 # still corrected ("we're going to Crete, not Sardinia")
 _UNSETTLED = re.compile(
     rf"{_DOUBT}|\b(?:want(?:s|ed)? to|plan(?:s|ning)? to|hop(?:e|es|ing) to|trying to|looking to|aim(?:s|ing)? to|"
-    r"going to|gonna|would like|'d like)\b",
+    r"going to(?!\s+(?:be\s+)?[$€£]\d)|gonna|would like|'d like)\b",
     _I,
 )
 # words that frame a schedule rather than name what is scheduled
@@ -308,6 +333,19 @@ def says_new_time(text: str) -> bool:
     """Whether `text` says something was rescheduled ("Infusion got pushed to Monday 16 September, 10am", "the
     standup is now at 10"), not that someone moved on a day ("Tess moved out on Sunday")."""
     return _change_kind(text) == "time" and _RESCHEDULED.search(text) is not None
+
+
+# what the user pays or is paid, whose new amount is news of its own ("landlord put rent up to 250 a week")
+_PAID = re.compile(
+    r"\b(?:rent|rate|salary|pay|wage|wages|fee|fees|price|budget|mortgage|allowance|pension|premium|bill)\b",
+    _I,
+)
+
+
+def says_new_amount(text: str) -> bool:
+    """Whether `text` says what the user pays or is paid went to a new amount ("Mr Hogan say from march rent is
+    1450", "Chloe raise her price, now $20 per hour"), not that any number changed ("Netflix went up to 17.99")."""
+    return _change_kind(text) == "amount" and _PAID.search(text) is not None
 
 
 def says_changed(text: str) -> bool:
@@ -466,9 +504,11 @@ def _holds_old_time(item: str, statement: str) -> bool:
     )
 
 
-# the old amount a statement names as replaced: "now 2.5 mg instead of 5", "cut from 30mg to 15mg"
+# the old amount a statement names as replaced: "now 2.5 mg instead of 5", "cut from 30mg to 15mg" (not a time or a
+# date it changes from: "up to 250 a week from 1 april")
 _OLD_AMOUNT = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|from|not)\s+(?:the\s+)?[$€£]?(?P<old>\d[\d.,]*)(?![\d.,]*\s*(?:am|pm)\b)",
+    r"\b(?:instead\s+of|rather\s+than|from|not)\s+(?:the\s+)?[$€£]?(?P<old>\d[\d.,]*)"
+    rf"(?![\d.,]*\s*(?:am|pm)\b)(?![\d.,]*(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b)",
     _I,
 )
 

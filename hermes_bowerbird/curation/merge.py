@@ -14,7 +14,15 @@ from .. import vocabulary as vocab
 from ..store import content_hash
 from ..text import holds_name, value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
-from .changes import NEW_HOLDER, NEW_TIME, ROUTINE_SIMILARITY, change, corrected, says_new_time
+from .changes import (
+    NEW_HOLDER,
+    NEW_TIME,
+    ROUTINE_SIMILARITY,
+    change,
+    corrected,
+    says_new_amount,
+    says_new_time,
+)
 from .completion import closure
 from .entities import find_entities
 from .given_up import given_up
@@ -144,8 +152,8 @@ def plan_merge(
     closes = _closed(candidate, closable)
     if candidate.closing_only and not closes:
         # a new time is news of its own even when the old one was never kept: "Infusion got pushed to Monday 16
-        # September, 10am" answers "when is my next infusion?"
-        if not says_new_time(candidate.content):
+        # September, 10am" answers "when is my next infusion?"; so is a new rent or rate
+        if not (says_new_time(candidate.content) or says_new_amount(candidate.content)):
             return MergePlan(
                 "drop", "says something is done or changed, and nothing it is about is open"
             )
