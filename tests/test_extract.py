@@ -829,3 +829,31 @@ def test_a_request_to_the_assistant_is_no_memory(user: str) -> None:
 def test_a_request_to_be_told_later_still_keeps_what_it_tells() -> None:
     [found] = extract_candidates("Tell me when my passport expires, it's March 2027", "")
     assert "March 2027" in found.content
+
+
+def test_a_sentence_taken_back_in_the_same_message_is_not_kept() -> None:
+    said = (
+        "I moved last weekend to Suite 1204, 260 Wellington Crescent... no wait, sorry, 260 is my sister's "
+        "building. I'm at Suite 1204, 155 Osborne Street in Osborne Village."
+    )
+    contents = _contents(said)
+    assert not any("Wellington" in c for c in contents)
+    assert "I'm at Suite 1204, 155 Osborne Street in Osborne Village." in contents
+    # "I meant" opening a message takes back nothing said before it
+    assert _contents("I meant, I'm fine with it. My dentist is Dr Lee.") == [
+        "My dentist is Dr Lee."
+    ]
+
+
+def test_what_the_user_was_told_to_do_by_a_professional_is_kept() -> None:
+    told = (
+        "I had a breath test because my stomach has been awful. Turns out I have fructose malabsorption. "
+        "The dietitian says no apples, no pears, no honey, and go easy on dried fruit."
+    )
+    found = extract_candidates(told, "")
+    assert [(c.content, c.subject) for c in found[-2:]] == [
+        ("Turns out I have fructose malabsorption.", "user:health:fructose-malabsorption"),
+        ("The dietitian says no apples, no pears, no honey, and go easy on dried fruit.", None),
+    ]
+    assert found[-1].type is MemoryType.FACT
+    assert _contents("Mom says don't worry about it.") == []

@@ -55,6 +55,11 @@ PERSONA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "p
         "and please don't keep the panic attack thing either, I'd rather that not be in your memory",
         "I'd rather you didn't keep that",
         "delete that",
+        # told something that is no rule for the user
+        "He said no.",
+        "Trump said no to the deal.",
+        "Mom says don't worry about it.",
+        "Python is 3 times faster now.",
     ],
 )
 def test_user_noise(text: str) -> None:
@@ -88,6 +93,15 @@ def test_user_noise(text: str) -> None:
         "He stopped the omeprazole.",
         "Forget the gym, I'm doing yoga now.",
         "My notes are not stored in Notion anymore, I moved to Obsidian.",
+        # what the user was told to do by someone who treats or trains them, or noted as a rule
+        "The dietitian says no apples, no pears, no honey",
+        "gp says strictly no gluten from now on",
+        "Jorge's rules: no deadlifts from the floor for six weeks",
+        "Her instructions: do not sleep on the left side",
+        "no rides over 2hr for a fortnight",
+        # someone's age, birthday or condition, by name
+        "Noémie is 17, her birthday is October 2nd.",
+        "Wilf has a sesame allergy, proper one.",
     ],
 )
 def test_user_signal(text: str) -> None:

@@ -156,7 +156,7 @@ def test_plain_text_stays_as_typed(typed: str) -> None:
         (
             "diagnosed w graves disease last week",
             "I was diagnosed with graves disease last week",
-            None,
+            "user:health:graves-disease",
         ),
         (
             "endocrinologist is dr aubanel at la timone",

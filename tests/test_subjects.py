@@ -218,6 +218,11 @@ from hermes_bowerbird.curation.subjects import (
         ("User is vegetarian.", "user:diet"),
         ("The user's partner is called Sam.", "user:relationship"),
         ("The user works at Globex.", "user:employer"),
+        ("Turns out I have fructose malabsorption.", "user:health:fructose-malabsorption"),
+        ("I have plantar fasciitis.", "user:health:plantar-fasciitis"),
+        # the name the user asks to be called
+        ("Call me Jo.", "user:name"),
+        ("Hi, you can call me Jo", "user:name"),
     ],
 )
 def test_statements_of_current_values_get_a_subject(sentence: str, subject: str) -> None:
@@ -314,6 +319,7 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "I feel like I'm 80.",
         "I'm the biggest fan in London.",
         "I'm a regular at The Crown.",
+        "The kids call me Madame Lolo, it melts my heart.",  # a nickname others use
     ],
 )
 def test_non_statements_get_no_user_subject(sentence: str) -> None:

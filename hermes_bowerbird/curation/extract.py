@@ -15,6 +15,7 @@ from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.given_up import says_given_up
 from hermes_bowerbird.curation.gone import says_gone
 from hermes_bowerbird.curation.noise import (
+    ADVICE,
     NAMED_FACT,
     PERSON_TRAIT,
     PROCEDURE_OPENING,
@@ -243,6 +244,13 @@ _LEADING_FILLER = re.compile(
     r"make that)\b[\s,.:!;—–-]*)+",
     _I,
 )
+# a sentence that takes back the one before it in the same message: "I moved to 260 Wellington Crescent... no wait,
+# sorry, 260 is my sister's building", "Dinner is at 7. Scratch that, 8."
+_RETRACTING = re.compile(
+    r"^\W*(?:oh\s+)?(?:scratch\s+that|no\s+wait|wait\s*,?\s+no|sorry\s*,?\s+(?:i\s+mean(?:t)?|my\s+(?:mistake|bad)|wrong)|"
+    r"i\s+mean(?:t)?\s*,|actually\s*,?\s+no\b|no\s*,\s+sorry)\b",
+    _I,
+)
 # a statement of the user's own opens with one of these
 _OWN_OPENING = r"(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b"
 # a sentence opening with someone other than the user: a pronoun, or a capitalised word that is no common opening
@@ -431,7 +439,7 @@ def _candidate(
     named = role == "user" and subject is None and NAMED_FACT.match(sentence) is not None
     mtype = (
         MemoryType.FACT
-        if named
+        if named or (role == "user" and subject is None and ADVICE.match(sentence))
         else _type_of(own, subject) or _fallback_type(own, view, role, people)
     )
     if mtype is None:
@@ -606,7 +614,11 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
     opening = True  # only greetings so far: the user may name themselves ("hello! this is Marta")
     # the sentence before, and whom it named by pointing back
     before: tuple[str, str | None] = ("", None)
+    last = 0  # how many statements `out` held before the last sentence gave its own
     for n, raw in enumerate(split_sentences(text)):
+        if _RETRACTING.match(raw):
+            del out[last:]
+        last = len(out)
         raw, before = _named_for_pronoun(raw, before)
         if opening and (introduced := introduced_name(raw, greeted=n > 0)):
             name, raw = introduced

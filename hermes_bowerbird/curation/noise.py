@@ -8,8 +8,9 @@ from collections.abc import Collection
 from hermes_bowerbird.curation.sentences import split_sentences
 from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.curation.standing import standing_request
+from hermes_bowerbird.text import MONTHS_BUT_MAY
 from hermes_bowerbird.text import chat_words as words
-from hermes_bowerbird.vocabulary import BP_READING, PRESCRIBER_CHANGE
+from hermes_bowerbird.vocabulary import BP_READING, CONTACT_ROLES, PRESCRIBER_CHANGE
 
 _FILLER_WORDS = (
     r"ok(?:ay)?|k+|sure(?: thing)?|yes|yeah|yea|yep|yup|no|nope|nah|right|alright|all right|cool|nice|great|"
@@ -92,15 +93,38 @@ NAMED_FACT = re.compile(
 PERSON_TRAIT = re.compile(
     r"^(?!(?-i:The|This|That|These|Those|It|He|She|They|We|You|I|My|Our|Your|His|Her|Their|Everyone|Everybody|"
     r"Nobody|Someone|Somebody|People|Nothing|Everything|Who|What|Which|There|Here|Mine|Anyone|"
-    r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\b)"
-    r"(?-i:[A-Z][a-z]+)(?:['’]s\s+(?:mum|mom|mother|dad|father|wife|husband|partner|son|daughter|sister|brother|"
+    rf"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|{MONTHS_BUT_MAY}|May)\b)"
+    r"(?-i:[A-ZÀ-ÖØ-Þ](?:[a-zß-öø-ÿ])+)(?:['’]s\s+(?:mum|mom|mother|dad|father|wife|husband|partner|son|daughter|"
+    r"sister|brother|"
     r"kid|kids|girlfriend|boyfriend))?(?:"
     r"(?:\s+(?:is|are)|['’]s)\s+(?:(?:a|an|so|super|very|really|totally|severely|also|now|strictly|fully|still|"
     r"huge|big|massive)\s+)*(?:vegan|vegetarian|veggie|pescatarian|coeliac|celiac|diabetic|allergic|"
     r"lactose|gluten|sober|teetotal|pregnant|obsessed\s+with|into|fan\s+of|afraid\s+of|scared\s+of|"
     r"terrified\s+of|mad\s+about|crazy\s+about)\b|"
     r"\s+(?:really\s+|absolutely\s+|also\s+|still\s+)?(?:loves|hates|likes|adores|collects|detests|prefers|"
-    r"can['’]?t\s+stand|can['’]?t\s+eat|can['’]?t\s+have|doesn['’]?t\s+(?:eat|drink|like)|never\s+(?:eats|drinks))\b)"
+    r"can['’]?t\s+stand|can['’]?t\s+eat|can['’]?t\s+have|doesn['’]?t\s+(?:eat|drink|like)|never\s+(?:eats|drinks))\b|"
+    # a condition someone has, their age or birthday: "Wilf has a sesame allergy", "Noémie is 17, her birthday is
+    # October 2nd", "Maisie is 3 and goes to nursery" (a count of something else is no age: "Python is 3 times faster")
+    r"\s+has\s+(?:(?:a|an)\s+)?(?:[\w-]+\s+){0,2}?(?:allergy|intolerance|asthma|diabetes|eczema|epilepsy|adhd|autism)\b|"
+    r"(?:['’]s\s+birthday\s+is|\s+(?:is|turns|turned|just\s+turned)\s+\d{1,2}(?:\s+years?\s+old)?"
+    r"(?=\s*(?:$|[,.;!]|and\b|now\b|next\b|this\b|in\b|on\b))))"
+)
+# what the user was told to do or not to do by someone who treats, trains or advises them: "The dietitian says no
+# apples, no pears, no honey", "gp says strictly no gluten from now on", "Rasmus said no speedwork for 3 weeks",
+# "Jorge's rules: no deadlifts from the floor for six weeks", "Her instructions: do not sleep on the left side"; or such
+# a rule noted alone: "no rides over 2hr for a fortnight" (not "Trump said no to the deal", "Mom says don't worry")
+ADVICE = re.compile(
+    rf"^(?:(?:the|my|our)\s+)?(?:(?:{CONTACT_ROLES}|coach|nurse|consultant|surgeon|specialist|he|she|they)\b|"
+    r"(?-i:[A-ZÀ-Þ])[\w'’-]+(?:\s+(?-i:[A-ZÀ-Þ])[\w'’-]+)?|(?:her|his|their)(?=\s+(?:rules?|instructions?|advice|orders)))"
+    r"(?:(?:['’]s)?\s+(?:rules?|instructions?|advice|orders)\s*:\s*|"
+    r"\s+(?:also\s+)?(?:says?|said|told\s+me|wants\s+me|advised(?:\s+me)?|recommends?|recommended)\b\s*:?\s*"
+    r"(?:that\s+)?(?:i\s+(?:should|must|have\s+to)\s+)?(?:to\s+)?)"
+    r"(?:strictly\s+|absolutely\s+|definitely\s+)?(?:no(?!\s+(?:to|one|way|idea|problem|worries|thanks|longer|more|"
+    r"rush|need)\b)|(?:don['’]?t|do\s+not)(?!\s+(?:worry|bother|mind|care|forget|panic|stress)\b)|avoid|stop|only|max|"
+    r"never|keep|take(?=(?:\s+\S+){0,3}?\s+\d)|raise|wear|rest|ice|cut|limit|drop)\b(?!\s*[.!]?$)|"
+    r"^no\s+(?:[\w'’-]+\s+){1,6}?(?:for|until|till)\s+(?:a|an|one|two|three|four|five|six|\d{1,2})?\s*"
+    r"(?:days?|weeks?|months?|fortnight)\b",
+    re.IGNORECASE,
 )
 # a short statement may hold a durable value of its own: an address, a path or code ("Staging lives at
 # staging.acme.dev.", "The VPN config is in ~/vpn/client.ovpn."), or a way to do something ("To deploy, run make
@@ -175,6 +199,7 @@ def _is_user_content(rest: str, people: Collection[str]) -> bool:
         (n >= 2 and _FIRST_PERSON.search(rest))
         or NAMED_FACT.match(rest)
         or PERSON_TRAIT.match(rest)
+        or ADVICE.match(rest)
     ):
         return True
     # a change to the user's drug told of the doctor: "he's swapping the atorvastatin for rosuvastatin"
@@ -306,6 +331,7 @@ def is_content_sentence(sentence: str, role: str = "user", people: Collection[st
     if role == "user" and (
         marked_task(sentence)
         or introduced_name(sentence)
+        or ADVICE.match(sentence.strip())
         or (TEAM_RULE.search(sentence) and len(words(sentence)) >= 3)
     ):
         return True

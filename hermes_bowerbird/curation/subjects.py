@@ -111,6 +111,8 @@ _CONDITIONS = (
     r"bipolar(?: disorder)?|insomnia|sleep apnea|migraines?|c(?:o)?eliac(?: disease)?|ibs|crohn'?s(?: disease)?|"
     r"colitis|arthritis|high blood pressure|hypertension|high cholesterol|cancer|long covid|covid|burnout|"
     r"chronic pain|back pain|tendinitis|tinnitus|eczema|psoriasis|epilepsy|fibromyalgia|lupus|"
+    r"(?:fructose|lactose|gluten|histamine)\s+(?:malabsorption|intolerance)|plantar fasciitis|bursitis|shin splints|"
+    r"(?:patellar\s+|achilles\s+)?tendinopathy|a stress fracture|graves(?:['’])?\s+disease|hashimoto['’]?s|"
     r"hypothyroidism|anemia|gout|a heart condition|a (?:bad |torn |broken |sprained )(?:left |right )?(?:knee|"
     r"back|shoulder|ankle|wrist|hip)(?: injury)?|an? (?:left |right )?(?:knee|back|shoulder|ankle|wrist|hip) injury|"
     r"an? (?:eating|sleep|anxiety) disorder"
@@ -352,7 +354,12 @@ def _rules(*pairs: tuple[str, Key]) -> tuple[_Rule, ...]:
 
 
 _RULES: tuple[_Rule, ...] = _rules(
-    (r"\b(?:my name is|call me|my name's|i go by)\b", _fixed(vocab.NAME)),
+    # "call me" as the user asks it ("Call me Jo", "please call me Jo"), not what others call them ("The kids call me
+    # Madame Lolo": a nickname, not the name)
+    (
+        r"\b(?:my name is|my name's|i go by)\b|(?:^|[,.!;:]\s*|\b(?:please|just|you\s+can|you\s+may)\s+)call me\b",
+        _fixed(vocab.NAME),
+    ),
     (
         r"\bi(?:'m| am) (?!(?:a|an|the|so|not|just|really|very|still|now|from|in|at|on|going|getting|trying)\b)"
         rf"(?!(?-i:{_DEMONYMS}|{_FAITHS})\b)(?!(?:{_DIETS})\b)"
