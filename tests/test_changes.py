@@ -645,3 +645,10 @@ def test_a_new_amount_said_against_its_old_one_replaces_only_a_memory_holding_th
 )
 def test_a_new_amount_of_what_the_user_pays_is_news_of_its_own(text: str, paid: bool) -> None:
     assert says_new_amount(text) is paid
+
+
+def test_a_new_amount_in_the_same_currency_is_no_change_to_another_thing() -> None:
+    desk = "I work from a fixed desk at Oficina Sete coworking, 120 euro per month"
+    rate = "From now my day rate is 450 euro, I tell all clients already"
+    assert change(MemoryType.FACT, desk, rate, CLOSE) is None
+    assert change(MemoryType.FACT, "My rate is 380 euro per day", rate, CLOSE) is not None

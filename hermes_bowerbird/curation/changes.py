@@ -290,7 +290,8 @@ _UNSETTLED = re.compile(
     r"going to(?!\s+(?:be\s+)?[$€£]\d)|gonna|would like|'d like)\b",
     _I,
 )
-# words that frame a schedule rather than name what is scheduled
+# words that frame a schedule or an amount rather than name what is scheduled or paid (a currency names no thing: a
+# new day rate in euro is no new desk rent in euro)
 _FRAME = frozenset(
     """
 moved moving push pushed back out forward postponed rescheduled brought bumped shifted changed switched delayed
@@ -299,6 +300,7 @@ evening day days weekday weekdays weekend time times until till instead the and 
 its has have had been got get will into onto that with from also just again anymore
 down raised raising lowered increased reduced cut dropped rose risen fell fallen grew grown shrank shrunk climbed
 went gone goes negotiated about around roughly month months year years per
+euro euros eur pound pounds quid dollar dollars bucks usd cad aud nzd gbp kr pln gst vat
 """.split()  # noqa: SIM905
 )
 # "..., not Clementina.", "..., not the 12th!": the value the statement calls wrong, at its end; or (`_SWAP`) one
