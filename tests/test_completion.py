@@ -573,3 +573,38 @@ def test_a_stay_away_closes_when_the_user_is_back(
     why: str, item: str, statement: str, reason: str | None
 ) -> None:
     assert closure(FACT, item, FACT, statement, HAPPENED_SIMILARITY + 0.03) == reason, why
+
+
+@pytest.mark.parametrize(
+    "item, statement, similarity, closed",
+    [
+        ("Larchmont invoice #2207, $7,600, 12 days late", "Larchmont finally paid 2207", 0.64, True),
+        (
+            "Northbeam currently owes me CAD 5,760 on invoice WA-0093, which is eight days past due.",
+            "Northbeam has settled WA-0093 in full.",
+            0.58,
+            True,
+        ),
+        (
+            "Corran still haven't paid invoice 028, that's £840 and it's six weeks overdue now",
+            "Idris did finally pay the £840 though",
+            0.53,
+            True,
+        ),
+        # another client's payment
+        (
+            "Harbourline owes me £2,100 for the distillery brochure",
+            "Bramble & Oak have paid invoice KS-112, £3,300, thank god",
+            0.43,
+            False,
+        ),
+        ("harcourt still havent paid SL-204, 45 days now", "rugby academy paid SL-201 $1,800", 0.38, False),
+        # not paid yet
+        ("Vinhal Labs owe me 2.280 euro", "Vinhal will pay the 2.280 next week", 0.6, False),
+    ],
+)
+def test_a_debt_is_settled_by_its_payment(
+    item: str, statement: str, similarity: float, closed: bool
+) -> None:
+    why = closure(MemoryType.FACT, item, MemoryType.EVENT, statement, similarity)
+    assert (why == "paid: a debt settled") is closed

@@ -55,6 +55,9 @@ DROP_SIMILARITY = 0.45
 # dentist appointment on Thursday at 3pm." 0.43), another appointment's 0.14-0.34; a stay and the word of coming
 # back 0.43-0.75 ("Back home from Tokyo, jet lag is killing me." / "I'm in Tokyo this week for a conference." 0.43).
 HAPPENED_SIMILARITY = 0.4
+# A debt and the word it was paid 0.53-0.64 ("Northbeam has settled WA-0093 in full." / "Northbeam currently owes me
+# CAD 5,760 on invoice WA-0093" 0.58), another client's payment 0.25-0.43.
+SETTLED_SIMILARITY = 0.45
 
 # words that say any task is over
 _GENERIC = (
@@ -203,6 +206,24 @@ _STAY = re.compile(
     r"on\s+(?:a\s+|my\s+|our\s+)?(?:business\s+trip|work\s+trip|trip|vacation|holiday)|until\b|till\b)",
     re.IGNORECASE,
 )
+# money owed to the user or by them: "Vinhal Labs owe me 2.280 euro", "Corran still haven't paid invoice 028",
+# "Larchmont invoice #2207, $7,600, 12 days late"
+_OWED = re.compile(
+    r"\bowes?\b|\bowed\b|\bunpaid\b|\boverdue\b|\bpast\s+due\b|\boutstanding\b|\bdays?\s+late\b|"
+    r"\b(?:hasn['’]?t|haven['’]?t|havent|hasnt|not)\s+(?:yet\s+)?paid\b",
+    re.IGNORECASE,
+)
+# said to be paid, by whoever owed: "Larchmont finally paid 2207", "Northbeam has settled WA-0093 in full.", "Idris did
+# finally pay the £840 though" (not "still haven't paid", "will pay next week")
+_SETTLED = re.compile(
+    r"\b(?:has|have|had)?\s*(?:now\s+|finally\s+|just\s+|also\s+)*(?:paid|settled|cleared|squared\s+up)\b(?!\s+(?:for|by)\b)|"
+    r"\bdid\s+(?:finally\s+|eventually\s+)?pay\b",
+    re.IGNORECASE,
+)
+_NOT_PAID = re.compile(
+    r"\b(?:not|never|yet|still|will|won['’]?t|might|hasn['’]?t|haven['’]?t|havent|hasnt|didn['’]?t|should|if)\b|'ll\b|\?",
+    re.IGNORECASE,
+)
 # told after it took place ("Had my first design review with Meridian today"): nothing ahead
 _PAST = re.compile(r"\b(?:had|went|was|were|did|attended|got back|came back)\b", re.IGNORECASE)
 # not over yet, or only hoped
@@ -250,6 +271,12 @@ def says_closed(text: str) -> bool:
     return _DONE.search(text) is not None or _FIXED.search(text) is not None
 
 
+def says_settled(text: str) -> bool:
+    """Whether `text` says a debt was paid ("Larchmont finally paid 2207"; whether it closes one depends on what is
+    owed)."""
+    return _SETTLED.search(text) is not None and not _NOT_PAID.search(text)
+
+
 @functools.lru_cache(maxsize=STATEMENT_CACHE)
 def says_dropped(text: str) -> bool:
     """Whether `text` says in its own words (not quoting anyone) that a plan or pursuit was given up ("I had to pull
@@ -275,7 +302,16 @@ def closure(
         _completed(item_type, item, statement_type, statement, similarity)
         or _dropped(item_type, item, statement, similarity)
         or _happened(item, statement, similarity)
+        or _settled(item, statement, similarity)
     )
+
+
+def _settled(item: str, statement: str, similarity: float) -> str | None:
+    """A debt the item tells of, paid by the one the statement names: they share the payer or the invoice."""
+    if not _OWED.search(item) or similarity < SETTLED_SIMILARITY or not says_settled(statement):
+        return None
+    framing = _phrase_words((*_OWED.finditer(item), *_SETTLED.finditer(statement))) | _MONEY_WORDS
+    return "paid: a debt settled" if _share_thing(item, statement, framing) else None
 
 
 def _happened(item: str, statement: str, similarity: float) -> str | None:
@@ -354,6 +390,10 @@ def _ends_task(todo: str, said: Sequence[str]) -> bool:
         return True
     lowered = todo.lower()
     return any(re.search(rf"\b{re.escape(p)}", lowered) for w in said for p in _ECHOES[w])
+
+
+# the words of any bill or payment, which name no particular debt
+_MONEY_WORDS = {"invo", "bill", "euro", "poun", "doll", "full", "mone", "owe", "owes"}
 
 
 def _share_thing(item: str, statement: str, framing: set[str]) -> bool:

@@ -10,7 +10,12 @@ from collections.abc import Callable, Collection
 from hermes_bowerbird import vocabulary as vocab
 from hermes_bowerbird.curation import pasted
 from hermes_bowerbird.curation.changes import says_changed
-from hermes_bowerbird.curation.completion import says_closed, says_dropped, says_happened
+from hermes_bowerbird.curation.completion import (
+    says_closed,
+    says_dropped,
+    says_happened,
+    says_settled,
+)
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.given_up import says_given_up
 from hermes_bowerbird.curation.gone import says_gone
@@ -765,15 +770,18 @@ def _standing(sentence: str) -> Candidate | None:
 
 def _closing(sentence: str, now: float | None) -> Candidate | None:
     """A statement too slight to keep on its own that says something is done ("Flights for Lisbon are booked!",
-    "The plumber fixed the tap"), given up ("I had to pull out of the marathon") or how it went ("The interview went
-    well"), an event, or that something moved to a new time or amount ("The standup moved to 10am") or a place
-    closed for good ("Casa Pepe closed down"), a fact: kept only if it closes an open item or replaces the value a
-    memory gave."""
+    "The plumber fixed the tap"), paid ("Larchmont finally paid 2207"), given up ("I had to pull out of the
+    marathon") or how it went ("The interview went well"), an event, or that something moved to a new time or amount
+    ("The standup moved to 10am") or a place closed for good ("Casa Pepe closed down"), a fact: kept only if it closes
+    an open item or replaces the value a memory gave."""
     if len(words(sentence)) < _CLOSING_MIN_WORDS:
         return None
     mtype = (
         MemoryType.EVENT
-        if says_closed(sentence) or says_dropped(sentence) or says_happened(sentence)
+        if says_closed(sentence)
+        or says_dropped(sentence)
+        or says_happened(sentence)
+        or says_settled(sentence)
         else MemoryType.FACT
         if says_changed(sentence) or says_gone(sentence)
         else None
