@@ -112,7 +112,7 @@ FOOD_CONDITIONS = (f"{HEALTH}lactose-intolerance", f"{HEALTH}celiac")
 MEDICATIONS = _subject("user:medication:", importance=VITAL)
 WEIGHT = _subject("user:weight")
 # a measure of the user's body or training, one slot each, so the newest reading is the current one
-# ("user:metric:blood-pressure", "user:metric:squat-personal-record")
+# ("user:metric:blood-pressure", "user:metric:squat-best")
 METRICS = _subject("user:metric:")
 # ...as a tracking user names them (curation/spoken.py, curation/subjects.py)
 METRIC_NAMES = (

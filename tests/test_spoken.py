@@ -331,7 +331,7 @@ def test_a_terse_users_notes_are_kept_in_their_slots() -> None:
         (
             "SQUAT PR 150kg today!!!",
             "My squat personal record is 150kg today!!!",
-            "user:metric:squat-personal-record",
+            "user:metric:squat-best",
         ),
         (
             "checkup with dra benavides: LDL now 128!! she's happy",
@@ -346,7 +346,7 @@ def test_a_tracking_users_measures_are_kept_one_slot_each(
 ) -> None:
     [found] = extract_candidates(user, "Noted.")
     assert found.content == content
-    assert found.subject == (subject or "user:metric:10k-personal-best")
+    assert found.subject == (subject or "user:metric:10k-best")
 
 
 @pytest.mark.parametrize(

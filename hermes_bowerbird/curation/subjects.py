@@ -828,8 +828,13 @@ def _pet_any(m: re.Match[str]) -> str | None:
 
 
 def _metric_key(name: str) -> str:
-    """The slot of a measure, its short forms said in full: "10k PB" -> "user:metric:10k-personal-best"."""
-    return f"{vocab.METRICS}{_clean(vocab.metric_name(name))}"
+    """The slot of a measure, its short forms said in full and a best said one way: "10k PB", "10k personal best"
+    and "10k best" -> "user:metric:10k-best"; "half" is the half marathon."""
+    said = vocab.metric_name(name)
+    said = re.sub(r"\b(?:personal\s+(?:best|record)|record)\b", "best", said)
+    said = re.sub(r"\b(best)(?:\s+best)+\b", r"\1", said)
+    said = re.sub(r"^half\b(?!\s+marathon)", "half marathon", said)
+    return f"{vocab.METRICS}{_clean(said)}"
 
 
 def _pet_kind(kind: str) -> str:
