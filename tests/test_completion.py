@@ -578,7 +578,12 @@ def test_a_stay_away_closes_when_the_user_is_back(
 @pytest.mark.parametrize(
     "item, statement, similarity, closed",
     [
-        ("Larchmont invoice #2207, $7,600, 12 days late", "Larchmont finally paid 2207", 0.64, True),
+        (
+            "Larchmont invoice #2207, $7,600, 12 days late",
+            "Larchmont finally paid 2207",
+            0.64,
+            True,
+        ),
         (
             "Northbeam currently owes me CAD 5,760 on invoice WA-0093, which is eight days past due.",
             "Northbeam has settled WA-0093 in full.",
@@ -598,7 +603,12 @@ def test_a_stay_away_closes_when_the_user_is_back(
             0.43,
             False,
         ),
-        ("harcourt still havent paid SL-204, 45 days now", "rugby academy paid SL-201 $1,800", 0.38, False),
+        (
+            "harcourt still havent paid SL-204, 45 days now",
+            "rugby academy paid SL-201 $1,800",
+            0.38,
+            False,
+        ),
         # not paid yet
         ("Vinhal Labs owe me 2.280 euro", "Vinhal will pay the 2.280 next week", 0.6, False),
     ],
