@@ -71,6 +71,12 @@ from hermes_bowerbird.types import MemoryType
         ("Son is Ren, 7 years old", "My son is Ren, 7 years old"),
         ("84kg.", "My weight is 84kg."),
         ("taking creatine 5g a day and vit d", "I'm taking creatine 5g a day and vit d"),
+        # one of the user's people by role and name, what is said of them going on
+        (
+            "Sometimes babysitter Chloe come, she is UVic student, $18 per hour",
+            "My babysitter Chloe come, she is UVic student, $18 per hour",
+        ),
+        ("Physio Jorge Beltrán says it is a strain", "My physio Jorge Beltrán says it is a strain"),
     ],
 )
 def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
@@ -82,7 +88,7 @@ def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
     [
         "My budget is $58k.",  # said plainly already
         "Doctor Who is my favourite show",  # a role's word opening a title
-        "Physio Jorge Beltrán says it is a strain",  # a role and a name saying something: not a note of them
+        "Dentist Tuesday at 4",  # a day, no name
         "Paris is 2 hours away",  # a name, not the user's thing
         "Budget is $45k",  # a capital may open a name
         "Meridian meetings are on Zoom",

@@ -216,7 +216,10 @@ _OWED = re.compile(
 # said to be paid, by whoever owed: "Larchmont finally paid 2207", "Northbeam has settled WA-0093 in full.", "Idris did
 # finally pay the £840 though" (not "still haven't paid", "will pay next week")
 _SETTLED = re.compile(
-    r"\b(?:has|have|had)?\s*(?:now\s+|finally\s+|just\s+|also\s+)*(?:paid|settled|cleared|squared\s+up)\b(?!\s+(?:for|by)\b)|"
+    r"\b(?:has|have|had)?\s*(?:now\s+|finally\s+|just\s+|also\s+)*(?:paid|settled|squared\s+up)\b"
+    r"(?!\s+(?:for|by|off|plan|plans|version|leave|subscription|tier|account|attention|members?|users?|apps?|in|into|on|"
+    r"here|there|down|from|with)\b)(?<!\ba\spaid)(?<!\bthe\spaid)(?<!\bget\ssettled)(?<!\bgot\ssettled)"
+    r"(?<!\bgetting\ssettled)(?<!\bI\spaid)|"
     r"\bdid\s+(?:finally\s+|eventually\s+)?pay\b",
     re.IGNORECASE,
 )

@@ -145,6 +145,15 @@ _NOTE_CONTACT = re.compile(
     r"(?:\s+(?-i:[A-Z])[\w'’-]+){0,2})(?P<rest>,\s+(?:at\s+|in\s+)?(?-i:[A-Z])[^,.!?]*)?[.!]?",
     _I,
 )
+# one of the user's people by role and name, opening what is said of them without "my": "Sometimes babysitter Chloe
+# come, she is UVic student, $18 per hour", "wife Morag is doing it with me"
+_ROLE_OPENING = re.compile(
+    rf"(?:(?:sometimes|usually|often|normally|also)\s+)?(?:the\s+)?(?P<role>{CONTACT_ROLES}|husband|wife|partner|son|"
+    r"daughter|childminder|boss|manager|flatmate|roommate)\s+"
+    r"(?!(?-i:Who|What|Which|When|Where|How|Why|The|This|That|It|Is|Are|I|You|He|She|We|They|"
+    r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Today|Tomorrow)\b)(?=(?-i:[A-Z])[\w'’-]+\s*(?:,\s*)?[a-z])",
+    _I,
+)
 # a child or partner named without "my": "Son is Ren, 7 years old", "Daughter is Mio" (no name opens with these)
 _NOTE_FAMILY = re.compile(
     r"(?:(?:older|younger|oldest|youngest|eldest|little)\s+)?(?:son|daughter|husband|wife|partner|kids|children)"
@@ -224,6 +233,8 @@ def _noted(sentence: str) -> str | None:
         return f"My {sentence}"
     if m := _NOTE_CONTACT.fullmatch(sentence):
         return f"My {_as_noted(m['role'])} is {m['name']}{m['rest'] or ''}."
+    if m := _ROLE_OPENING.match(sentence):
+        return f"My {_as_noted(m['role'])} {sentence[m.end() :]}"
     if _NOTE_FAMILY.match(sentence):
         return f"My {sentence[0].lower()}{sentence[1:]}"
     if m := _NOTE_WEIGHT.fullmatch(sentence):
