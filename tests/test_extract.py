@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_bowerbird.curation.extract import extract_candidates, subject_of
+from hermes_bowerbird.curation.extract import _detail_fragment, extract_candidates, subject_of
 from hermes_bowerbird.curation.noise import is_noise
 from hermes_bowerbird.types import DEFAULT_IMPORTANCE, Candidate, MemoryType
 
@@ -857,3 +857,15 @@ def test_what_the_user_was_told_to_do_by_a_professional_is_kept() -> None:
     ]
     assert found[-1].type is MemoryType.FACT
     assert _contents("Mom says don't worry about it.") == []
+
+
+def test_a_notes_details_after_a_name_stay_with_it() -> None:
+    assert _contents("Childminder Gail Urquhart. Tue + Thu. £5.80/hr.") == [
+        "My childminder is Gail Urquhart. Tue + Thu. £5.80/hr."
+    ]
+    # a list's numbers and a video's times are no details of what came before, nor is anything after a long statement
+    assert not _detail_fragment("2.", "I love these ideas.")
+    assert not _detail_fragment("0:02", "in today's video I'm going to")
+    assert not _detail_fragment(
+        "Tue + Thu.", "My childminder is Gail Urquhart, " + "she is lovely " * 4
+    )

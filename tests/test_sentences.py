@@ -35,6 +35,10 @@ from hermes_bowerbird.curation.sentences import (
         ("J. k. rowling wrote it.", ["J. k. rowling wrote it."]),
         ("We use next.js daily.", ["We use next.js daily."]),
         ("one\ntwo", ["one", "two"]),
+        ("No egg at all incl. baked.", ["No egg at all incl. baked."]),
+        # a class or a day numbered as Danish or German write them
+        ("she go to 1. klasse at Skæring Skole.", ["she go to 1. klasse at Skæring Skole."]),
+        ("Ideas I have: 1. what to eat", ["Ideas I have: 1.", "what to eat"]),  # a list's number
     ],
 )
 def test_split_sentences(text: str, sentences: list[str]) -> None:

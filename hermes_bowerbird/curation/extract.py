@@ -645,8 +645,9 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
                 continue
         elif head := statement_before_unmarked_question(sentence):
             sentence = head
-        if out and _NAMING_FRAGMENT.match(sentence):
-            # "We adopted a dog! A cavapoo called Biscuit, he's 2": the name belongs to what came before
+        if out and (_NAMING_FRAGMENT.match(sentence) or _detail_fragment(sentence, out[-1])):
+            # "We adopted a dog! A cavapoo called Biscuit, he's 2": the name belongs to what came before, and so
+            # do the days and the rate a note gives after a name ("Childminder Gail Urquhart. Tue + Thu. £5.80/hr.")
             out[-1] = f"{out[-1]} {sentence}"
             continue
         parts = _clauses(sentence)
@@ -662,6 +663,24 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
 _PRONOUN_OPENING = re.compile(
     r"^(?P<pronoun>he|she)(?P<is>['’]?s)?\b|^(?P<owner>his|her)\b(?=\s+\w)", _I
 )
+
+
+# a note's detail standing alone after a short statement: a few words with a day, a price, a rate or a date, and no
+# one doing anything ("Tue + Thu.", "£5.80/hr.", "Back 14th."; not a list's number or a video's "0:02")
+_DETAIL = re.compile(
+    r"^(?:[\w+&/-]+\s*){0,2}?(?:\b(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b|[$£€]\s?\d|\d+(?:st|nd|rd|th)\b|"
+    r"\d\s*(?:/\s?(?:hr|h|hour|wk|week|mo|month)|am|pm|kg|km)\b)(?:\s*[\w+&/.£$€-]+){0,3}?[.!]?$",
+    _I,
+)
+
+
+def _detail_fragment(sentence: str, before: str) -> bool:
+    return (
+        len(words(before)) <= 10
+        and len(words(sentence)) <= 4
+        and _DETAIL.match(sentence) is not None
+        and not _FIRST_PERSON.search(sentence)
+    )
 
 
 def _one_person(sentence: str, *, alone: bool = False) -> str | None:

@@ -42,8 +42,19 @@ _ABBREVIATIONS = frozenset(
         "u.s",
         "a.m",
         "p.m",
+        "incl",
+        "excl",
+        "esp",
+        "appt",
+        "apt",
+        "dept",
+        "tel",
+        "ref",
     }
 )
+# "she go to 1. klasse", "from 1. august": a day or a class numbered as German or Danish write them, after a word and
+# before one in lowercase (not a list's "think of: 1. what ...")
+_ORDINAL_DOT = re.compile(r"\b[a-zæøåäöü]+\s+\d{1,2}\.$")
 # after a sentence's closing mark, the next one opens with a capital, a digit or, as people type in chat, a small
 # letter ("It runs out every month. is it worth going to 15GB?"); an abbreviation before it is no end (see below)
 _BOUNDARY = re.compile(
@@ -61,7 +72,10 @@ def split_sentences(text: str) -> list[str]:
         chunk = text[pos : m.start()]
         pos = m.end()
         pending = f"{pending} {chunk}" if pending else chunk
-        if "\n" not in m.group(0) and _ends_with_abbreviation(pending):
+        if "\n" not in m.group(0) and (
+            _ends_with_abbreviation(pending)
+            or (_ORDINAL_DOT.search(pending) and text[m.end() : m.end() + 1].islower())
+        ):
             continue
         if pending.strip():
             pieces.append(pending.strip())
