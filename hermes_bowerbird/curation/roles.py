@@ -143,8 +143,7 @@ _NOTED_NAME = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
         rf"(?P<name>{_NAME})\s*\((?P<role>{_ROLE})\)",
-        rf"(?:^|(?<=[.!?;:]\s)|(?<=\bsometimes\s)|(?<=\bthe\s)|(?<=\bwith\s))(?:new\s+)?(?P<role>{_ROLE}),?\s+"
-        rf"(?P<name>{_NAME})",
+        rf"(?:^|[.!?;:]\s|\b(?:sometimes|the|with)\s)(?:new\s+)?(?P<role>{_ROLE}),?\s+(?P<name>{_NAME})",
     )
 )
 # "my manager is Priya Raman", "Priya Raman is my manager": also how one says "my husband is Italian", so these
