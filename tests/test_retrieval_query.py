@@ -206,6 +206,11 @@ def test_hostile_queries_analyse(text: str) -> None:
         ("How much do I weigh these days?", ("user:weight",)),
         ("What religion am I?", ("user:faith",)),
         ("Who is my accountant these days?", ("user:contact:",)),
+        # a contact asked for by what they do for the user
+        ("who does my books?", ("user:contact:",)),
+        ("who handles our taxes?", ("user:contact:",)),
+        ("Who cuts my hair?", ("user:contact:",)),
+        ("Who does the dishes tonight?", ()),  # no one the user goes to
         ("Who is my boss?", ("user:manager",)),
         ("Who do I report to?", ("user:manager",)),
         ("What dose of sertraline am I on?", ("user:health:", "user:medication:")),

@@ -94,6 +94,15 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(name|called)\b", (vocab.NAME,)),
         (r"\b(boss|manager|supervisor|report to|reporting to)\b", (vocab.MANAGER,)),
         (rf"\b({vocab.CONTACT_ROLES}|physio\w*)s?\b", (vocab.CONTACTS,)),
+        # a contact asked for by what they do for the user: "who does my books?", "who handles my taxes?", "who
+        # minds the kids?", "who cuts my hair?"
+        (
+            r"\bwho(?:'s|\s+is)?\s+(?:\w+\s+)?(?:does|do|did|handles?|prepares?|files?|sorts?|looks?\s+after|minds?|"
+            r"watches|takes?\s+care\s+of|cuts?|fix(?:es)?|services?|treats?|sees?\s+to|cleans?|walks?)\s+"
+            r"(?:my|our|the)\s+(?:books|bookkeeping|tax(?:es)?|tax\s+returns?|returns?|accounts|vat|gst|payroll|kids|"
+            r"children|boys|girls|baby|hair|car|teeth|house|flat|dog|cat|garden)\b",
+            (vocab.CONTACTS,),
+        ),
         (r"\b(age|how old|birthday)\b", (vocab.AGE,)),
         (r"\b(grew up|hometown|originally|heritage|ethnic\w*)\b", (vocab.ORIGIN,)),
         (r"\b(religio\w*|faith|believer|church|mosque|synagogue|temple)\b", (vocab.FAITH,)),
