@@ -839,6 +839,10 @@ def test_a_sentence_taken_back_in_the_same_message_is_not_kept() -> None:
     contents = _contents(said)
     assert not any("Wellington" in c for c in contents)
     assert "I'm at Suite 1204, 155 Osborne Street in Osborne Village." in contents
+    # "I mean" insists rather than takes back
+    assert "I love the food in Lisbon." in _contents(
+        "I love the food in Lisbon. I mean, the pastries alone!"
+    )
     # "I meant" opening a message takes back nothing said before it
     assert _contents("I meant, I'm fine with it. My dentist is Dr Lee.") == [
         "My dentist is Dr Lee."

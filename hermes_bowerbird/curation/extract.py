@@ -250,10 +250,11 @@ _LEADING_FILLER = re.compile(
     _I,
 )
 # a sentence that takes back the one before it in the same message: "I moved to 260 Wellington Crescent... no wait,
-# sorry, 260 is my sister's building", "Dinner is at 7. Scratch that, 8."
+# sorry, 260 is my sister's building", "Dinner is at 7. Scratch that, 8." (not "I mean, the food alone!", which
+# insists)
 _RETRACTING = re.compile(
     r"^\W*(?:oh\s+)?(?:scratch\s+that|no\s+wait|wait\s*,?\s+no|sorry\s*,?\s+(?:i\s+mean(?:t)?|my\s+(?:mistake|bad)|wrong)|"
-    r"i\s+mean(?:t)?\s*,|actually\s*,?\s+no\b|no\s*,\s+sorry)\b",
+    r"i\s+meant\s*,|actually\s*,?\s+no\b|no\s*,\s+sorry)\b",
     _I,
 )
 # a statement of the user's own opens with one of these
