@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermes_bowerbird.retrieval.candidates import EntityNormCache
+from hermes_bowerbird.retrieval.candidates import EntityNormCache, ScopeIdCache, SubjectKeyCache
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewEpisode, NewMemory, Provenance, Source
 
@@ -210,4 +210,28 @@ def test_entity_names_are_reloaded_after_a_purge_reuses_an_id(tmp_path: Path) ->
     reused = store.graph.upsert_entity("user:a", "Berlin", "berlin")
     assert reused == purged  # SQLite hands out the freed highest id again
     assert names.norms(["user:a"]) == {"ines": kept, "berlin": reused}
+    store.close()
+
+
+def test_subject_keys_are_read_again_only_when_a_memory_was_added(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db")
+    keys = SubjectKeyCache(store, ScopeIdCache(store))
+
+    def add(content: str, subject: str) -> None:
+        store.memories.insert(
+            NewMemory(
+                scope="user:a",
+                type=MemoryType.FACT,
+                content=content,
+                source=Source.TOOL,
+                subject=subject,
+            )
+        )
+
+    add("My dentist is Dr Lee.", "user:contact:dentist")
+    first = keys.keys(["user:a"])
+    assert first == {"user:contact:dentist"}
+    assert keys.keys(["user:a"]) is first  # nothing added: no read
+    add("I live in Porto.", "user:residence")
+    assert keys.keys(["user:a"]) == {"user:contact:dentist", "user:residence"}
     store.close()

@@ -137,6 +137,31 @@ class ScopeIdCache:
             return ids
 
 
+class SubjectKeyCache:
+    """The distinct subject keys of live memories in a set of scopes, read again only when a memory was added.
+
+    The ids visible to the scopes (`ScopeIdCache.allowed`) are the same object until an id is added; a memory
+    forgotten since may leave its key here a while, which only lets a question's slot name a key with no memory."""
+
+    def __init__(self, store: Store, ids: ScopeIdCache) -> None:
+        self._store = store
+        self._ids = ids
+        self._lock = threading.Lock()
+        self._cache: dict[tuple[str, ...], tuple[frozenset[int], frozenset[str]]] = {}
+
+    def keys(self, scopes: Sequence[str]) -> frozenset[str]:
+        key = tuple(sorted(scopes))
+        allowed = self._ids.allowed(ItemKind.MEMORY, key)
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None and cached[0] is allowed:
+                return cached[1]
+        subjects = frozenset(self._store.memories.subject_keys(key))
+        with self._lock:
+            self._cache[key] = (allowed, subjects)
+        return subjects
+
+
 class EntityNormCache:
     """`store.graph.entity_norms(scopes)`, reloaded only when an entity or alias was added, changed or deleted."""
 

@@ -113,6 +113,7 @@ class Retriever:
         )
         self._scope_ids = cand.ScopeIdCache(store)
         self._entities = cand.EntityNormCache(store)
+        self._subjects = cand.SubjectKeyCache(store, self._scope_ids)
         self._terms = TermStats(store)
         self._sample: gate.StoreSample[Key] = gate.StoreSample(self._sample_vectors)
         self._self_names: tuple[Mapping[str, int], frozenset[int], frozenset[str]] | None = None
@@ -131,7 +132,7 @@ class Retriever:
             self.clock(),
             self._without(norms, names),
             self_names=names,
-            known_subjects=self.store.memories.subject_keys(scopes),
+            known_subjects=self._subjects.keys(scopes),
         )
 
     def _without(self, norms: Mapping[str, int], names: set[str]) -> Mapping[str, int]:
