@@ -98,7 +98,10 @@ CONTACT_ROLES = (
     r"chiropractor|realtor|estate agent|p(?:a)?ediatrician|dietitian|nutritionist|property manager|"
     r"letting agent|cardiologist|gynaecologist|gynecologist|osteopath|acupuncturist|contractor|builder|plumber|"
     r"electrician|endocrinologist|rheumatologist|nephrologist|neurologist|oncologist|gastroenterologist|urologist|"
-    r"ophthalmologist|pulmonologist|ha?ematologist|allergist|podiatrist|orthopaedic surgeon|orthopedic surgeon"
+    r"ophthalmologist|pulmonologist|ha?ematologist|allergist|podiatrist|orthopaedic surgeon|orthopedic surgeon|"
+    # the people a wedding, a build or a job hunt has the user go to
+    r"photographer|photog|videographer|florist|caterer|celebrant|officiant|wedding planner|recruiter|carpenter|"
+    r"chippy|joiner|tiler|painter|decorator|roofer|architect|surveyor|gardener|landscaper|handyman|sparky|sparkie"
 )
 RELATIONSHIP = _subject("user:relationship", MemoryType.IDENTITY)
 CHILDREN = _subject("user:children", MemoryType.IDENTITY)

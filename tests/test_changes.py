@@ -86,6 +86,11 @@ STANDUP = "Our team standup is at 9:30 every weekday."
         "Ingeborg want more money, we agree 140 kr per hour from now",
         "Chloe raise her price, now $20 per hour",
         "I send mama now 350 every month because her medicine more expensive",
+        "the bank change my mortgage rate, now I pay 1295 euro per month, not 1230 anymore",
+        "7 of the Croatian guests can not come, so the final number is 88",
+        "guest list up to 165",
+        "ugh, Northgate pushed the second interview to Monday 13 October at 2:30",
+        "Northgate moved it AGAIN, now Wednesday 15 October at 10am",
     ],
 )
 def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:

@@ -873,3 +873,15 @@ def test_a_notes_details_after_a_name_stay_with_it() -> None:
     assert not _detail_fragment(
         "Tue + Thu.", "My childminder is Gail Urquhart, " + "she is lovely " * 4
     )
+
+
+def test_a_no_to_an_offer_stays_with_the_offer() -> None:
+    assert _contents(
+        "Nordwing offered me a junior designer job, 2,300 gross per month. I said no, it was mostly dashboards"
+    ) == [
+        "Nordwing offered me a junior designer job, 2,300 gross per month. I said no, it was mostly dashboards"
+    ]
+    # passing a test is no refusal
+    assert _contents("Woohoo! I passed the adoption agency interviews last Friday!") == [
+        "I passed the adoption agency interviews last Friday!"
+    ]

@@ -102,6 +102,9 @@ def test_user_noise(text: str) -> None:
         # someone's age, birthday or condition, by name
         "Noémie is 17, her birthday is October 2nd.",
         "Wilf has a sesame allergy, proper one.",
+        # who lives in one of the user's lets
+        "Flat 1 is Radoslav Rudnev, he pays £875 a month.",
+        "unit 1 - Jarrah Blundell, $540 a week, lease ends 12 April",
     ],
 )
 def test_user_signal(text: str) -> None:

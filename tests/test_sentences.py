@@ -39,6 +39,12 @@ from hermes_bowerbird.curation.sentences import (
         # a class or a day numbered as Danish or German write them
         ("she go to 1. klasse at Skæring Skole.", ["she go to 1. klasse at Skæring Skole."]),
         ("Ideas I have: 1. what to eat", ["Ideas I have: 1.", "what to eat"]),  # a list's number
+        ("we have reserved the 5. September 2026", ["we have reserved the 5. September 2026"]),
+        ("interview moved to 21.10. 13:30, on site", ["interview moved to 21.10. 13:30, on site"]),
+        (
+            "I like the Omni PC 4.0. It is light.",
+            ["I like the Omni PC 4.0.", "It is light."],
+        ),  # a version
     ],
 )
 def test_split_sentences(text: str, sentences: list[str]) -> None:

@@ -220,6 +220,8 @@ from hermes_bowerbird.curation.subjects import (
         ("The user works at Globex.", "user:employer"),
         ("Turns out I have fructose malabsorption.", "user:health:fructose-malabsorption"),
         ("I have plantar fasciitis.", "user:health:plantar-fasciitis"),
+        ("We booked Crispin Aldridge as our photographer, £1,950.", "user:contact:photographer"),
+        ("My new sparky is Bronwyn Teale.", "user:contact:electrician"),
         # the name the user asks to be called
         ("Call me Jo.", "user:name"),
         ("Hi, you can call me Jo", "user:name"),

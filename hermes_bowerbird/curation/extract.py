@@ -21,6 +21,7 @@ from hermes_bowerbird.curation.given_up import says_given_up
 from hermes_bowerbird.curation.gone import says_gone
 from hermes_bowerbird.curation.noise import (
     ADVICE,
+    LET_UNIT,
     NAMED_FACT,
     PERSON_TRAIT,
     PROCEDURE_OPENING,
@@ -240,7 +241,7 @@ _OWN_CHANGE = re.compile(
 # with the day ("Friday of my first full week of notice.")
 _WHEN_DONE = re.compile(rf"^(?!\W*(?:\w+\s+)?(?:{WEEKDAY_STEMS})day)(?=.*\b(?:i|we)\b)", _I)
 _LEADING_FILLER = re.compile(
-    r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh|also|and|but|"
+    r"^(?:(?:so(?!\s+far\b)|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh(?:\s+no)?|ugh+|argh+|also|and|but|"
     r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
     r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
     r"news|news(?=\s*[:!–-])|(?:big|quick|small|another|one more|important)\s+(?:one|thing)(?=\s*[:!–-])|"
@@ -324,6 +325,12 @@ _SUBORDINATE = re.compile(
     _I,
 )
 # a fragment that names what the sentence before it told of: "A cocker spaniel called Pickle, 10 weeks old"
+# the user turning down what the sentence before offered: "I said no", "Felt off, I passed.", "I turned it down"
+_REFUSAL = re.compile(
+    r"^(?:[\w'’]+,?\s+){0,3}?(?:but\s+|so\s+|and\s+)?(?:i|we)\s+(?:said\s+no|passed(?=\s*(?:[.,;!]|$))|declined(?:\s+it)?|turned\s+(?:it|them|that)\s+down|"
+    r"didn['’]?t\s+take\s+it|won['’]?t\s+take\s+it|rejected\s+it|walked\s+away)\b",
+    _I,
+)
 _NAMING_FRAGMENT = re.compile(r"^(?:a|an)\s+(?:[\w-]+\s+){0,3}?(?:called|named)\s+(?-i:[A-Z])", _I)
 _CLAUSE_MIN_WORDS = 4
 # "Expense report submitted!" closes a todo; "All done!" names nothing to close
@@ -525,7 +532,7 @@ def _fallback_type(
             return MemoryType.EVENT
         # what the user tells of one of their people by name ("Meera moved to Vancouver."), or of anyone what they
         # like, eat or are ("Giedre is vegan")
-        if PERSON_TRAIT.match(own):
+        if PERSON_TRAIT.match(own) or LET_UNIT.match(own):
             return MemoryType.FACT
         if opens_with_person(own, people):
             return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
@@ -646,9 +653,14 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
                 continue
         elif head := statement_before_unmarked_question(sentence):
             sentence = head
-        if out and (_NAMING_FRAGMENT.match(sentence) or _detail_fragment(sentence, out[-1])):
+        if out and (
+            _NAMING_FRAGMENT.match(sentence)
+            or _detail_fragment(sentence, out[-1])
+            or _REFUSAL.match(sentence)
+        ):
             # "We adopted a dog! A cavapoo called Biscuit, he's 2": the name belongs to what came before, and so
-            # do the days and the rate a note gives after a name ("Childminder Gail Urquhart. Tue + Thu. £5.80/hr.")
+            # do the days and the rate a note gives after a name ("Childminder Gail Urquhart. Tue + Thu. £5.80/hr."),
+            # and a no to what was offered ("Nordwing offered me 2,300 a month. I said no, it was mostly dashboards")
             out[-1] = f"{out[-1]} {sentence}"
             continue
         parts = _clauses(sentence)

@@ -126,6 +126,13 @@ ADVICE = re.compile(
     r"(?:days?|weeks?|months?|fortnight)\b",
     re.IGNORECASE,
 )
+# who lives in one of the user's lets, noted as a landlord notes it: "Flat 1 is Radoslav Rudnev, he pays £875 a
+# month", "unit 1 - Jarrah Blundell, $540 a week", "Unit 1 is the ground floor, Kayleigh Szymanski"
+LET_UNIT = re.compile(
+    r"^(?:flat|unit|apartment|apt|room|suite)\s+[\w-]{1,4}\b[^.!?]{0,30}?\s*(?:\bis\b|[-:=–])\s+(?:the\s+\w+\s+floor,?\s+)?"
+    r"(?-i:[A-ZÀ-Þ])[\w'’-]+",
+    re.IGNORECASE,
+)
 # a short statement may hold a durable value of its own: an address, a path or code ("Staging lives at
 # staging.acme.dev.", "The VPN config is in ~/vpn/client.ovpn."), or a way to do something ("To deploy, run make
 # deploy-prod from the infra repo.")
@@ -200,6 +207,7 @@ def _is_user_content(rest: str, people: Collection[str]) -> bool:
         or NAMED_FACT.match(rest)
         or PERSON_TRAIT.match(rest)
         or ADVICE.match(rest)
+        or LET_UNIT.match(rest)
     ):
         return True
     # a change to the user's drug told of the doctor: "he's swapping the atorvastatin for rosuvastatin"

@@ -52,8 +52,13 @@ _ABBREVIATIONS = frozenset(
         "ref",
     }
 )
-# "she go to 1. klasse", "from 1. august": a day or a class numbered as German or Danish write them, after a word and
-# before one in lowercase (not a list's "think of: 1. what ...")
+# "she go to 1. klasse", "we have reserved the 5. September": a day or a class numbered as German or Danish write
+# them, after a word and before a month or a word in lowercase (not a list's "think of: 1. what ...")
+# "moved to 21.10. 13:30": a date written day.month. before a time ends no sentence
+_DOTTED_DATE = re.compile(r"(?:^|\s)(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.$")
+_MONTH_AHEAD = re.compile(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.IGNORECASE
+)
 _ORDINAL_DOT = re.compile(r"\b[a-zæøåäöü]+\s+\d{1,2}\.$")
 # after a sentence's closing mark, the next one opens with a capital, a digit or, as people type in chat, a small
 # letter ("It runs out every month. is it worth going to 15GB?"); an abbreviation before it is no end (see below)
@@ -74,7 +79,11 @@ def split_sentences(text: str) -> list[str]:
         pending = f"{pending} {chunk}" if pending else chunk
         if "\n" not in m.group(0) and (
             _ends_with_abbreviation(pending)
-            or (_ORDINAL_DOT.search(pending) and text[m.end() : m.end() + 1].islower())
+            or (
+                _ORDINAL_DOT.search(pending)
+                and (text[m.end() : m.end() + 1].islower() or _MONTH_AHEAD.match(text, m.end()))
+            )
+            or (_dotted_date(pending) and text[m.end() : m.end() + 1].isdigit())
         ):
             continue
         if pending.strip():
@@ -85,6 +94,12 @@ def split_sentences(text: str) -> list[str]:
     if pending.strip():
         pieces.append(pending.strip())
     return pieces
+
+
+def _dotted_date(chunk: str) -> bool:
+    """Whether `chunk` ends with a day and month written "21.10." (not a version: "4.0.")."""
+    m = _DOTTED_DATE.search(chunk)
+    return m is not None and 1 <= int(m["day"]) <= 31 and 1 <= int(m["month"]) <= 12
 
 
 def _ends_with_abbreviation(chunk: str) -> bool:

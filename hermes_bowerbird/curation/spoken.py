@@ -29,7 +29,7 @@ _LONE_I = re.compile(r"\bi\b")
 _DONE = re.compile(
     r"(?:(?:finally|just|also|already)\s+)?(?:switched|moved|started|finished|booked|bought|sold|cancell?ed|quit"
     r"|joined|left|got|signed|changed|adopted|found|dropped|lost|won|passed|failed|sent|paid|ordered|picked|decided"
-    r"|registered|enrolled|applied|accepted|took|landed|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted|told"
+    r"|registered|enrolled|applied|accepted|declined|took|landed|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted|told"
     r"|gave|had|saw|ran|swam|rode|cycled|raced|walked|hiked|lifted|benched|squatted|deadlifted)\s+\S+\s+\S"
     # ...or what they do, said as few imperatives are: "live in lubbock texas", "work at a cafe on weekends", "take
     # lisinopril 10mg mornings"

@@ -526,6 +526,10 @@ _RULES: tuple[_Rule, ...] = _rules(
         rf"with|found|got|have|hired)\s+a\s+new\s+)(?P<contact2>{_CONTACT})s?\b|"
         rf"(?!(?:this|that|he|she|it|who|there|here|what)\b)(?-i:[A-Z])\w+ (?:is|'s) (?:now )?my "
         rf"(?:new |current |regular |usual )?(?P<contact3>{_CONTACT})\b|"
+        # booked as one: "We booked Crispin Aldridge as our photographer"
+        rf"\b(?:booked|hired|chose|picked|went with|got|signed)\s+{_PERSON_NAME}(?:\s+(?-i:[A-Z])\w+){{0,2}}\s+as\s+"
+        rf"(?:my|our)\s+(?:new\s+)?"
+        rf"(?P<contact5>{_CONTACT})\b|"
         # seen by one now: "I'm seeing dr hollis now", "I see Dr. Moreau for my back", "I've been moved to Dr. Nasseri"
         rf"\bi(?:'m| am|'ve been| have been)?\s+{_NOW}"
         rf"(?:seeing|see|going to|registered with|moved to|transferred to)\s+"
@@ -807,11 +811,22 @@ def _first_group(m: re.Match[str], names: tuple[str, ...]) -> str | None:
     return None
 
 
+# a contact's role as chat says it -> the role's slot ("new sparky is Bronwyn Teale" replaces the electrician)
+_CONTACT_SYNONYMS = {
+    "sparky": "electrician",
+    "sparkie": "electrician",
+    "chippy": "carpenter",
+    "photog": "photographer",
+}
+
+
 def _contact_any(m: re.Match[str]) -> str | None:
-    found = _first_group(m, ("contact", "contact2", "contact3", "contact4"))
+    found = _first_group(m, ("contact", "contact2", "contact3", "contact4", "contact5"))
     if found is None and m.group("seen"):  # seen by a doctor whose role goes unsaid
         found = "doctor"
-    return f"{vocab.CONTACTS}{_clean(found)}" if found else None
+    if found is None:
+        return None
+    return f"{vocab.CONTACTS}{_clean(_CONTACT_SYNONYMS.get(found.lower(), found))}"
 
 
 def _allergy_any(m: re.Match[str]) -> str | None:
