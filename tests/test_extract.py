@@ -885,3 +885,10 @@ def test_a_no_to_an_offer_stays_with_the_offer() -> None:
     assert _contents("Woohoo! I passed the adoption agency interviews last Friday!") == [
         "I passed the adoption agency interviews last Friday!"
     ]
+
+
+def test_a_pasted_blob_is_read_as_far_as_a_statement_runs() -> None:
+    """A sentence of 200,000 characters (the most a turn keeps) is read only as far as a statement runs."""
+    assert _contents("Flat 1 - " + "A" * 200_000) == []
+    assert not _detail_fragment("Tue+" + "1" * 20_000, "Childminder Gail Urquhart.")
+    assert not _detail_fragment("Today is February 22nd.", "Quit the firm May 15th.")

@@ -123,3 +123,10 @@ def test_own_words_keeps_positions() -> None:
     assert len(bare) == len(sentence)
     assert "need" not in bare
     assert bare.endswith("and I agreed.")
+
+
+def test_a_long_run_of_initials_or_a_blob_is_one_sentence() -> None:
+    """Whether a chunk ends a sentence is read from its end alone: 20,000 initials make one sentence (a pending
+    sentence re-read whole at each chunk took 20 s here)."""
+    assert split_sentences("a. " * 20_000) == [("a. " * 20_000).strip()]
+    assert split_sentences("Dr. " * 30_000) == [("Dr. " * 30_000).strip()]

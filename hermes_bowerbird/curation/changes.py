@@ -192,7 +192,7 @@ _NEW_AMOUNT = re.compile(
     r"\bgoing\s+to\s+(?:be\s+)?[$€£]\d|"
     # an amount from a date on: "from march rent is 1450", "we agree 140 kr per hour from now", "Rate £6/hr from April"
     rf"\bfrom\s+(?:{_MONTH}|next\s+\w+|now)\b[^.!?]{{0,30}}?\b(?:is|are|will\s+be)\s+[$€£]?\d|"
-    rf"[$€£]?\d[\d,.]*\s*(?:[$€£]|kr|zł|pounds?|euros?|dollars?)?\s*(?:/\s?\w+|(?:a|per|an)\s+\w+)?\s+"
+    rf"(?<![\d.,])[$€£]?\d[\d,.]*\s*(?:[$€£]|kr|zł|pounds?|euros?|dollars?)?\s*(?:/\s?\w+|(?:a|per|an)\s+\w+)?\s+"
     rf"from\s+(?:now\b|next\s+\w+|(?:{_MONTH})\b|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH})\b)|"
     # now at a price said as one: "Chloe raise her price, now $20 per hour", "I send mama now 350 every month"
     r"\bnow\s+[$€£]?\d[\d,.]*\s*(?:[$€£]|kr|zł|pounds?|quid|euros?|eur|dollars?|bucks|a\s+(?:month|week|day|year|night)|"

@@ -53,6 +53,9 @@ __all__ = ["extract_candidates", "subject_of"]
 
 _I = re.IGNORECASE
 _MAX_CONTENT_CHARS = 600
+# no statement runs longer, and one that seems to (a pasted blob without full stops) is read only this far: rules
+# that look back from each match would cost time quadratic in its length (as subjects.py reads a sentence)
+_MAX_SENTENCE_CHARS = 2_000
 _MIN_WORDS = 5
 
 # ---------------------------------------------------------------- types
@@ -629,6 +632,7 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
     before: tuple[str, str | None] = ("", None)
     last = 0  # how many statements `out` held before the last sentence gave its own
     for n, raw in enumerate(split_sentences(text)):
+        raw = raw[:_MAX_SENTENCE_CHARS]
         if _RETRACTING.match(raw):
             del out[last:]
         last = len(out)
@@ -681,19 +685,29 @@ _PRONOUN_OPENING = re.compile(
 # a note's detail standing alone after a short statement: a few words with a day, a price, a rate or a date, and no
 # one doing anything ("Tue + Thu.", "£5.80/hr.", "Back 14th."; not a list's number or a video's "0:02")
 _DETAIL = re.compile(
-    r"^(?:[\w+&/-]+\s*){0,2}?(?:\b(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b|[$£€]\s?\d|\d+(?:st|nd|rd|th)\b|"
-    r"\d\s*(?:/\s?(?:hr|h|hour|wk|week|mo|month)|am|pm|kg|km)\b)(?:\s*[\w+&/.£$€-]+){0,3}?[.!]?$",
+    r"(?:\b(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b|[$£€]\s?\d|\d+(?:st|nd|rd|th)\b|"
+    r"\d\s*(?:/\s?(?:hr|h|hour|wk|week|mo|month)|am|pm|kg|km)\b)",
     _I,
 )
+_DETAIL_CHARS = 40
 
 
 def _detail_fragment(sentence: str, before: str) -> bool:
+    """Whether `sentence` is such a detail of the short statement `before` (its few characters are read only after
+    its length is known, so no text costs more than a short one)."""
     return (
-        len(words(before)) <= 10
+        len(sentence) <= _DETAIL_CHARS
         and len(words(sentence)) <= 4
-        and _DETAIL.match(sentence) is not None
+        and len(words(before)) <= 10
+        and not sentence.endswith("?")
+        and _DETAIL.search(sentence) is not None
         and not _FIRST_PERSON.search(sentence)
+        and not _STATED.search(sentence)
     )
+
+
+# a fragment that states something of its own ("Today is February 22nd.") is no detail of the sentence before
+_STATED = re.compile(r"\b(?:is|are|was|were)\b", _I)
 
 
 def _one_person(sentence: str, *, alone: bool = False) -> str | None:

@@ -166,6 +166,7 @@ PROCEDURE_OPENING = re.compile(
 _OPENING_NAME = re.compile(r"(?P<name>[A-Za-z][\w-]{0,40})(?:['’]s)?\b")
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
 _LONG_SENTENCE_WORDS = 11
+_MAX_SENTENCE_CHARS = 2_000
 _ASSISTANT_MIN_WORDS = 8
 
 
@@ -357,7 +358,10 @@ def is_noise(text: str, role: str = "user", people: Collection[str] = ()) -> boo
     """True when no sentence of `text` carries durable content: greetings, thanks, questions, short filler."""
     if len(text.strip()) < 2:
         return True
-    return not any(is_content_sentence(s, role, people) for s in split_sentences(text))
+    # a sentence is read only so far (see extract._MAX_SENTENCE_CHARS): a pasted blob costs no more than a statement
+    return not any(
+        is_content_sentence(s[:_MAX_SENTENCE_CHARS], role, people) for s in split_sentences(text)
+    )
 
 
 def is_trivial_prompt(text: str) -> bool:

@@ -56,6 +56,8 @@ _ABBREVIATIONS = frozenset(
 # them, after a word and before a month or a word in lowercase (not a list's "think of: 1. what ...")
 # "moved to 21.10. 13:30": a date written day.month. before a time ends no sentence
 _DOTTED_DATE = re.compile(r"(?:^|\s)(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.$")
+# how much of a sentence's end tells whether a chunk ends it (an abbreviation, a numbered day, a date)
+_END_CHARS = 64
 _MONTH_AHEAD = re.compile(
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.IGNORECASE
 )
@@ -71,28 +73,33 @@ _LAST_WORD = re.compile(r"(?:^|\s)([A-Za-z.]+)\.$")
 def split_sentences(text: str) -> list[str]:
     """Sentences of `text` in order, stripped; lines are always boundaries, abbreviations are not."""
     pieces: list[str] = []
-    pending = ""
+    # the chunks of the sentence under way, and its last characters: whether a chunk ends it is read from its end
+    # alone, so a run of initials ("a. a. a. ...") costs time linear in its length
+    pending: list[str] = []
+    end = ""
     pos = 0
     for m in _BOUNDARY.finditer(text):
         chunk = text[pos : m.start()]
         pos = m.end()
-        pending = f"{pending} {chunk}" if pending else chunk
+        pending.append(chunk)
+        end = f"{end} {chunk}"[-_END_CHARS:] if len(pending) > 1 else chunk[-_END_CHARS:]
         if "\n" not in m.group(0) and (
-            _ends_with_abbreviation(pending)
+            _ends_with_abbreviation(end)
             or (
-                _ORDINAL_DOT.search(pending)
+                _ORDINAL_DOT.search(end)
                 and (text[m.end() : m.end() + 1].islower() or _MONTH_AHEAD.match(text, m.end()))
             )
-            or (_dotted_date(pending) and text[m.end() : m.end() + 1].isdigit())
+            or (_dotted_date(end) and text[m.end() : m.end() + 1].isdigit())
         ):
             continue
-        if pending.strip():
-            pieces.append(pending.strip())
-        pending = ""
-    tail = text[pos:]
-    pending = f"{pending} {tail}" if pending else tail
-    if pending.strip():
-        pieces.append(pending.strip())
+        sentence = " ".join(pending).strip()
+        if sentence:
+            pieces.append(sentence)
+        pending, end = [], ""
+    pending.append(text[pos:])
+    sentence = " ".join(c for c in pending if c).strip()
+    if sentence:
+        pieces.append(sentence)
     return pieces
 
 
