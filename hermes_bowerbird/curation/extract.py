@@ -39,7 +39,7 @@ from hermes_bowerbird.curation.noise import (
     statement_before_unmarked_question,
 )
 from hermes_bowerbird.curation.redact import without_secrets
-from hermes_bowerbird.curation.sentences import own_words, split_sentences
+from hermes_bowerbird.curation.sentences import MAX_STATEMENT_CHARS, own_words, split_sentences
 from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
@@ -53,9 +53,6 @@ __all__ = ["extract_candidates", "subject_of"]
 
 _I = re.IGNORECASE
 _MAX_CONTENT_CHARS = 600
-# no statement runs longer, and one that seems to (a pasted blob without full stops) is read only this far: rules
-# that look back from each match would cost time quadratic in its length (as subjects.py reads a sentence)
-_MAX_SENTENCE_CHARS = 2_000
 _MIN_WORDS = 5
 
 # ---------------------------------------------------------------- types
@@ -632,7 +629,7 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
     before: tuple[str, str | None] = ("", None)
     last = 0  # how many statements `out` held before the last sentence gave its own
     for n, raw in enumerate(split_sentences(text)):
-        raw = raw[:_MAX_SENTENCE_CHARS]
+        raw = raw[:MAX_STATEMENT_CHARS]
         if _RETRACTING.match(raw):
             del out[last:]
         last = len(out)

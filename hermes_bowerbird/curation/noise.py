@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from hermes_bowerbird.curation.sentences import split_sentences
+from hermes_bowerbird.curation.sentences import MAX_STATEMENT_CHARS, split_sentences
 from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.text import MONTHS_BUT_MAY
@@ -166,7 +166,6 @@ PROCEDURE_OPENING = re.compile(
 _OPENING_NAME = re.compile(r"(?P<name>[A-Za-z][\w-]{0,40})(?:['’]s)?\b")
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
 _LONG_SENTENCE_WORDS = 11
-_MAX_SENTENCE_CHARS = 2_000
 _ASSISTANT_MIN_WORDS = 8
 
 
@@ -358,9 +357,9 @@ def is_noise(text: str, role: str = "user", people: Collection[str] = ()) -> boo
     """True when no sentence of `text` carries durable content: greetings, thanks, questions, short filler."""
     if len(text.strip()) < 2:
         return True
-    # a sentence is read only so far (see extract._MAX_SENTENCE_CHARS): a pasted blob costs no more than a statement
+    # a sentence is read only so far: a pasted blob costs no more than a statement
     return not any(
-        is_content_sentence(s[:_MAX_SENTENCE_CHARS], role, people) for s in split_sentences(text)
+        is_content_sentence(s[:MAX_STATEMENT_CHARS], role, people) for s in split_sentences(text)
     )
 
 

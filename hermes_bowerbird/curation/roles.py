@@ -144,6 +144,10 @@ _NOTED_NAME = tuple(
     for p in (
         rf"(?P<name>{_NAME})\s*\((?P<role>{_ROLE})\)",
         rf"(?:^|[.!?;:]\s|\b(?:sometimes|the|with)\s)(?:new\s+)?(?P<role>{_ROLE}),?\s+(?P<name>{_NAME})",
+        # the same "my" unsaid before a child's role: "Son is Ren, 7 years old", "Daughter is Mio" (a partner's role
+        # is not read so: "husband is Italian" gives no name)
+        rf"(?:^|(?<=[.!?;:]\s))(?:(?:older|younger|oldest|youngest|eldest|little)\s+)?(?P<role>son|daughter)\s+is\s+"
+        rf"(?P<name>{_NAME})",
     )
 )
 # "my manager is Priya Raman", "Priya Raman is my manager": also how one says "my husband is Italian", so these
@@ -156,13 +160,6 @@ _SAID_IS = tuple(
         # in chat the "my" goes unsaid where a sentence opens: "contractor is Bill Novak, his cell is ..."
         rf"(?:^|(?<=[.!?;:]\s))(?:new\s+)?(?P<role>{_ROLE})\s+is\s+(?P<name>{_NAME})",
     )
-)
-# the same "my" unsaid before a child's role: "Son is Ren, 7 years old", "Daughter is Mio": a name, whatever the
-# spotter took it for (a partner's role is not read here: "husband is Italian" gives no name)
-_SAID_CHILD_IS = re.compile(
-    rf"(?:^|(?<=[.!?;:]\s))(?:(?:older|younger|oldest|youngest|eldest|little)\s+)?(?P<role>son|daughter)\s+is\s+"
-    rf"(?P<name>{_NAME})",
-    re.IGNORECASE,
 )
 
 
@@ -206,9 +203,6 @@ def find_roles(text: str, mentions: Mapping[str, str]) -> dict[str, tuple[str, .
             _add(
                 found, _known_prefix(m.group("name"), named) or m.group("name"), ROLE_ALIASES[role]
             )
-    for m in _SAID_CHILD_IS.finditer(text):
-        name = m.group("name")
-        _add(found, _known_prefix(name, named) or name, ROLE_ALIASES[m.group("role").lower()])
     # children listed in prose must be names the spotter found; listed as a note, the form says they are names
     for pattern, noted in ((_SAID_CHILDREN, False), (_NOTED_CHILDREN, True)):
         for m in pattern.finditer(text):

@@ -52,16 +52,19 @@ _ABBREVIATIONS = frozenset(
         "ref",
     }
 )
-# "she go to 1. klasse", "we have reserved the 5. September": a day or a class numbered as German or Danish write
-# them, after a word and before a month or a word in lowercase (not a list's "think of: 1. what ...")
-# "moved to 21.10. 13:30": a date written day.month. before a time ends no sentence
-_DOTTED_DATE = re.compile(r"(?:^|\s)(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.$")
+# no statement runs longer, and one that seems to (a pasted blob without full stops) is read only this far: rules
+# that look back from each match would cost time quadratic in its length (extraction, noise and the slot rules)
+MAX_STATEMENT_CHARS = 2_000
 # how much of a sentence's end tells whether a chunk ends it (an abbreviation, a numbered day, a date)
 _END_CHARS = 64
+# "she go to 1. klasse", "we have reserved the 5. September": a day or a class numbered as German or Danish write
+# them, after a word and before a month or a word in lowercase (not a list's "think of: 1. what ...")
+_ORDINAL_DOT = re.compile(r"\b[a-zæøåäöü]+\s+\d{1,2}\.$")
 _MONTH_AHEAD = re.compile(
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.IGNORECASE
 )
-_ORDINAL_DOT = re.compile(r"\b[a-zæøåäöü]+\s+\d{1,2}\.$")
+# "moved to 21.10. 13:30": a date written day.month. before a time ends no sentence
+_DOTTED_DATE = re.compile(r"(?:^|\s)(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.$")
 # after a sentence's closing mark, the next one opens with a capital, a digit or, as people type in chat, a small
 # letter ("It runs out every month. is it worth going to 15GB?"); an abbreviation before it is no end (see below)
 _BOUNDARY = re.compile(
@@ -97,7 +100,7 @@ def split_sentences(text: str) -> list[str]:
             pieces.append(sentence)
         pending, end = [], ""
     pending.append(text[pos:])
-    sentence = " ".join(c for c in pending if c).strip()
+    sentence = " ".join(pending).strip()
     if sentence:
         pieces.append(sentence)
     return pieces

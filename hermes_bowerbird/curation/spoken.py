@@ -149,7 +149,7 @@ _NOTE_CONTACT = re.compile(
 # come, she is UVic student, $18 per hour", "wife Morag is doing it with me"
 _ROLE_OPENING = re.compile(
     rf"(?:(?:sometimes|usually|often|normally|also)\s+)?(?:the\s+)?(?P<role>{CONTACT_ROLES}|husband|wife|partner|son|"
-    r"daughter|childminder|boss|manager|flatmate|roommate)\s+"
+    r"daughter|boss|manager|flatmate|roommate)\s+"
     r"(?!(?-i:Who|What|Which|When|Where|How|Why|The|This|That|It|Is|Are|I|You|He|She|We|They|"
     r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Today|Tomorrow)\b)(?=(?-i:[A-Z])[\w'’-]+\s*(?:,\s*)?[a-z])",
     _I,

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hermes_bowerbird import vocabulary as vocab
-from hermes_bowerbird.curation.sentences import reported_spans
+from hermes_bowerbird.curation.sentences import MAX_STATEMENT_CHARS, reported_spans
 from hermes_bowerbird.curation.tool_names import CHOSEN_ONLY_WITH_A_CAPITAL, KNOWN_TOOLS, SLOT_OF
 from hermes_bowerbird.text import DIGIT_WORDS, normalise_entity
 from hermes_bowerbird.text import chat_words as words
@@ -1080,14 +1080,10 @@ def _to_first_person(m: re.Match[str]) -> str:
     return m.group(0)
 
 
-# no profile statement runs longer; a pasted text without full stops may
-_MAX_STATEMENT_CHARS = 2_000
-
-
 def subject_of(sentence: str) -> str | None:
     """The subject key of a sentence stating the current value of something that changes over time, or None.
 
-    Only the sentence's first `_MAX_STATEMENT_CHARS` are read: each match is checked against the clause before it,
+    Only the sentence's first `MAX_STATEMENT_CHARS` are read: each match is checked against the clause before it,
     so a sentence of many matches that are not statements ("She said I am a designer, " over and over, with no full
     stop) would cost time quadratic in its length.
     """
@@ -1103,7 +1099,7 @@ def only_mentions(sentence: str) -> bool:
 
 
 def _view(sentence: str) -> str:
-    return first_person_view(re.sub(r"(?<=\w)’(?=\w)", "'", sentence[:_MAX_STATEMENT_CHARS]))
+    return first_person_view(re.sub(r"(?<=\w)’(?=\w)", "'", sentence[:MAX_STATEMENT_CHARS]))
 
 
 def _stated(view: str, rules: Sequence[_Rule]) -> str | None:
