@@ -101,8 +101,8 @@ class Config:
     # embeddings
     embedding_backend: str = "auto"  # one of EMBEDDING_BACKENDS
     embedding_model: str = ""  # name or path; empty picks the shipped MiniLM
-    # threads for the local model; 0 = torch: one per core, ONNX: up to 2; the curation worker process: up to 2,
-    # one core fewer than the machine has (curation/worker.py)
+    # threads for the local model; 0 = torch: one per core, ONNX and the curation worker process: up to 2
+    # (curation/worker.py)
     embedding_threads: int = 0
     # where built ONNX models are cached; empty = $HERMES_HOME/bowerbird/models
     embedding_models_dir: str = ""

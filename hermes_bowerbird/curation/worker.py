@@ -396,16 +396,16 @@ def _read_spec(stream: IO[str]) -> Config:
 
 
 def worker_threads(setting: int, cores: int | None) -> int:
-    """The worker's model threads: the `embedding_threads` setting when given, else at most 2 and one core fewer
-    than the machine has, so the agent's own threads always find a free core.
+    """The worker's model threads: the `embedding_threads` setting when given, else up to 2 (the cores there are).
 
-    Measured on 2 cores, three runs each (benchmarks/bench_provider.py's curation run, process mode): with the
-    worker's model on 2 threads a 1 ms ticker in the Hermes process was late by 1.9-2.1 ms at p99 and sync_turn
-    took 3.6-4.8 ms at p99; on 1 thread 0.44-0.64 ms and 2.1-2.5 ms, for 12-13.5 turns/s curated instead of
-    19-21 (far above any conversation's pace; a bulk import takes longer)."""
+    The worker runs niced and onnxruntime's idle threads sleep, so the agent's threads still get a core the moment
+    they wake. Measured on 2 cores (benchmarks/bench_provider.py --curation-only, 600 turns, four runs each,
+    interleaved): on 2 threads 58-68 turns/s, a 1 ms ticker in the Hermes process late by 0.44-0.78 ms at p99 and
+    sync_turn 0.72-1.31 ms at p99; on 1 thread 50-52 turns/s, 0.30-0.34 ms and 0.64-1.53 ms. (An earlier build
+    and curator, slower and heavier on the GIL, had made 2 threads cost 1.9-2.1 ms of ticker lateness.)"""
     if setting > 0:
         return setting
-    return max(1, min(2, (cores or 1) - 1))
+    return max(1, min(2, cores or 1))
 
 
 def main() -> int:
