@@ -1,7 +1,7 @@
 """Recall benchmark over every dev set in one run: LoCoMo, persona, LongMemEval_S and the everyday set.
 
     python benchmarks/bench_recall.py [--data PATH] [--persona PATH] [--lme PATH] [--everyday PATH]
-                                      [--embed-cache FILE] [--write-results]
+                                      [--runtime onnx|torch] [--embed-cache FILE] [--write-results]
 
 Every LoCoMo conversation becomes its own scope; every turn is captured through the engine's capture path
 (journal -> curator -> episodes and memories) unless `--direct` asks for plain episode ingestion. Questions of
@@ -9,6 +9,7 @@ categories 1-4 are asked of their conversation's scope; hits map back to dia_ids
 (session id + turn index). LongMemEval_S: one store per question, each haystack session's user turns captured
 with the session's timestamp; session-level recall@1/@5. The everyday set goes through the Hermes provider on a
 fresh store: facts told with sync_turn, questions asked with prefetch and bowerbird_recall in a new session.
+Vectors come from the int8 ONNX build the provider runs by default (`--runtime torch`: the float32 fallback).
 Baselines in the same run: SQLite FTS5 bm25 over the stored turns, and MiniLM cosine alone. The prefetch gate
 is reported as recall of answerable questions against silence on unanswerable ones, per operating point.
 """
@@ -68,15 +69,27 @@ BASE_TIME = 1_700_000_000.0
 
 # -- embeddings ---------------------------------------------------------------------------------------------------
 class FileCachedEmbedder(WrappedEmbedder):
-    """The real MiniLM embedder with an optional on-disk cache (npz keyed by sha256 of the text)."""
+    """The real MiniLM embedder with an optional on-disk cache (npz keyed by sha256 of the text).
 
-    def __init__(self, inner: LocalEmbedder | OnnxEmbedder, cache_path: Path | None) -> None:
+    The file names the runtime that filled it: int8 and torch vectors differ a little, and a run must not read
+    the other's (a cache of another runtime, or of none named, is refused)."""
+
+    def __init__(
+        self, inner: LocalEmbedder | OnnxEmbedder, cache_path: Path | None, runtime: str
+    ) -> None:
         super().__init__(inner)
         self.cache_path = cache_path
+        self.runtime = runtime
         self.cache: dict[str, np.ndarray] = {}
         self.dirty = False
         if cache_path is not None and cache_path.exists():
             data = np.load(cache_path)
+            filled_by = str(data["runtime"]) if "runtime" in data.files else "unnamed"
+            if filled_by != runtime:
+                raise SystemExit(
+                    f"{cache_path} holds {filled_by} vectors, not {runtime}: "
+                    "give another --embed-cache"
+                )
             self.cache = {str(k): v for k, v in zip(data["keys"], data["vecs"], strict=True)}
 
     def embed(self, text: str) -> np.ndarray:
@@ -99,7 +112,12 @@ class FileCachedEmbedder(WrappedEmbedder):
         if self.cache_path is None or not self.dirty:
             return
         keys = list(self.cache)
-        np.savez(self.cache_path, keys=np.array(keys), vecs=np.stack([self.cache[k] for k in keys]))
+        np.savez(
+            self.cache_path,
+            keys=np.array(keys),
+            vecs=np.stack([self.cache[k] for k in keys]),
+            runtime=np.array(self.runtime),
+        )
         self.dirty = False
 
 
@@ -885,6 +903,11 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
+# what each --runtime runs, as the report names it
+RUNTIMES = {
+    "onnx": "int8 ONNX (the provider's default runtime)",
+    "torch": "float32 under torch (the fallback)",
+}
 METRICS = ("any@1", "any@5", "any@10", "all@5", "all@10", "sess@1", "sess@5", "ndcg@10")
 
 
@@ -892,6 +915,7 @@ def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dic
     lines = [
         f"Command: `{meta['command']}`  ",
         f"Machine: {meta['machine']}  ",
+        f"Model: all-MiniLM-L6-v2, {meta['runtime']}  ",
         f"Run time: {meta['seconds']:.0f} s in all.",
         "",
         *render_summary(results, persona, meta),
@@ -1084,7 +1108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     local = (
         LocalEmbedder() if args.runtime == "torch" else OnnxEmbedder(load_config().model_cache_dir)
     )
-    embedder = FileCachedEmbedder(local, args.embed_cache)
+    embedder = FileCachedEmbedder(local, args.embed_cache, args.runtime)
     started_all = time.perf_counter()
     results: dict[str, Scores] = {}
     meta: dict[str, Any] = {"gates": {}}
@@ -1129,6 +1153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     meta |= {
         "command": _command(argv),
         "machine": machine_line(),
+        "runtime": RUNTIMES[args.runtime],
         "seconds": time.perf_counter() - started_all,
     }
     text = render(results, persona, meta)
@@ -1166,9 +1191,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--runtime",
-        choices=("torch", "onnx"),
-        default="torch",
-        help="local model runtime (one embed cache per runtime)",
+        choices=tuple(RUNTIMES),
+        default="onnx",
+        help="local model runtime: the int8 build the provider runs by default, or torch (one embed cache "
+        "per runtime)",
     )
     parser.add_argument(
         "--reuse",
