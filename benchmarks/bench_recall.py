@@ -713,6 +713,8 @@ def run_lme(
     """Session recall@1/@5 of the engine and both baselines; gate records (abstention = unanswerable)."""
     rows: dict[str, list[tuple[str, float, float]]] = {"engine": [], "fts5": [], "vector": []}
     gate: list[GateRecord] = []
+    # the engine's misses, for reading a run: questions whose answer session is not first / not in the top 5
+    misses: dict[str, list[str]] = {"r@1": [], "r@5": []}
     for n, q in enumerate(questions):
         system = build_system(q.turns, embedder, workdir, f"lme/{n}", direct, overrides, reuse)
         try:
@@ -734,6 +736,9 @@ def run_lme(
                             float(bool(set(sessions[:5]) & q.answers)),
                         )
                     )
+                for metric, found in zip(misses, rows["engine"][-1][1:], strict=True):
+                    if not found:
+                        misses[metric].append(q.text)
 
             def answers(hit: Hit, q: LmeQuestion = q) -> bool:
                 return any(p.session_id in q.answers for p in hit.provenance)
@@ -769,6 +774,7 @@ def run_lme(
         "by_type": by_type,
         "gate": gate,
         "abstention": sum(q.abstention for q in questions),
+        "misses": misses,
     }
 
 
