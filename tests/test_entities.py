@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_bowerbird.curation.entities import find_entities
+from hermes_bowerbird.curation.entities import find_entities, mid_sentence_words
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.text import normalise_entity
@@ -61,6 +61,18 @@ def test_find_entities(text: str, expected: set[tuple[str, str]]) -> None:
 )
 def test_sentence_openers_are_not_entities(text: str) -> None:
     assert find_entities(text) == []
+
+
+def test_a_sentence_opener_named_mid_sentence_elsewhere_is_a_name() -> None:
+    assert find_entities("Mateo ate two bowls. I asked him why.") == []
+    assert [n for n, _ in find_entities("Mateo ate two bowls. I asked Mateo why.")] == ["Mateo"]
+
+
+def test_mid_sentence_words_end_at_word_boundaries() -> None:
+    words = mid_sentence_words("we met Jean-Luc, then: Ana's friend;   Bo. Tom left 3M")
+    assert {"Jean", "Jean-Luc", "Ana", "Ana's", "Bo", "3M"} <= words
+    # "Tom" follows a full stop, so it opens a sentence; lower-case words are never a name's first word
+    assert not {"Tom", "Jean-L", "then", "left"} & words
 
 
 @pytest.mark.parametrize(
