@@ -59,9 +59,9 @@ def _looks_like_path(text: str) -> bool:
 
 
 # Characters one model call may hold once padded to its longest text. Measured with int8 MiniLM over 500 stored
-# episodes and memories of LongMemEval chats (250 chars on average), ms per text, one core (the worker's) / two:
-# 16 texts a call 19.2-20.3 / 12.4; one text a call 16.3-17.7 / 12.5; padded to 500 chars 16.0-16.9 / 11.2;
-# 1,000 chars 17.4-18.1 / 11.2; 2,000 chars 18.4-19.6 / 10.9.
+# episodes and memories of LongMemEval chats (250 chars on average), ms per text, one thread / two (the agent's
+# and, on 2 cores, the curation worker's): 16 texts a call 19.2-20.3 / 12.4; one text a call 16.3-17.7 / 12.5;
+# padded to 500 chars 16.0-16.9 / 11.2; 1,000 chars 17.4-18.1 / 11.2; 2,000 chars 18.4-19.6 / 10.9.
 PADDED_CHARS = 500
 
 
