@@ -246,9 +246,8 @@ def mid_sentence_words(text: str) -> frozenset[str]:
     found: set[str] = set()
     for m in _MID_TOKEN.finditer(text):
         token = m.group(1)
-        view = text[
-            m.start(1) : m.end(1) + 1
-        ]  # the character after the token decides its last boundary
+        # the character after the token decides whether its end is a boundary
+        view = text[m.start(1) : m.end(1) + 1]
         found.update(
             token[: b.start()] for b in _BOUNDARY.finditer(view) if 0 < b.start() <= len(token)
         )
