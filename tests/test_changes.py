@@ -643,6 +643,9 @@ def test_a_new_amount_said_against_its_old_one_replaces_only_a_memory_holding_th
         ("Mr Hogan say from march rent is 1450", True),
         ("Chloe raise her price, now $20 per hour", True),
         ("day rate going to $1,050 + gst from 1 april", True),
+        ("We now pay Chloe £9.50 an hour.", True),
+        ("now I pay her £12 for the afternoon", True),
+        ("We now pay attention to 3 things.", False),  # no one paid, no price
         ("Netflix went up to 17.99.", False),  # a price of the world
         ("I raised my step goal to 10000.", False),
         ("The rent is fine.", False),  # no new amount

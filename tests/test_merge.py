@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from hermes_bowerbird.config import build_config
-from hermes_bowerbird.curation.changes import NEW_HOLDER
+from hermes_bowerbird.curation.changes import NEW_AMOUNT, NEW_HOLDER
 from hermes_bowerbird.curation.merge import (
     MergePlan,
     Merger,
@@ -506,6 +506,41 @@ def test_someone_new_in_a_role_ends_a_slot_holder_too() -> None:
     assert plan.supersede == (11,) and plan.reason == NEW_HOLDER
     dentist = _memory(12, "My dentist is Dr. Lim in Camden.", "user:contact:dentist")
     assert _plan(dana, neighbours=[(dentist, 0.5)], closable=True).action == "drop"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Chloe put her rate up to £9.50 an hour from this month.",
+        "Our babysitter's rate went up to £9.50 an hour.",
+        "We now pay Chloe £9.50 an hour.",
+        "Chloe's rate is now £9.50 an hour.",
+    ],
+)
+def test_a_contacts_new_price_ends_the_old_and_takes_the_contacts_slot(said: str) -> None:
+    chloe = _memory(
+        13, "We pay our babysitter Chloe £8 an hour, she comes Tuesdays.", "user:contact:babysitter"
+    )
+    rate = Candidate(type=MemoryType.FACT, content=said, importance=0.5, closing_only=True)
+    plan = _plan(rate, neighbours=[(chloe, 0.7)], closable=True)
+    assert plan.action == "create" and plan.supersede == (13,)
+    assert plan.reason == NEW_AMOUNT and plan.subject == "user:contact:babysitter"
+
+
+def test_a_price_said_of_someone_else_leaves_a_contact_alone() -> None:
+    chloe = _memory(
+        14, "We pay our babysitter Chloe £8 an hour, she comes Tuesdays.", "user:contact:babysitter"
+    )
+    plumber = Candidate(
+        type=MemoryType.FACT, content="The plumber put his rate up to £60 an hour.", importance=0.5
+    )
+    assert _plan(plumber, neighbours=[(chloe, 0.5)], closable=True).supersede == ()
+    # who the contact is, with no price, is no value a price replaces
+    named = _memory(15, "Our babysitter is Chloe, she comes Tuesdays.", "user:contact:babysitter")
+    raised = Candidate(
+        type=MemoryType.FACT, content="Chloe put her rate up to £9.50 an hour.", importance=0.5
+    )
+    assert _plan(raised, neighbours=[(named, 0.6)], closable=True).supersede == ()
 
 
 def test_a_new_time_or_rent_is_kept_when_nothing_gave_the_old_one() -> None:

@@ -81,6 +81,7 @@ STATEMENT_CACHE = 64
 
 NEW_TIME = "changed: a new time for the same thing"
 NEW_HOLDER = "changed: a new holder for the same thing"
+NEW_AMOUNT = "changed: a new amount for the same thing"
 
 _I = re.IGNORECASE
 
@@ -200,6 +201,8 @@ _NEW_AMOUNT = re.compile(
     # paid at a new amount now, a final count, a count or price gone up or down: "now I pay 1295 euro per month", "the
     # final number is 88", "guest list up to 165", "budget's back down to 30k"
     r"\bnow\s+(?:i|we|he|she|they)\s+(?:pay|get|earn|make|charge|send|owe)s?\s+(?:about\s+|around\s+)?[$€£]?\d|"
+    # ...and said to whom, the user paying now: "We now pay Chloe £9.50 an hour", "now I pay her £12"
+    r"\b(?:now\s+(?:i|we)|(?:i|we)\s+now)\s+pay\s+(?:[A-Z][\w'’-]*|him|her|them)\s+[$€£]\d|"
     r"\bfinal\s+(?:number|count|headcount|figure|price|total)\s+(?:is|will\s+be)\s+(?:about\s+)?[$€£]?\d|"
     r"\b(?:guests?|guest\s+list|headcount|numbers|budget|rent|price|rate|fee|salary|quote)(?:['’]s)?\s+"
     r"(?:is\s+|are\s+|has\s+gone\s+|went\s+)?(?:now\s+)?(?:back\s+)?(?:up|down)\s+to\s+(?:about\s+)?[$€£]?\d|"

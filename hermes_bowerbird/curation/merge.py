@@ -15,6 +15,7 @@ from ..store import content_hash
 from ..text import holds_name, value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .changes import (
+    NEW_AMOUNT,
     NEW_HOLDER,
     NEW_TIME,
     ROUTINE_SIMILARITY,
@@ -109,22 +110,44 @@ def _still_told(memory: Memory, candidate: Candidate) -> bool:
     return any(holds_name(candidate.content, name) for name, _ in find_entities(memory.content))
 
 
+# the slots whose holder a candidate holding no slot of its own replaces, by the change it made: the new memory is
+# the routine's new time, the contact's new price
+_TAKEN = {NEW_TIME: vocab.ROUTINES, NEW_AMOUNT: vocab.CONTACTS}
+
+
 def _slot_taken(
     candidate: Candidate, closable: Sequence[Neighbour], closed: Mapping[int, str]
 ) -> str | None:
-    """The slot of the routine whose time the candidate (holding no slot of its own) changed: the new memory is the
-    routine's new value."""
+    """The slot of the routine whose time, or the contact whose price, the candidate (holding no slot of its own)
+    changed: the new memory is the slot's new value."""
     if candidate.subject:
         return None
     return next(
         (
             n.memory.subject
             for n in closable
-            if closed.get(n.memory.id) == NEW_TIME
-            and n.memory.subject
-            and n.memory.subject.startswith(vocab.ROUTINES)
+            if n.memory.subject
+            and (prefix := _TAKEN.get(closed.get(n.memory.id, ""))) is not None
+            and n.memory.subject.startswith(prefix)
         ),
         None,
+    )
+
+
+def _names_contact(memory: Memory, statement: str) -> bool:
+    """Whether `memory` holds a contact's slot and `statement` names that contact or their role ("Chloe put her rate
+    up", "Our babysitter's rate went up" against user:contact:babysitter "We pay our babysitter Chloe £8 an hour")."""
+    subject = memory.subject or ""
+    if not subject.startswith(vocab.CONTACTS):
+        return False
+    role = subject[len(vocab.CONTACTS) :].replace("-", " ")
+    names = [n for n, kind in find_entities(memory.content) if kind in ("person", "thing")]
+    # a full name, or one of its words ("Gail" of "Childminder Gail Urquhart"), possessive or not ("Chloe's rate")
+    words = {w for n in names for w in n.split() if len(w) > 2 and w[0].isupper()}
+    return any(
+        re.search(rf"(?<![\w'’]){re.escape(w)}(?!\w)", statement, re.IGNORECASE)
+        for w in (role, *names, *words)
+        if w
     )
 
 
@@ -248,6 +271,10 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
             # (a new holder is read alike whatever a time's floor)
             elif changed == NEW_HOLDER:
                 out[memory.id] = NEW_HOLDER
+            # ...and a contact's new price, said of them by name or role: "Chloe put her rate up to £9.50 an hour"
+            # ends "We pay our babysitter Chloe £8 an hour" (the new memory takes the contact's slot, `_slot_taken`)
+            elif changed == NEW_AMOUNT and _names_contact(memory, candidate.content):
+                out[memory.id] = NEW_AMOUNT
             continue
         closed = (
             None
