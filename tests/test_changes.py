@@ -646,6 +646,8 @@ def test_a_new_amount_said_against_its_old_one_replaces_only_a_memory_holding_th
         ("We now pay Chloe £9.50 an hour.", True),
         ("now I pay her £12 for the afternoon", True),
         ("We now pay attention to 3 things.", False),  # no one paid, no price
+        ("rent is €1,450 a month now", True),
+        ("it costs $5 now and then", False),
         ("Netflix went up to 17.99.", False),  # a price of the world
         ("I raised my step goal to 10000.", False),
         ("The rent is fine.", False),  # no new amount

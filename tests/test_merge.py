@@ -515,6 +515,8 @@ def test_someone_new_in_a_role_ends_a_slot_holder_too() -> None:
         "Our babysitter's rate went up to £9.50 an hour.",
         "We now pay Chloe £9.50 an hour.",
         "Chloe's rate is now £9.50 an hour.",
+        "Chloe charges £9.50 an hour now.",
+        "Chloe is £9.50 an hour now.",
     ],
 )
 def test_a_contacts_new_price_ends_the_old_and_takes_the_contacts_slot(said: str) -> None:

@@ -203,6 +203,9 @@ _NEW_AMOUNT = re.compile(
     r"\bnow\s+(?:i|we|he|she|they)\s+(?:pay|get|earn|make|charge|send|owe)s?\s+(?:about\s+|around\s+)?[$€£]?\d|"
     # ...and said to whom, the user paying now: "We now pay Chloe £9.50 an hour", "now I pay her £12"
     r"\b(?:now\s+(?:i|we)|(?:i|we)\s+now)\s+pay\s+(?:[A-Z][\w'’-]*|him|her|them)\s+[$€£]\d|"
+    # a price, then "now": "Chloe charges £9.50 an hour now", "rent is €1,450 a month now" (not "now and then")
+    r"\b(?:is|are|'s|’s|charges?|costs?|pays?)\s+(?:about\s+|around\s+)?[$€£]\d[\d,.]*\s*"
+    r"(?:(?:a|an|per)\s+\w+|/\s?\w+)?\s+now\b(?!\s+and\s+then)|"
     r"\bfinal\s+(?:number|count|headcount|figure|price|total)\s+(?:is|will\s+be)\s+(?:about\s+)?[$€£]?\d|"
     r"\b(?:guests?|guest\s+list|headcount|numbers|budget|rent|price|rate|fee|salary|quote)(?:['’]s)?\s+"
     r"(?:is\s+|are\s+|has\s+gone\s+|went\s+)?(?:now\s+)?(?:back\s+)?(?:up|down)\s+to\s+(?:about\s+)?[$€£]?\d|"
