@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .. import filelock
 from ..config import Config, RetrievalWeights, build_config
+from ..embeddings.local import default_threads
 
 if TYPE_CHECKING:
     from ..embeddings.service import EmbeddingService
@@ -396,16 +397,15 @@ def _read_spec(stream: IO[str]) -> Config:
 
 
 def worker_threads(setting: int, cores: int | None) -> int:
-    """The worker's model threads: the `embedding_threads` setting when given, else up to 2 (the cores there are).
+    """The worker's model threads: the `embedding_threads` setting when given, else the local model's default (up to
+    2, the cores there are; torch alone would take one per core).
 
     The worker runs niced and onnxruntime's idle threads sleep, so the agent's threads still get a core the moment
     they wake. Measured on 2 cores (benchmarks/bench_provider.py --curation-only, 600 turns, four runs each,
     interleaved): on 2 threads 58-68 turns/s, a 1 ms ticker in the Hermes process late by 0.44-0.78 ms at p99 and
     sync_turn 0.72-1.31 ms at p99; on 1 thread 50-52 turns/s, 0.30-0.34 ms and 0.64-1.53 ms. (An earlier build
     and curator, slower and heavier on the GIL, had made 2 threads cost 1.9-2.1 ms of ticker lateness.)"""
-    if setting > 0:
-        return setting
-    return max(1, min(2, cores or 1))
+    return setting if setting > 0 else default_threads(cores)
 
 
 def main() -> int:

@@ -58,6 +58,16 @@ def _looks_like_path(text: str) -> bool:
     return text.startswith((".", "~", os.sep)) or text.count("/") > 1 or "\\" in text
 
 
+# A local model's threads when `embedding_threads` is 0 (the ONNX runtime, and the curation worker's model under
+# either runtime): onnxruntime's idle threads sleep, so two leave the agent a core when it wakes (curation/worker.py).
+MODEL_THREADS = 2
+
+
+def default_threads(cores: int | None) -> int:
+    """Up to MODEL_THREADS, and no more than the `cores` there are (one when unknown)."""
+    return max(1, min(MODEL_THREADS, cores or 1))
+
+
 # Characters one model call may hold once padded to its longest text. Measured with int8 MiniLM over 500 stored
 # episodes and memories of LongMemEval chats (250 chars on average), ms per text, one thread / two (the agent's
 # and, on 2 cores, the curation worker's): 16 texts a call 19.2-20.3 / 12.4; one text a call 16.3-17.7 / 12.5;

@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import filelock
 from ..errors import EmbeddingError
-from .local import LOADED_MODELS, LoadedModels, LocalRuntime, resolve_local_model
+from .local import LOADED_MODELS, LoadedModels, LocalRuntime, default_threads, resolve_local_model
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -293,7 +293,7 @@ class OnnxModel:
         except ImportError as exc:
             raise EmbeddingError(f"onnxruntime is not installed ({exc})") from exc
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads if threads > 0 else min(2, os.cpu_count() or 1)
+        options.intra_op_num_threads = threads if threads > 0 else default_threads(os.cpu_count())
         options.inter_op_num_threads = 1
         # idle threads sleep, not spin
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
