@@ -104,11 +104,15 @@ def normalise_entity(name: str) -> str:
     return key
 
 
-def holds_name(text: str, name: str, *, ignore_case: bool = False) -> bool:
+def holds_name(
+    text: str, name: str, *, ignore_case: bool = False, possessive: bool = False
+) -> bool:
     """Whether `text` holds `name` as written, on its own: not inside a longer word, nor beside an apostrophe
-    ("Casa Pepe" is in "We go to Casa Pepe", "Ana" is not in "Anastasia")."""
+    ("Casa Pepe" is in "We go to Casa Pepe", "Ana" is not in "Anastasia"); with `possessive`, an apostrophe may
+    follow ("Chloe" is in "Chloe's rate")."""
     flags = re.IGNORECASE if ignore_case else 0
-    return re.search(rf"(?<![\w'’]){re.escape(name)}(?![\w'’])", text, flags) is not None
+    after = r"(?!\w)" if possessive else r"(?![\w'’])"
+    return re.search(rf"(?<![\w'’]){re.escape(name)}{after}", text, flags) is not None
 
 
 # -- token counts -----------------------------------------------------------------------------------------------

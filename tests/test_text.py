@@ -124,6 +124,15 @@ def test_holds_name(text: str, name: str, ignore_case: bool, held: bool) -> None
     assert holds_name(text, name, ignore_case=ignore_case) is held
 
 
+def test_a_possessive_holds_the_name_only_when_asked() -> None:
+    assert not holds_name("Chloe's rate went up", "Chloe")
+    assert holds_name("Chloe's rate went up", "Chloe", possessive=True)
+    assert holds_name("our babysitter’s rate", "Babysitter", ignore_case=True, possessive=True)
+    # still a whole word, and not the end of another one's possessive
+    assert not holds_name("Chloes rate", "Chloe", possessive=True)
+    assert not holds_name("O'Chloe's", "Chloe", possessive=True)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"), [("", 0), ("abcd", 1), ("abcde", 2), ("x" * 400, 100)]
 )

@@ -145,7 +145,7 @@ def _names_contact(memory: Memory, statement: str) -> bool:
     # a full name, or one of its words ("Gail" of "Childminder Gail Urquhart"), possessive or not ("Chloe's rate")
     words = {w for n in names for w in n.split() if len(w) > 2 and w[0].isupper()}
     return any(
-        re.search(rf"(?<![\w'’]){re.escape(w)}(?!\w)", statement, re.IGNORECASE)
+        holds_name(statement, w, ignore_case=True, possessive=True)
         for w in (role, *names, *words)
         if w
     )
