@@ -88,6 +88,9 @@ class RetrievalWeights:
     gate_cosine_center: float = 0.45  # the cosine at which the plain-cosine part is neutral
     gate_coverage: float = 1.0  # weight of the idf-weighted keyword coverage
     gate_keywords_bias: float = -0.5  # without a vector: logistic(gate_coverage x coverage + this)
+    # the gate's share of a query whose roles were given their names ("my husband" -> "my husband Tomasz"):
+    # 1 reads the query with names, 0 without (retrieval.retriever.Retriever._gate_vector)
+    gate_role_names: float = 0.0
     # a hit this similar (cosine, or word overlap) to a better one is dropped
     duplicate_similarity: float = 0.9
 

@@ -11,6 +11,7 @@ from hermes_bowerbird.retrieval.query import (
     extract_keywords,
     first_person,
     match_entities,
+    name_roles,
     named_subjects,
     parse_time,
     subject_hints,
@@ -353,3 +354,53 @@ def test_query_words_name_stored_subjects(
         "project:notes-app",
     }
     assert named_subjects(keywords, known, about_user) == expected
+
+
+ROLES = {"husband": "Tomasz", "best friend": "Joaquin", "girl": "Clementine"}
+
+
+@pytest.mark.parametrize(
+    ("text", "matched", "expanded", "named"),
+    [
+        (
+            "When is my husband's birthday?",
+            ("husband",),
+            "When is my husband Tomasz's birthday?",
+            ("Tomasz",),
+        ),
+        (
+            "What is my little girl called?",
+            ("girl",),
+            "What is my little girl Clementine called?",
+            ("Clementine",),
+        ),
+        (
+            "Gift ideas for our best friend",
+            ("best friend",),
+            "Gift ideas for our best friend Joaquin",
+            ("Joaquin",),
+        ),
+        # someone else's husband, or a role said without the user's own "my"
+        ("What does Melanie's husband do?", ("husband",), "What does Melanie's husband do?", ()),
+        ("Is a husband a spouse?", ("husband",), "Is a husband a spouse?", ()),
+        # the name is there already, or the word matched no role
+        ("Is my husband Tomasz home?", ("husband", "tomasz"), "Is my husband Tomasz home?", ()),
+        ("What's my boss called?", ("boss",), "What's my boss called?", ()),
+    ],
+)
+def test_a_role_of_the_users_own_gets_its_name(
+    text: str, matched: tuple[str, ...], expanded: str, named: tuple[str, ...]
+) -> None:
+    assert name_roles(text, matched, ROLES) == (expanded, named)
+
+
+def test_a_named_role_searches_for_the_name_by_keyword_and_meaning() -> None:
+    norms = {"husband": 9, "tomasz": 9}
+    analysis = analyze_query("When is my husband's birthday?", NOW, norms, UTC, alias_names=ROLES)
+    assert analysis.entity_ids == (9,)
+    assert analysis.role_names == ("Tomasz",)
+    assert analysis.keywords == ("husband", "birthday", "tomasz")
+    assert analysis.semantic_text == "When is my husband Tomasz's birthday?"
+    assert analysis.unnamed_text == "When is my husband's birthday?"
+    plain = analyze_query("When is my husband's birthday?", NOW, norms, UTC)
+    assert (plain.role_names, plain.semantic_text, plain.unnamed_text) == ((), "", "")

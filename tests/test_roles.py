@@ -7,10 +7,13 @@ from pathlib import Path
 import pytest
 
 from hermes_bowerbird import render
+from hermes_bowerbird.config import load_config
 from hermes_bowerbird.curation.entities import find_entities
 from hermes_bowerbird.curation.roles import find_roles
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import RecallOptions, TurnCapture
+from hermes_bowerbird.retrieval import RecallRequest
 from hermes_bowerbird.serialize import detail_json
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import MemoryFilter
@@ -203,3 +206,53 @@ def test_a_terse_users_notes_of_their_people_are_kept(engine: Bowerbird) -> None
 def test_a_remembered_note_naming_someone_by_its_form_alone_is_kept(engine: Bowerbird) -> None:
     memory = engine.remember("Lachlan (husband) offshore, 3 weeks on 3 off.", scope=SCOPE)
     assert memory.content.startswith("Lachlan (husband)")
+
+
+def test_alias_names_map_a_role_to_its_one_persons_name(tmp_path: Path) -> None:
+    """Only an alias of exactly one person in the scopes asked, and never another entity's own name."""
+    store = Store.open(tmp_path / "m.db")
+    tomasz = store.graph.upsert_entity(SCOPE, "Tomasz", "tomasz", "person")
+    mia = store.graph.upsert_entity(SCOPE, "Mia", "mia", "person")
+    leo = store.graph.upsert_entity(SCOPE, "Leo", "leo", "person")
+    elsewhere = store.graph.upsert_entity("user:b", "Piotr", "piotr", "person")
+    store.graph.add_aliases(tomasz, [("husband", "husband"), ("mia", "mia")])
+    store.graph.add_aliases(mia, [("kid", "kid"), ("daughter", "daughter")])
+    store.graph.add_aliases(leo, [("kid", "kid")])
+    store.graph.add_aliases(elsewhere, [("brother", "brother")])
+    assert store.graph.alias_names([SCOPE]) == {"husband": "Tomasz", "daughter": "Mia"}
+    assert store.graph.alias_names(["user:b"]) == {"brother": "Piotr"}
+    store.close()
+
+
+def test_a_question_by_role_ranks_what_was_said_by_name(
+    tmp_path: Path, minilm: LocalEmbedder
+) -> None:
+    """ "A present for my husband" shares no word and little meaning with "Tomasz's birthday": the role's name,
+    put after it, brings that turn into the first results; the gate still reads the question without it."""
+    config = load_config(
+        tmp_path,
+        environ={"BOWERBIRD_LLM_BACKEND": "none", "BOWERBIRD_MAINTENANCE_ENABLED": "false"},
+    )
+    engine = Bowerbird(config, embedder=minilm, background=False)
+    try:
+        for text in (
+            "My husband Tomasz works night shifts as a nurse at the Royal Infirmary.",
+            "Tomasz's birthday is the 12th of April, remind me nearer the time?",
+            "I started learning the cello in January, it's humbling.",
+            "We're saving for a house deposit, the target is 60k by next summer.",
+            "My shoe size is 44 EU, in case you ever need it for gift ideas.",
+            "Can you help me write a birthday message? It's for my best friend Joaquin.",
+        ):
+            _tell(engine, text)
+        question = "When should I have a present ready for my husband?"
+        assert engine.retriever.analyze(question, [SCOPE]).role_names == ("Tomasz",)
+        hits = engine.recall(question, scopes=[SCOPE], options=RecallOptions(explain=True))
+        assert any("12th of April" in h.content for h in hits[:3])
+        gated = engine.retriever.search(
+            RecallRequest(question, (SCOPE,), limit=5, min_relevance=0.01, explain=True),
+            touch=False,
+        )
+        birthday = next(h for h in gated if "12th of April" in h.content)
+        assert birthday.signals["gate_cosine"] < birthday.signals["cosine"]
+    finally:
+        engine.shutdown()

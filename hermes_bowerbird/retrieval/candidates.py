@@ -163,21 +163,29 @@ class SubjectKeyCache:
 
 
 class EntityNormCache:
-    """`store.graph.entity_norms(scopes)`, reloaded only when an entity or alias was added, changed or deleted."""
+    """`store.graph.entity_norms(scopes)` and `alias_names(scopes)`, reloaded only when an entity or alias was
+    added, changed or deleted."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
-        self._cache: dict[tuple[str, ...], tuple[int, dict[str, int]]] = {}
+        self._cache: dict[tuple[str, ...], tuple[int, dict[str, int], dict[str, str]]] = {}
 
     def norms(self, scopes: Sequence[str]) -> dict[str, int]:
+        return self._load(scopes)[0]
+
+    def alias_names(self, scopes: Sequence[str]) -> dict[str, str]:
+        return self._load(scopes)[1]
+
+    def _load(self, scopes: Sequence[str]) -> tuple[dict[str, int], dict[str, str]]:
         key = tuple(sorted(scopes))
         stamp = self._store.graph.entity_stamp()
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None and cached[0] == stamp:
-                return cached[1]
+                return cached[1], cached[2]
         norms = self._store.graph.entity_norms(key)
+        aliases = self._store.graph.alias_names(key)
         with self._lock:
-            self._cache[key] = (stamp, norms)
-        return norms
+            self._cache[key] = (stamp, norms, aliases)
+        return norms, aliases

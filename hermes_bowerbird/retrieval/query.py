@@ -167,8 +167,12 @@ class QueryAnalysis:
     subjects: tuple[
         str, ...
     ] = ()  # profile slots (memory.subject) a question about the user asks for
-    # the text to embed: the user's own name turned into first person; "" = `text`
+    # the text to embed: the user's own name turned into first person, names put after the user's roles for
+    # them ("my husband" -> "my husband Tomasz"); "" = `text`
     semantic_text: str = ""
+    role_names: tuple[str, ...] = ()  # the names put after roles
+    # with names put after roles, the text to embed without them (the gate reads both); else ""
+    unnamed_text: str = ""
 
     @property
     def search_text(self) -> str:
@@ -310,12 +314,16 @@ def analyze_query(
     tz: tzinfo | None = None,
     self_names: Collection[str] = (),
     known_subjects: Collection[str] = (),
+    alias_names: Mapping[str, str] | None = None,
 ) -> QueryAnalysis:
     """Analyse `text` relative to `now` (epoch seconds, read in `tz`; the local zone when None).
 
     `self_names` are the user's own names (normalised). In a user's own memory every item is about the user, so
     their name carries no search information: it is dropped from keywords and entity matches, and the question
     counts as one about the user, like a first-person one ("what is Marcus's diet" = "what is my diet").
+
+    `alias_names` maps the roles the user gave people to their names ("husband" -> "Tomasz"): a question that
+    asks about "my husband" searches for Tomasz too, by keyword and by meaning (see `name_roles`).
     """
     text = text[:MAX_QUERY_CHARS]
     own = self_words(text, self_names)
@@ -326,7 +334,11 @@ def analyze_query(
     ids, names = match_entities(text, norms)
     window, recency = parse_time(text, now, tz)
     about_user = bool(own) or _FIRST_PERSON.search(text) is not None
+    semantic = first_person(text, self_names) if own else text
+    unnamed = semantic
+    semantic, named = name_roles(semantic, names, alias_names or {})
     keywords = extract_keywords(text, own)
+    keywords += tuple(w for w in extract_keywords(" ".join(named), own) if w not in keywords)
     hinted = expand_families(subject_hints(text), known_subjects) if about_user else ()
     subjects = hinted + named_subjects(keywords, known_subjects, about_user)
     return QueryAnalysis(
@@ -339,8 +351,38 @@ def analyze_query(
         type_hints=type_hints(text),
         about_user=about_user,
         subjects=tuple(dict.fromkeys(subjects)),
-        semantic_text=first_person(text, self_names) if own else "",
+        semantic_text=semantic if semantic != text else "",
+        role_names=named,
+        unnamed_text=unnamed if named else "",
     )
+
+
+# "my husband", "our little girl", "my closest mate": a role of the user's own, up to two words after my/our
+_ROLE_LEAD = r"\b(?:my|our)\s+(?:[\w'’-]+\s+){0,2}?"
+
+
+def name_roles(
+    text: str, matched: Sequence[str], alias_names: Mapping[str, str]
+) -> tuple[str, tuple[str, ...]]:
+    """`text` with the name of each person it calls by the user's own role for them put after the role, and
+    those names: "when is my husband's birthday?" -> "when is my husband Tomasz's birthday?", ("Tomasz",).
+
+    What was said of Tomasz by name ("Tomasz's birthday is in April") shares no word with the role and little
+    meaning with it. Only a role the user said is theirs ("my", "our") counts: "Melanie's husband" is someone
+    else's. A name the question already gives is not added again."""
+    words = set(tokens(text))
+    named: list[str] = []
+    for phrase in matched:
+        name = alias_names.get(phrase)
+        if name is None or name in named or set(tokens(name)) <= words:
+            continue
+        role = r"\s+".join(re.escape(w) for w in phrase.split())
+        found = re.search(rf"{_ROLE_LEAD}{role}\b", text, re.IGNORECASE)
+        if found is None:
+            continue
+        text = f"{text[: found.end()]} {name}{text[found.end() :]}"
+        named.append(name)
+    return text, tuple(named)
 
 
 def first_person(text: str, self_names: Collection[str]) -> str:

@@ -133,6 +133,7 @@ class Retriever:
             self._without(norms, names),
             self_names=names,
             known_subjects=self._subjects.keys(scopes),
+            alias_names=self._entities.alias_names(scopes),
         )
 
     def _without(self, norms: Mapping[str, int], names: set[str]) -> Mapping[str, int]:
@@ -208,11 +209,13 @@ class Retriever:
         )
         ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
         if request.min_relevance > 0:
+            gate_vector = self._gate_vector(analysis, query_vector)
             ranked = self._relevant(
                 ranked,
                 items,
-                self._baseline(scopes, given.allowed, query_vector),
+                self._baseline(scopes, given.allowed, gate_vector),
                 request.min_relevance,
+                None if gate_vector is query_vector else gate_vector,
             )
         chosen = self._diversify(ranked, items, limit)
         missing = [
@@ -258,8 +261,29 @@ class Retriever:
         )
         return run_stage(self.signals, Stage.VECTOR, given, kinds), given
 
+    def _gate_vector(
+        self, analysis: QueryAnalysis, query_vector: np.ndarray | None
+    ) -> np.ndarray | None:
+        """The query vector the gate reads. With names put after the user's roles for them, the name draws the
+        query toward everything said of that person, the answer and the near miss alike ("my daughter's
+        favourite colour" -> "my daughter's name is Clementine"), so the gate reads a vector between the query
+        with names and without (`weights.gate_role_names`: 1 = with, 0 = without)."""
+        share = self.config.weights.gate_role_names
+        if query_vector is None or not analysis.unnamed_text or share >= 1.0:
+            return query_vector
+        unnamed = self.vectors.embed_query(analysis.unnamed_text)
+        if unnamed is None:
+            return query_vector
+        blend = (1.0 - share) * unnamed + share * query_vector
+        return blend / max(float(np.linalg.norm(blend)), 1e-12)
+
     def _relevant(
-        self, ranked: list[Fused], items: _Items, base: gate.Baseline | None, floor: float
+        self,
+        ranked: list[Fused],
+        items: _Items,
+        base: gate.Baseline | None,
+        floor: float,
+        gate_vector: np.ndarray | None = None,
     ) -> list[Fused]:
         """The candidates whose gate relevance (see `gate.relevance`) reaches `floor`; recorded as a signal.
 
@@ -273,6 +297,10 @@ class Retriever:
         weights = self.config.weights
         for entry in ranked[:RELEVANCE_POOL]:
             cosine = entry.signals.get("cosine")
+            vector = items.vectors.get(entry.key)
+            if gate_vector is not None and cosine is not None and vector is not None:
+                cosine = float(np.dot(vector, gate_vector))
+                entry.signals["gate_cosine"] = cosine
             value = gate.relevance(cosine, entry.signals.get("coverage", 0.0), base, weights)
             entry.signals["relevance"] = value
             if base is not None and cosine is not None:

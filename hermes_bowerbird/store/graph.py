@@ -103,6 +103,23 @@ class Graph:
         )
         return {row["norm"]: row["entity_id"] for row in (*aliases, *names)}
 
+    def alias_names(self, scopes: Sequence[str]) -> dict[str, str]:
+        """Each alias (normalised) of exactly one entity in these scopes that is no entity's name, mapped to that
+        entity's name as written: "husband" -> "Tomasz" after "my husband Tomasz"."""
+        rows = self._db.query(
+            f"""
+            SELECT a.norm, min(e.name) AS name
+            FROM entity_aliases a
+            JOIN entities e ON e.id = a.entity_id
+            WHERE e.scope IN ({marks(len(scopes))})
+              AND a.norm NOT IN (SELECT norm FROM entities WHERE scope IN ({marks(len(scopes))}))
+            GROUP BY a.norm
+            HAVING count(DISTINCT a.entity_id) = 1
+        """,
+            (*scopes, *scopes),
+        )
+        return {row["norm"]: row["name"] for row in rows}
+
     def people(self, scope: str) -> frozenset[str]:
         """The names, as written, of those the user called by a role in this scope ("my sister Meera": "Meera")."""
         rows = self._db.query(
