@@ -34,6 +34,8 @@ def _roles(text: str) -> dict[str, tuple[str, ...]]:
         ("My daughter's name is Clementine.", "Clementine", ("daughter", "kid", "child")),
         ("I invited Joaquin, my oldest friend.", "Joaquin", ("friend", "mate")),
         ("Priya Raman is my manager.", "Priya Raman", ("manager", "boss")),
+        # a new holder: the role is then both people's, so a question by role names neither
+        ("My violin teacher is now Mr Haddad.", "Mr Haddad", ("teacher",)),
         ("my older sister Ines is a vet", "Ines", ("sister", "sibling")),
         ("Our cat, Miso, hates the vet.", "Miso", ("cat", "pet")),
         ("We have a dog called Rex.", "Rex", ("dog", "pet")),

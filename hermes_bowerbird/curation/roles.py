@@ -150,15 +150,15 @@ _NOTED_NAME = tuple(
         rf"(?P<name>{_NAME})",
     )
 )
-# "my manager is Priya Raman", "Priya Raman is my manager": also how one says "my husband is Italian", so these
-# count only for a name the spotter took for a person
+# "my manager is Priya Raman", "my teacher is now Mr Haddad", "Priya Raman is my manager": also how one says "my
+# husband is Italian", so these count only for a name the spotter took for a person
 _SAID_IS = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
-        rf"\b{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})\s+is\s+(?P<name>{_NAME})",
+        rf"\b{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})\s+is\s+(?:now\s+)?(?P<name>{_NAME})",
         rf"(?P<name>{_NAME})\s+is\s+{_OWNER}\s+{_ADJECTIVE}(?P<role>{_ROLE})\b",
         # in chat the "my" goes unsaid where a sentence opens: "contractor is Bill Novak, his cell is ..."
-        rf"(?:^|(?<=[.!?;:]\s))(?:new\s+)?(?P<role>{_ROLE})\s+is\s+(?P<name>{_NAME})",
+        rf"(?:^|(?<=[.!?;:]\s))(?:new\s+)?(?P<role>{_ROLE})\s+is\s+(?:now\s+)?(?P<name>{_NAME})",
     )
 )
 
