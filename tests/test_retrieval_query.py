@@ -404,3 +404,23 @@ def test_a_named_role_searches_for_the_name_by_keyword_and_meaning() -> None:
     assert analysis.unnamed_text == "When is my husband's birthday?"
     plain = analyze_query("When is my husband's birthday?", NOW, norms, UTC)
     assert (plain.role_names, plain.semantic_text, plain.unnamed_text) == ((), "", "")
+
+
+@pytest.mark.parametrize(
+    ("text", "present"),
+    [
+        ("How many people are coming to the wedding?", True),
+        ("Which day does the babysitter come?", True),
+        ("What time is standup?", True),
+        ("What's the Wi-Fi password?", True),
+        ("Who's the landlord?", True),
+        ("Which day did the babysitter come?", False),
+        ("What was the old rate?", False),
+        ("What time was standup before?", False),
+        ("What is the plan for tomorrow?", True),  # a time to come: what holds now
+        ("What is on in February?", False),  # a time gone by
+        ("Caroline's trip to Paris", False),  # no verb to tell the tense by
+    ],
+)
+def test_a_question_in_the_present_asks_what_holds_now(text: str, present: bool) -> None:
+    assert analyze_query(text, NOW, {}, UTC).present is present

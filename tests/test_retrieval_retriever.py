@@ -375,10 +375,12 @@ def test_old_turns_that_stated_a_superseded_fact_rank_below_the_current_one(
     ("query", "demoted"),
     [
         ("How much do we pay for Netflix?", True),  # about the user: what holds now
-        ("How much does Netflix cost?", False),  # about anyone: history may be asked
+        ("How much does Netflix cost?", True),  # in the present tense: what holds now
+        ("How much did Netflix cost?", False),  # in the past: history may be asked
+        ("What was the old Netflix price?", False),
     ],
 )
-def test_a_question_about_us_demotes_turns_that_stated_a_superseded_fact(
+def test_a_question_about_us_or_now_demotes_turns_that_stated_a_superseded_fact(
     keyword_world: World, query: str, demoted: bool
 ) -> None:
     w = keyword_world

@@ -164,6 +164,9 @@ class QueryAnalysis:
     recency: float = 0.0  # 0 = no preference, 1 = "recently": newer items should win
     type_hints: frozenset[MemoryType] = field(default_factory=frozenset)
     about_user: bool = False  # first person, or the user's own name
+    # asked in the present tense with no past time ("how many guests are coming?", "what time is standup?"): what
+    # is true now, so an old value's turn ranks below its successor (see `asks_now`)
+    present: bool = False
     subjects: tuple[
         str, ...
     ] = ()  # profile slots (memory.subject) a question about the user asks for
@@ -350,11 +353,32 @@ def analyze_query(
         recency=recency,
         type_hints=type_hints(text),
         about_user=about_user,
+        present=present_tense(text) and (window is None or window.end is None or window.end > now),
         subjects=tuple(dict.fromkeys(subjects)),
         semantic_text=semantic if semantic != text else "",
         role_names=named,
         unnamed_text=unnamed if named else "",
     )
+
+
+_PRESENT = re.compile(
+    r"\b(?:is|are|am|isn't|aren't|do|does|don't|doesn't|can|should|must|will|won't)\b|\w['’]re\b|"
+    # "what's", "who's", not the possessive "Caroline's"
+    r"\b(?:what|who|where|when|which|how|that|it|there|here|he|she)['’]s\b",
+    re.IGNORECASE,
+)
+_PAST = re.compile(
+    r"\b(?:did|didn't|was|wasn't|were|weren't|had|used to|before|previously|originally|at first|first|earlier|"
+    r"former(?:ly)?|old|ago|last|then|back when|until)\b",
+    re.IGNORECASE,
+)
+
+
+def present_tense(text: str) -> bool:
+    """Whether a question asks in the present tense and says nothing of the past ("which day does the babysitter
+    come?", not "which day did she come?" or "what was the old rate?"). "Has" and "have" tell nothing: "how many
+    dogs has Maria adopted?" asks of a past as often as of now."""
+    return _PRESENT.search(text) is not None and _PAST.search(text) is None
 
 
 # "my husband", "our little girl", "my closest mate": a role of the user's own, up to two words after my/our

@@ -376,8 +376,9 @@ class Retriever:
         """Add what the expansion signals reach from the best memories (typed edges), and successors of superseded
         ones.
 
-        For questions about the user or about the present ("where do I live now"), episodes that stated only
-        superseded facts bring those facts (and so their successors) along and are demoted with them.
+        For questions about the user or about the present ("where do I live now", "how many guests are coming?"),
+        episodes that stated only superseded facts bring those facts (and so their successors) along and are
+        demoted with them.
         """
         scopes, analysis = given.scopes, given.analysis
         best = sorted(
@@ -396,7 +397,7 @@ class Retriever:
             ]
             if reached:
                 fused = weighted_rrf([*signals, *reached], weights, self.config.weights.rrf_k)
-        if analysis.about_user or analysis.recency > 0:
+        if analysis.about_user or analysis.recency > 0 or analysis.present:
             self._add_stated(fused, items, request, scopes)
         self._add_successors(fused, items, request, scopes)
         self._hydrate(fused, request, scopes, items)
