@@ -345,6 +345,27 @@ def test_a_thing_moved_to_a_new_provider_replaces_the_old(
         ("My sister lives in Tokyo.", "I'm flying to Osaka instead of Tokyo.", False),
         # the old value is not in the memory
         ("We're planning a trip to Kyoto.", "It's Okinawa now instead of Hokkaido.", False),
+        # what the user left for another, said as leaving it
+        (
+            "My gym is PureGym on Leith Walk.",
+            "I quit PureGym and joined the climbing gym at Ratho.",
+            True,
+        ),
+        (
+            "I booked the Marriott for the Denver conference.",
+            "I cancelled the Marriott and booked the Hilton instead.",
+            True,
+        ),
+        (
+            "I bank with Barclays, have done for years.",
+            "I left Barclays for Monzo last month.",
+            True,
+        ),
+        # ...but what someone else said of it, or a memory that never named it
+        ("My brother works at Barclays.", "I left Barclays for Monzo last month.", False),
+        ("My gym is on Leith Walk.", "I quit PureGym and joined the climbing gym at Ratho.", False),
+        # ...and leaving with nothing in its place
+        ("My gym is PureGym on Leith Walk.", "I quit PureGym last week.", False),
     ],
 )
 def test_a_new_value_instead_of_a_named_old_one_replaces_it(
@@ -662,3 +683,47 @@ def test_a_new_amount_in_the_same_currency_is_no_change_to_another_thing() -> No
     rate = "From now my day rate is 450 euro, I tell all clients already"
     assert change(MemoryType.FACT, desk, rate, CLOSE) is None
     assert change(MemoryType.FACT, "My rate is 380 euro per day", rate, CLOSE) is not None
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "replaced"),
+    [
+        (
+            "My running goal is a sub-50 10k this year.",
+            "New goal: I want to run a half marathon under two hours this year.",
+            True,
+        ),
+        ("My laptop is a ThinkPad X1.", "My new laptop is a MacBook Air, the ThinkPad died.", True),
+        ("My weekly grocery budget is £80.", "New weekly budget: £95 for groceries.", True),
+        # a new thing the memory gave no value of as the user's own, or one only thought about
+        ("I'd love a MacBook one day.", "My new laptop is a MacBook Air.", False),
+        ("My running goal is a sub-50 10k.", "New goal: maybe a half marathon?", False),
+        ("New York is lovely in May.", "New York is where we met.", False),
+    ],
+)
+def test_a_value_said_as_new_replaces_the_users_own_old_value(
+    item: str, statement: str, replaced: bool
+) -> None:
+    why = change(MemoryType.FACT, item, statement, CLOSE)
+    assert (why == "changed: a new value instead of the old") == replaced
+
+
+@pytest.mark.parametrize(
+    ("item", "statement"),
+    [
+        (
+            "We pay our babysitter Chloe £8 an hour, she comes Tuesdays.",
+            "Chloe comes on Wednesdays now.",
+        ),
+        ("My physio Anna sees me on Mondays at 8.", "Anna sees me on Thursdays now."),
+        ("I do yoga with Priti on Saturdays.", "Priti moved yoga to Sundays."),
+    ],
+)
+def test_a_weekday_said_as_now_or_a_thing_moved_to_one_is_a_new_time(
+    item: str, statement: str
+) -> None:
+    assert change(MemoryType.FACT, item, statement, CLOSE) == NEW_TIME
+
+
+def test_a_weekday_now_and_then_is_no_new_time() -> None:
+    assert not says_changed("We see Anna on Thursdays now and then.")

@@ -12,6 +12,7 @@ from hermes_bowerbird.curation.completion import (
     HAPPENED_SIMILARITY,
     closure,
     completion_words,
+    says_booked,
     says_dropped,
     says_happened,
 )
@@ -618,3 +619,18 @@ def test_a_debt_is_settled_by_its_payment(
 ) -> None:
     why = closure(MemoryType.FACT, item, MemoryType.EVENT, statement, similarity)
     assert (why == "paid: a debt settled") is closed
+
+
+@pytest.mark.parametrize(
+    ("text", "booked"),
+    [
+        ("I booked the Marriott for the Denver conference.", True),
+        ("We've reserved a cottage at Ravenglass for half term.", True),
+        ("I just booked Dr Patel for Tuesday.", True),
+        ("Flights booked.", False),  # nothing named
+        ("I still haven't booked the Marriott.", False),
+        ("She booked the Hilton for us.", False),  # not the user's own
+    ],
+)
+def test_a_booking_of_something_named_is_news_of_its_own(text: str, booked: bool) -> None:
+    assert says_booked(text) is booked

@@ -20,7 +20,11 @@ A plan or a question ("we might move the standup to 10", "should we move it?") c
 A thing of the user's moved to a newly named provider replaces what named another ("I switched my phone to Koodo"
 replaces "My phone is with Fido"), and a new value said to stand instead of a named old one replaces the memory that
 gave the old one ("it's Okinawa now instead of Hokkaido" replaces "We're planning Golden Week in Hokkaido"), each
-under the same closeness and shared-word rules.
+under the same closeness and shared-word rules. So does what the user left for another ("I quit PureGym and joined
+the climbing gym" replaces "My gym is PureGym on Leith Walk"; "I left Barclays for Monzo" replaces the user's own
+"I bank with Barclays, have done for years", with no other word shared), and a value said as new replaces the user's
+own old one of the same thing ("New goal: a half marathon under two hours" replaces "My running goal is a sub-50
+10k").
 
 A correction replaces the value it names as wrong: "my daughter's name is Clementine, not Clementina" replaces "My
 daughter's name is Clementina and she's 6", "Actually my birthday is the 21st of April, not the 12th" replaces "My
@@ -119,12 +123,31 @@ _TIME_CHANGED = re.compile(
 _NOW_AT = re.compile(
     rf"\b(?:is|are|'s|’s|its)\s+(?:on\s+|at\s+|every\s+)?(?:{_WHEN.pattern})(?:\s+(?:at\s+)?[\w:.]+){{0,2}}?"
     r"(?:\s+(?:only|instead))?\s+now\b|"
-    rf"\bnow\s+(?:on\s+)?(?:every\s+)?(?:(?:{WEEKDAY_STEMS})days?|mon|tue|tues|wed|weds|thu|thur|thurs|fri)\b",
+    rf"\bnow\s+(?:on\s+)?(?:every\s+)?(?:(?:{WEEKDAY_STEMS})days?|mon|tue|tues|wed|weds|thu|thur|thurs|fri)\b|"
+    # ...or done on a weekday now: "Chloe comes on Wednesdays now", "we meet Thursdays now"
+    rf"\b(?!(?:is|are|was|were|be|been|see|saw|until|till|from|by|since|before|after|not)\b)[a-z]{{2,}}\s+"
+    rf"(?:on\s+|every\s+)?(?:{WEEKDAY_STEMS})days?\s+now\b(?!\s+and\s+then)",
     _I,
 )
 # the value a plan or a choice had, named as what the new one replaces: "it's Okinawa now instead of Hokkaido"
 _INSTEAD = re.compile(
     r"\binstead\s+of\s+(?:the\s+)?(?P<old>(?-i:[A-Z])[\w’'-]*(?:\s+(?-i:[A-Z])[\w’'-]*){0,2})", _I
+)
+# ...or as what the user left for another: "I quit PureGym and joined the climbing gym", "we cancelled the Marriott
+# and booked the Hilton", "left Monzo for Starling"
+_LEFT_FOR = re.compile(
+    r"\b(?:quit|left|leaving|cancell?ed|dropped|ditched|gave\s+up|stopped\s+going\s+to|switched\s+(?:away\s+)?from|"
+    r"moved\s+(?:away\s+)?from)\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?P<old>(?-i:[A-Z])[\w’'-]*(?:\s+(?-i:[A-Z])[\w’'-]*){0,2})\b[^.!?;]{0,40}?"
+    r"(?:\s+for\s+(?:the\s+)?(?-i:[A-Z])|\b(?:and|,)\s+(?:then\s+|now\s+|just\s+)?(?:joined|booked|signed\s+up|"
+    r"went\s+with|switched\s+to|moved\s+to|picked|chose|got|started\s+(?:at|with)))",
+    _I,
+)
+# a new value of a thing the user named as theirs, said as new: "New goal: a half marathon under two hours", "my new
+# workout plan is three runs a week" (a new holder's name and a new amount are read first)
+_NEW_THING = re.compile(
+    r"^\W*(?:(?:my|our)\s+)?new\s+(?P<thing>(?-i:[a-z])[\w-]*(?:\s+(?-i:[a-z])[\w-]*)?)\s*(?::|\s(?:is|will\s+be)\b)",
+    _I,
 )
 # a part of the day or week, as a routine's time: "I walk every morning", "switched my walk to the evening"
 _TIME_OF_DAY = r"\b(?:mornings?|afternoons?|evenings?|nights?|weekends?)\b"
@@ -140,6 +163,8 @@ _MOVED = re.compile(
     r"switched|delayed|extended|slipped|slid|rebooked|rearranged|(?P<base>move|moves|change|changes|push(?:es)?"
     r"(?:\s+back)?|postpone|reschedule))(?:\s+again)?"
     r"(?:\s+(?:it|them|me|us|back|forward|out|up|(?:the|our|my|their|his|her)\s+[\w-]+(?:\s+[\w-]+)?|"
+    # a bare thing: "Priti moved yoga to Sundays"
+    r"(?-i:[a-z])[\w-]+(?=\s+(?:to|till|until)\b)|"
     r"(?-i:[A-Z])[\w-]*['’]s\s+[\w-]+|"
     r"(?:(?:the|our|my|their)\s+)?[\w-]+\s+(?:days?|times?|nights?|slots?)))?(?:\s+again)?"
     r"(?:\s+(?:by\s+)?(?:a|an|one|two|three|\d{1,2})\s+(?:days?|weeks?|months?|hours?))?"
@@ -275,6 +300,7 @@ _NEW_HOLDER = (
 # a name in a memory: a capitalised word past its first ("My phone is with Fido")
 _LATER_NAME = re.compile(r"(?<=\s)(?-i:[A-Z])[\w'’&+-]*")
 _SPEAKER = re.compile(r"\b(?:i|we)\b", _I)
+_SPEAKER_FIRST = re.compile(r"\W*(?:i|we)\b", _I)
 # where a memory says someone lives: "lives in Toronto", "is based in Dublin", "moved to Berlin last year"
 _LIVES = re.compile(
     r"\b(?:lives?|living|based|settled|moved|relocated)\s+(?:\w+\s+)?(?:in|near|to|outside)\s+(?-i:[A-Z])",
@@ -418,13 +444,26 @@ def change(
             and similarity >= HOLDER_SIMILARITY
         )
     elif kind == "instead":
-        # the item names the old value, and shares a word naming the thing besides it
-        old = _INSTEAD.search(statement)
+        # the item names the old value, and shares a word naming the thing besides it; or it is the user's own
+        # word of what they left ("I bank with Barclays" for "I left Barclays for Monzo")
+        instead = _INSTEAD.search(statement)
+        old = instead or _LEFT_FOR.search(statement)
         closed = (
             old is not None
             and holds_name(item, old["old"], ignore_case=True)
-            and bool(_thing_words(item) & _thing_words(statement) - _thing_words(old["old"]))
+            and (
+                bool(_thing_words(item) & _thing_words(statement) - _thing_words(old["old"]))
+                or (instead is None and _SPEAKER_FIRST.match(item) is not None)
+            )
             and similarity >= CORRECTION_SIMILARITY
+        )
+    elif kind == "value":
+        # the item gave the user's own value of the same thing: "My running goal is ..."
+        thing = _NEW_THING.match(statement)
+        closed = (
+            thing is not None
+            and _states_own(item, thing["thing"])
+            and similarity >= AMOUNT_SIMILARITY
         )
     else:  # an amount: one that is not a time ("at 9:30" is no price), of the thing the new amount is said of
         gave = _DIGIT.search(_DATE_OR_CLOCK_RE.sub(" ", item)) is not None
@@ -436,7 +475,7 @@ def change(
         )
     if not closed or not _thing_words(item) & _thing_words(statement):
         return None
-    if kind == "instead":
+    if kind in ("instead", "value"):
         return "changed: a new value instead of the old"
     return NEW_TIME if kind == "time" else f"changed: a new {kind} for the same thing"
 
@@ -567,10 +606,12 @@ def _owns(item: str, thing: str) -> bool:
 def _change_kind(text: str) -> str | None:
     """ "time" when `text` says something moved to a new time, "address" to a new address, host or path, "place"
     that someone named moved to a new place, "provider" that a thing of the user's moved to a new provider,
-    "instead" that a new value replaces a named old one, "holder" that someone new holds a role or runs a thing,
-    "amount" to a new amount, else None."""
+    "instead" that a new value replaces a named old one (or the user left one named for another), "holder" that
+    someone new holds a role or runs a thing, "amount" to a new amount, "value" that a thing's value is said as new
+    ("New goal: ..."), else None."""
     if _UNSETTLED.search(text):
-        return None
+        # a new goal or plan said as new is settled, whatever it wants: "New goal: I want to run a half marathon"
+        return "value" if _NEW_THING.match(text) and not _DOUBTED.search(text) else None
     if (
         _MOVED.search(text)
         or _NOW_AT.search(text)
@@ -584,11 +625,23 @@ def _change_kind(text: str) -> str | None:
         return "place"
     if _NEW_PROVIDER.search(text):
         return "provider"
-    if _INSTEAD.search(text):
+    if _INSTEAD.search(text) or _LEFT_FOR.search(text):
         return "instead"
     if _new_holder(text) is not None:
         return "holder"
-    return "amount" if _NEW_AMOUNT.search(text) else None
+    if _NEW_AMOUNT.search(text):
+        return "amount"
+    return "value" if _NEW_THING.match(text) else None
+
+
+def _states_own(item: str, thing: str) -> bool:
+    """Whether `item` gives the user's own value of `thing`: "My running goal is ...", "our weekly budget: ..."
+    (the thing's last word, after up to two others)."""
+    last = re.escape(thing.split()[-1])
+    return (
+        re.search(rf"\b(?:my|our)\s+(?:[\w-]+\s+){{0,2}}?{last}s?\s*(?::|\s(?:is|are)\b)", item, _I)
+        is not None
+    )
 
 
 def _thing_words(text: str) -> set[str]:

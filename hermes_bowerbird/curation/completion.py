@@ -288,6 +288,25 @@ def says_dropped(text: str) -> bool:
     return _DROPPED.search(own) is not None and not _MAYBE.search(own)
 
 
+# the user booked something named, which is where they will be or whom they will see: "I booked the Marriott for the
+# Denver conference", "we've reserved a cottage at Ravenglass" (not "Flights booked.": nothing named)
+_BOOKED_NAMED = re.compile(
+    r"\b(?:i|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+|also\s+|now\s+)?(?:booked|reserved|rebooked)\s+"
+    r"(?:(?:the|a|an|our|my|us|me)\s+)?(?:[a-z][\w-]*\s+){0,3}?(?:(?:at|with|in|on)\s+)?(?:the\s+)?"
+    r"(?-i:[A-Z])[\w’'&-]+",
+    re.IGNORECASE,
+)
+_NOT_BOOKED = re.compile(
+    r"\b(?:not|never|yet|still|need|needs|forgot|have\s+to)\b|n['’]t\b", re.IGNORECASE
+)
+
+
+def says_booked(text: str) -> bool:
+    """Whether the user says they booked something they name ("I booked the Marriott for the Denver conference"):
+    where they will stay or whom they will see is news of its own, whether or not a todo to book it was open."""
+    return _BOOKED_NAMED.search(own_words(text)) is not None and not _NOT_BOOKED.search(text)
+
+
 @functools.lru_cache(maxsize=STATEMENT_CACHE)
 def says_happened(text: str) -> bool:
     """Whether `text` says in its own words how something went ("The Stripe interview went really well!")."""

@@ -24,7 +24,7 @@ from .changes import (
     says_new_amount,
     says_new_time,
 )
-from .completion import closure
+from .completion import closure, says_booked
 from .entities import find_entities
 from .given_up import given_up
 from .gone import gone
@@ -111,15 +111,15 @@ def _still_told(memory: Memory, candidate: Candidate) -> bool:
 
 
 # the slots whose holder a candidate holding no slot of its own replaces, by the change it made: the new memory is
-# the routine's new time, the contact's new price
-_TAKEN = {NEW_TIME: vocab.ROUTINES, NEW_AMOUNT: vocab.CONTACTS}
+# the routine's new time, the contact's new day or price
+_TAKEN = {NEW_TIME: (vocab.ROUTINES, vocab.CONTACTS), NEW_AMOUNT: (vocab.CONTACTS,)}
 
 
 def _slot_taken(
     candidate: Candidate, closable: Sequence[Neighbour], closed: Mapping[int, str]
 ) -> str | None:
-    """The slot of the routine whose time, or the contact whose price, the candidate (holding no slot of its own)
-    changed: the new memory is the slot's new value."""
+    """The slot of the routine whose time, or the contact whose day or price, the candidate (holding no slot of its
+    own) changed: the new memory is the slot's new value."""
     if candidate.subject:
         return None
     return next(
@@ -127,8 +127,7 @@ def _slot_taken(
             n.memory.subject
             for n in closable
             if n.memory.subject
-            and (prefix := _TAKEN.get(closed.get(n.memory.id, ""))) is not None
-            and n.memory.subject.startswith(prefix)
+            and n.memory.subject.startswith(_TAKEN.get(closed.get(n.memory.id, ""), ()))
         ),
         None,
     )
@@ -175,8 +174,13 @@ def plan_merge(
     closes = _closed(candidate, closable)
     if candidate.closing_only and not closes:
         # a new time is news of its own even when the old one was never kept: "Infusion got pushed to Monday 16
-        # September, 10am" answers "when is my next infusion?"; so is a new rent or rate
-        if not (says_new_time(candidate.content) or says_new_amount(candidate.content)):
+        # September, 10am" answers "when is my next infusion?"; so is a new rent or rate, and a booking of a place
+        # named ("I booked the Marriott for the Denver conference" answers "where am I staying?")
+        if not (
+            says_new_time(candidate.content)
+            or says_new_amount(candidate.content)
+            or says_booked(candidate.content)
+        ):
             return MergePlan(
                 "drop", "says something is done or changed, and nothing it is about is open"
             )
@@ -260,8 +264,13 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
                 time_floor=ROUTINE_SIMILARITY,
             )
             # a routine's slot holds its time too: "Our rehearsals moved to Wednesdays" replaces "I play bass in a
-            # band, we rehearse on Thursdays" (and takes its slot, `_slot_taken`)
-            if changed == NEW_TIME and memory.subject.startswith(vocab.ROUTINES):
+            # band, we rehearse on Thursdays" (and takes its slot, `_slot_taken`); so does a contact's, said of them
+            # by name or role: "Chloe comes on Wednesdays now" ends "We pay our babysitter Chloe £8 an hour, she comes
+            # Tuesdays"
+            if changed == NEW_TIME and (
+                memory.subject.startswith(vocab.ROUTINES)
+                or _names_contact(memory, candidate.content)
+            ):
                 out[memory.id] = NEW_TIME
             # ...and a value said wrongly is wrong in a slot too: "it's sulfa drugs I'm allergic to, penicillin is
             # fine" ends "I'm allergic to penicillin"

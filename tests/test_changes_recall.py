@@ -1,0 +1,97 @@
+"""A change told in passing, then asked about in a new session: through the provider, the new value is what prefetch
+gives first, and the old one, when given, is marked superseded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_bowerbird.config import Config, load_config
+from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
+from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.provider import BowerbirdProvider
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
+    monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
+    monkeypatch.setenv("BOWERBIRD_PREFETCH_TIMEOUT_SECONDS", "10")
+    return load_config(tmp_path)
+
+
+@pytest.fixture
+def provider(config: Config, minilm: LocalEmbedder) -> Iterator[BowerbirdProvider]:
+    engine = Bowerbird.open_shared(config, embedder=minilm)
+    opened = BowerbirdProvider()
+    opened.initialize("s0", hermes_home=str(config.hermes_home), platform="cli")
+    yield opened
+    opened.shutdown()
+    engine.release()
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "question", "old", "new"),
+    [
+        (  # asked in the present tense, not of the user: what holds now
+            "We've invited 120 guests to the wedding.",
+            "We're at 150 guests now after my mum added her side.",
+            "How many people are coming to the wedding?",
+            "120",
+            "150",
+        ),
+        (  # a contact's new day ends the slot that held the old one
+            "We pay our babysitter Chloe £8 an hour, she comes Tuesdays.",
+            "Chloe comes on Wednesdays now.",
+            "Which day does the babysitter come?",
+            "Tuesdays",
+            "Wednesdays",
+        ),
+        (  # a booking of a place named is kept, and what was left for another ends
+            "I booked the Marriott for the Denver conference.",
+            "I cancelled the Marriott and booked the Hilton instead.",
+            "Which hotel am I staying at in Denver?",
+            "booked the Marriott for",
+            "Hilton",
+        ),
+        (
+            "My gym is PureGym on Leith Walk.",
+            "I quit PureGym and joined the climbing gym at Ratho.",
+            "Which gym do I go to?",
+            "Leith Walk",
+            "Ratho",
+        ),
+        (  # a value said as new
+            "My running goal is a sub-50 10k this year.",
+            "New goal: I want to run a half marathon under two hours this year.",
+            "What's my running goal?",
+            "sub-50",
+            "half marathon",
+        ),
+        (
+            "I do yoga with Priti on Saturdays.",
+            "Priti moved yoga to Sundays.",
+            "When is my yoga class?",
+            "Saturdays",
+            "Sundays",
+        ),
+    ],
+)
+def test_the_new_value_comes_first_and_the_old_is_marked(
+    provider: BowerbirdProvider, before: str, after: str, question: str, old: str, new: str
+) -> None:
+    engine = provider.engine
+    assert engine is not None
+    provider.sync_turn(before, "Noted.", session_id="s0")
+    provider.sync_turn("What's a good recipe for banana bread?", "Here is one.", session_id="s0")
+    provider.on_session_switch("s1", reset=True)
+    provider.sync_turn(after, "Noted.", session_id="s1")
+    assert engine.flush(60)
+    provider.on_session_switch("s2", reset=True)
+    block = provider.prefetch(question)
+    assert new in block
+    lines = [line for line in block.splitlines() if old in line]
+    assert all("superseded" in line for line in lines), block
+    assert all(block.index(new) < block.index(line) for line in lines), block
