@@ -146,6 +146,9 @@ def test_what_the_user_tells_of_someone_by_name_is_a_fact(user: str, kept: bool)
     [
         ("Staging lives at staging.acme.dev.", MemoryType.FACT),
         ("Prod DB is db-prod-1.internal.", MemoryType.FACT),
+        # a value of the user's own, named, though the name is no person's
+        ("My bank is Barclays.", MemoryType.FACT),
+        ("Our product is Lattice.", MemoryType.FACT),
         ("The VPN config is in ~/vpn/client.ovpn.", MemoryType.FACT),
         ("To deploy, run make deploy-prod from the infra repo.", MemoryType.PROCEDURE),
     ],
@@ -892,3 +895,25 @@ def test_a_pasted_blob_is_read_as_far_as_a_statement_runs() -> None:
     assert _contents("Flat 1 - " + "A" * 200_000) == []
     assert not _detail_fragment("Tue+" + "1" * 20_000, "Childminder Gail Urquhart.")
     assert not _detail_fragment("Today is February 22nd.", "Quit the firm May 15th.")
+
+
+@pytest.mark.parametrize(
+    ("user", "kept"),
+    [
+        ("I bank with Barclays.", True),
+        ("I'm with Vodafone.", True),
+        ("I take metformin.", True),  # a drug, however short
+        ("I speak Polish.", True),
+        ("I wake at 6.", True),
+        ("We're on revision 14.", True),
+        ("I think so.", False),
+        ("I meant Subsidy.", False),
+        ("I'll try Rust.", False),  # only thought about
+        ("I love you!", False),
+        ("I did it!", False),
+    ],
+)
+def test_a_short_statement_of_what_the_user_does_with_something_named_is_kept(
+    user: str, kept: bool
+) -> None:
+    assert bool(extract_candidates(user, "Noted.")) is kept

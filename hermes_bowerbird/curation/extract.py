@@ -289,7 +289,19 @@ _SHORT_LIKING = re.compile(
 )
 # a value of the user's own thing, however short: "My rent is £1,200.", "Our landlord is Greg Hale."
 _OWN_VALUE = re.compile(
-    r"^(?:my|our)\s+(?:[\w'’-]+\s+){0,3}?(?:is|are)\s+(?:now\s+)?[^?]*?(?:\d|\s(?-i:[A-Z])[a-z])",
+    r"^(?:my|our)\s+(?:[\w'’-]+\s+){0,3}?(?:is|are)\b(?:\s+now)?[^?]*?(?:\d|\s(?-i:[A-Z])[a-z])",
+    _I,
+)
+# what the user does or is with something named, however short: "I bank with Barclays.", "I'm with Vodafone.", "I
+# take metformin.", "I speak Polish.", "I wake at 6." (a present-tense verb of their own, then within two words a
+# name, a number or a drug; not "I'll try Rust.", "I did it!")
+_SHORT_OWN_FACT = re.compile(
+    r"^(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)?\s+"
+    r"(?!(?:think|guess|hope|wonder|mean|meant|know|see|agree|love|hate|like|miss|bet|suppose|asked|said|told|did|was|"
+    r"were|had|will|would|could|should|can|might|must|not|also|just|need|needs|get|got|getting|considering|planning|"
+    r"thinking|looking|trying|wondering|recently|discovered|found|remember|forgot|tried|want|wanted)\b)"
+    r"(?:[a-z]+\s+){1,2}?"
+    rf"(?:(?-i:[A-Z])[\w’'-]+|\d[\w:.]*|{vocab.DRUG})\W*$",
     _I,
 )
 # what one of the user's people is or has, however short: "Sam is pescatarian now.", "Maddie has a nut allergy."
@@ -486,6 +498,7 @@ def _candidate(
                 or says_given_up(sentence)
                 or (mtype is MemoryType.PREFERENCE and _SHORT_LIKING.match(sentence))
                 or _OWN_VALUE.match(sentence)
+                or _SHORT_OWN_FACT.match(sentence)
                 or (_PERSON_STATE.match(sentence) and opens_with_person(sentence, people))
                 or PERSON_TRAIT.match(sentence)
             )
@@ -552,6 +565,8 @@ def _fallback_type(
         or _NUMBER.search(sentence)
         or when
         or _OWN_THING.match(own)
+        or _OWN_VALUE.match(own)  # "My bank is Barclays.": a name the entity spotter calls a thing
+        or _SHORT_OWN_FACT.match(own)  # "I bank with Barclays.", "I take metformin."
         or _OWN_CHANGE.search(own)
         or _TRIGGERS.search(own)
     ):
