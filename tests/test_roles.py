@@ -258,3 +258,16 @@ def test_a_question_by_role_ranks_what_was_said_by_name(
         assert birthday.signals["gate_cosine"] < birthday.signals["cosine"]
     finally:
         engine.shutdown()
+
+
+def test_a_role_one_person_holds_at_a_time_moves_to_the_new_holder(engine: Bowerbird) -> None:
+    _tell(engine, "My manager is Priya Raman.")
+    _tell(engine, "My violin teacher is called Ms Okonkwo.")
+    _tell(engine, "Priya left last month, my new manager is Tom Becker.")
+    _tell(engine, "My violin teacher is now Mr Haddad.")
+    norms = engine.store.graph.entity_norms([SCOPE])
+    assert norms["manager"] == norms["tom becker"]
+    assert engine.store.graph.alias_names([SCOPE])["boss"] == "Tom Becker"
+    assert "teacher" not in norms  # two teachers at once: a question by role names neither
+    analysis = engine.retriever.analyze("What does my boss want from me?", [SCOPE])
+    assert analysis.role_names == ("Tom Becker",)

@@ -38,7 +38,7 @@ from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, syste
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise, people_named
 from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
-from .roles import find_roles
+from .roles import ONE_HOLDER, find_roles
 from .screen import screen
 
 if TYPE_CHECKING:
@@ -500,10 +500,15 @@ class Curator:
 
     def _add_roles(self, roles: Mapping[str, tuple[str, ...]], entities: dict[str, int]) -> None:
         """The role words the user calls people by, as aliases of their entities (`entities`: norm -> id); a name
-        a note gave by its form alone ("Lachlan (husband)") is an entity only where the user's people are known."""
+        a note gave by its form alone ("Lachlan (husband)") is an entity only where the user's people are known. A
+        role one person holds at a time (`roles.ONE_HOLDER`) leaves whoever held it before."""
         for name, aliases in roles.items():
             entity_id = entities.get(normalise_entity(name))
             if entity_id is not None:
+                # a role one person holds at a time moves to whoever the user names in it now
+                self.store.graph.take_aliases(
+                    entity_id, [normalise_entity(a) for a in aliases if a in ONE_HOLDER]
+                )
                 self.store.graph.add_aliases(entity_id, ((a, normalise_entity(a)) for a in aliases))
 
     def _stage_vector(

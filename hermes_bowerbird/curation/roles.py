@@ -112,6 +112,25 @@ ROLE_ALIASES: dict[str, tuple[str, ...]] = {
     "kitten": ("kitten", "cat", "pet"),
 }
 
+# roles one person holds at a time: the user who says "my new manager is Tom Becker" or "my husband Tomasz" gives the
+# role to that person, and a question by role names them, not whoever held it before ("friend", "teacher" or "doctor"
+# may be several people at once, and a role they share names none, see `Graph.entity_norms`)
+ONE_HOLDER = frozenset(
+    (
+        *ROLE_ALIASES["husband"],
+        *ROLE_ALIASES["wife"],
+        "boyfriend",
+        "girlfriend",
+        "fiance",
+        "fiancé",
+        "fiancee",
+        "fiancée",
+        "manager",
+        "line manager",
+        "boss",
+        *_LANDLORD,
+    )
+)
 # whose relation: the speaker's, or the user's in a note the agent wrote about them ("User's wife is Maria")
 _OWNER = r"(?:my|our|(?:the\s+)?user['’]s)"
 _ROLE = "|".join(re.escape(r) for r in sorted(ROLE_ALIASES, key=len, reverse=True))

@@ -69,6 +69,23 @@ class Graph:
                     (entity_id, alias, norm),
                 )
 
+    def take_aliases(self, entity_id: int, norms: Iterable[str]) -> None:
+        """These aliases (normalised) now name this entity alone in its scope: they are taken from any other."""
+        wanted = list(dict.fromkeys(norms))
+        if not wanted:
+            return
+        self._db.execute(
+            f"""
+            DELETE FROM entity_aliases
+            WHERE norm IN ({marks(len(wanted))})
+              AND entity_id != ?
+              AND entity_id IN (
+                  SELECT id FROM entities WHERE scope = (SELECT scope FROM entities WHERE id = ?)
+              )
+        """,
+            (*wanted, entity_id, entity_id),
+        )
+
     def delete_unlinked(self) -> int:
         """Delete entities no memory or episode mentions any more (their aliases go with them): after a purge,
         the name of someone only deleted text spoke of is not kept either."""
