@@ -390,3 +390,25 @@ def test_a_new_reading_of_a_measure_shares_the_old_ones_slot() -> None:
 def test_a_blood_pressure_reading_said_without_its_name_is_the_users(user: str, kept: bool) -> None:
     subjects = [c.subject for c in extract_candidates(user, "Noted.")]
     assert ("user:metric:blood-pressure" in subjects) is kept
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("My car's a 2016 Skoda Octavia estate.", "My car is a 2016 Skoda Octavia estate."),
+        ("My bank's Monzo.", "My bank is Monzo."),
+        ("My GP's Dr Okafor.", "My GP is Dr Okafor."),
+        ("My mum's in Galway.", "My mum is in Galway."),
+        ("My dad's 70.", "My dad is 70."),
+        # possessives stay
+        ("My daughter's name is Clementine.", "My daughter's name is Clementine."),
+        ("My sister's Honda broke down.", "My sister's Honda broke down."),
+        (
+            "I drove my friend's Ford F-150, which is huge.",
+            "I drove my friend's Ford F-150, which is huge.",
+        ),
+        ("A gift for my dad for Father's Day.", "A gift for my dad for Father's Day."),
+    ],
+)
+def test_an_s_for_is_after_the_users_own_thing_is_said_in_full(typed: str, said: str) -> None:
+    assert plain(typed) == said

@@ -2,7 +2,8 @@
 peanuts", "switched physio to Dr. Khan" is "I switched physio to Dr. Khan", and "contractor is Bill Novak" or
 "budget is $45k" speaks of the user's own contractor and budget.
 
-Only the speaker is filled in; the words the user chose stay theirs. A sentence is taken as it comes from the user's
+Only the speaker is filled in, and an "'s" that stands for "is" said in full ("my car's a Skoda" is "my car is a
+Skoda"); the words the user chose stay theirs. A sentence is taken as it comes from the user's
 message, its first letter as they typed it. A thing named without "my" is the user's only when it is one of the
 things or people a user has (a budget, a van, a contractor) and typed in lowercase (a capital may open a name:
 "Meridian meetings are on Zoom"); a price or a fact of the world stays no one's ("copper is like 14 euro a metre").
@@ -25,6 +26,20 @@ _SHORTHAND = (
     (re.compile(r"\bu\b(?!\.)"), "you"),
 )
 _LONE_I = re.compile(r"\bi\b")
+# "my car's a Skoda", "my mum's in Galway", "my bank's Monzo.", "our GP's Dr Okafor": "'s" said for "is" after the
+# user's own thing or person, where what follows is no thing of theirs ("my daughter's name", "my sister's Honda broke
+# down" stay possessive); a name or number only where the clause ends with it
+_HEAD_WORD = (
+    r"(?!(?:for|to|at|on|in|of|with|and|or|but|from|by|about|like)\b)(?-i:[a-z][\w-]*|[A-Z]{2,4}\b)"
+)
+_IS_CONTRACTED = re.compile(
+    rf"\b(?P<head>(?:my|our)\s+(?:{_HEAD_WORD}\s+){{0,2}}?{_HEAD_WORD})['’]s\s+"
+    r"(?=(?:a|an|the|called|named|from|in|now|still|really|very|so|due|off|away|back|home|based|"
+    r"allergic|pregnant|retired|married|vegan|vegetarian)\b|"
+    r"(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?-i:[A-Z])[\w’'-]*(?:\s+(?-i:[A-Z])[\w’'-]*){0,2}\s*(?:[.!]|$)|"
+    r"[£$€]?\d[\d,.]*\s*(?:[.!]|$))",
+    _I,
+)
 # a past-tense verb opening a sentence with no one before it: the user did it ("moved to Berlin last week")
 _DONE = re.compile(
     r"(?:(?:finally|just|also|already)\s+)?(?:switched|moved|started|finished|booked|bought|sold|cancell?ed|quit"
@@ -185,6 +200,7 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
     for pattern, word in _SHORTHAND:
         sentence = pattern.sub(word, sentence)
     sentence = _LONE_I.sub("I", sentence)
+    sentence = _IS_CONTRACTED.sub(r"\g<head> is ", sentence)
     if speaking and _DONE.match(sentence):
         return f"I {sentence[0].lower()}{sentence[1:]}"
     if speaking and (_DOING.match(sentence) or _STATE.match(sentence)):
