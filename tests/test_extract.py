@@ -917,3 +917,19 @@ def test_a_short_statement_of_what_the_user_does_with_something_named_is_kept(
     user: str, kept: bool
 ) -> None:
     assert bool(extract_candidates(user, "Noted.")) is kept
+
+
+@pytest.mark.parametrize(
+    ("user", "kept"),
+    [
+        ("I'm reading Middlemarch at the moment.", True),
+        ("I'm learning Japanese on Duolingo.", True),
+        ("We're currently watching The Great on Hulu.", True),
+        ("I'm considering Headspace or Calm.", False),  # only thought about
+        ("I'm wondering about Rust.", False),
+    ],
+)
+def test_what_the_user_is_doing_these_days_with_something_named_is_kept(
+    user: str, kept: bool
+) -> None:
+    assert bool(extract_candidates(user, "Noted.")) is kept

@@ -201,6 +201,15 @@ _TRIGGERS = re.compile(
     r"|\bsets?\s+me\s+off\b|\btriggers?\s+my\s+\w",
     _I,
 )
+# what the user is doing or has these days, with something named: "I'm reading Middlemarch at the moment", "I'm
+# learning Japanese on Duolingo", "we've got a Vaillant boiler"
+_DOING_NOW = re.compile(
+    r"^(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:currently\s+|still\s+|now\s+|also\s+)?"
+    r"(?:reading|re-?reading|learning|studying|watching|re-?watching|training|playing|using|taking|renovating|"
+    r"building|writing|working|running|doing|listening|attending|teaching|practi[cs]ing|saving|coaching|"
+    r"volunteering|knitting|painting|growing|brewing|fostering|collecting|coding|developing)\b",
+    _I,
+)
 # someone named by a title, or said to be called something, however cased: "dr tamar kvaratskhelia", "dra
 # benavides", "a guy called levan"
 _NAMED_PLAINLY = re.compile(
@@ -555,6 +564,7 @@ def _fallback_type(
     has_name = (
         _CLOSE_MENTION.search(own) is not None
         or any(kind != "thing" for _, kind in find_entities(sentence))
+        or (_DOING_NOW.match(own) is not None and bool(find_entities(sentence)))
         or bool(people_named(own, people))
         or says_given_up(own)  # "I cancelled Crunchyroll": the thing is named
         or _NAMED_PLAINLY.search(own) is not None
