@@ -424,3 +424,19 @@ def test_a_named_role_searches_for_the_name_by_keyword_and_meaning() -> None:
 )
 def test_a_question_in_the_present_asks_what_holds_now(text: str, present: bool) -> None:
     assert analyze_query(text, NOW, {}, UTC).present is present
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("Who is my favourite author?", ("user:favourite:author",)),
+        ("What's my favourite film?", ()),  # the family only: another favourite is no answer
+        ("Who is my babysitter?", ("user:contact:babysitter",)),
+        ("Which deploy tool do we use?", ("project:deploy-tool",)),
+    ],
+)
+def test_a_question_names_a_familys_member_by_its_own_words(
+    text: str, named: tuple[str, ...]
+) -> None:
+    known = ("user:favourite:author", "user:contact:babysitter", "project:deploy-tool")
+    assert named_subjects(extract_keywords(text), known, about_user=True) == named

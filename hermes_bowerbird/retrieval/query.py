@@ -269,9 +269,13 @@ def expand_families(subjects: Sequence[str], known: Collection[str]) -> tuple[st
 
 @functools.lru_cache(maxsize=4096)
 def _key_words(key: str) -> tuple[str, tuple[str, ...]]:
-    """A subject key's prefix and the words after it ("user:contact:physio" -> ("user", ("contact", "physio")))."""
+    """A subject key's prefix and the words that name it: after the prefix, and after the family of a family's
+    member ("user:contact:physio" -> ("user", ("physio",)), "project:deploy-tool" -> ("project", ("deploy",
+    "tool"))). A question naming only the family ("my favourite film") names none of its members ("my favourite
+    author"); the families a question asks for whole come from `subject_hints`."""
     prefix, _, rest = key.partition(":")
-    return prefix, tuple(p for p in re.split(r"[:\-]", rest) if p)
+    family, _, member = rest.partition(":")
+    return prefix, tuple(p for p in re.split(r"[:\-]", member or family) if p)
 
 
 def named_subjects(
@@ -279,9 +283,10 @@ def named_subjects(
 ) -> tuple[str, ...]:
     """Stored subject keys that a query word names ("what editor ..." -> project:editor, user:editor).
 
-    A key's words are what follows its prefix, split on ':' and '-'; a query word matches one when either is a
-    prefix of the other and both have at least four letters (editor ~ editors), and a key of one short word
-    ("project:ci", "user:os") when the query has that word. `user:` keys need a question about the user.
+    A key's words are what names it (`_key_words`: a family's member by its own words, split on '-'); a query word
+    matches one when either is a prefix of the other and both have at least four letters (editor ~ editors), and a
+    key of one short word ("project:ci", "user:os") when the query has that word. `user:` keys need a question about
+    the user.
     """
     words = set(keywords)
     long_words = [w for w in words if len(w) >= 4]
