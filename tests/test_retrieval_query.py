@@ -440,3 +440,24 @@ def test_a_question_names_a_familys_member_by_its_own_words(
 ) -> None:
     known = ("user:favourite:author", "user:contact:babysitter", "project:deploy-tool")
     assert named_subjects(extract_keywords(text), known, about_user=True) == named
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("Who is my husband?", ("Tomasz",)),
+        ("What's my hubby called again?", ("Tomasz",)),
+        ("What is the name of my husband?", ("Tomasz",)),
+        ("Who is my husband's favourite band?", ()),  # asks something else of him
+        ("When is my husband's birthday?", ()),
+        ("Who is Melanie's husband?", ()),  # someone else's
+    ],
+)
+def test_a_question_asking_who_holds_a_role_of_the_users_names_its_holder(
+    text: str, asked: tuple[str, ...]
+) -> None:
+    aliases = {"husband": "Tomasz", "hubby": "Tomasz", "spouse": "Tomasz"}
+    norms = {"husband": 9, "hubby": 9, "spouse": 9, "tomasz": 9}
+    analysis = analyze_query(text, NOW, norms, UTC, alias_names=aliases)
+    assert analysis.names_asked == asked
+    assert set(analysis.asked_roles) == ({"husband", "hubby", "spouse"} if asked else set())

@@ -256,6 +256,12 @@ def test_a_question_by_role_ranks_what_was_said_by_name(
         )
         birthday = next(h for h in gated if "12th of April" in h.content)
         assert birthday.signals["gate_cosine"] < birthday.signals["cosine"]
+        # who holds the role: what names them answers, however little it shares with the question
+        who = engine.retriever.search(
+            RecallRequest("Who is my closest mate?", (SCOPE,), limit=5, min_relevance=0.5),
+            touch=False,
+        )
+        assert any("Joaquin" in h.content for h in who)
     finally:
         engine.shutdown()
 

@@ -176,6 +176,10 @@ class QueryAnalysis:
     role_names: tuple[str, ...] = ()  # the names put after roles
     # with names put after roles, the text to embed without them (the gate reads both); else ""
     unnamed_text: str = ""
+    # "who is my boss?", "what is my little girl called?": the names of the roles whose holder the question asks
+    # for, and every role word of theirs ("girl", "daughter", "kid")
+    names_asked: tuple[str, ...] = ()
+    asked_roles: tuple[str, ...] = ()
 
     @property
     def search_text(self) -> str:
@@ -363,7 +367,28 @@ def analyze_query(
         semantic_text=semantic if semantic != text else "",
         role_names=named,
         unnamed_text=unnamed if named else "",
+        **_asked_holders(text, named, alias_names or {}),
     )
+
+
+# "who is my boss?", "who's our landlord?", "what is my little girl called?", "what's my daughter's name?"
+# (the role is what the question ends with: "who is my husband's favourite band?" asks something else)
+_ROLE_ASKED = r"(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+"
+_ASKS_WHO = re.compile(
+    rf"^\W*(?:who(?:['’]s|\s+is|\s+are)\s+{_ROLE_ASKED}|what(?:['’]s|\s+is)\s+(?:the\s+name\s+of\s+{_ROLE_ASKED}|"
+    rf"{_ROLE_ASKED}\s+(?:called|named)|{_ROLE_ASKED}['’]s\s+name))(?:\s+again|\s+now)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _asked_holders(
+    text: str, named: Sequence[str], alias_names: Mapping[str, str]
+) -> dict[str, tuple[str, ...]]:
+    """For a question asking who holds a role of the user's, the role's names and all their role words."""
+    if not named or _ASKS_WHO.match(text) is None:
+        return {}
+    roles = tuple(alias for alias, name in alias_names.items() if name in named)
+    return {"names_asked": tuple(named), "asked_roles": roles}
 
 
 _PRESENT = re.compile(

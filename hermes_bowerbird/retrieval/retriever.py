@@ -14,6 +14,7 @@ from ..config import Config
 from ..curation.provenance import USER, origin_of
 from ..embeddings.tier import VectorTier
 from ..store import Store
+from ..text import holds_name
 from ..types import Clock, Episode, ItemKind, Memory, Provenance
 from . import candidates as cand
 from . import gate
@@ -213,6 +214,7 @@ class Retriever:
             ranked = self._relevant(
                 ranked,
                 items,
+                analysis,
                 self._baseline(scopes, given.allowed, gate_vector),
                 request.min_relevance,
                 None if gate_vector is query_vector else gate_vector,
@@ -281,6 +283,7 @@ class Retriever:
         self,
         ranked: list[Fused],
         items: _Items,
+        analysis: QueryAnalysis,
         base: gate.Baseline | None,
         floor: float,
         gate_vector: np.ndarray | None = None,
@@ -302,6 +305,11 @@ class Retriever:
                 cosine = float(np.dot(vector, gate_vector))
                 entry.signals["gate_cosine"] = cosine
             value = gate.relevance(cosine, entry.signals.get("coverage", 0.0), base, weights)
+            if analysis.names_asked and _names_holder(_content(items.get(entry.key)), analysis):
+                # "who is my boss?": what says who holds the role answers it, however little it shares with the
+                # question's words or meaning
+                entry.signals["names_holder"] = 1.0
+                value = max(value, floor)
             entry.signals["relevance"] = value
             if base is not None and cosine is not None:
                 entry.signals["gate_z"] = base.z(cosine)
@@ -612,6 +620,14 @@ class Retriever:
                     )
                 )
         return hits
+
+
+def _names_holder(text: str, analysis: QueryAnalysis) -> bool:
+    """Whether `text` says who holds a role the question asks for: the holder's name and one of their role words
+    ("My daughter's name is Clementine" for "what is my little girl called?")."""
+    return any(holds_name(text, name, possessive=True) for name in analysis.names_asked) and any(
+        holds_name(text, role, ignore_case=True, possessive=True) for role in analysis.asked_roles
+    )
 
 
 class _ScopeKeys(Sequence[Key]):
