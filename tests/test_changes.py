@@ -727,3 +727,27 @@ def test_a_weekday_said_as_now_or_a_thing_moved_to_one_is_a_new_time(
 
 def test_a_weekday_now_and_then_is_no_new_time() -> None:
     assert not says_changed("We see Anna on Thursdays now and then.")
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "replaced"),
+    [
+        (
+            "My allergist says I'm allergic to shellfish.",
+            "Turns out it's not shellfish, I'm allergic to peanuts.",
+            True,
+        ),
+        (
+            "I'm allergic to penicillin.",
+            "It isn't penicillin I react to, I'm allergic to sulfa.",
+            True,
+        ),
+        # no allergen said not to be one
+        ("I'm allergic to cats.", "It's not a big deal but I'm allergic to dust too.", False),
+        ("I'm allergic to shellfish.", "It's not shellfish season yet.", False),  # no allergy said
+    ],
+)
+def test_an_allergen_said_not_to_be_one_is_corrected(
+    item: str, statement: str, replaced: bool
+) -> None:
+    assert (corrected(item, statement, CLOSE) is not None) is replaced

@@ -3,6 +3,7 @@ gives first, and the old one, when given, is marked superseded."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,6 +78,20 @@ def provider(config: Config, minilm: LocalEmbedder) -> Iterator[BowerbirdProvide
             "Saturdays",
             "Sundays",
         ),
+        (  # an allergy said not to be one after all
+            "My allergist says I'm allergic to shellfish.",
+            "Turns out it's not shellfish, I'm allergic to peanuts.",
+            "What am I allergic to?",
+            "says I'm allergic to shellfish",
+            "peanuts",
+        ),
+        (  # a drug's new dose ends the old one's slot
+            "I take 10mg of lisinopril every morning.",
+            "The doctor upped my lisinopril to 20mg.",
+            "What dose of lisinopril am I on?",
+            "10mg",
+            "20mg",
+        ),
     ],
 )
 def test_the_new_value_comes_first_and_the_old_is_marked(
@@ -95,3 +110,22 @@ def test_the_new_value_comes_first_and_the_old_is_marked(
     lines = [line for line in block.splitlines() if old in line]
     assert all("superseded" in line for line in lines), block
     assert all(block.index(new) < block.index(line) for line in lines), block
+
+
+def test_a_slots_new_value_worded_much_as_the_old_replaces_it(provider: BowerbirdProvider) -> None:
+    """'I'm a senior developer at Monzo now' after 'I'm a junior developer at Monzo' (cosine 0.93) is the job's new
+    value, not the old one said again: the recall tool gives it first, and the old one never as current."""
+    engine = provider.engine
+    assert engine is not None
+    provider.sync_turn("I'm a junior developer at Monzo.", "Noted.", session_id="s0")
+    provider.on_session_switch("s1", reset=True)
+    provider.sync_turn(
+        "Got promoted! I'm a senior developer at Monzo now.", "Congrats!", session_id="s1"
+    )
+    assert engine.flush(60)
+    found = json.loads(
+        provider.handle_tool_call("bowerbird_recall", {"query": "What is my job?", "limit": 5})
+    )["results"]
+    memories = [r for r in found if r["kind"] == "memory"]
+    assert "senior" in memories[0]["content"]
+    assert not any("junior" in r["content"] and not r["superseded"] for r in found)

@@ -356,6 +356,14 @@ _CLEARED = re.compile(
     r"\b(?P<cleared>[a-z]+)\s+(?:is|are)\s+(?:fine|ok|okay|no\s+problem|not\s+a\s+problem)\b", _I
 )
 _ALLERGY = re.compile(r"\ballerg", _I)
+# ...or said not to be what it was, in a statement about allergies: "turns out it's not shellfish, I'm allergic to
+# peanuts", "it isn't penicillin I react to, it's sulfa"
+_NOT_ALLERGEN = re.compile(
+    r"\b(?:it['’]s|it\s+is|it\s+isn['’]t|it\s+was|it\s+wasn['’]t)\s+(?:actually\s+)?(?:not\s+)?"
+    r"(?<=not\s|n['’]t\s)(?!(?:a|an|the|that|this|so|too|very|really|just|my|sure|bad|big|great|good|fine|ok|okay|"
+    r"serious|severe|much|all|only|always)\b)(?P<cleared>[a-z]{3,})\b",
+    _I,
+)
 _SWAP = re.compile(
     r"\b(?P<right>[\w’'-]+),?\s+not\s+(?:the\s+|on\s+|in\s+)?(?P<swapped>[\w’'-]+)\s*(?=[,;.!]|$)",
     _I,
@@ -512,14 +520,16 @@ def _wrong_value(text: str) -> re.Match[str] | None:
         wrong = m["wrong"]
         return m if _DIGIT.search(wrong) or any(w[0].isupper() for w in wrong.split()) else None
     m = _SWAP.search(text)
-    if m is None:
-        return _CLEARED.search(text) if _ALLERGY.search(text) else None
-    # two values of one kind: two days or months, or two numbers
-    right, wrong = m["right"], m["swapped"]
-    same_kind = (_TIME_WORD.match(right) and _TIME_WORD.match(wrong)) or (
-        _DIGIT.search(right) and _DIGIT.search(wrong)
-    )
-    return m if same_kind else None
+    if m is not None:
+        # two values of one kind: two days or months, or two numbers
+        right, wrong = m["right"], m["swapped"]
+        if (_TIME_WORD.match(right) and _TIME_WORD.match(wrong)) or (
+            _DIGIT.search(right) and _DIGIT.search(wrong)
+        ):
+            return m
+    if not _ALLERGY.search(text):
+        return None
+    return _CLEARED.search(text) or _NOT_ALLERGEN.search(text)
 
 
 def _wrong(m: re.Match[str]) -> str:

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import vocabulary as vocab
 from ..store import content_hash
-from ..text import holds_name, value_words
+from ..text import holds_name, stem_words, value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .changes import (
     NEW_AMOUNT,
@@ -101,6 +101,21 @@ def _values(text: str) -> set[str]:
     return out
 
 
+# words that add nothing to what a statement says
+_NO_NEWS = frozenset(
+    """
+now still also just really actually again too btw anyway well yes yeah the and but got get this that there here with
+for from our your his her their its was were are been have has had not any all currently these days today lately
+""".split()  # noqa: SIM905
+)
+
+
+def _says_more(new: str, old: str) -> bool:
+    """Whether `new` holds a content word (by its first four letters) that `old` does not."""
+    said = {w.lower()[:4] for w in stem_words(old)}
+    return any(w.lower() not in _NO_NEWS and w.lower()[:4] not in said for w in stem_words(new))
+
+
 def _still_told(memory: Memory, candidate: Candidate) -> bool:
     """Whether what `memory` only told of someone in the slot ("My girlfriend Anna is lactose intolerant.") still
     holds beside the slot's new value: one naming the same person that ends nothing ("Anna and I got engaged!"),
@@ -112,7 +127,10 @@ def _still_told(memory: Memory, candidate: Candidate) -> bool:
 
 # the slots whose holder a candidate holding no slot of its own replaces, by the change it made: the new memory is
 # the routine's new time, the contact's new day or price
-_TAKEN = {NEW_TIME: (vocab.ROUTINES, vocab.CONTACTS), NEW_AMOUNT: (vocab.CONTACTS,)}
+_TAKEN = {
+    NEW_TIME: (vocab.ROUTINES, vocab.CONTACTS),
+    NEW_AMOUNT: (vocab.CONTACTS, vocab.MEDICATIONS),
+}
 
 
 def _slot_taken(
@@ -147,6 +165,18 @@ def _names_contact(memory: Memory, statement: str) -> bool:
         holds_name(statement, w, ignore_case=True, possessive=True)
         for w in (role, *names, *words)
         if w
+    )
+
+
+def _names_drug(memory: Memory, statement: str) -> bool:
+    """Whether `memory` holds a medication's slot and `statement` names that drug ("The doctor upped my lisinopril
+    to 20mg" against user:medication:lisinopril "I take 10mg of lisinopril every morning")."""
+    subject = memory.subject or ""
+    drug = subject[len(vocab.MEDICATIONS) :].replace("-", " ")
+    return (
+        subject.startswith(vocab.MEDICATIONS)
+        and bool(drug)
+        and holds_name(statement, drug, ignore_case=True, possessive=True)
     )
 
 
@@ -190,8 +220,16 @@ def plan_merge(
     for n in neighbours:
         if n.similarity < dedup_threshold:
             break
-        if _subjects_compatible(candidate.subject, n.memory.subject) and not distinct_values(
-            candidate.content, n.memory.content
+        if (
+            _subjects_compatible(candidate.subject, n.memory.subject)
+            and not distinct_values(candidate.content, n.memory.content)
+            # a slot's new value worded much as the old: "I'm a senior developer at Monzo now" after "I'm a junior
+            # developer at Monzo" (cosine 0.93) is the slot's new value, not the same one again
+            and not (
+                candidate.subject is not None
+                and candidate.subject == n.memory.subject
+                and _says_more(candidate.content, n.memory.content)
+            )
         ):
             return MergePlan(
                 "reinforce", f"near-duplicate (cosine {n.similarity:.3f})", target=n.memory.id
@@ -281,8 +319,11 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
             elif changed == NEW_HOLDER:
                 out[memory.id] = NEW_HOLDER
             # ...and a contact's new price, said of them by name or role: "Chloe put her rate up to £9.50 an hour"
-            # ends "We pay our babysitter Chloe £8 an hour" (the new memory takes the contact's slot, `_slot_taken`)
-            elif changed == NEW_AMOUNT and _names_contact(memory, candidate.content):
+            # ends "We pay our babysitter Chloe £8 an hour" (the new memory takes the contact's slot, `_slot_taken`);
+            # so does a drug's new dose: "The doctor upped my lisinopril to 20mg"
+            elif changed == NEW_AMOUNT and (
+                _names_contact(memory, candidate.content) or _names_drug(memory, candidate.content)
+            ):
                 out[memory.id] = NEW_AMOUNT
             continue
         closed = (
