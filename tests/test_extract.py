@@ -933,3 +933,9 @@ def test_what_the_user_is_doing_these_days_with_something_named_is_kept(
     user: str, kept: bool
 ) -> None:
     assert bool(extract_candidates(user, "Noted.")) is kept
+
+
+def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> None:
+    """'Finished Middlemarch!' is the user's, as 'Mateo got home.' is not: what follows is still theirs."""
+    found = extract_candidates("Finished Middlemarch! Now reading The Overstory.", "Nice.")
+    assert [c.content for c in found] == ["I'm now reading The Overstory."]

@@ -40,7 +40,7 @@ from hermes_bowerbird.curation.noise import (
 )
 from hermes_bowerbird.curation.redact import without_secrets
 from hermes_bowerbird.curation.sentences import MAX_STATEMENT_CHARS, own_words, split_sentences
-from hermes_bowerbird.curation.spoken import plain
+from hermes_bowerbird.curation.spoken import DONE_VERBS, plain
 from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
 from hermes_bowerbird.text import MONTHS_BUT_MAY, WEEKDAY_STEMS
@@ -273,7 +273,7 @@ _OWN_OPENING = r"(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b"
 _OTHER_OPENING = re.compile(
     r"\W*(?:(?i:he|she|they|his|her|their|him|them)\b|(?!(?:I|I'm|I’m|Im|I've|My|We|Our|Me|Us|The|This|That|It|"
     r"It's|So|And|But|Also|Then|Now|Today|Yesterday|Tomorrow|Just|Finally|Ok|Okay|Oh|Well|Yeah|Yes|No|Hi|Hey|Hello"
-    r"|Thanks|Update|News|Btw|Anyway|Sadly|Luckily|Apparently)\b)[A-Z][a-z]+\b)"
+    rf"|Thanks|Update|News|Btw|Anyway|Sadly|Luckily|Apparently|(?i:{DONE_VERBS}))\b)[A-Z][a-z]+\b)"
 )
 _OWN_STATEMENT = rf"(?:and\s+|but\s+)?{_OWN_OPENING}"
 # "Please remember that ...", "Please don't suggest pork, I'm Muslim": a request around a statement of the user's

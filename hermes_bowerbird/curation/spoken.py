@@ -41,11 +41,15 @@ _IS_CONTRACTED = re.compile(
     _I,
 )
 # a past-tense verb opening a sentence with no one before it: the user did it ("moved to Berlin last week")
+# what the user did, said without "I": these verbs open a sentence of theirs, not someone's name
+DONE_VERBS = (
+    "switched|moved|started|finished|booked|bought|sold|cancell?ed|quit|joined|left|got|signed|changed|adopted|found"
+    "|dropped|lost|won|passed|failed|sent|paid|ordered|picked|decided|registered|enrolled|applied|accepted|declined"
+    "|took|landed|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted"
+    "|told|gave|had|saw|ran|swam|rode|cycled|raced|walked|hiked|lifted|benched|squatted|deadlifted"
+)
 _DONE = re.compile(
-    r"(?:(?:finally|just|also|already)\s+)?(?:switched|moved|started|finished|booked|bought|sold|cancell?ed|quit"
-    r"|joined|left|got|signed|changed|adopted|found|dropped|lost|won|passed|failed|sent|paid|ordered|picked|decided"
-    r"|registered|enrolled|applied|accepted|declined|took|landed|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted|told"
-    r"|gave|had|saw|ran|swam|rode|cycled|raced|walked|hiked|lifted|benched|squatted|deadlifted)\s+\S+\s+\S"
+    rf"(?:(?:finally|just|also|already)\s+)?(?:{DONE_VERBS})\s+\S+\s+\S"
     # ...or what they do, said as few imperatives are: "live in lubbock texas", "work at a cafe on weekends", "take
     # lisinopril 10mg mornings"
     r"|(?:live|grew\s+up)\s+in\s+\S|work\s+(?:at|as|for|in|nights|days|weekends)\b|take\s+\S+\s+\d",
@@ -54,7 +58,8 @@ _DONE = re.compile(
 # what the user is doing now, "I'm" or "I've" left unsaid: "now on escitalopram 10 mg", "moving into a share house in
 # brunswick", "been seeing someone" (not a doing that is the sentence's subject: "Living in Berlin is expensive")
 _DOING = re.compile(
-    r"(?:(?:now|currently|still)\s+(?:on|taking|doing|working|living|seeing|using)\s+\S"
+    r"(?:(?:now|currently|still)\s+(?:on|taking|doing|working|living|seeing|using|reading|watching|learning|"
+    r"studying|playing|listening\s+to)\s+\S"
     r"|taking\s+[a-z]+\s+\d+\s*(?:mg|mcg|g|iu|ml)\b"
     r"|(?:moving|starting|working|living|staying)\s+(?:to|into|in|at|as|with|on|for|a|my)\s+\S"
     r"|(?:flying|heading|travell?ing|driving)\s+(?:home|back|out|up|down)?\s*(?:to|for)\s+\S"
