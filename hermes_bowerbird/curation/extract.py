@@ -201,8 +201,8 @@ _TRIGGERS = re.compile(
     r"|\bsets?\s+me\s+off\b|\btriggers?\s+my\s+\w",
     _I,
 )
-# what the user is doing or has these days, with something named: "I'm reading Middlemarch at the moment", "I'm
-# learning Japanese on Duolingo", "we've got a Vaillant boiler"
+# what the user is doing these days, with something named: "I'm reading Middlemarch at the moment", "I'm learning
+# Japanese on Duolingo" (a lasting doing; not "I'm considering Headspace", "I'm having trouble with Netflix")
 _DOING_NOW = re.compile(
     r"^(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:currently\s+|still\s+|now\s+|also\s+)?"
     r"(?:reading|re-?reading|learning|studying|watching|re-?watching|training|playing|using|taking|renovating|"

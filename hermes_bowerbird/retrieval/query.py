@@ -165,7 +165,7 @@ class QueryAnalysis:
     type_hints: frozenset[MemoryType] = field(default_factory=frozenset)
     about_user: bool = False  # first person, or the user's own name
     # asked in the present tense with no past time ("how many guests are coming?", "what time is standup?"): what
-    # is true now, so an old value's turn ranks below its successor (see `asks_now`)
+    # is true now, so an old value's turn ranks below its successor (see `present_tense`)
     present: bool = False
     subjects: tuple[
         str, ...
@@ -349,6 +349,7 @@ def analyze_query(
     semantic = first_person(text, self_names) if own else text
     unnamed = semantic
     semantic, named = name_roles(semantic, names, alias_names or {})
+    names_asked, asked_roles = _asked_holders(text, named, alias_names or {})
     keywords = extract_keywords(text, own)
     keywords += tuple(w for w in extract_keywords(" ".join(named), own) if w not in keywords)
     hinted = expand_families(subject_hints(text), known_subjects) if about_user else ()
@@ -367,7 +368,8 @@ def analyze_query(
         semantic_text=semantic if semantic != text else "",
         role_names=named,
         unnamed_text=unnamed if named else "",
-        **_asked_holders(text, named, alias_names or {}),
+        names_asked=names_asked,
+        asked_roles=asked_roles,
     )
 
 
@@ -383,12 +385,12 @@ _ASKS_WHO = re.compile(
 
 def _asked_holders(
     text: str, named: Sequence[str], alias_names: Mapping[str, str]
-) -> dict[str, tuple[str, ...]]:
-    """For a question asking who holds a role of the user's, the role's names and all their role words."""
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """For a question asking who holds a role of the user's, the role's names and all their role words; else
+    nothing."""
     if not named or _ASKS_WHO.match(text) is None:
-        return {}
-    roles = tuple(alias for alias, name in alias_names.items() if name in named)
-    return {"names_asked": tuple(named), "asked_roles": roles}
+        return (), ()
+    return tuple(named), tuple(alias for alias, name in alias_names.items() if name in named)
 
 
 _PRESENT = re.compile(
