@@ -163,8 +163,7 @@ class SubjectKeyCache:
 
 
 class EntityNormCache:
-    """`store.graph.entity_norms(scopes)` and `alias_names(scopes)`, reloaded only when an entity or alias was
-    added, changed or deleted."""
+    """`store.graph.names_and_roles(scopes)`, reloaded only when an entity or alias was added, changed or deleted."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -184,8 +183,7 @@ class EntityNormCache:
             cached = self._cache.get(key)
             if cached is not None and cached[0] == stamp:
                 return cached[1], cached[2]
-        norms = self._store.graph.entity_norms(key)
-        aliases = self._store.graph.alias_names(key)
+        norms, aliases = self._store.graph.names_and_roles(key)
         with self._lock:
             self._cache[key] = (stamp, norms, aliases)
         return norms, aliases

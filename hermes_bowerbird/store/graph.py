@@ -96,12 +96,24 @@ class Graph:
         """).rowcount
 
     def entity_norms(self, scopes: Sequence[str]) -> dict[str, int]:
-        """Every entity name and alias (normalised) known in these scopes, mapped to entity id.
+        """Every entity name and alias (normalised) known in these scopes, mapped to entity id (see
+        `names_and_roles`)."""
+        return self.names_and_roles(scopes)[0]
+
+    def alias_names(self, scopes: Sequence[str]) -> dict[str, str]:
+        """Each alias (normalised) of one entity here that is no entity's name, mapped to that entity's name as
+        written (see `names_and_roles`)."""
+        return self.names_and_roles(scopes)[1]
+
+    def names_and_roles(self, scopes: Sequence[str]) -> tuple[dict[str, int], dict[str, str]]:
+        """Every entity name and alias (normalised) known in these scopes, mapped to entity id; and each alias that
+        is no entity's name, mapped to its entity's name as written ("husband" -> "Tomasz" after "my husband
+        Tomasz").
 
         A name wins over an alias; an alias several entities share here ("kid" for two children) names none."""
         aliases = self._db.query(
             f"""
-            SELECT a.norm, min(a.entity_id) AS entity_id
+            SELECT a.norm, min(a.entity_id) AS entity_id, min(e.name) AS name
             FROM entity_aliases a
             JOIN entities e ON e.id = a.entity_id
             WHERE e.scope IN ({marks(len(scopes))})
@@ -118,24 +130,11 @@ class Graph:
         """,
             scopes,
         )
-        return {row["norm"]: row["entity_id"] for row in (*aliases, *names)}
-
-    def alias_names(self, scopes: Sequence[str]) -> dict[str, str]:
-        """Each alias (normalised) of exactly one entity in these scopes that is no entity's name, mapped to that
-        entity's name as written: "husband" -> "Tomasz" after "my husband Tomasz"."""
-        rows = self._db.query(
-            f"""
-            SELECT a.norm, min(e.name) AS name
-            FROM entity_aliases a
-            JOIN entities e ON e.id = a.entity_id
-            WHERE e.scope IN ({marks(len(scopes))})
-              AND a.norm NOT IN (SELECT norm FROM entities WHERE scope IN ({marks(len(scopes))}))
-            GROUP BY a.norm
-            HAVING count(DISTINCT a.entity_id) = 1
-        """,
-            (*scopes, *scopes),
+        named = {row["norm"] for row in names}
+        return (
+            {row["norm"]: row["entity_id"] for row in (*aliases, *names)},
+            {row["norm"]: row["name"] for row in aliases if row["norm"] not in named},
         )
-        return {row["norm"]: row["name"] for row in rows}
 
     def people(self, scope: str) -> frozenset[str]:
         """The names, as written, of those the user called by a role in this scope ("my sister Meera": "Meera")."""
