@@ -40,7 +40,6 @@ _IS_CONTRACTED = re.compile(
     r"[£$€]?\d[\d,.]*\s*(?:[.!]|$))",
     _I,
 )
-# a past-tense verb opening a sentence with no one before it: the user did it ("moved to Berlin last week")
 # what the user did, said without "I": these verbs open a sentence of theirs, not someone's name
 DONE_VERBS = (
     "switched|moved|started|finished|booked|bought|sold|cancell?ed|quit|joined|left|got|signed|changed|adopted|found"
@@ -48,6 +47,7 @@ DONE_VERBS = (
     "|took|landed|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted"
     "|told|gave|had|saw|ran|swam|rode|cycled|raced|walked|hiked|lifted|benched|squatted|deadlifted"
 )
+# a past-tense verb opening a sentence with no one before it: the user did it ("moved to Berlin last week")
 _DONE = re.compile(
     rf"(?:(?:finally|just|also|already)\s+)?(?:{DONE_VERBS})\s+\S+\s+\S"
     # ...or what they do, said as few imperatives are: "live in lubbock texas", "work at a cafe on weekends", "take
