@@ -265,7 +265,7 @@ def test_what_is_told_of_the_users_people_by_name_is_kept_and_linked(env: Env) -
     )  # whose move? no one known
     toronto = said("My sister Meera lives in Toronto and works as a nurse.")[0]
     moved = _replaced_by(env, said, toronto, "Meera moved to Vancouver for a new hospital job.")
-    meera = env.store.graph.entity_norms([SCOPE])["sister"]
+    meera = env.store.graph.names_and_roles([SCOPE])[0]["sister"]
     assert meera in env.store.graph.entities_of_memories([moved])[moved]
     # known from earlier in the same turn too, and by first name
     first = said("My colleague Priya Raman runs the data team. Priya started a book club at work.")

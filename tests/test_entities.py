@@ -217,7 +217,7 @@ def test_names_with_inner_punctuation_are_matched_at_query_time(
 ) -> None:
     engine.capture_turn(TurnCapture(told, "Noted.", scope="profile:default", session_id="s1"))
     engine.curate_now()
-    norms = engine.store.graph.entity_norms(["profile:default"])
+    norms = engine.store.graph.names_and_roles(["profile:default"])[0]
     assert name in norms
     analysis = engine.retriever.analyze(asked, ["profile:default"])
     assert norms[name] in analysis.entity_ids

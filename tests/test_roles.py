@@ -117,7 +117,7 @@ def test_an_alias_several_people_share_names_none_and_a_name_wins(tmp_path: Path
     theo = store.graph.upsert_entity(SCOPE, "Theo", "theo", "person")
     store.graph.add_aliases(clementine, [("daughter", "daughter"), ("kid", "kid")])
     store.graph.add_aliases(theo, [("son", "son"), ("kid", "kid"), ("clementine", "clementine")])
-    norms = store.graph.entity_norms([SCOPE])
+    norms = store.graph.names_and_roles([SCOPE])[0]
     assert norms["daughter"] == clementine
     assert norms["son"] == theo
     assert "kid" not in norms
@@ -132,8 +132,8 @@ def test_an_alias_in_another_scope_is_not_shared(tmp_path: Path) -> None:
     theirs = store.graph.upsert_entity("user:b", "Piotr", "piotr", "person")
     store.graph.add_aliases(mine, [("husband", "husband")])
     store.graph.add_aliases(theirs, [("husband", "husband")])
-    assert store.graph.entity_norms(["user:a"])["husband"] == mine
-    assert store.graph.entity_norms(["user:b"])["husband"] == theirs
+    assert store.graph.names_and_roles(["user:a"])[0]["husband"] == mine
+    assert store.graph.names_and_roles(["user:b"])[0]["husband"] == theirs
     store.close()
 
 
@@ -146,7 +146,7 @@ def _tell(engine: Bowerbird, user: str, assistant: str = "Noted.") -> None:
 
 
 def _tomasz(engine: Bowerbird) -> int:
-    return engine.store.graph.entity_norms([SCOPE])["tomasz"]
+    return engine.store.graph.names_and_roles([SCOPE])[0]["tomasz"]
 
 
 def test_the_users_words_make_a_role_an_alias(engine: Bowerbird) -> None:
@@ -161,7 +161,7 @@ def test_a_remembered_note_makes_a_role_an_alias(engine: Bowerbird) -> None:
     engine.remember("User's husband Tomasz works nights at the Royal Infirmary.", scope=SCOPE)
     tomasz = _tomasz(engine)
     assert "spouse" in engine.store.graph.get_entities([tomasz])[tomasz].aliases
-    assert engine.store.graph.entity_norms([SCOPE])["spouse"] == tomasz
+    assert engine.store.graph.names_and_roles([SCOPE])[0]["spouse"] == tomasz
 
 
 def test_the_assistants_words_make_no_alias(engine: Bowerbird) -> None:
@@ -221,8 +221,8 @@ def test_alias_names_map_a_role_to_its_one_persons_name(tmp_path: Path) -> None:
     store.graph.add_aliases(mia, [("kid", "kid"), ("daughter", "daughter")])
     store.graph.add_aliases(leo, [("kid", "kid")])
     store.graph.add_aliases(elsewhere, [("brother", "brother")])
-    assert store.graph.alias_names([SCOPE]) == {"husband": "Tomasz", "daughter": "Mia"}
-    assert store.graph.alias_names(["user:b"]) == {"brother": "Piotr"}
+    assert store.graph.names_and_roles([SCOPE])[1] == {"husband": "Tomasz", "daughter": "Mia"}
+    assert store.graph.names_and_roles(["user:b"])[1] == {"brother": "Piotr"}
     store.close()
 
 
@@ -271,9 +271,9 @@ def test_a_role_one_person_holds_at_a_time_moves_to_the_new_holder(engine: Bower
     _tell(engine, "My violin teacher is called Ms Okonkwo.")
     _tell(engine, "Priya left last month, my new manager is Tom Becker.")
     _tell(engine, "My violin teacher is now Mr Haddad.")
-    norms = engine.store.graph.entity_norms([SCOPE])
+    norms = engine.store.graph.names_and_roles([SCOPE])[0]
     assert norms["manager"] == norms["tom becker"]
-    assert engine.store.graph.alias_names([SCOPE])["boss"] == "Tom Becker"
+    assert engine.store.graph.names_and_roles([SCOPE])[1]["boss"] == "Tom Becker"
     assert "teacher" not in norms  # two teachers at once: a question by role names neither
     analysis = engine.retriever.analyze("What does my boss want from me?", [SCOPE])
     assert analysis.role_names == ("Tom Becker",)

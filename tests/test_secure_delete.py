@@ -96,4 +96,4 @@ def test_a_name_other_memories_mention_is_kept(engine: Bowerbird) -> None:
         engine, engine.remember("My neighbour Zelda Quibblefritz feeds the parrot.", scope=SCOPE)
     )
     _purge_all(engine)
-    assert "zelda quibblefritz" in engine.store.graph.entity_norms([SCOPE])
+    assert "zelda quibblefritz" in engine.store.graph.names_and_roles([SCOPE])[0]

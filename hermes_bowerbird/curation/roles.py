@@ -114,7 +114,7 @@ ROLE_ALIASES: dict[str, tuple[str, ...]] = {
 
 # roles one person holds at a time: the user who says "my new manager is Tom Becker" or "my husband Tomasz" gives the
 # role to that person, and a question by role names them, not whoever held it before ("friend", "teacher" or "doctor"
-# may be several people at once, and a role they share names none, see `Graph.entity_norms`)
+# may be several people at once, and a role they share names none, see `Graph.names_and_roles`)
 ONE_HOLDER = frozenset(
     (
         *ROLE_ALIASES["husband"],
@@ -183,7 +183,7 @@ _SAID_IS = tuple(
 
 
 # children named together: "our two kids, Mia (7) and Leo (4)", "my sons Tom and Ben" (each a kid; a role the
-# children share names neither of them in a question, see `Graph.entity_norms`)
+# children share names neither of them in a question, see `Graph.names_and_roles`)
 _CHILDREN = {
     "kids": ("kid", "child"),
     "children": ("kid", "child"),

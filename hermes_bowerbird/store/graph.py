@@ -95,16 +95,6 @@ class Graph:
               AND NOT EXISTS (SELECT 1 FROM episode_entities e WHERE e.entity_id = entities.id)
         """).rowcount
 
-    def entity_norms(self, scopes: Sequence[str]) -> dict[str, int]:
-        """Every entity name and alias (normalised) known in these scopes, mapped to entity id (see
-        `names_and_roles`)."""
-        return self.names_and_roles(scopes)[0]
-
-    def alias_names(self, scopes: Sequence[str]) -> dict[str, str]:
-        """Each alias (normalised) of one entity here that is no entity's name, mapped to that entity's name as
-        written (see `names_and_roles`)."""
-        return self.names_and_roles(scopes)[1]
-
     def names_and_roles(self, scopes: Sequence[str]) -> tuple[dict[str, int], dict[str, str]]:
         """Every entity name and alias (normalised) known in these scopes, mapped to entity id; and each alias that
         is no entity's name, mapped to its entity's name as written ("husband" -> "Tomasz" after "my husband
