@@ -939,3 +939,40 @@ def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> Non
     """'Finished Middlemarch!' is the user's, as 'Mateo got home.' is not: what follows is still theirs."""
     found = extract_candidates("Finished Middlemarch! Now reading The Overstory.", "Nice.")
     assert [c.content for c in found] == ["I'm now reading The Overstory."]
+
+
+@pytest.mark.parametrize(
+    ("user", "kept"),
+    [
+        ("I take metformin and atorvastatin every morning.", True),  # drugs taken, named
+        ("The doctor switched my atorvastatin to rosuvastatin.", True),
+        # a drug's family ending alone names none
+        ("I shared my ideas with the magazine and they liked them!", False),
+        ("We're painting the living room dusty blue this weekend.", True),  # a plan, and when
+        ("I'm hiking with some buddies this weekend.", True),
+        ("I'm thinking of baking again this weekend.", False),  # only thought of
+        ("I'm looking for some date ideas for this weekend.", False),
+        ("The team offsite is in Manchester on the 14th.", True),  # when a thing of theirs happens
+        ("Bins go out on Tuesday nights here.", True),
+        ("The school run is at 8:15 every morning.", True),
+        ("The christening is in Cork in May.", True),
+        ("The museum is in the old town.", False),  # no when
+    ],
+)
+def test_what_the_user_takes_plans_or_has_happen_at_a_time_is_kept(user: str, kept: bool) -> None:
+    assert bool(extract_candidates(user, "Noted.")) is kept
+
+
+def test_an_amount_of_the_users_named_with_the_is_theirs() -> None:
+    found = extract_candidates("The wedding budget is 15,000 pounds all in.", "Noted.")
+    assert [c.content for c in found] == ["My wedding budget is 15,000 pounds all in."]
+    assert extract_candidates("The price is 12 dollars for adults.", "Noted.") == []
+
+
+def test_what_the_user_and_theirs_did_is_said_as_we() -> None:
+    found = extract_candidates(
+        "Changed our minds on the living room, we're going with sage green instead.", "Nice."
+    )
+    assert [c.content for c in found] == [
+        "We changed our minds on the living room, we're going with sage green instead."
+    ]

@@ -322,6 +322,7 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "I'm the biggest fan in London.",
         "I'm a regular at The Crown.",
         "The kids call me Madame Lolo, it melts my heart.",  # a nickname others use
+        "We've moved to Parkside Dental.",  # a practice, no new home
     ],
 )
 def test_non_statements_get_no_user_subject(sentence: str) -> None:

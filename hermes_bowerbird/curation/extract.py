@@ -35,6 +35,7 @@ from hermes_bowerbird.curation.noise import (
     marked_task,
     opens_with_person,
     people_named,
+    says_when_it_happens,
     statement_before_question,
     statement_before_unmarked_question,
 )
@@ -193,6 +194,20 @@ _DAY_OR_MONTH = re.compile(
     r"\b(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\s+\d{1,4}\b",
     _I,
 )
+# a plan of the user's, its when said relative to today: "We're painting the living room dusty blue this weekend",
+# "I'm hiking with some buddies this weekend" (not what they look for or think of doing: "I'm looking for date ideas
+# for this weekend", "I'm thinking of baking again this weekend")
+_PLANNED = re.compile(
+    r"^(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:(?:also|just|finally|actually)\s+)?"
+    r"(?!(?:looking|thinking|considering|wondering|trying|hoping|going|getting|feeling|having\s+trouble|struggling)\b)"
+    r"[a-z]+ing\b",
+    _I,
+)
+_SOON = re.compile(
+    r"\b(?:tomorrow|tonight|(?:this|next)\s+(?:coming\s+)?(?:weekend|week|month|year|summer|autumn|fall|winter|"
+    r"spring))\b",
+    _I,
+)
 # what sets off the user's condition: "Hot weather and skipping lunch make me dizzy", "sun makes everything worse",
 # "things that set me off: popcorn, raw salad", "stress triggers my eczema"
 _TRIGGERS = re.compile(
@@ -208,6 +223,14 @@ _DOING_NOW = re.compile(
     r"(?:reading|re-?reading|learning|studying|watching|re-?watching|training|playing|using|taking|renovating|"
     r"building|writing|working|running|doing|listening|attending|teaching|practi[cs]ing|saving|coaching|"
     r"volunteering|knitting|painting|growing|brewing|fostering|collecting|coding|developing)\b",
+    _I,
+)
+# a medicine the user takes is named as plainly as a person: "I take metformin and atorvastatin every morning", "the
+# doctor switched my atorvastatin to rosuvastatin" (after a verb of taking it: a drug's family ending alone names
+# "magazine" and "adrenaline" too)
+_DRUG_NAMED = re.compile(
+    r"\b(?:take|takes|taking|took|prescribed|started|stopped|switched|upped|lowered|increased|reduced|(?:mg|dose)\s+of)"
+    rf"\s+(?:(?:my|the|a|some|daily)\s+)?{vocab.DRUG}\b",
     _I,
 )
 # someone named by a title, or said to be called something, however cased: "dr tamar kvaratskhelia", "dra
@@ -558,6 +581,10 @@ def _fallback_type(
             return MemoryType.FACT
         if opens_with_person(own, people):
             return MemoryType.EVENT if _PAST_TENSE.search(own) else MemoryType.FACT
+        # when a thing of the user's life happens: "The team offsite is in Manchester on the 14th.", "Bins go out on
+        # Tuesday nights here."
+        if says_when_it_happens(own):
+            return MemoryType.FACT
         # unless it gives an address, a path or code: "Staging lives at staging.acme.dev."
         return MemoryType.FACT if TECHNICAL_VALUE.search(own) else None
     # someone close ("my sister") is named as plainly as by a name
@@ -568,8 +595,11 @@ def _fallback_type(
         or bool(people_named(own, people))
         or says_given_up(own)  # "I cancelled Crunchyroll": the thing is named
         or _NAMED_PLAINLY.search(own) is not None
+        or _DRUG_NAMED.search(own) is not None  # "I take metformin and atorvastatin every morning"
     )
-    when = _DAY_OR_MONTH.search(sentence) is not None and _WHEN_DONE.match(own) is not None
+    when = (_DAY_OR_MONTH.search(sentence) is not None and _WHEN_DONE.match(own) is not None) or (
+        _SOON.search(sentence) is not None and _PLANNED.match(own) is not None
+    )
     if not (
         has_name
         or _NUMBER.search(sentence)

@@ -8,7 +8,7 @@ from collections.abc import Collection
 from hermes_bowerbird.curation.sentences import MAX_STATEMENT_CHARS, split_sentences
 from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.curation.standing import standing_request
-from hermes_bowerbird.text import MONTHS_BUT_MAY
+from hermes_bowerbird.text import MONTHS_BUT_MAY, WEEKDAY_STEMS
 from hermes_bowerbird.text import chat_words as words
 from hermes_bowerbird.vocabulary import BP_READING, CONTACT_ROLES, PRESCRIBER_CHANGE
 
@@ -165,12 +165,32 @@ PROCEDURE_OPENING = re.compile(
 # the word a statement opens with, and whether it is owned ("Meera moved", "Mia's swimming moved")
 _OPENING_NAME = re.compile(r"(?P<name>[A-Za-z][\w-]{0,40})(?:['’]s)?\b")
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
+# a thing of the user's life said to happen at a time, in the present: "The team offsite is in Manchester on the
+# 14th", "Bins go out on Tuesday nights here", "the book club meets every other Thursday" (a thing, with "the" or
+# plural: "Sam is in Leeds on Monday" is said of a person, and is kept when Sam is one of the user's)
+_THING_WHEN = re.compile(
+    r"^(?:(?:the|our)\s+(?:[\w-]+\s+){0,3}?(?:is|are|goes|comes|happens|starts|begins|runs|meets|falls|takes\s+place)"
+    r"|(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*s\s+(?:are|go|come|happen|start|begin|run|meet|fall|take\s+place))"
+    r"\s+(?:out\s+|back\s+|again\s+)?(?:on|at|in|every|from|each)\b",
+    re.IGNORECASE,
+)
+_WHEN_GIVEN = re.compile(
+    rf"\b(?:{WEEKDAY_STEMS})days?\b|\b(?:{MONTHS_BUT_MAY})\b|\bin\s+(?-i:May)\b|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b|"
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b",
+    re.IGNORECASE,
+)
 _LONG_SENTENCE_WORDS = 11
 _ASSISTANT_MIN_WORDS = 8
 
 
 def _strip_filler(sentence: str) -> str:
     return _FILLER_RUN.sub("", sentence.strip()).strip(" ,.!;:-—–\"'")
+
+
+def says_when_it_happens(sentence: str) -> bool:
+    """Whether a statement without "I" says when a thing happens, by weekday, month, day of the month or clock:
+    "The team offsite is in Manchester on the 14th.", "The school run is at 8:15 every morning."."""
+    return _THING_WHEN.match(sentence) is not None and _WHEN_GIVEN.search(sentence) is not None
 
 
 def opens_with_person(sentence: str, people: Collection[str]) -> bool:
@@ -214,6 +234,8 @@ def _is_user_content(rest: str, people: Collection[str]) -> bool:
     if n >= 3 and _PRESCRIBER_CHANGE.search(rest):
         return True
     if n >= 3 and people and opens_with_person(rest, people):
+        return True
+    if n >= 5 and says_when_it_happens(rest):
         return True
     if n >= 3 and (
         TECHNICAL_VALUE.search(rest) or PROCEDURE_OPENING.match(rest) or TEAM_RULE.search(rest)

@@ -55,6 +55,8 @@ _DONE = re.compile(
     r"|(?:live|grew\s+up)\s+in\s+\S|work\s+(?:at|as|for|in|nights|days|weekends)\b|take\s+\S+\s+\d",
     _I,
 )
+# ...with theirs: "Changed our minds on the living room", "Sold our car" ("We changed our minds")
+_OURS_DONE = re.compile(r"(?:(?:finally|just|also|already)\s+)?\S+\s+our\b", _I)
 # what the user is doing now, "I'm" or "I've" left unsaid: "now on escitalopram 10 mg", "moving into a share house in
 # brunswick", "been seeing someone" (not a doing that is the sentence's subject: "Living in Berlin is expensive")
 _DOING = re.compile(
@@ -111,6 +113,13 @@ _THE_CONTACT = re.compile(
     rf"(?:the\s+)?(?:new\s+)?(?:{CONTACT_ROLES})\s+(?:is|['’]s)\s+(?:(?:a|an|this)\s+(?:guy|man|woman|lady|bloke|chap|"
     r"fella|girl)\s+(?:called|named)\s+\S|(?:(?:dr|mr|mrs|ms|miss|mx|prof|frau|herr|me|madame|monsieur)\.?\s+)?"
     r"(?-i:[A-Z])[\w'’-]+)",
+    _I,
+)
+# an amount of the user's money named with "the": "The wedding budget is 15,000 pounds all in", "the rent is 1,150 a
+# month" (a sum of theirs; "the price is $12" may be anyone's)
+_THE_AMOUNT = re.compile(
+    r"the\s+(?:[a-z][a-z-]*\s+){0,2}?(?:budget|rent|salary|mortgage|deposit)\s+(?:is|['’]s)\s+(?:now\s+)?"
+    r"(?:about\s+|around\s+|roughly\s+)?[£$€]?\d",
     _I,
 )
 # a drug named without "my" whose dose changed: "metformin went up to 1000", "sertraline dose is down to 50mg"
@@ -207,7 +216,8 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
     sentence = _LONE_I.sub("I", sentence)
     sentence = _IS_CONTRACTED.sub(r"\g<head> is ", sentence)
     if speaking and _DONE.match(sentence):
-        return f"I {sentence[0].lower()}{sentence[1:]}"
+        speaker = "We" if _OURS_DONE.match(sentence) else "I"
+        return f"{speaker} {sentence[0].lower()}{sentence[1:]}"
     if speaking and (_DOING.match(sentence) or _STATE.match(sentence)):
         return f"I'm {sentence[0].lower()}{sentence[1:]}"
     if speaking and (diagnosed := _DIAGNOSED.match(sentence)):
@@ -218,7 +228,7 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
         )
     if speaking and _BEEN.match(sentence):
         return f"I've {sentence[0].lower()}{sentence[1:]}"
-    if speaking and _THE_CONTACT.match(sentence):
+    if speaking and (_THE_CONTACT.match(sentence) or _THE_AMOUNT.match(sentence)):
         role = re.sub(r"^the\s+", "", sentence, flags=_I)
         return f"My {role[0].lower()}{role[1:]}"
     first = sentence.split(maxsplit=1)[0] if sentence.strip() else ""

@@ -341,6 +341,11 @@ _COUPLE = (
 )
 _ME = r"(?:i|we)"
 _NOW = r"(?:(?:now|currently|still|finally|officially|just|recently|already|also|basically|mostly|pretty much)\s+)*"
+# a practice or a business the user moved to, named: "We've moved to Parkside Dental" is no new home
+_PRACTICE = (
+    r"\s+(?:the\s+)?(?:(?-i:[A-Z])[\w'’&-]*\s+){1,3}(?-i:Dental|Dentists?|Vets?|Veterinary|Surgery|Clinic|Practice|"
+    r"Pharmacy|Gym|Fitness|Bank|Medical|Health|Physio|Physiotherapy|Opticians?|Salon|Studios?|Nursery|Academy)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -417,7 +422,8 @@ _RULES: tuple[_Rule, ...] = _rules(
     ),
     # residence, home, origin
     (
-        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:moved|relocated)\s+(?:back\s+|out\s+)?(?:here\s+)?(?:to|into|from)\b|"
+        rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:moved|relocated)\s+(?:back\s+|out\s+)?(?:here\s+)?(?:to|into|from)\b"
+        rf"(?!{_PRACTICE})|"
         rf"\b{_ME}\s+{_NOW}live\s+(?:in|near|outside|just outside|on|by)\b|"
         rf"\b{_ME}\s+(?:don't|do not|no longer)\s+live\s+in\b|"
         rf"\b(?:i'm|i am|we're|we are)\s+{_NOW}(?:living|based|settled|settling|staying long-term)\s+(?:in|near)\b|"
