@@ -17,6 +17,8 @@ from hermes_bowerbird.curation.changes import (
     corrected,
     says_changed,
     says_new_amount,
+    says_new_plan,
+    tells_only_of,
 )
 from hermes_bowerbird.types import MemoryType
 
@@ -751,3 +753,96 @@ def test_an_allergen_said_not_to_be_one_is_corrected(
     item: str, statement: str, replaced: bool
 ) -> None:
     assert (corrected(item, statement, CLOSE) is not None) is replaced
+
+
+@pytest.mark.parametrize(
+    ("item_type", "item", "statement", "replaced"),
+    [
+        (
+            MemoryType.FACT,
+            "We're painting the living room dusty blue this weekend.",
+            "We changed our minds on the living room, we're going with sage green instead.",
+            True,
+        ),
+        (
+            MemoryType.DECISION,
+            "We decided on the Golf for the new car.",
+            "I've changed my mind about the car, getting the Octavia.",
+            True,
+        ),
+        # no plan, another thing
+        (
+            MemoryType.FACT,
+            "Our living room is four by five metres.",
+            "We changed our minds on the living room, we're going with sage green instead.",
+            False,
+        ),
+        (
+            MemoryType.FACT,
+            "We're painting the kitchen white this weekend.",
+            "We changed our minds on the living room, we're going with sage green instead.",
+            False,
+        ),
+    ],
+)
+def test_a_plan_the_user_changed_their_mind_on_is_replaced(
+    item_type: MemoryType, item: str, statement: str, replaced: bool
+) -> None:
+    why = change(item_type, item, statement, CLOSE)
+    assert (why == "changed: the user changed their mind") == replaced
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "replaced"),
+    [
+        (
+            "The team offsite is in Manchester on the 14th.",
+            "Heads up, the offsite moved to Leeds.",
+            True,
+        ),
+        (
+            "Book club meets at the Crown on Fridays.",
+            "Our book club has moved to the Anchor.",
+            True,
+        ),
+        # a person's move, the new place already, another thing
+        (
+            "The team offsite is in Leeds on the 14th.",
+            "Heads up, the offsite moved to Leeds.",
+            False,
+        ),
+        ("Our wedding is in York in June.", "Heads up, the offsite moved to Leeds.", False),
+        ("The Marcus I know lives in Leeds.", "The Marcus who moved to Austin sent a card.", False),
+    ],
+)
+def test_a_thing_moved_to_a_new_place_replaces_where_it_was(
+    item: str, statement: str, replaced: bool
+) -> None:
+    why = change(MemoryType.FACT, item, statement, CLOSE)
+    assert (why == "changed: a new venue for the same thing") == replaced
+
+
+def test_a_plural_names_the_same_thing_as_its_singular() -> None:
+    assert (
+        change(
+            MemoryType.EVENT,
+            "Bins go out on Tuesday nights here.",
+            "The council changed our bin day to Thursday.",
+            CLOSE,
+        )
+        == NEW_TIME
+    )
+
+
+def test_an_item_telling_only_the_thing_whose_time_changed() -> None:
+    moved = "My work-from-home day is Wednesday now."
+    assert tells_only_of("I work from home on Fridays.", moved)
+    assert not tells_only_of("I work from home on Fridays and swim on Mondays.", moved)
+    assert not tells_only_of(
+        "I live in Leeds and visit Mum on Sundays.", "Mum's visits moved to Saturdays."
+    )
+
+
+def test_a_new_plan_said_as_a_change_of_mind_is_news_of_its_own() -> None:
+    assert says_new_plan("Changed our minds about the trip, we're doing Lisbon instead.")
+    assert not says_new_plan("I changed my mind.")

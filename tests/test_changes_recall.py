@@ -92,6 +92,41 @@ def provider(config: Config, minilm: LocalEmbedder) -> Iterator[BowerbirdProvide
             "10mg",
             "20mg",
         ),
+        (  # a plan, and the user changing their mind on it
+            "We're painting the living room dusty blue this weekend.",
+            "Changed our minds on the living room, we're going with sage green instead.",
+            "What colour are we painting the living room?",
+            "dusty blue",
+            "sage green",
+        ),
+        (  # when and where a thing of theirs happens, and its new place
+            "The team offsite is in Manchester on the 14th.",
+            "Heads up, the offsite moved to Leeds.",
+            "Where is the team offsite being held?",
+            "Manchester",
+            "Leeds",
+        ),
+        (
+            "Bins go out on Tuesday nights here.",
+            "The council changed our bin day to Thursday.",
+            "Which night do the bins need to go out?",
+            "Tuesday",
+            "Thursday",
+        ),
+        (  # a slot's holder that told only the thing and its time
+            "I work from home on Fridays.",
+            "My work-from-home day is Wednesday now.",
+            "Which day am I working from home?",
+            "Fridays",
+            "Wednesday",
+        ),
+        (  # a provider named for the contact's role
+            "Our vet is Dr Patel at Meadow Vets.",
+            "We've moved the cat to Oakwood Vets, Dr Lewis is lovely.",
+            "Which vet practice do we use for the cat?",
+            "Meadow",
+            "Oakwood",
+        ),
     ],
 )
 def test_the_new_value_comes_first_and_the_old_is_marked(

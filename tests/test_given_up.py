@@ -97,6 +97,7 @@ def test_a_thing_given_up_ends_what_the_user_said_of_it(
         ("I had to stop the rosuvastatin too, still aches.", "rosuvastatin"),
         ("He's swapping the metformin for sitagliptin", "metformin"),
         ("Saw Dr Okoro, she stopped the metformin.", "metformin"),
+        ("The doctor switched my metformin to sitagliptin.", "metformin"),
     ],
 )
 def test_a_drug_the_user_was_taken_off_ends_its_memory(statement: str, drug: str) -> None:

@@ -571,3 +571,39 @@ def test_a_new_time_or_rent_is_kept_when_nothing_gave_the_old_one() -> None:
         type=MemoryType.FACT, content="Netflix went up to 17.99.", importance=0.5, closing_only=True
     )
     assert _plan(price, neighbours=[], closable=True).action == "drop"
+
+
+def test_a_slot_holder_telling_only_a_thing_and_its_time_gives_way_to_its_new_time() -> None:
+    fridays = _memory(16, "I work from home on Fridays.", "user:work-location")
+    moved = Candidate(
+        type=MemoryType.FACT, content="My work-from-home day is Wednesday now.", importance=0.5
+    )
+    plan = _plan(moved, neighbours=[(fridays, 0.73)], closable=True)
+    assert plan.supersede == (16,) and plan.subject == "user:work-location"
+    # a holder telling more than the thing keeps its slot
+    more = _memory(17, "I work at Monzo in London, from home on Fridays.", "user:work-location")
+    assert _plan(moved, neighbours=[(more, 0.73)], closable=True).supersede == ()
+
+
+def test_a_provider_named_for_a_contacts_role_succeeds_the_contact() -> None:
+    vet = _memory(18, "Our vet is Dr Patel at Meadow Vets.", "user:contact:vet")
+    moved = Candidate(
+        type=MemoryType.FACT,
+        content="We've moved the cat to Oakwood Vets, Dr Lewis is lovely.",
+        importance=0.5,
+    )
+    plan = _plan(moved, neighbours=[(vet, 0.59)], closable=True)
+    assert plan.supersede == (18,) and plan.reason == NEW_HOLDER
+    assert plan.subject == "user:contact:vet"
+    # so does the user's own move to one
+    dentist = _memory(19, "Our dentist is Dr Shah at Bright Smiles.", "user:contact:dentist")
+    moved_to = Candidate(
+        type=MemoryType.FACT, content="We've moved to Parkside Dental.", importance=0.5
+    )
+    plan = _plan(moved_to, neighbours=[(dentist, 0.5)], closable=True)
+    assert plan.supersede == (19,) and plan.subject == "user:contact:dentist"
+    # a provider of another kind leaves the vet alone
+    phone = Candidate(
+        type=MemoryType.FACT, content="We've moved our broadband to Octopus.", importance=0.5
+    )
+    assert _plan(phone, neighbours=[(vet, 0.4)], closable=True).supersede == ()

@@ -143,6 +143,20 @@ _LEFT_FOR = re.compile(
     r"went\s+with|switched\s+to|moved\s+to|picked|chose|got|started\s+(?:at|with)))",
     _I,
 )
+# a plan given up for another, the thing it was about named: "Changed our minds on the living room, we're going with
+# sage green instead", "I've changed my mind about the car", "change of plan for the party: ..."
+_MIND_CHANGED = re.compile(
+    r"\b(?:changed\s+(?:my|our)\s+minds?|change\s+of\s+plans?)\s+(?:on|about|for|with)\s+"
+    r"(?P<thing>(?:the|my|our)\s+[^,.;:!?]{2,40}?)\s*(?:[,.;:!?]|$|\s+(?:and|so|we|i)\b)",
+    _I,
+)
+# what a plan of the user's says: "We're painting the living room dusty blue this weekend", "I'll get the Golf",
+# "we decided to go with oak floors"
+_PLAN = re.compile(
+    r"^\W*(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:(?:also|just|finally|actually)\s+)?[a-z]+ing\b|"
+    r"\b(?:i|we)(?:['’]ll|\s+will|\s+plan\s+to|['’](?:ve|d)\s+decided\s+to|\s+decided\s+to)\s",
+    _I,
+)
 # a new value of a thing the user named as theirs, said as new: "New goal: a half marathon under two hours", "my new
 # workout plan is three runs a week" (a new holder's name and a new amount are read first)
 _NEW_THING = re.compile(
@@ -259,11 +273,27 @@ _RELOCATED = re.compile(
     r"(?:the\s+)?(?P<place>(?-i:[A-Z])[\w'’-]{1,40})",
     _I,
 )
+# a thing held somewhere moved to a new place, named: "the offsite moved to Leeds", "The wedding's been moved to York",
+# "our book club moved to the Crown" (a person's move is `_RELOCATED`; a new time is read first)
+_NEW_VENUE = re.compile(
+    r"\b(?:the|our)\s+(?P<thing>(?-i:[a-z])[\w-]*(?:\s+(?!(?:who|that|which)\b)(?-i:[a-z])[\w-]*){0,2}?)\s+"
+    r"(?:has\s+|have\s+|['’]s\s+|is\s+|was\s+|got\s+)?"
+    r"(?:been\s+|just\s+|now\s+)*(?:moved|relocated)\s+(?:over\s+)?to\s+(?:the\s+)?"
+    r"(?P<place>(?-i:[A-Z])[\w'’-]{1,40}(?:\s+(?-i:[A-Z])[\w'’-]{1,40}){0,2})",
+    _I,
+)
 # a thing of the user's moved to a new provider, named: "I switched my phone to Koodo", "We moved our savings over to
-# Monzo", "I've changed my energy supplier to Octopus" (not "I moved to Tokyo": no thing; not a time or an amount)
+# Monzo", "I've changed my energy supplier to Octopus", "We've moved the cat to Oakwood Vets" (not "I moved to
+# Tokyo": no thing; not a time or an amount)
 _NEW_PROVIDER = re.compile(
     r"\b(?:i|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+|also\s+)?(?:switched|moved|changed|migrated|ported|"
-    r"transferred)\s+(?:my|our)\s+(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:over\s+)?(?:to|into|onto)\s+"
+    r"transferred)\s+(?:my|our|the)\s+(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:over\s+)?(?:to|into|onto)\s+"
+    r"(?:the\s+)?(?P<name>(?-i:[A-Z])[\w'’&+-]*(?:\s+(?-i:[A-Z])[\w'’&+-]*){0,2})",
+    _I,
+)
+# ...or the user moved to one: "We've moved to Parkside Dental", "I switched to Monzo"
+_MOVED_TO_NAMED = re.compile(
+    r"\b(?:i|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+|also\s+)?(?:switched|moved|changed)\s+(?:over\s+)?to\s+"
     r"(?:the\s+)?(?P<name>(?-i:[A-Z])[\w'’&+-]*(?:\s+(?-i:[A-Z])[\w'’&+-]*){0,2})",
     _I,
 )
@@ -397,6 +427,12 @@ def says_new_amount(text: str) -> bool:
     return _change_kind(text) == "amount" and _PAID.search(text) is not None
 
 
+def says_new_plan(text: str) -> bool:
+    """Whether `text` says the user changed their mind on a thing, for a new plan: "Changed our minds about the trip,
+    we're doing Lisbon instead"."""
+    return _change_kind(text) == "plan"
+
+
 def says_changed(text: str) -> bool:
     """Whether `text` says something now happens at another time ("The standup moved to 10am"), went to a new
     amount ("Netflix went up to 17.99") or was said wrongly ("Clementine, not Clementina")."""
@@ -433,6 +469,15 @@ def change(
             and _LIVES.search(item) is not None
             and similarity >= PLACE_SIMILARITY
         )
+    elif kind == "venue":  # the item says where the thing is held, and names another place
+        held = _NEW_VENUE.search(statement)
+        closed = (
+            held is not None
+            and bool(_thing_words(item) & _thing_words(held["thing"]))
+            and not holds_name(item, held["place"], ignore_case=True)
+            and any(w != "I" and not _TIME_WORD.match(w) for w in _LATER_NAME.findall(item))
+            and similarity >= PLACE_SIMILARITY
+        )
     elif kind == "provider":  # the user's thing, with another name than the new one
         switched = _NEW_PROVIDER.search(statement)
         closed = (
@@ -465,6 +510,18 @@ def change(
             )
             and similarity >= CORRECTION_SIMILARITY
         )
+    elif kind == "plan":
+        # the item is a plan of the user's about the thing they changed their minds on
+        changed = _MIND_CHANGED.search(statement)
+        closed = (
+            changed is not None
+            and (
+                item_type in (MemoryType.DECISION, MemoryType.GOAL)
+                or _PLAN.search(item) is not None
+            )
+            and bool(_thing_words(item) & _thing_words(changed["thing"]))
+            and similarity >= AMOUNT_SIMILARITY
+        )
     elif kind == "value":
         # the item gave the user's own value of the same thing: "My running goal is ..."
         thing = _NEW_THING.match(statement)
@@ -485,6 +542,8 @@ def change(
         return None
     if kind in ("instead", "value"):
         return "changed: a new value instead of the old"
+    if kind == "plan":
+        return "changed: the user changed their mind"
     return NEW_TIME if kind == "time" else f"changed: a new {kind} for the same thing"
 
 
@@ -615,10 +674,11 @@ def _owns(item: str, thing: str) -> bool:
 @functools.lru_cache(maxsize=STATEMENT_CACHE)
 def _change_kind(text: str) -> str | None:
     """ "time" when `text` says something moved to a new time, "address" to a new address, host or path, "place"
-    that someone named moved to a new place, "provider" that a thing of the user's moved to a new provider,
-    "instead" that a new value replaces a named old one (or the user left one named for another), "holder" that
-    someone new holds a role or runs a thing, "amount" to a new amount, "value" that a thing's value is said as new
-    ("New goal: ..."), else None."""
+    that someone named moved to a new place, "venue" that a thing is now held at a new place, "provider" that a
+    thing of the user's moved to a new provider, "instead" that a new value replaces a named old one (or the user
+    left one named for another), "plan" that the user changed their mind on a thing named, "holder" that someone
+    new holds a role or runs a thing, "amount" to a new amount, "value" that a thing's value is said as new ("New
+    goal: ..."), else None."""
     if _UNSETTLED.search(text):
         # a new goal or plan said as new is settled, whatever it wants: "New goal: I want to run a half marathon"
         return "value" if _NEW_THING.match(text) and not _DOUBTED.search(text) else None
@@ -633,10 +693,14 @@ def _change_kind(text: str) -> str | None:
         return "address"
     if _RELOCATED.match(text):
         return "place"
+    if _NEW_VENUE.search(text):
+        return "venue"
     if _NEW_PROVIDER.search(text):
         return "provider"
     if _INSTEAD.search(text) or _LEFT_FOR.search(text):
         return "instead"
+    if _MIND_CHANGED.search(text):
+        return "plan"
     if _new_holder(text) is not None:
         return "holder"
     if _NEW_AMOUNT.search(text):
@@ -654,8 +718,30 @@ def _states_own(item: str, thing: str) -> bool:
     )
 
 
+def new_provider(statement: str) -> str | None:
+    """The provider the user, or a thing of theirs, moved to, named: "Oakwood Vets" of "We've moved the cat to Oakwood
+    Vets", "Parkside Dental" of "We've moved to Parkside Dental"."""
+    switched = _NEW_PROVIDER.search(statement) or _MOVED_TO_NAMED.search(statement)
+    return switched["name"] if switched is not None else None
+
+
+def tells_only_of(item: str, statement: str) -> bool:
+    """Whether `item` names nothing but what `statement` names (times, amounts and framing aside): "I work from home
+    on Fridays" against "My work-from-home day is Wednesday now", while "I live in Leeds and visit Mum on Sundays"
+    tells more than "Mum's visits moved to Saturdays"."""
+    said = _thing_words(item)
+    return bool(said) and said <= _thing_words(statement)
+
+
 def _thing_words(text: str) -> set[str]:
-    """Content words naming what changed, cut to four letters, without values (times, numbers, addresses) and
-    framing."""
+    """Content words naming what changed, singular and cut to four letters, without values (times, numbers,
+    addresses) and framing."""
     bare = TECHNICAL_VALUE.sub(" ", text.lower())
-    return {w[:4] for w in stem_words(bare) if w not in _FRAME and not _TIME_WORD.match(w)}
+    return {
+        _singular(w)[:4] for w in stem_words(bare) if w not in _FRAME and not _TIME_WORD.match(w)
+    }
+
+
+def _singular(word: str) -> str:
+    """A plural's "s" off, so "bins" and "bin day" name one thing ("glass" and "bus" keep theirs)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

@@ -50,11 +50,11 @@ _TAKEN_OFF = re.compile(
     rf"\s+(?:the\s+|my\s+)?(?P<name>{DRUG})\b",
     re.IGNORECASE,
 )
-# ...or one the doctor swapped out or stopped: "he's swapping the atorvastatin for rosuvastatin", "she stopped the
-# omeprazole" (a drug said with "the" or "my": "his ritalin" is his)
+# ...or one the doctor swapped out or stopped: "he's swapping the atorvastatin for rosuvastatin", "the doctor switched
+# my atorvastatin to rosuvastatin", "she stopped the omeprazole" (a drug said with "the" or "my": "his ritalin" is his)
 _SWAPPED_OUT = re.compile(
     r"\b(?:(?:swapp|switch|chang|replac)(?:ed|ing)\s+(?:the|my)\s+(?P<name>"
-    rf"{DRUG})\s+(?:for|with)\b|(?:stopped|stopping|discontinued)\s+(?:the|my)\s+(?P<stopped>{DRUG})\b)",
+    rf"{DRUG})\s+(?:for|with|to)\b|(?:stopped|stopping|discontinued)\s+(?:the|my)\s+(?P<stopped>{DRUG})\b)",
     re.IGNORECASE,
 )
 _SOMEONE_ELSES = re.compile(SOMEONE_ELSES_DRUG, re.IGNORECASE)

@@ -21,8 +21,11 @@ from .changes import (
     ROUTINE_SIMILARITY,
     change,
     corrected,
+    new_provider,
     says_new_amount,
+    says_new_plan,
     says_new_time,
+    tells_only_of,
 )
 from .completion import closure, says_booked
 from .entities import find_entities
@@ -126,10 +129,12 @@ def _still_told(memory: Memory, candidate: Candidate) -> bool:
 
 
 # the slots whose holder a candidate holding no slot of its own replaces, by the change it made: the new memory is
-# the routine's new time, the contact's new day or price
+# the routine's new time, the contact's new day or price, or the contact's successor ("We've moved the cat to Oakwood
+# Vets" is the vet now)
 _TAKEN = {
     NEW_TIME: (vocab.ROUTINES, vocab.CONTACTS),
     NEW_AMOUNT: (vocab.CONTACTS, vocab.MEDICATIONS),
+    NEW_HOLDER: (vocab.CONTACTS,),
 }
 
 
@@ -137,7 +142,8 @@ def _slot_taken(
     candidate: Candidate, closable: Sequence[Neighbour], closed: Mapping[int, str]
 ) -> str | None:
     """The slot of the routine whose time, or the contact whose day or price, the candidate (holding no slot of its
-    own) changed: the new memory is the slot's new value."""
+    own) changed, or of a holder that told only the thing whose time changed: the new memory is the slot's new
+    value."""
     if candidate.subject:
         return None
     return next(
@@ -145,7 +151,13 @@ def _slot_taken(
             n.memory.subject
             for n in closable
             if n.memory.subject
-            and n.memory.subject.startswith(_TAKEN.get(closed.get(n.memory.id, ""), ()))
+            and (
+                n.memory.subject.startswith(_TAKEN.get(closed.get(n.memory.id, ""), ()))
+                or (
+                    closed.get(n.memory.id) == NEW_TIME
+                    and tells_only_of(n.memory.content, candidate.content)
+                )
+            )
         ),
         None,
     )
@@ -166,6 +178,18 @@ def _names_contact(memory: Memory, statement: str) -> bool:
         for w in (role, *names, *words)
         if w
     )
+
+
+def _provider_for_contact(memory: Memory, statement: str) -> bool:
+    """Whether `statement` moved something of the user's to a provider named for `memory`'s contact role, and not
+    the one `memory` names ("Oakwood Vets" against user:contact:vet "Our vet is Dr Patel at Meadow Vets")."""
+    subject = memory.subject or ""
+    name = new_provider(statement)
+    if name is None or not subject.startswith(vocab.CONTACTS) or holds_name(memory.content, name):
+        return False
+    # the role's word or its stem: "Oakwood Vets" for a vet, "Parkside Dental" for a dentist
+    role = subject[len(vocab.CONTACTS) :].split("-")[-1][:4]
+    return len(role) >= 3 and any(w.lower().rstrip("s")[:4] == role for w in name.split())
 
 
 def _names_drug(memory: Memory, statement: str) -> bool:
@@ -205,11 +229,13 @@ def plan_merge(
     if candidate.closing_only and not closes:
         # a new time is news of its own even when the old one was never kept: "Infusion got pushed to Monday 16
         # September, 10am" answers "when is my next infusion?"; so is a new rent or rate, and a booking of a place
-        # named ("I booked the Marriott for the Denver conference" answers "where am I staying?")
+        # named ("I booked the Marriott for the Denver conference" answers "where am I staying?"), and a new plan
+        # ("Changed our minds about the trip, we're doing Lisbon instead")
         if not (
             says_new_time(candidate.content)
             or says_new_amount(candidate.content)
             or says_booked(candidate.content)
+            or says_new_plan(candidate.content)
         ):
             return MergePlan(
                 "drop", "says something is done or changed, and nothing it is about is open"
@@ -304,10 +330,12 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
             # a routine's slot holds its time too: "Our rehearsals moved to Wednesdays" replaces "I play bass in a
             # band, we rehearse on Thursdays" (and takes its slot, `_slot_taken`); so does a contact's, said of them
             # by name or role: "Chloe comes on Wednesdays now" ends "We pay our babysitter Chloe £8 an hour, she comes
-            # Tuesdays"
+            # Tuesdays"; and any slot's holder that told only the thing and its time: "My work-from-home day is
+            # Wednesday now" ends "I work from home on Fridays"
             if changed == NEW_TIME and (
                 memory.subject.startswith(vocab.ROUTINES)
                 or _names_contact(memory, candidate.content)
+                or tells_only_of(memory.content, candidate.content)
             ):
                 out[memory.id] = NEW_TIME
             # ...and a value said wrongly is wrong in a slot too: "it's sulfa drugs I'm allergic to, penicillin is
@@ -315,8 +343,9 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
             elif why := corrected(memory.content, candidate.content, n.similarity):
                 out[memory.id] = why
             # ...and so is one who held a role: "Dana is the new team lead" ends "Our team lead is Priya Raman"
-            # (a new holder is read alike whatever a time's floor)
-            elif changed == NEW_HOLDER:
+            # (a new holder is read alike whatever a time's floor); and a contact, when the user moved to a provider
+            # named for the role: "We've moved the cat to Oakwood Vets" ends "Our vet is Dr Patel at Meadow Vets"
+            elif changed == NEW_HOLDER or _provider_for_contact(memory, candidate.content):
                 out[memory.id] = NEW_HOLDER
             # ...and a contact's new price, said of them by name or role: "Chloe put her rate up to £9.50 an hour"
             # ends "We pay our babysitter Chloe £8 an hour" (the new memory takes the contact's slot, `_slot_taken`);
