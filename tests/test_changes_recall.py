@@ -164,3 +164,24 @@ def test_a_slots_new_value_worded_much_as_the_old_replaces_it(provider: Bowerbir
     memories = [r for r in found if r["kind"] == "memory"]
     assert "senior" in memories[0]["content"]
     assert not any("junior" in r["content"] and not r["superseded"] for r in found)
+
+
+def test_a_memory_that_holds_in_part_is_given_with_what_amended_it(
+    provider: BowerbirdProvider,
+) -> None:
+    """'The doctor switched my atorvastatin to rosuvastatin' leaves 'I take metformin and atorvastatin every
+    morning' true of metformin: the old memory is not superseded, and whenever it is given the switch comes too."""
+    engine = provider.engine
+    assert engine is not None
+    provider.sync_turn(
+        "I take metformin and atorvastatin every morning.", "Noted.", session_id="s0"
+    )
+    provider.sync_turn("What's a good recipe for banana bread?", "Here is one.", session_id="s0")
+    provider.on_session_switch("s1", reset=True)
+    provider.sync_turn(
+        "The doctor switched my atorvastatin to rosuvastatin.", "Noted.", session_id="s1"
+    )
+    assert engine.flush(60)
+    provider.on_session_switch("s2", reset=True)
+    block = provider.prefetch("Which medicines am I on?")
+    assert "metformin" in block and "rosuvastatin" in block, block

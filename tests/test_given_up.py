@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_bowerbird.curation.given_up import given_up, given_up_names
+from hermes_bowerbird.curation.given_up import amends, given_up, given_up_names
 from hermes_bowerbird.types import MemoryType
 
 
@@ -122,3 +122,15 @@ def test_a_drug_the_doctor_started_the_user_on_ends_when_they_are_switched_from_
     started = "Dr. Okafor at the Spring Garden clinic started me on amlodipine 5mg once a day."
     switched = "Because of the ankles she switched me from amlodipine to perindopril 4mg."
     assert given_up(MemoryType.FACT, started, switched) is not None
+
+
+def test_a_thing_given_up_among_others_amends_the_memory_that_lists_them() -> None:
+    both = "I take metformin and atorvastatin every morning."
+    switched = "The doctor switched my atorvastatin to rosuvastatin."
+    assert given_up(MemoryType.FACT, both, switched) is None
+    assert amends(MemoryType.FACT, both, switched)
+    assert amends(MemoryType.FACT, "I pay for Spotify and Crunchyroll.", "I cancelled Crunchyroll.")
+    # named alone it ends the memory; not named, or not the user's, it amends nothing
+    assert not amends(MemoryType.FACT, "I take atorvastatin 20mg at night.", switched)
+    assert not amends(MemoryType.FACT, "I take metformin and ramipril.", switched)
+    assert not amends(MemoryType.TODO, both, switched)

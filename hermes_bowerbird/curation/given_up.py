@@ -102,15 +102,29 @@ def given_up(item_type: MemoryType, item: str, statement: str) -> str | None:
     use or pay for, named there alone."""
     if item_type not in _KINDS:
         return None
-    for name in _given_up_names(statement):
-        thing = rf"(?<![\w'’]){re.escape(name)}(?![\w'’+])"
-        if not re.search(rf"{_SPEAKER}{thing}", item, re.IGNORECASE):
-            continue
-        listed = rf"{_OTHER}(?:\s+[\w'’&.+-]+)?{_GLUE}{thing}|{thing}{_GLUE}{_OTHER}"
-        if re.search(listed, item, re.IGNORECASE):
-            continue
-        # a memory of two drugs ("metformin ... and atorvastatin at night") still says the other is taken
-        if any(d.lower() != name.lower() for d in _A_DRUG.findall(item)):
-            continue
+    if any(_named_in(item, name) == "alone" for name in _given_up_names(statement)):
         return "given up: the user no longer has it"
     return None
+
+
+def amends(item_type: MemoryType, item: str, statement: str) -> bool:
+    """Whether `statement` gives up a thing `item` names among others: "The doctor switched my atorvastatin to
+    rosuvastatin" against "I take metformin and atorvastatin every morning", which still says metformin is taken
+    but no longer holds whole."""
+    return item_type in _KINDS and any(
+        _named_in(item, name) == "listed" for name in _given_up_names(statement)
+    )
+
+
+def _named_in(item: str, name: str) -> str | None:
+    """How `item` names the thing `name` as the user's: "alone", "listed" among others of its kind, or None."""
+    thing = rf"(?<![\w'’]){re.escape(name)}(?![\w'’+])"
+    if not re.search(rf"{_SPEAKER}{thing}", item, re.IGNORECASE):
+        return None
+    listed = rf"{_OTHER}(?:\s+[\w'’&.+-]+)?{_GLUE}{thing}|{thing}{_GLUE}{_OTHER}"
+    # a memory of two drugs ("metformin ... and atorvastatin at night") still says the other is taken
+    if re.search(listed, item, re.IGNORECASE) or any(
+        d.lower() != name.lower() for d in _A_DRUG.findall(item)
+    ):
+        return "listed"
+    return "alone"

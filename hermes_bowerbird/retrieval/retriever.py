@@ -11,6 +11,7 @@ from typing import TypeVar, overload
 import numpy as np
 
 from ..config import Config
+from ..curation.given_up import amends
 from ..curation.provenance import USER, origin_of
 from ..embeddings.tier import VectorTier
 from ..store import Store
@@ -294,7 +295,8 @@ class Retriever:
         with the keyword coverage the rerank credited it with (`slot_coverage`). A stale item that passes (a
         superseded memory, or a turn that stated only superseded facts) carries the current successors in the pool
         through with it: "I work at Deloitte" may answer "where do I work?" more plainly than "I started a new job
-        at KPMG", and is never given without it.
+        at KPMG", and is never given without it. So does a memory that holds only in part, with what amended it:
+        "I take metformin and atorvastatin" with "The doctor switched my atorvastatin to rosuvastatin".
         """
         kept: set[Key] = set()
         weights = self.config.weights
@@ -327,6 +329,11 @@ class Retriever:
                 if successor is not None and successor.key not in kept:
                     successor.signals["carried"] = 1.0
                     kept.add(successor.key)
+        for key in [k for k in kept if k[0] is ItemKind.MEMORY]:
+            for amendment in _amendments(items.memories.get(key[1]), ranked, items):
+                if amendment.key not in kept:
+                    amendment.signals["carried"] = 1.0
+                    kept.add(amendment.key)
         return [e for e in ranked if e.key in kept]
 
     def _baseline(
@@ -620,6 +627,20 @@ class Retriever:
                     )
                 )
         return hits
+
+
+def _amendments(memory: Memory | None, pool: Sequence[Fused], items: _Items) -> list[Fused]:
+    """The pooled memories told after `memory` that give up a thing it names among others (`given_up.amends`)."""
+    if memory is None:
+        return []
+    return [
+        e
+        for e in pool
+        if e.key[0] is ItemKind.MEMORY
+        and e.key[1] > memory.id
+        and (later := items.memories.get(e.key[1])) is not None
+        and amends(memory.type, memory.content, later.content)
+    ]
 
 
 def _names_holder(text: str, analysis: QueryAnalysis) -> bool:
