@@ -852,6 +852,19 @@ def test_a_sentence_taken_back_in_the_same_message_is_not_kept() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("My flat number is 112. No wait, 118.", "My flat number is 118."),
+        ("My flat number is 112, no wait, 118.", "My flat number is 118."),
+        ("My rent is £1,150 a month. Make that £1,200.", "My rent is £1,200 a month."),
+        ("I have 2, sorry, 3 kids.", "I have 3 kids."),
+    ],
+)
+def test_a_value_said_again_right_replaces_the_one_said_wrongly(said: str, kept: str) -> None:
+    assert _contents(said) == [kept]
+
+
 def test_what_the_user_was_told_to_do_by_a_professional_is_kept() -> None:
     told = (
         "I had a breath test because my stomach has been awful. Turns out I have fructose malabsorption. "

@@ -290,6 +290,16 @@ _RETRACTING = re.compile(
     r"i\s+meant\s*,|actually\s*,?\s+no\b|no\s*,\s+sorry)\b",
     _I,
 )
+# a value said again, right, after one said wrongly: "My flat number is 112. No wait, 118.", "Dinner is at 7. Scratch
+# that, 8.", "112, no wait, 118" (the value alone; a sentence of its own takes the whole one back)
+_VALUE = r"[£$€]?\d(?:[\d,.:]*\d)?(?:\s*(?:am|pm|k)\b)?"
+_VALUE_AGAIN = (
+    r"(?:(?:oh\s+)?(?:scratch\s+that|no\s+wait|wait\s*,?\s+no|sorry|make\s+that|i\s+mean(?:t)?|actually)"
+    rf"[\s,.:;!-]*)+(?P<value>{_VALUE})"
+)
+_VALUE_RETOLD = re.compile(rf"^\W*{_VALUE_AGAIN}[\s.!]*$", _I)
+_VALUE_RETOLD_INSIDE = re.compile(rf"{_VALUE}\s*,?\s*{_VALUE_AGAIN}", _I)
+_A_VALUE = re.compile(_VALUE, _I)
 # a statement of the user's own opens with one of these
 _OWN_OPENING = r"(?:i|i'm|i’m|i've|i’ve|i am|my|we|we're|we’re|our)\b"
 # a sentence opening with someone other than the user: a pronoun, or a capitalised word that is no common opening
@@ -684,7 +694,12 @@ def _statements(text: str, now: float | None, people: Collection[str] = ()) -> l
     before: tuple[str, str | None] = ("", None)
     last = 0  # how many statements `out` held before the last sentence gave its own
     for n, raw in enumerate(split_sentences(text)):
-        raw = raw[:MAX_STATEMENT_CHARS]
+        raw = _VALUE_RETOLD_INSIDE.sub(lambda m: m["value"], raw[:MAX_STATEMENT_CHARS])
+        if (retold := _VALUE_RETOLD.match(raw)) and out[last:] and _A_VALUE.search(out[-1]):
+            # "My flat number is 112. No wait, 118.": the statement before, with its value said right
+            values = list(_A_VALUE.finditer(out[-1]))
+            out[-1] = out[-1][: values[-1].start()] + retold["value"] + out[-1][values[-1].end() :]
+            continue
         if _RETRACTING.match(raw):
             del out[last:]
         last = len(out)
