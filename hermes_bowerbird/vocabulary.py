@@ -76,6 +76,13 @@ PRESCRIBER_CHANGE = (
     r"increasing|raised|raising|lowered|lowering|reduced|reducing|doubled|doubling|halved|halving|bumped|bumping|"
     rf"stopped|stopping|cut|cutting)\s+(?:up\s+|down\s+)?(?:the|my)\s+{DRUG}\b"
 )
+# what the user does these days with a thing they name, a lasting doing: "I'm reading Middlemarch", "we're watching
+# The Bear" (curation/extract.py keeps it, curation/changes.py reads a new thing done the same way)
+DOINGS = (
+    r"reading|re-?reading|learning|studying|watching|re-?watching|training|playing|using|taking|renovating|"
+    r"building|writing|working|running|doing|listening|attending|teaching|practi[cs]ing|saving|coaching|"
+    r"volunteering|knitting|painting|growing|brewing|fostering|collecting|coding|developing"
+)
 # the people and animals closest to the user, as "my ..." names them (curation/extract.py, subjects.py)
 CLOSE_PEOPLE = (
     r"wife|husband|partner|fianc[eé]e?|boyfriend|girlfriend|son|daughter|kids?|child|children|mom|mum|dad|"

@@ -17,7 +17,7 @@ from hermes_bowerbird.curation.changes import (
     corrected,
     says_changed,
     says_new_amount,
-    says_new_plan,
+    says_new_plan_or_place,
     tells_only_of,
 )
 from hermes_bowerbird.types import MemoryType
@@ -843,6 +843,31 @@ def test_an_item_telling_only_the_thing_whose_time_changed() -> None:
     )
 
 
-def test_a_new_plan_said_as_a_change_of_mind_is_news_of_its_own() -> None:
-    assert says_new_plan("Changed our minds about the trip, we're doing Lisbon instead.")
-    assert not says_new_plan("I changed my mind.")
+def test_a_new_plan_or_place_is_news_of_its_own() -> None:
+    assert says_new_plan_or_place("Changed our minds about the trip, we're doing Lisbon instead.")
+    assert says_new_plan_or_place("Heads up, the offsite moved to Leeds.")
+    assert not says_new_plan_or_place("I changed my mind.")
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "replaced"),
+    [
+        ("I'm reading Middlemarch at the moment.", "I'm reading The Overstory now.", True),
+        ("We're watching The Bear on Disney+.", "We're watching Slow Horses now.", True),
+        ("I'm learning Spanish on Duolingo.", "I'm learning Italian now instead.", True),
+        (
+            "I'm training for the Edinburgh marathon.",
+            "I'm now training for the Berlin marathon.",
+            True,
+        ),
+        # another doing, the same thing, or nothing named
+        ("I'm training for the Edinburgh marathon.", "I'm reading The Overstory now.", False),
+        ("I'm reading The Overstory.", "I'm reading The Overstory now.", False),
+        ("I'm reading Middlemarch at the moment.", "I'm reading a lot now.", False),
+    ],
+)
+def test_a_new_thing_done_the_same_way_replaces_the_old(
+    item: str, statement: str, replaced: bool
+) -> None:
+    why = change(MemoryType.FACT, item, statement, 0.35)
+    assert (why == "changed: a new thing done the same way") == replaced

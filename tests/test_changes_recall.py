@@ -120,6 +120,13 @@ def provider(config: Config, minilm: LocalEmbedder) -> Iterator[BowerbirdProvide
             "Fridays",
             "Wednesday",
         ),
+        (  # a new thing done the same way
+            "We're watching The Bear on Disney+.",
+            "We're watching Slow Horses now.",
+            "What show are we watching?",
+            "The Bear",
+            "Slow Horses",
+        ),
         (  # a provider named for the contact's role
             "Our vet is Dr Patel at Meadow Vets.",
             "We've moved the cat to Oakwood Vets, Dr Lewis is lovely.",

@@ -44,6 +44,7 @@ import re
 
 from ..text import MONTHS_BUT_MAY, WEEKDAY_STEMS, holds_name, stem_words
 from ..types import MemoryType
+from ..vocabulary import DOINGS
 from .noise import TECHNICAL_VALUE
 
 # Cosines measured with all-MiniLM-L6-v2: a meeting, class or appointment and the word that it moved 0.49-0.93
@@ -79,6 +80,9 @@ PROVIDER_SIMILARITY = 0.3
 # new team lead." 0.42; "Amara's school nurse is Mrs. Pakula." / "Mrs. Pakula retired, new nurse is Mr. Thorsen." 0.60);
 # another role's holder 0.20-0.27, sharing no word for the role.
 HOLDER_SIMILARITY = 0.4
+# ...a new thing done the same way ("We're watching Slow Horses now" against "We're watching The Bear on Disney+":
+# 0.33; the verb must be the same, and "I'm taking the bus to work now" is 0.17 from "I'm taking sertraline 50mg")
+DOING_SIMILARITY = 0.3
 # Statements whose readings are kept: one is read for each of its neighbours in turn (curation/merge.py), so a few
 # suffice.
 STATEMENT_CACHE = 64
@@ -141,6 +145,15 @@ _LEFT_FOR = re.compile(
     r"(?P<old>(?-i:[A-Z])[\w’'-]*(?:\s+(?-i:[A-Z])[\w’'-]*){0,2})\b[^.!?;]{0,40}?"
     r"(?:\s+for\s+(?:the\s+)?(?-i:[A-Z])|\b(?:and|,)\s+(?:then\s+|now\s+|just\s+)?(?:joined|booked|signed\s+up|"
     r"went\s+with|switched\s+to|moved\s+to|picked|chose|got|started\s+(?:at|with)))",
+    _I,
+)
+# a new thing the user does the same way, said as new: "I'm reading The Overstory now", "We're watching Slow Horses
+# now", "I'm learning Italian now instead", "I'm now training for the Berlin marathon" (a thing named: "I'm reading
+# a lot now" is no new book)
+_NOW_DOING = re.compile(
+    rf"^\W*(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:(?P<now>now|currently)\s+)?(?P<verb>{DOINGS})\s+"
+    r"(?:for\s+|on\s+|to\s+|with\s+)?(?P<thing>[^,.;:!?]{0,40}?\b(?-i:[A-Z])[\w+&-][^,.;:!?]{0,40}?)"
+    r"(?(now)(?=\s*(?:[,.;:!?]|$))|\s+(?:now|instead|these\s+days)\b)",
     _I,
 )
 # a plan given up for another, the thing it was about named: "Changed our minds on the living room, we're going with
@@ -427,10 +440,11 @@ def says_new_amount(text: str) -> bool:
     return _change_kind(text) == "amount" and _PAID.search(text) is not None
 
 
-def says_new_plan(text: str) -> bool:
-    """Whether `text` says the user changed their mind on a thing, for a new plan: "Changed our minds about the trip,
-    we're doing Lisbon instead"."""
-    return _change_kind(text) == "plan"
+def says_new_plan_or_place(text: str) -> bool:
+    """Whether `text` says the user changed their mind on a thing for a new plan ("Changed our minds about the trip,
+    we're doing Lisbon instead"), or that a thing is held at a new place ("the offsite moved to Leeds"): news of its
+    own, whether or not the old one was kept."""
+    return _change_kind(text) in ("plan", "venue")
 
 
 def says_changed(text: str) -> bool:
@@ -522,6 +536,23 @@ def change(
             and bool(_thing_words(item) & _thing_words(changed["thing"]))
             and similarity >= AMOUNT_SIMILARITY
         )
+    elif kind == "doing":
+        # the item says the user does that the same way, with another thing: "I'm reading Middlemarch"
+        doing = _NOW_DOING.match(statement)
+        closed = (
+            doing is not None
+            and re.match(
+                rf"^\W*(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:currently\s+|still\s+|also\s+)?"
+                rf"{re.escape(doing['verb'])}\b",
+                item,
+                _I,
+            )
+            is not None
+            and not holds_name(item, doing["thing"], ignore_case=True)
+            and similarity >= DOING_SIMILARITY
+        )
+        if closed:  # what is done is named differently, so no word of the thing is shared
+            return "changed: a new thing done the same way"
     elif kind == "value":
         # the item gave the user's own value of the same thing: "My running goal is ..."
         thing = _NEW_THING.match(statement)
@@ -676,7 +707,8 @@ def _change_kind(text: str) -> str | None:
     """ "time" when `text` says something moved to a new time, "address" to a new address, host or path, "place"
     that someone named moved to a new place, "venue" that a thing is now held at a new place, "provider" that a
     thing of the user's moved to a new provider, "instead" that a new value replaces a named old one (or the user
-    left one named for another), "plan" that the user changed their mind on a thing named, "holder" that someone
+    left one named for another), "plan" that the user changed their mind on a thing named, "doing" that they do
+    the same thing with another now, "holder" that someone
     new holds a role or runs a thing, "amount" to a new amount, "value" that a thing's value is said as new ("New
     goal: ..."), else None."""
     if _UNSETTLED.search(text):
@@ -701,6 +733,8 @@ def _change_kind(text: str) -> str | None:
         return "instead"
     if _MIND_CHANGED.search(text):
         return "plan"
+    if _NOW_DOING.match(text):
+        return "doing"
     if _new_holder(text) is not None:
         return "holder"
     if _NEW_AMOUNT.search(text):

@@ -219,10 +219,7 @@ _TRIGGERS = re.compile(
 # what the user is doing these days, with something named: "I'm reading Middlemarch at the moment", "I'm learning
 # Japanese on Duolingo" (a lasting doing; not "I'm considering Headspace", "I'm having trouble with Netflix")
 _DOING_NOW = re.compile(
-    r"^(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:currently\s+|still\s+|now\s+|also\s+)?"
-    r"(?:reading|re-?reading|learning|studying|watching|re-?watching|training|playing|using|taking|renovating|"
-    r"building|writing|working|running|doing|listening|attending|teaching|practi[cs]ing|saving|coaching|"
-    r"volunteering|knitting|painting|growing|brewing|fostering|collecting|coding|developing)\b",
+    rf"^(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:currently\s+|still\s+|now\s+|also\s+)?(?:{vocab.DOINGS})\b",
     _I,
 )
 # a medicine the user takes is named as plainly as a person: "I take metformin and atorvastatin every morning", "the

@@ -23,7 +23,7 @@ from .changes import (
     corrected,
     new_provider,
     says_new_amount,
-    says_new_plan,
+    says_new_plan_or_place,
     says_new_time,
     tells_only_of,
 )
@@ -229,13 +229,14 @@ def plan_merge(
     if candidate.closing_only and not closes:
         # a new time is news of its own even when the old one was never kept: "Infusion got pushed to Monday 16
         # September, 10am" answers "when is my next infusion?"; so is a new rent or rate, and a booking of a place
-        # named ("I booked the Marriott for the Denver conference" answers "where am I staying?"), and a new plan
-        # ("Changed our minds about the trip, we're doing Lisbon instead")
+        # named ("I booked the Marriott for the Denver conference" answers "where am I staying?"), a new plan
+        # ("Changed our minds about the trip, we're doing Lisbon instead") and a new place ("the offsite moved to
+        # Leeds")
         if not (
             says_new_time(candidate.content)
             or says_new_amount(candidate.content)
             or says_booked(candidate.content)
-            or says_new_plan(candidate.content)
+            or says_new_plan_or_place(candidate.content)
         ):
             return MergePlan(
                 "drop", "says something is done or changed, and nothing it is about is open"
