@@ -610,8 +610,14 @@ def test_a_stay_away_closes_when_the_user_is_back(
             0.38,
             False,
         ),
-        # not paid yet
+        # not paid yet, or denied
         ("Vinhal Labs owe me 2.280 euro", "Vinhal will pay the 2.280 next week", 0.6, False),
+        (
+            "Vinhal Labs owe me 2.280 euro",
+            "Vinhal say they paid the 2.280 but it isn't in the account",
+            0.6,
+            False,
+        ),
     ],
 )
 def test_a_debt_is_settled_by_its_payment(

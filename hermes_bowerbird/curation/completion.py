@@ -112,10 +112,12 @@ _OPENING = rf"(?:^|[.!?:;]\s+)(?:just\s+|finally\s+)?(?P<opening>{_DONE_WORDS})\
 # "Expense report submitted!", "Flights booked."
 _TERSE = rf"(?:^|[.!?:;]\s+)(?:[\w'’-]+\s+){{1,4}}(?P<terse>{_DONE_WORDS})\s*[.!]*\s*$"
 _DONE = re.compile(rf"{_PASSIVE}|{_ACTIVE}|{_OPENING}|{_TERSE}", re.IGNORECASE)
+# what denies a thing was done, in every statement that it was: "not", "never", "yet", any "n't"
+_NOT = r"\b(?:not|never|yet)\b|n['’]t\b"
 # anything that says the task is not over yet
 _NOT_YET = re.compile(
-    r"\b(?:not|never|yet|almost|nearly|half|partly|partially|mostly|still (?:need|have|got|must)|"
-    r"need to|have to|must|going to|gonna|will|shall|should|tomorrow|next)\b|n't\b|n’t\b|'ll\b|’ll\b",
+    rf"{_NOT}|\b(?:almost|nearly|half|partly|partially|mostly|still (?:need|have|got|must)|"
+    r"need to|have to|must|going to|gonna|will|shall|should|tomorrow|next)\b|['’]ll\b",
     re.IGNORECASE,
 )
 # weighing a choice not yet made
@@ -224,8 +226,7 @@ _SETTLED = re.compile(
     re.IGNORECASE,
 )
 _NOT_PAID = re.compile(
-    r"\b(?:not|never|yet|still|will|won['’]?t|might|hasn['’]?t|haven['’]?t|havent|hasnt|didn['’]?t|should|if)\b|'ll\b|\?",
-    re.IGNORECASE,
+    rf"{_NOT}|\b(?:still|will|might|havent|hasnt|didnt|wont|should|if)\b|['’]ll\b|\?", re.IGNORECASE
 )
 # told after it took place ("Had my first design review with Meridian today"): nothing ahead
 _PAST = re.compile(r"\b(?:had|went|was|were|did|attended|got back|came back)\b", re.IGNORECASE)
@@ -296,9 +297,7 @@ _BOOKED_NAMED = re.compile(
     r"(?-i:[A-Z])[\w’'&-]+",
     re.IGNORECASE,
 )
-_NOT_BOOKED = re.compile(
-    r"\b(?:not|never|yet|still|need|needs|forgot|have\s+to)\b|n['’]t\b", re.IGNORECASE
-)
+_NOT_BOOKED = re.compile(rf"{_NOT}|\b(?:still|need|needs|forgot|have\s+to)\b", re.IGNORECASE)
 
 
 def says_booked(text: str) -> bool:
