@@ -871,3 +871,25 @@ def test_a_new_thing_done_the_same_way_replaces_the_old(
 ) -> None:
     why = change(MemoryType.FACT, item, statement, 0.35)
     assert (why == "changed: a new thing done the same way") == replaced
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "why"),
+    [
+        (
+            "My work email is sam@acme.com.",
+            "My work email changed to sam.lee@acme.io.",
+            "changed: a new address for the same thing",
+        ),
+        (
+            "Our cleaner comes on Thursdays.",
+            "The cleaner can only do Mondays from now on.",
+            NEW_TIME,
+        ),
+        ("I go to the gym at 7am.", "Gym's at 6 now.", NEW_TIME),
+    ],
+)
+def test_an_email_a_day_from_now_on_and_an_hour_now_are_new_values(
+    item: str, statement: str, why: str
+) -> None:
+    assert change(MemoryType.FACT, item, statement, CLOSE) == why

@@ -120,6 +120,20 @@ def provider(config: Config, minilm: LocalEmbedder) -> Iterator[BowerbirdProvide
             "Fridays",
             "Wednesday",
         ),
+        (  # a thing traded in for another
+            "I drive a 2015 Golf.",
+            "Traded the Golf in for a Kia EV6.",
+            "What car do I drive?",
+            "2015 Golf",
+            "Kia",
+        ),
+        (  # a contact's day from now on
+            "Our cleaner comes on Thursdays.",
+            "The cleaner can only do Mondays from now on.",
+            "When does the cleaner come?",
+            "Thursdays",
+            "Mondays",
+        ),
         (  # a new thing done the same way
             "We're watching The Bear on Disney+.",
             "We're watching Slow Horses now.",

@@ -970,6 +970,9 @@ def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> Non
         ("The school run is at 8:15 every morning.", True),
         ("The christening is in Cork in May.", True),
         ("The museum is in the old town.", False),  # no when
+        ("Our cleaner comes on Thursdays.", True),
+        ("My work email is sam@acme.com.", True),  # a value of theirs that is an address
+        ("Traded the Golf in for a Kia EV6.", True),  # what they did, "I" unsaid
     ],
 )
 def test_what_the_user_takes_plans_or_has_happen_at_a_time_is_kept(user: str, kept: bool) -> None:

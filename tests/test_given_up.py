@@ -134,3 +134,9 @@ def test_a_thing_given_up_among_others_amends_the_memory_that_lists_them() -> No
     assert not amends(MemoryType.FACT, "I take atorvastatin 20mg at night.", switched)
     assert not amends(MemoryType.FACT, "I take metformin and ramipril.", switched)
     assert not amends(MemoryType.TODO, both, switched)
+
+
+def test_a_thing_traded_in_for_another_is_given_up() -> None:
+    assert given_up_names("Traded the Golf in for a Kia EV6.") == ["Golf"]
+    assert given_up_names("We part-exchanged the Corsa for a Yaris.") == ["Corsa"]
+    assert given_up(MemoryType.FACT, "I drive a 2015 Golf.", "I traded the Golf in for a Kia EV6.")

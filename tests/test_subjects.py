@@ -56,6 +56,7 @@ from hermes_bowerbird.curation.subjects import (
         ("I'm now based in Rotterdam.", "user:residence"),
         ("I don't live in Leeds anymore.", "user:residence"),
         ("I moved here from Texas.", "user:residence"),
+        ("I've been getting the train to work since my bike was stolen.", "user:work-location"),
         ("We bought a small cottage near the coast.", "user:home"),
         ("I grew up in Manila.", "user:origin"),
         # work

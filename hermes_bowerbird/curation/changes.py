@@ -128,6 +128,9 @@ _NOW_AT = re.compile(
     rf"\b(?:is|are|'s|’s|its)\s+(?:on\s+|at\s+|every\s+)?(?:{_WHEN.pattern})(?:\s+(?:at\s+)?[\w:.]+){{0,2}}?"
     r"(?:\s+(?:only|instead))?\s+now\b|"
     rf"\bnow\s+(?:on\s+)?(?:every\s+)?(?:(?:{WEEKDAY_STEMS})days?|mon|tue|tues|wed|weds|thu|thur|thurs|fri)\b|"
+    # ...or from now on: "The cleaner can only do Mondays from now on"; or at an hour now: "Gym's at 6 now"
+    rf"\b(?:on\s+|every\s+)?(?:{WEEKDAY_STEMS})days?\s+from\s+now\s+on\b|"
+    r"\b(?:is|are|'s|’s)\s+at\s+\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?\s+now\b|"
     # ...or done on a weekday now: "Chloe comes on Wednesdays now", "we meet Thursdays now"
     rf"\b(?!(?:is|are|was|were|be|been|see|saw|until|till|from|by|since|before|after|not)\b)[a-z]{{2,}}\s+"
     rf"(?:on\s+|every\s+)?(?:{WEEKDAY_STEMS})days?\s+now\b(?!\s+and\s+then)",
@@ -274,7 +277,7 @@ _NEW_AMOUNT = re.compile(
 _NEW_ADDRESS = re.compile(
     r"\b(?:(?:moved|migrated|changed|switched)(?:\s+(?:it|them|(?:the|our|my|their)\s+[\w-]+))?|"
     r"(?:is|are|'s|’s)\s+now|now\s+(?:lives?|sits?|is|are))"
-    rf"(?:\s+(?:over\s+)?(?:to|at|on|in|under))?\s+(?:{TECHNICAL_VALUE.pattern})",
+    rf"(?:\s+(?:over\s+)?(?:to|at|on|in|under))?\s+(?:[\w.+-]{{1,64}}@)?(?:{TECHNICAL_VALUE.pattern})",
     _I,
 )
 # someone named moved to a new place: "Meera moved to Vancouver for a new hospital job.", "Tom relocated to Cork",

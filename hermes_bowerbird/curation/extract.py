@@ -326,9 +326,11 @@ _SHORT_LIKING = re.compile(
     r"to|the way|the idea|everything|anything|nothing)\b)[a-z]",
     _I,
 )
-# a value of the user's own thing, however short: "My rent is £1,200.", "Our landlord is Greg Hale."
+# a value of the user's own thing, however short: "My rent is £1,200.", "Our landlord is Greg Hale.", "My work email
+# is sam@acme.com."
 _OWN_VALUE = re.compile(
-    r"^(?:my|our)\s+(?:[\w'’-]+\s+){0,3}?(?:is|are)\b(?:\s+now)?[^?]*?(?:\d|\s(?-i:[A-Z])[a-z])",
+    r"^(?:my|our)\s+(?:[\w'’-]+\s+){0,3}?(?:is|are)\b(?:\s+now)?[^?]*?"
+    r"(?:\d|\s(?-i:[A-Z])[a-z]|[\w.+-]@[\w-]|https?://)",
     _I,
 )
 # what the user does or is with something named, however short: "I bank with Barclays.", "I'm with Vodafone.", "I
@@ -604,8 +606,10 @@ def _fallback_type(
         or _NAMED_PLAINLY.search(own) is not None
         or _DRUG_NAMED.search(own) is not None  # "I take metformin and atorvastatin every morning"
     )
-    when = (_DAY_OR_MONTH.search(sentence) is not None and _WHEN_DONE.match(own) is not None) or (
-        _SOON.search(sentence) is not None and _PLANNED.match(own) is not None
+    when = (
+        (_DAY_OR_MONTH.search(sentence) is not None and _WHEN_DONE.match(own) is not None)
+        or (_SOON.search(sentence) is not None and _PLANNED.match(own) is not None)
+        or says_when_it_happens(own)  # "Our cleaner comes on Thursdays."
     )
     if not (
         has_name

@@ -34,6 +34,11 @@ _GAVE_UP = re.compile(
     rf"switched\s+(?:away\s+)?from|(?:moved|migrated)\s+away\s+from)\s+{_NAME}",
     re.IGNORECASE,
 )
+# ...or traded in for another: "Traded the Golf in for a Kia EV6", "we part-exchanged the Corsa for a Yaris"
+_TRADED_IN = re.compile(
+    rf"{_WHO}{_WHEN}(?:traded|part[- ]exchanged)\s+(?:in\s+)?{_NAME}(?:\s+in)?\s+for\b",
+    re.IGNORECASE,
+)
 # "I no longer use Evernote"; "I don't use Evernote" only with "anymore" ("I don't use Windows" is a preference)
 _NO_LONGER = re.compile(
     rf"\b(?:i|we)\s+no\s+longer\s+(?:use|pay\s+for|have)\s+{_NAME}", re.IGNORECASE
@@ -90,7 +95,7 @@ def _given_up_names(text: str) -> tuple[str, ...]:
     names: list[str] = []
     for clause in re.split(r"(?<=[.!;])\s+", own_words(text)):
         if not _UNSURE.search(clause):
-            for pattern in (_GAVE_UP, _NO_LONGER, _NOT_ANYMORE, _TAKEN_OFF):
+            for pattern in (_GAVE_UP, _TRADED_IN, _NO_LONGER, _NOT_ANYMORE, _TAKEN_OFF):
                 names.extend(m["name"].rstrip(".'’&-") for m in pattern.finditer(clause))
             if not _SOMEONE_ELSES.search(clause):
                 names.extend(m["name"] or m["stopped"] for m in _SWAPPED_OUT.finditer(clause))

@@ -44,7 +44,7 @@ _IS_CONTRACTED = re.compile(
 DONE_VERBS = (
     "switched|moved|started|finished|booked|bought|sold|cancell?ed|quit|joined|left|got|signed|changed|adopted|found"
     "|dropped|lost|won|passed|failed|sent|paid|ordered|picked|decided|registered|enrolled|applied|accepted|declined"
-    "|took|landed|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted"
+    "|took|landed|rescheduled|upgraded|downgraded|renewed|hired|met|went|visited|tried|spoke|called|emailed|texted|traded"
     "|told|gave|had|saw|ran|swam|rode|cycled|raced|walked|hiked|lifted|benched|squatted|deadlifted"
 )
 # a past-tense verb opening a sentence with no one before it: the user did it ("moved to Berlin last week")

@@ -455,7 +455,9 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"\bi (?:now )?work (?:from home|remotely|from a home office|from my home office|in an office|on-site|"
         r"hybrid|from the office)\b|\bi(?:'m| am) (?:now )?(?:fully )?remote\b|\bi(?:'m| am) back in the office\b|"
         r"\bi (?:now )?(?:commute|bike to work|cycle to work|walk to work|drive to work|take the (?:train|bus|subway|"
-        r"tube) to work)\b",
+        r"tube) to work)\b|"
+        r"\bi(?:'ve| have)?\s+(?:been\s+)?(?:getting|taking)\s+the\s+(?:train|bus|tube|subway|tram|ferry)\s+"
+        r"to\s+work\b",
         _fixed(vocab.WORK_LOCATION),
     ),
     (
