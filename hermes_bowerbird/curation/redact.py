@@ -804,6 +804,18 @@ _RULES: tuple[_Rule, ...] = (
         flags=re.IGNORECASE,
     ),
     _rule(
+        # a password set to a new value: "I changed the WiFi password to kestrel77", "reset my password to
+        # Sunburn#2291" (a word is no password: "change my password to something stronger")
+        "password",
+        r"\b(?:chang|sett?|reset|updat|switch)(?:e|es|ed|ing|s)?[ \t]+(?:(?:the|my|our|your|his|her|their)[ \t]+)?"
+        r"(?:[\w'’-]{1,30}[ \t]+){0,2}?(?:password|passcode|passphrase|pin|pw|pwd)[ \t]+to[ \t]+"
+        + _SAID_PASSWORD,
+        ("pass", "pin", "pw"),
+        lower=True,
+        locate=_password_is,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
         "secret_assignment",
         rf"(?P<key>{_GENERIC_KEYS})(?![A-Za-z0-9_])[\"']?[ \t]{{0,8}}(?P<sep>:=|=>|=|:)(?!=)[ \t]{{0,8}}"
         r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256})",
@@ -1201,7 +1213,7 @@ _RULES: tuple[_Rule, ...] = (
         r"|(?:api|access|private|encryption|signing|license)[ \t_-]?key(?:[ \t]id)?"
         r"|(?:access|auth|api|bearer|refresh|session)[ \t_-]?token|token|session[ \t_-]?(?:id|cookie)|cookie"
         r"|credentials?)(?:[ \t]+(?:for|of|on|to|at|in)[ \t]+[\w.@-]{1,40}(?:[ \t]+"
-        r"[\w.@-]{1,40}){0,2})?(?:[ \t]+(?:is|was|is[ \t]+set[ \t]+to|is[ \t]+now|will[ \t]+be|reads)[ \t]*:?"
+        r"[\w.@-]{1,40}){0,2})?(?:[ \t]+(?:is[ \t]+set[ \t]+to|is[ \t]+now|is|was|will[ \t]+be|reads)[ \t]*:?"
         r"|[ \t]*(?:=|:))[ \t]+"
         r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256}(?:[ \t]+[A-Za-z0-9]{1,40}){0,5})",
         (
