@@ -106,7 +106,6 @@ def test_a_move_to_a_new_time_or_amount_is_a_change(text: str) -> None:
         "We might move the standup to 10am.",  # only thought about
         "I'm thinking of moving yoga to 7pm.",
         "I think the standup moved to 10am.",  # a guess
-        "The standup moved to the big meeting room.",  # no time
         "The standup is at 10am.",  # no word that it moved
         "Rent is 1300 a month.",  # no word that it changed
         "Rent might go up to 1300.",  # only thought about
@@ -805,6 +804,16 @@ def test_a_plan_the_user_changed_their_mind_on_is_replaced(
             "Our book club has moved to the Anchor.",
             True,
         ),
+        (
+            "We're having the party at our house.",
+            "We've moved the party to the village hall.",
+            True,
+        ),
+        (
+            "Our standup is in the small meeting room at 9:30.",
+            "The standup moved to the big meeting room.",
+            True,
+        ),
         # a person's move, the new place already, another thing
         (
             "The team offsite is in Leeds on the 14th.",
@@ -893,3 +902,27 @@ def test_an_email_a_day_from_now_on_and_an_hour_now_are_new_values(
     item: str, statement: str, why: str
 ) -> None:
     assert change(MemoryType.FACT, item, statement, CLOSE) == why
+
+
+def test_someone_who_has_moved_up_replaces_where_they_lived() -> None:
+    assert (
+        change(
+            MemoryType.IDENTITY,
+            "My sister Jo lives in Brighton.",
+            "Jo's moved up to Glasgow for work.",
+            CLOSE,
+        )
+        == "changed: a new place for the same thing"
+    )
+
+
+def test_an_amount_bumped_up_with_its_owner_named_is_a_new_amount() -> None:
+    assert (
+        change(
+            MemoryType.FACT,
+            "My standing order to Mum is £50 a month.",
+            "I bumped Mum's standing order up to £75.",
+            CLOSE,
+        )
+        == "changed: a new amount for the same thing"
+    )

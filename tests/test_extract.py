@@ -971,6 +971,7 @@ def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> Non
         ("The christening is in Cork in May.", True),
         ("The museum is in the old town.", False),  # no when
         ("Our cleaner comes on Thursdays.", True),
+        ("The kids' swimming lessons are on Saturday mornings.", True),
         ("My work email is sam@acme.com.", True),  # a value of theirs that is an address
         ("Traded the Golf in for a Kia EV6.", True),  # what they did, "I" unsaid
     ],

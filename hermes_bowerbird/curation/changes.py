@@ -239,7 +239,7 @@ _RESCHEDULED = re.compile(
 _NEW_AMOUNT = re.compile(
     r"(?:\b(?:went|gone|goes|go|got|is|are|was|were|am|'s|’s|'m|’m|been|came|come|comes|bumped|pushed|brought"
     r"|(?:negotiated|put|puts|putting)(?:\s+\w+){0,3}?)\s+(?:up|down)|\b(?:raised|lowered|increased|reduced|cut|dropped|rose|risen|fell|fallen|"
-    r"grew|grown|shrank|shrunk|climbed|changed|bumped|upped|raise|lower|increase|reduce)(?:\s+\w+){0,3}?)"
+    r"grew|grown|shrank|shrunk|climbed|changed|bumped|upped|raise|lower|increase|reduce)(?:\s+[\w'’]+){0,4}?)"
     r"\s+to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$€£]?\d|"
     r"\b(?:is|are|'s|’s)\s+now\s+(?:about\s+|around\s+)?[$€£]?\d|"
     # said to go up or down and then its amount: "rent going up, from january is 520 pound"; going to a price: "day rate
@@ -281,23 +281,39 @@ _NEW_ADDRESS = re.compile(
     _I,
 )
 # someone named moved to a new place: "Meera moved to Vancouver for a new hospital job.", "Tom relocated to Cork",
-# "Ana now lives in Lisbon" (not "She moved to ...": whose move is not said; not "is moving": a plan)
+# "Jo's moved up to Glasgow", "Ana now lives in Lisbon" (not "She moved to ...": whose move is not said; not "is
+# moving": a plan)
 _RELOCATED = re.compile(
-    r"^(?!(?-i:She|He|They|It|We|This|That|There|Everyone|Nobody|Someone)\b)(?P<who>(?-i:[A-Z][a-z]{1,30}))\s+"
+    r"^(?!(?-i:She|He|They|It|We|This|That|There|Everyone|Nobody|Someone)\b)(?P<who>(?-i:[A-Z][a-z]{1,30}))(?:['’]s)?\s+"
     r"(?:(?:has|had|just|recently|finally|now|also)\s+){0,2}"
-    r"(?:(?:moved|relocated)\s+(?:back\s+|over\s+|away\s+|out\s+)?(?:to|into)|lives?\s+in|is\s+living\s+in)\s+"
+    r"(?:(?:moved|relocated)\s+(?:back\s+|over\s+|away\s+|out\s+|up\s+|down\s+)?(?:to|into)|lives?\s+in|"
+    r"is\s+living\s+in)\s+"
     r"(?:the\s+)?(?P<place>(?-i:[A-Z])[\w'’-]{1,40})",
     _I,
 )
 # a thing held somewhere moved to a new place, named: "the offsite moved to Leeds", "The wedding's been moved to York",
-# "our book club moved to the Crown" (a person's move is `_RELOCATED`; a new time is read first)
-_NEW_VENUE = re.compile(
-    r"\b(?:the|our)\s+(?P<thing>(?-i:[a-z])[\w-]*(?:\s+(?!(?:who|that|which)\b)(?-i:[a-z])[\w-]*){0,2}?)\s+"
-    r"(?:has\s+|have\s+|['’]s\s+|is\s+|was\s+|got\s+)?"
-    r"(?:been\s+|just\s+|now\s+)*(?:moved|relocated)\s+(?:over\s+)?to\s+(?:the\s+)?"
-    r"(?P<place>(?-i:[A-Z])[\w'’-]{1,40}(?:\s+(?-i:[A-Z])[\w'’-]{1,40}){0,2})",
-    _I,
+# "our book club moved to the Crown", "We've moved the party to the village hall" (a person's move is `_RELOCATED`; a
+# new time is read first)
+_PLACE = (
+    r"(?P<place>(?:the\s+)?(?-i:[A-Z])[\w'’-]{1,40}(?:\s+(?-i:[A-Z])[\w'’-]{1,40}){0,2}"
+    r"|(?:the|our|my)\s+(?-i:[a-z])[\w'’-]{1,40}(?:\s+(?-i:[a-z])[\w'’-]{1,40}){0,2}?(?=\s*(?:[,.;:!?]|$)))"
 )
+_THING = r"(?P<thing>(?-i:[a-z])[\w-]*(?:\s+(?!(?:who|that|which)\b)(?-i:[a-z])[\w-]*){0,2}?)"
+_NEW_VENUE = (
+    re.compile(
+        rf"\b(?:the|our)\s+{_THING}\s+(?:has\s+|have\s+|['’]s\s+|is\s+|was\s+|got\s+)?"
+        rf"(?:been\s+|just\s+|now\s+)*(?:moved|relocated)\s+(?:over\s+)?to\s+{_PLACE}",
+        _I,
+    ),
+    re.compile(
+        rf"\b(?:moved|relocated)\s+(?:the|our)\s+{_THING}\s+(?:over\s+)?to\s+{_PLACE}",
+        _I,
+    ),
+)
+# where a thing was held, unnamed: "We're having the party at our house"
+_HELD_AT = re.compile(r"\b(?:at|in)\s+(?:the|our|my)\s+(?-i:[a-z])", _I)
+
+
 # a thing of the user's moved to a new provider, named: "I switched my phone to Koodo", "We moved our savings over to
 # Monzo", "I've changed my energy supplier to Octopus", "We've moved the cat to Oakwood Vets" (not "I moved to
 # Tokyo": no thing; not a time or an amount)
@@ -487,12 +503,15 @@ def change(
             and similarity >= PLACE_SIMILARITY
         )
     elif kind == "venue":  # the item says where the thing is held, and names another place
-        held = _NEW_VENUE.search(statement)
+        held = _new_venue(statement)
         closed = (
             held is not None
             and bool(_thing_words(item) & _thing_words(held["thing"]))
             and not holds_name(item, held["place"], ignore_case=True)
-            and any(w != "I" and not _TIME_WORD.match(w) for w in _LATER_NAME.findall(item))
+            and (
+                any(w != "I" and not _TIME_WORD.match(w) for w in _LATER_NAME.findall(item))
+                or _HELD_AT.search(item) is not None
+            )
             and similarity >= PLACE_SIMILARITY
         )
     elif kind == "provider":  # the user's thing, with another name than the new one
@@ -572,7 +591,8 @@ def change(
             and bool(_thing_words(item) & _thing_words(_amount_clause(statement)))
             and _holds_old_amount(item, statement)
         )
-    if not closed or not _thing_words(item) & _thing_words(statement):
+    # the two speak of the same thing: a word of it shared, or the one who moved named ("Jo" is too short a word)
+    if not closed or (kind != "place" and not _thing_words(item) & _thing_words(statement)):
         return None
     if kind in ("instead", "value"):
         return "changed: a new value instead of the old"
@@ -728,7 +748,7 @@ def _change_kind(text: str) -> str | None:
         return "address"
     if _RELOCATED.match(text):
         return "place"
-    if _NEW_VENUE.search(text):
+    if _new_venue(text) is not None:
         return "venue"
     if _NEW_PROVIDER.search(text):
         return "provider"
@@ -753,6 +773,10 @@ def _states_own(item: str, thing: str) -> bool:
         re.search(rf"\b(?:my|our)\s+(?:[\w-]+\s+){{0,2}}?{last}s?\s*(?::|\s(?:is|are)\b)", item, _I)
         is not None
     )
+
+
+def _new_venue(statement: str) -> re.Match[str] | None:
+    return next((m for p in _NEW_VENUE if (m := p.search(statement)) is not None), None)
 
 
 def new_provider(statement: str) -> str | None:
