@@ -501,6 +501,15 @@ def _paired_password(m: re.Match[str]) -> Span | None:
     return (start, end) if _login_said_before(m) else None
 
 
+def _emailed_password(m: re.Match[str]) -> Span | None:
+    """The password given after an email address and a slash: password-like text only ("ana@x.es / Lluvia99", not
+    "ana@x.es / bob@y.com")."""
+    start, end, value, quoted = _value_span(m)
+    if _is_code_or_placeholder(value, quoted) or not _password_like(value) or "@" in value:
+        return None
+    return start, end
+
+
 def _bare_password(m: re.Match[str]) -> Span | None:
     """`the password Tr0ub4dor&3`: a password word followed straight by a password-like value."""
     start, end, value, quoted = _value_span(m)
@@ -846,6 +855,14 @@ _RULES: tuple[_Rule, ...] = (
         flags=re.IGNORECASE,
     ),
     _rule(
+        # an email address and a password given as a pair, whatever names them: "Netflix: ana@x.es / Lluvia99"
+        "password",
+        r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}[ \t]*/[ \t]*"
+        r"(?P<value>[^\s\"'`,;]{4,128})",
+        ("@",),
+        locate=_emailed_password,
+    ),
+    _rule(
         # a login given as a pair further on in the sentence that named it: "sent me the login for their portal so
         # i can upload pics, its simone.baird / Harcourt#77": the name here, the password by the next rule
         "login",
@@ -886,11 +903,24 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         # a code given as digits, however it is put: "door code 5566", "pin 8812 for the alarm", "combo is 0917",
         # "key safe on the side wall, code is 2741", "the code for the lockbox is 3390", "alarm code there is 1-9-8-4",
-        # "their alarm code for early setup, it's 9-1-7-7-4"
+        # "their alarm code for early setup, it's 9-1-7-7-4"; set anew: "the gate code changed to 7788", "alarm code's
+        # now 2468", "I've updated the alarm code to 9090"
         "secret",
         rf"(?<![\w-]){_NOT_SECRET_CODES}(?:{_CODE_WORDS_SAID})(?:[ \t]+(?:for|of|on|to|at|in)[ \t]+[\w'’-]{{1,30}}"
         r"(?:[ \t]+[\w'’-]{1,30}){0,3})?(?:[ \t]+(?:there|here|now))?(?:,?[ \t]+(?:it['’]?s|it[ \t]+is|which[ \t]+is))?"
-        r"[ \t]*(?:(?:is|was|=|:)[ \t]*)?"
+        r"[ \t]*(?:(?:['’]s|is|was|=|:|(?:has[ \t]+)?(?:been[ \t]+)?(?:changed|updated|set|reset|switched)[ \t]+to)"
+        r"[ \t]*(?:now[ \t]+)?)?"
+        r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])",
+        ("code", "pin", "combo", "combination"),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # ...or set to them: "I've updated the alarm code to 9090", "we changed the garage pin to 4821"
+        "secret",
+        r"\b(?:chang|sett?|reset|updat|switch)(?:e|es|ed|ing|s)?[ \t]+(?:(?:the|my|our|your)[ \t]+)?"
+        rf"(?:[\w'’-]{{1,30}}[ \t]+){{0,2}}?(?:{_CODE_WORDS_SAID})[ \t]+to[ \t]+"
         r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])",
         ("code", "pin", "combo", "combination"),
         lower=True,
@@ -1057,6 +1087,17 @@ _RULES: tuple[_Rule, ...] = (
         r"\b(?:backup|recovery|2fa|two[- ]factor|2[- ]step|verification|one[- ]time)[ \t]+codes?\b[^\n]{0,60}?"
         r"(?<![\w-])(?P<value>\d{3,5}[ -]?\d{3,5}(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?\d{3,5}[ -]?\d{3,5})*)(?![\w-])",
         ("code",),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a recovery or backup code of letters and digits in groups: "recovery code: ABCD-EFGH-IJKL-MNOP", "backup key
+        # is 7HQ2-9XKD-M4PA"
+        "secret",
+        r"\b(?:backup|recovery|reset|2fa|two[- ]factor|2[- ]step)[ \t]+(?:codes?|keys?)\b[^\n\w]{0,10}"
+        r"(?:(?:is|are|was)[ \t]+)?(?<![\w-])(?P<value>[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8}){2,7})(?![\w-])",
+        ("code", "key"),
         lower=True,
         locate=_group_value,
         flags=re.IGNORECASE,
