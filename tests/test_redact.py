@@ -51,6 +51,9 @@ def test_negative_case_is_unchanged(case: dict[str, object]) -> None:
         ("password=hunter2fake # comment", ["password=", " # comment"]),
         ('"api_key": "abcd1234fakeefgh5678"}', ['"api_key": "', '"}']),
         ("Authorization: Bearer abcDEF1234567890ghiJKL", ["Authorization: Bearer "]),
+        # a password word is never cut for its value: "pass" + "word"
+        ("my login is priya.k and the password's Squash2024!", ["and the password's "]),
+        ("login admin / password", ["login admin / password"]),
     ],
 )
 def test_only_the_value_is_replaced(text: str, kept: list[str]) -> None:

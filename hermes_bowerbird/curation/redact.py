@@ -805,8 +805,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "password",
-        r"\b(?:password|passcode|passphrase|pin)[ \t]{1,4}(?:is|was)[ \t]{0,4}:?[ \t]{1,4}"
-        + _SAID_PASSWORD,
+        r"\b(?:password|passcode|passphrase|pin)(?:[ \t]{1,4}(?:is|was)|['’]s|[ \t]*\?[ \t]*(?:it['’]s|it[ \t]+is))"
+        r"[ \t]{0,4}:?[ \t]{1,4}" + _SAID_PASSWORD,
         ("pass", "pin"),
         lower=True,
         locate=_password_is,
@@ -845,9 +845,9 @@ _RULES: tuple[_Rule, ...] = (
         r"\b(?:log[ \t-]?ins?|sign[ \t-]?ins?|logon|creds|credentials|user(?:[ \t]?name)?"
         r"|username[ \t]+and[ \t]+password|user(?:name)?/pass(?:word)?)(?:[ \t]+(?:details|info))?"
         r"(?:[ \t]+(?:for|to|on|at|of)[ \t]+[\w.@'’-]{1,40}(?:[ \t]+[\w.@'’-]{1,40}){0,2})?"
-        r"[ \t]*(?:(?:is|are|was|were)[ \t]*:?|[:=])[ \t]*[^\s/|,;\"'`]{1,80}"
-        r"(?:[ \t]*[/|][ \t]*(?:(?P<after_slash>pass(?:word)?|pwd?)[ \t]*[:=]?[ \t]*)?"
-        r"|,?[ \t]+(?:and[ \t]+)?(?:the[ \t]+)?(?P<named>pass(?:word)?|pwd?)(?:[ \t]+is)?[ \t]*[:=]?[ \t]*)"
+        r"[ \t]*(?:(?:is|are|was|were)[ \t]*:?|[:=]|(?<=[ \t]))[ \t]*[^\s/|,;\"'`]{1,80}"
+        r"(?:[ \t]*[/|][ \t]*(?:(?P<after_slash>pass(?:word)?|pwd?)\b[ \t]*[:=]?[ \t]*)?"
+        r"|,?[ \t]+(?:and[ \t]+)?(?:the[ \t]+)?(?P<named>pass(?:word)?|pwd?)\b(?:['’]s|[ \t]+is)?[ \t]*[:=]?[ \t]*)"
         r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{1,128})",
         ("log", "sign", "cred", "user"),
         lower=True,
@@ -1197,7 +1197,7 @@ _RULES: tuple[_Rule, ...] = (
         r"(?:[ \t]+(?:number|no\.?|#))?|acct?\.?(?:[ \t]+(?:number|no\.?|#))?|routing(?:[ \t]+number)?"
         r"|checking|chequing"
         r"|(?:client|customer)[ \t]+(?:number|no\.?|id)|bsb)\b"
-        r"[ \t]*(?:(?:is|was|number|no\.|no(?=[ \t])|#|=|:)[ \t]*){0,2}"
+        r"[ \t]*(?:(?:is|was|['’]s|number|no\.|no(?=[ \t])|#|=|:)[ \t]*){0,2}"
         + _number_value("5,33")
         + r"(?![\w-])",
         (
