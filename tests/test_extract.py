@@ -972,12 +972,22 @@ def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> Non
         ("The museum is in the old town.", False),  # no when
         ("Our cleaner comes on Thursdays.", True),
         ("The kids' swimming lessons are on Saturday mornings.", True),
+        ("The car insurance renews in August.", True),
+        ("Gluten makes me ill.", True),  # what sets off a condition, however short
         ("My work email is sam@acme.com.", True),  # a value of theirs that is an address
         ("Traded the Golf in for a Kia EV6.", True),  # what they did, "I" unsaid
     ],
 )
 def test_what_the_user_takes_plans_or_has_happen_at_a_time_is_kept(user: str, kept: bool) -> None:
     assert bool(extract_candidates(user, "Noted.")) is kept
+
+
+def test_one_of_the_users_things_opening_a_sentence_is_theirs() -> None:
+    assert [c.content for c in extract_candidates("Kids are 7 and 10.", "Noted.")] == [
+        "My kids are 7 and 10."
+    ]
+    # a capital that opens a name is no thing of theirs
+    assert extract_candidates("Meridian meetings are on Zoom.", "Noted.") == []
 
 
 def test_an_amount_of_the_users_named_with_the_is_theirs() -> None:

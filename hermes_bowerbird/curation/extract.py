@@ -540,6 +540,7 @@ def _candidate(
                 or (mtype is MemoryType.PREFERENCE and _SHORT_LIKING.match(sentence))
                 or _OWN_VALUE.match(sentence)
                 or _SHORT_OWN_FACT.match(sentence)
+                or _TRIGGERS.search(sentence)  # "Gluten makes me ill."
                 or (_PERSON_STATE.match(sentence) and opens_with_person(sentence, people))
                 or PERSON_TRAIT.match(sentence)
             )

@@ -169,7 +169,8 @@ _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
 # 14th", "Bins go out on Tuesday nights here", "the book club meets every other Thursday" (a thing, with "the" or
 # plural: "Sam is in Leeds on Monday" is said of a person, and is kept when Sam is one of the user's)
 _THING_WHEN = re.compile(
-    r"^(?:(?:the|our)\s+(?:[\w'’-]+\s+){0,3}?(?:is|are|goes|comes|happens|starts|begins|runs|meets|falls|takes\s+place)"
+    r"^(?:(?:the|our)\s+(?:[\w'’-]+\s+){0,3}?(?:is|are|goes|comes|happens|starts|begins|runs|meets|falls|takes\s+place"
+    r"|renews|expires|ends|(?:is|are)\s+due)"
     r"|(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*s\s+(?:are|go|come|happen|start|begin|run|meet|fall|take\s+place))"
     r"\s+(?:out\s+|back\s+|again\s+)?(?:on|at|in|every|from|each)\b",
     re.IGNORECASE,

@@ -101,8 +101,11 @@ _OWN_THINGS = (
     r"supervisor|insurance|visa|contract|notice|birthday|anniversary|wedding|date|start date|due date|checkup|"
     r"check-up|follow-up|infusion|scan|mri|surgery|operation|procedure|dose|jab|injection|bloods|blood test|"
     r"consultation|session|therapy|treatment|"
-    r"partner|wife|husband|boyfriend|girlfriend|son|daughter|mum|mom|dad|sister|brother"
+    r"partner|wife|husband|boyfriend|girlfriend|son|daughter|mum|mom|dad|sister|brother|kids|children|twins"
 )
+# the user's children opening a sentence, its capital the sentence's own ("Kids are 7 and 10."; a thing's word with
+# a capital may open a name: "Budget is $45 a day")
+_OWN_THING_FIRST = re.compile(r"(?:Kids|Children|Twins)\s+are\b")
 _BARE_THING = re.compile(
     rf"(?:[a-z][a-z-]*\s+){{0,2}}(?:{_OWN_THINGS}|{CONTACT_ROLES})\s+(?:is|are)\s+(?:now\s+)?(?!like\b)"
     r"(?:\S+\s+){0,3}?[^\s\d]{0,2}(?:\d|[A-Z][a-z]|(?:dr|mr|mrs|ms|prof)\.?\s+[a-z])"
@@ -241,6 +244,11 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
             return f"My {sentence[0].lower()}{sentence[1:]}"
         if _BARE_THING.match(sentence):
             return f"My {sentence}"
+        # ...and the user's children opening the sentence in its capital: "Kids are 7 and 10."
+        if _OWN_THING_FIRST.match(sentence) and _BARE_THING.match(
+            lowered := f"{first.lower()}{sentence[len(first) :]}"
+        ):
+            return f"My {lowered}"
     return _BARE_THING_AFTER.sub(_own, sentence, count=1)
 
 
