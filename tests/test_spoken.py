@@ -412,3 +412,16 @@ def test_a_blood_pressure_reading_said_without_its_name_is_the_users(user: str, 
 )
 def test_an_s_for_is_after_the_users_own_thing_is_said_in_full(typed: str, said: str) -> None:
     assert plain(typed) == said
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("Mum's in hospital again.", "My mum is in hospital again."),
+        ("Dad's been unwell since Friday.", "My dad has been unwell since Friday."),
+        ("Gran's retiring in May.", "My gran is retiring in May."),
+        ("Mum's car broke down.", "Mum's car broke down."),  # hers, not "is"
+    ],
+)
+def test_a_parent_called_as_a_name_is_the_users(typed: str, meant: str) -> None:
+    assert plain(typed) == meant

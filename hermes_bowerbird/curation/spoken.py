@@ -40,6 +40,13 @@ _IS_CONTRACTED = re.compile(
     r"[£$€]?\d[\d,.]*\s*(?:[.!]|$))",
     _I,
 )
+# the user's parent called as a name is, with "'s" for "is" or "has": "Mum's in hospital again", "Dad's been
+# unwell" (not "Mum's car": what follows is no thing of theirs)
+_PARENT_IS = re.compile(
+    r"(?P<who>Mum|Mom|Mam|Dad|Mummy|Daddy|Nan|Nana|Gran|Granny|Grandma|Grandad|Grandpa)['’]s\s+"
+    r"(?=(?P<has>been|got|had|gone)\b|(?:in|at|home|back|off|away|not|still|due|now|having|getting|doing|feeling|"
+    r"staying|moving|coming|going|retiring|retired|unwell|poorly|ill|sick|better|worse|fine|okay|ok)\b)"
+)
 # what the user did, said without "I": these verbs open a sentence of theirs, not someone's name
 DONE_VERBS = (
     "switched|moved|started|finished|booked|bought|sold|cancell?ed|quit|joined|left|got|signed|changed|adopted|found"
@@ -218,6 +225,9 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
         sentence = pattern.sub(word, sentence)
     sentence = _LONE_I.sub("I", sentence)
     sentence = _IS_CONTRACTED.sub(r"\g<head> is ", sentence)
+    if parent := _PARENT_IS.match(sentence):
+        verb = "has" if parent["has"] else "is"
+        sentence = f"My {parent['who'].lower()} {verb} {sentence[parent.end() :]}"
     if speaking and _DONE.match(sentence):
         speaker = "We" if _OURS_DONE.match(sentence) else "I"
         return f"{speaker} {sentence[0].lower()}{sentence[1:]}"
