@@ -982,6 +982,13 @@ def test_what_the_user_takes_plans_or_has_happen_at_a_time_is_kept(user: str, ke
     assert bool(extract_candidates(user, "Noted.")) is kept
 
 
+def test_what_the_user_is_saving_for_is_a_goal() -> None:
+    found = extract_candidates("I'm saving for a house deposit.", "Noted.")
+    assert [(c.type, c.content) for c in found] == [
+        (MemoryType.GOAL, "I'm saving for a house deposit.")
+    ]
+
+
 def test_one_of_the_users_things_opening_a_sentence_is_theirs() -> None:
     assert [c.content for c in extract_candidates("Kids are 7 and 10.", "Noted.")] == [
         "My kids are 7 and 10."

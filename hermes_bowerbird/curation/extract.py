@@ -99,6 +99,8 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
             MemoryType.GOAL,
             r"\bi (?:want|wanna|hope|plan|intend|aim) to\b|\bi'd (?:like|love) to\b|\bmy goal\b|"
             r"\bi(?:'m| am) (?:trying|planning|hoping|aiming|saving up) to\b|\bplanning to\b|"
+            # saving for something: "I'm saving for a house deposit"
+            r"\b(?:i'm|i am|we're|we are) saving (?:up )?for (?:a|an|the|my|our)\b|"
             r"\bmy (?:dream|plan) is\b|\bi(?:'m| am) working (?:on|toward)\b|\bi(?:'m| am) thinking about\b",
         ),
         (
