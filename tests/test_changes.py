@@ -18,6 +18,7 @@ from hermes_bowerbird.curation.changes import (
     says_changed,
     says_new_amount,
     says_new_plan_or_place,
+    tells_of_someone_moving_on,
     tells_only_of,
 )
 from hermes_bowerbird.types import MemoryType
@@ -926,3 +927,29 @@ def test_an_amount_bumped_up_with_its_owner_named_is_a_new_amount() -> None:
         )
         == "changed: a new amount for the same thing"
     )
+
+
+@pytest.mark.parametrize(
+    ("item", "statement", "replaced"),
+    [
+        ("Ana works at Deloitte as an auditor.", "Ana started at PwC this week.", True),
+        ("Tom is a designer at Monzo.", "Tom has joined Revolut.", True),
+        # someone else, the same place, no workplace said, no place named
+        ("Priya works at Deloitte.", "Ana started at PwC this week.", False),
+        ("Ana works at PwC.", "Ana started at PwC this week.", False),
+        ("Ana lives in Leeds.", "Ana started at PwC this week.", False),
+        ("Ana works at Deloitte.", "Ana started at the gym today.", False),
+    ],
+)
+def test_someone_who_started_somewhere_new_replaces_where_they_worked(
+    item: str, statement: str, replaced: bool
+) -> None:
+    why = change(MemoryType.FACT, item, statement, CLOSE)
+    assert (why == "changed: a new workplace for the same thing") == replaced
+
+
+def test_news_of_someone_a_memory_names_moving_on() -> None:
+    said = "My wife Ana works at Deloitte."
+    assert tells_of_someone_moving_on(said, "Ana started at PwC this week.")
+    assert tells_of_someone_moving_on(said, "Ana's moved to Leeds.")
+    assert not tells_of_someone_moving_on(said, "Priya started at PwC this week.")

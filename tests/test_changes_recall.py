@@ -206,3 +206,18 @@ def test_a_memory_that_holds_in_part_is_given_with_what_amended_it(
     provider.on_session_switch("s2", reset=True)
     block = provider.prefetch("Which medicines am I on?")
     assert "metformin" in block and "rosuvastatin" in block, block
+
+
+def test_news_of_someone_is_given_with_what_was_said_of_them(provider: BowerbirdProvider) -> None:
+    """'My wife Ana works at Deloitte' also says who the wife is, so 'Ana started at PwC this week' cannot end it:
+    whenever it is given, the news of her comes too."""
+    engine = provider.engine
+    assert engine is not None
+    provider.sync_turn("My wife Ana works at Deloitte.", "Noted.", session_id="s0")
+    provider.sync_turn("What's a good recipe for banana bread?", "Here is one.", session_id="s0")
+    provider.on_session_switch("s1", reset=True)
+    provider.sync_turn("Ana started at PwC this week.", "Congratulations to her!", session_id="s1")
+    assert engine.flush(60)
+    provider.on_session_switch("s2", reset=True)
+    block = provider.prefetch("Where does my wife work?")
+    assert "Deloitte" in block and "PwC" in block, block

@@ -291,6 +291,19 @@ _RELOCATED = re.compile(
     r"(?:the\s+)?(?P<place>(?-i:[A-Z])[\w'’-]{1,40})",
     _I,
 )
+# someone named started at a new workplace: "Ana started at PwC this week", "Tom has joined Deloitte", "Priya starts
+# at Google on Monday" (group "who", group "org")
+_NEW_WORKPLACE = re.compile(
+    r"^(?!(?-i:She|He|They|It|We|This|That|There)\b)(?P<who>(?-i:[A-Z][a-z]{1,30}))\s+"
+    r"(?:(?:has|had|just|recently|finally|now|also)\s+){0,2}"
+    r"(?:(?:started|starts|began|is\s+starting)\s+(?:a\s+new\s+job\s+|work\s+|working\s+)?(?:at|with)|joined)\s+"
+    r"(?:the\s+)?(?P<org>(?-i:[A-Z])[\w&'’.-]{1,40}(?:\s+(?-i:[A-Z])[\w&'’.-]{1,40}){0,2})",
+    _I,
+)
+# where someone works, in a memory: "Ana works at Deloitte", "my wife is an auditor at KPMG"
+_WORKS = re.compile(
+    r"\b(?:works?|working|worked|job|employed|is\s+an?\s+[\w -]{2,40}?)\s+(?:at|for|with)\s+\S", _I
+)
 # a thing held somewhere moved to a new place, named: "the offsite moved to Leeds", "The wedding's been moved to York",
 # "our book club moved to the Crown", "We've moved the party to the village hall" (a person's move is `_RELOCATED`; a
 # new time is read first)
@@ -502,6 +515,17 @@ def change(
             and _LIVES.search(item) is not None
             and similarity >= PLACE_SIMILARITY
         )
+    elif (
+        kind == "workplace"
+    ):  # the item says where the one who started works, and not the new place
+        started = _NEW_WORKPLACE.match(statement)
+        closed = (
+            started is not None
+            and holds_name(item, started["who"], ignore_case=True)
+            and not holds_name(item, started["org"], ignore_case=True)
+            and _WORKS.search(item) is not None
+            and similarity >= PLACE_SIMILARITY
+        )
     elif kind == "venue":  # the item says where the thing is held, and names another place
         held = _new_venue(statement)
         closed = (
@@ -592,7 +616,9 @@ def change(
             and _holds_old_amount(item, statement)
         )
     # the two speak of the same thing: a word of it shared, or the one who moved named ("Jo" is too short a word)
-    if not closed or (kind != "place" and not _thing_words(item) & _thing_words(statement)):
+    if not closed or (
+        kind not in ("place", "workplace") and not _thing_words(item) & _thing_words(statement)
+    ):
         return None
     if kind in ("instead", "value"):
         return "changed: a new value instead of the old"
@@ -728,12 +754,12 @@ def _owns(item: str, thing: str) -> bool:
 @functools.lru_cache(maxsize=STATEMENT_CACHE)
 def _change_kind(text: str) -> str | None:
     """ "time" when `text` says something moved to a new time, "address" to a new address, host or path, "place"
-    that someone named moved to a new place, "venue" that a thing is now held at a new place, "provider" that a
-    thing of the user's moved to a new provider, "instead" that a new value replaces a named old one (or the user
-    left one named for another), "plan" that the user changed their mind on a thing named, "doing" that they do
-    the same thing with another now, "holder" that someone
-    new holds a role or runs a thing, "amount" to a new amount, "value" that a thing's value is said as new ("New
-    goal: ..."), else None."""
+    that someone named moved to a new place, "workplace" that they started at a new one, "venue" that a thing is
+    now held at a new place, "provider" that a thing of the user's moved to a new provider, "instead" that a new
+    value replaces a named old one (or the user left one named for another), "plan" that the user changed their
+    mind on a thing named, "doing" that they do the same thing with another now, "holder" that someone new holds a
+    role or runs a thing, "amount" to a new amount, "value" that a thing's value is said as new ("New goal: ..."),
+    else None."""
     if _UNSETTLED.search(text):
         # a new goal or plan said as new is settled, whatever it wants: "New goal: I want to run a half marathon"
         return "value" if _NEW_THING.match(text) and not _DOUBTED.search(text) else None
@@ -748,6 +774,8 @@ def _change_kind(text: str) -> str | None:
         return "address"
     if _RELOCATED.match(text):
         return "place"
+    if _NEW_WORKPLACE.match(text):
+        return "workplace"
     if _new_venue(text) is not None:
         return "venue"
     if _NEW_PROVIDER.search(text):
@@ -777,6 +805,13 @@ def _states_own(item: str, thing: str) -> bool:
 
 def _new_venue(statement: str) -> re.Match[str] | None:
     return next((m for p in _NEW_VENUE if (m := p.search(statement)) is not None), None)
+
+
+def tells_of_someone_moving_on(item: str, statement: str) -> bool:
+    """Whether `statement` says that someone `item` names moved or started somewhere new ("Ana started at PwC this
+    week" of "My wife Ana works at Deloitte"): news of that person, whether or not it ends the item."""
+    moved = _RELOCATED.match(statement) or _NEW_WORKPLACE.match(statement)
+    return moved is not None and holds_name(item, moved["who"], ignore_case=True)
 
 
 def new_provider(statement: str) -> str | None:

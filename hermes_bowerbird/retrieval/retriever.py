@@ -11,6 +11,7 @@ from typing import TypeVar, overload
 import numpy as np
 
 from ..config import Config
+from ..curation.changes import tells_of_someone_moving_on
 from ..curation.given_up import amends
 from ..curation.provenance import USER, origin_of
 from ..embeddings.tier import VectorTier
@@ -296,7 +297,8 @@ class Retriever:
         superseded memory, or a turn that stated only superseded facts) carries the current successors in the pool
         through with it: "I work at Deloitte" may answer "where do I work?" more plainly than "I started a new job
         at KPMG", and is never given without it. So does a memory that holds only in part, with what amended it:
-        "I take metformin and atorvastatin" with "The doctor switched my atorvastatin to rosuvastatin".
+        "I take metformin and atorvastatin" with "The doctor switched my atorvastatin to rosuvastatin", and one
+        naming someone, with the news that they moved or started somewhere new.
         """
         kept: set[Key] = set()
         weights = self.config.weights
@@ -630,7 +632,9 @@ class Retriever:
 
 
 def _amendments(memory: Memory | None, pool: Sequence[Fused], items: _Items) -> list[Fused]:
-    """The pooled memories told after `memory` that give up a thing it names among others (`given_up.amends`)."""
+    """The pooled memories told after `memory` that give up a thing it names among others (`given_up.amends`), or
+    say that someone it names moved or started somewhere new (`changes.tells_of_someone_moving_on`: "Ana started
+    at PwC" with "My wife Ana works at Deloitte", which also says who the wife is and so stays)."""
     if memory is None:
         return []
     return [
@@ -639,7 +643,10 @@ def _amendments(memory: Memory | None, pool: Sequence[Fused], items: _Items) -> 
         if e.key[0] is ItemKind.MEMORY
         and e.key[1] > memory.id
         and (later := items.memories.get(e.key[1])) is not None
-        and amends(memory.type, memory.content, later.content)
+        and (
+            amends(memory.type, memory.content, later.content)
+            or tells_of_someone_moving_on(memory.content, later.content)
+        )
     ]
 
 
