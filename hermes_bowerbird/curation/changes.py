@@ -292,12 +292,12 @@ _RELOCATED = re.compile(
     _I,
 )
 # someone named started at a new workplace: "Ana started at PwC this week", "Tom has joined Deloitte", "Priya starts
-# at Google on Monday" (group "who", group "org")
+# at Google on Monday" (group "who", group "place")
 _NEW_WORKPLACE = re.compile(
     r"^(?!(?-i:She|He|They|It|We|This|That|There)\b)(?P<who>(?-i:[A-Z][a-z]{1,30}))\s+"
     r"(?:(?:has|had|just|recently|finally|now|also)\s+){0,2}"
     r"(?:(?:started|starts|began|is\s+starting)\s+(?:a\s+new\s+job\s+|work\s+|working\s+)?(?:at|with)|joined)\s+"
-    r"(?:the\s+)?(?P<org>(?-i:[A-Z])[\w&'’.-]{1,40}(?:\s+(?-i:[A-Z])[\w&'’.-]{1,40}){0,2})",
+    r"(?:the\s+)?(?P<place>(?-i:[A-Z])[\w&'’.-]{1,40}(?:\s+(?-i:[A-Z])[\w&'’.-]{1,40}){0,2})",
     _I,
 )
 # where someone works, in a memory: "Ana works at Deloitte", "my wife is an auditor at KPMG"
@@ -506,24 +506,14 @@ def change(
         closed = gave and similarity >= time_floor and _holds_old_time(item, statement)
     elif kind == "address":
         closed = TECHNICAL_VALUE.search(item) is not None and similarity >= CHANGE_SIMILARITY
-    elif kind == "place":  # the item says where the one who moved lives, and not the new place
-        moved = _RELOCATED.match(statement)
+    elif kind in ("place", "workplace"):
+        # the item says where the one who moved lives, or where the one who started works, and not the new place
+        moved = (_RELOCATED if kind == "place" else _NEW_WORKPLACE).match(statement)
         closed = (
             moved is not None
             and holds_name(item, moved["who"], ignore_case=True)
             and not holds_name(item, moved["place"], ignore_case=True)
-            and _LIVES.search(item) is not None
-            and similarity >= PLACE_SIMILARITY
-        )
-    elif (
-        kind == "workplace"
-    ):  # the item says where the one who started works, and not the new place
-        started = _NEW_WORKPLACE.match(statement)
-        closed = (
-            started is not None
-            and holds_name(item, started["who"], ignore_case=True)
-            and not holds_name(item, started["org"], ignore_case=True)
-            and _WORKS.search(item) is not None
+            and (_LIVES if kind == "place" else _WORKS).search(item) is not None
             and similarity >= PLACE_SIMILARITY
         )
     elif kind == "venue":  # the item says where the thing is held, and names another place

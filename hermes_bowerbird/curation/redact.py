@@ -559,6 +559,13 @@ def _rule(
 _VAL = r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
 _VAL2 = r"(?P<flagvalue>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
 _VAL_INNER = r"\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256}"
+# a code's digits, four to ten, grouped or not: "5566", "1-9-8-4", "3-7-9-1"
+_CODE_DIGITS = r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])"
+# a secret set anew, up to the word naming it: "I changed the WiFi password ...", "we've updated the alarm code ..."
+_SET_ANEW = (
+    r"\b(?:chang|sett?|reset|updat|switch)(?:e|es|ed|ing|s)?[ \t]+(?:(?:the|my|our|your|his|her|their)[ \t]+)?"
+    r"(?:[\w'’-]{1,30}[ \t]+){0,2}?"
+)
 # a password said after "is" or ":" in prose: quoted, or a token of four characters or more up to a comma
 _SAID_PASSWORD = r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{4,128})"
 
@@ -816,9 +823,7 @@ _RULES: tuple[_Rule, ...] = (
         # a password set to a new value: "I changed the WiFi password to kestrel77", "reset my password to
         # Sunburn#2291" (a word is no password: "change my password to something stronger")
         "password",
-        r"\b(?:chang|sett?|reset|updat|switch)(?:e|es|ed|ing|s)?[ \t]+(?:(?:the|my|our|your|his|her|their)[ \t]+)?"
-        r"(?:[\w'’-]{1,30}[ \t]+){0,2}?(?:password|passcode|passphrase|pin|pw|pwd)[ \t]+to[ \t]+"
-        + _SAID_PASSWORD,
+        rf"{_SET_ANEW}(?:password|passcode|passphrase|pin|pw|pwd)[ \t]+to[ \t]+" + _SAID_PASSWORD,
         ("pass", "pin", "pw"),
         lower=True,
         locate=_password_is,
@@ -909,8 +914,7 @@ _RULES: tuple[_Rule, ...] = (
         rf"(?<![\w-]){_NOT_SECRET_CODES}(?:{_CODE_WORDS_SAID})(?:[ \t]+(?:for|of|on|to|at|in)[ \t]+[\w'’-]{{1,30}}"
         r"(?:[ \t]+[\w'’-]{1,30}){0,3})?(?:[ \t]+(?:there|here|now))?(?:,?[ \t]+(?:it['’]?s|it[ \t]+is|which[ \t]+is))?"
         r"[ \t]*(?:(?:['’]s|is|was|=|:|(?:has[ \t]+)?(?:been[ \t]+)?(?:changed|updated|set|reset|switched)[ \t]+to)"
-        r"[ \t]*(?:now[ \t]+)?)?"
-        r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])",
+        r"[ \t]*(?:now[ \t]+)?)?" + _CODE_DIGITS,
         ("code", "pin", "combo", "combination"),
         lower=True,
         locate=_group_value,
@@ -919,9 +923,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         # ...or set to them: "I've updated the alarm code to 9090", "we changed the garage pin to 4821"
         "secret",
-        r"\b(?:chang|sett?|reset|updat|switch)(?:e|es|ed|ing|s)?[ \t]+(?:(?:the|my|our|your)[ \t]+)?"
-        rf"(?:[\w'’-]{{1,30}}[ \t]+){{0,2}}?(?:{_CODE_WORDS_SAID})[ \t]+to[ \t]+"
-        r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])",
+        rf"{_SET_ANEW}(?:{_CODE_WORDS_SAID})[ \t]+to[ \t]+" + _CODE_DIGITS,
         ("code", "pin", "combo", "combination"),
         lower=True,
         locate=_group_value,
@@ -933,8 +935,8 @@ _RULES: tuple[_Rule, ...] = (
         "secret",
         rf"(?<![\w-])(?:{_LOCKS})(?:[ \t]+(?:by|at|on|in|for|of|near|outside)[ \t]+[\w'’-]{{1,30}}"
         r"(?:[ \t]+[\w'’-]{1,30}){0,3})?[ \t]*(?:is|was|=|:)[ \t]*"
-        r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])"
-        r"(?![ \t]*(?:minutes?|mins?|hours?|m|km|ft|feet|metres?|meters?|miles?|mm|cm|in|inches|%|am|pm|years?|days?|"
+        + _CODE_DIGITS
+        + r"(?![ \t]*(?:minutes?|mins?|hours?|m|km|ft|feet|metres?|meters?|miles?|mm|cm|in|inches|%|am|pm|years?|days?|"
         r"wide|high|tall|long|kg|lbs?)\b)",
         ("safe", "box", "lock", "alarm", "gate", "door", "entry", "garage", "keypad", "padlock"),
         lower=True,
