@@ -118,7 +118,10 @@ DIET = _subject("user:diet", MemoryType.PREFERENCE)
 ALLERGIES = _subject("user:allergy:", importance=VITAL)
 HEALTH = _subject("user:health:", importance=VITAL)
 # the conditions that decide what the user can eat, beside their diet (curation/subjects.py writes them)
-FOOD_CONDITIONS = (f"{HEALTH}lactose-intolerance", f"{HEALTH}celiac")
+# a food the user cannot eat without harm, one slot each ("user:health:intolerance:gluten"); a family of its own
+# within health
+INTOLERANCES = _subject(f"{HEALTH}intolerance:", importance=VITAL)
+FOOD_CONDITIONS = (f"{HEALTH}lactose-intolerance", f"{HEALTH}celiac", INTOLERANCES)
 MEDICATIONS = _subject("user:medication:", importance=VITAL)
 WEIGHT = _subject("user:weight")
 # a measure of the user's body or training, one slot each, so the newest reading is the current one

@@ -181,7 +181,12 @@ def test_hostile_queries_analyse(text: str) -> None:
         # with what decides what the user can eat
         (
             "what's my diet like these days",
-            ("user:diet", "user:health:lactose-intolerance", "user:health:celiac"),
+            (
+                "user:diet",
+                "user:health:lactose-intolerance",
+                "user:health:celiac",
+                "user:health:intolerance:",
+            ),
         ),
         ("Am I still married?", ("user:relationship",)),
         ("how old am I", ("user:age",)),

@@ -56,6 +56,11 @@ from hermes_bowerbird.curation.subjects import (
         ("I'm now based in Rotterdam.", "user:residence"),
         ("I don't live in Leeds anymore.", "user:residence"),
         ("I moved here from Texas.", "user:residence"),
+        # a food that disagrees with the user
+        ("Gluten makes me ill.", "user:health:intolerance:gluten"),
+        ("I can't eat onions.", "user:health:intolerance:onions"),
+        ("I'm wheat intolerant.", "user:health:intolerance:wheat"),
+        ("Garlic doesn't agree with me.", "user:health:intolerance:garlic"),
         ("I've been getting the train to work since my bike was stolen.", "user:work-location"),
         ("We bought a small cottage near the coast.", "user:home"),
         ("I grew up in Manila.", "user:origin"),
@@ -324,6 +329,9 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
         "I'm a regular at The Crown.",
         "The kids call me Madame Lolo, it melts my heart.",  # a nickname others use
         "We've moved to Parkside Dental.",  # a practice, no new home
+        "Stress makes me ill.",  # no food
+        "I can't have coffee after 3 or I won't sleep.",  # a time, no intolerance
+        "My son can't eat eggs.",  # his
     ],
 )
 def test_non_statements_get_no_user_subject(sentence: str) -> None:

@@ -42,6 +42,11 @@ _DIETS = (
     r"sugar[- ]free|meat[- ]eater|intermittent fasting"
 )
 _FOODS = r"meat|red meat|fish|seafood|pork|beef|chicken|poultry|dairy|cheese|eggs|gluten|sugar|animal products|carbs"
+# foods that commonly disagree with people, as a user names them
+_INTOLERABLE = (
+    r"gluten|wheat|dairy|milk|cheese|eggs?|soy|soya|onions?|garlic|beans|pulses|spicy food|caffeine|coffee|alcohol|"
+    r"red wine|sugar|fructose|histamine|fodmaps?|shellfish|pork|red meat|fried food|corn|nightshades|tomatoes"
+)
 _NUMBER_WORDS = {
     "twenty": 20,
     "thirty": 30,
@@ -419,6 +424,17 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"\bi(?:'m|\s+am)\s+not\s+(?:actually\s+|really\s+)?allergic\s+to\s+(?P<allergen5>[a-z]+)|"
         r"\bnot\s+allergic\s+to\s+(?P<allergen6>[a-z]+)",
         lambda m: _allergy_any(m),
+    ),
+    # a food that disagrees with the user: "Gluten makes me ill", "I can't eat onions", "I'm wheat intolerant",
+    # "garlic doesn't agree with me" (lactose has its own slot)
+    (
+        rf"^(?P<food>{_INTOLERABLE})\s+(?:always\s+|really\s+)?(?:makes?|made)\s+me\s+(?:really\s+|so\s+|feel\s+)?"
+        r"(?:ill|sick|bloated|nauseous|unwell|poorly)\b|"
+        rf"\bi\s+(?:can't|can’t|cannot|can\s+not)\s+(?:eat|have|tolerate|digest)\s+(?:any\s+)?(?P<food2>{_INTOLERABLE})\b"
+        r"(?!\s+(?:after|before|at|until|till|past|tonight|today|this)\b)|"
+        rf"\bi(?:'m|’m|\s+am)\s+(?P<food3>{_INTOLERABLE})[- ]intolerant\b|"
+        rf"^(?P<food4>{_INTOLERABLE})\s+(?:doesn't|doesn’t|does\s+not|don't|don’t|do\s+not)\s+agree\s+with\s+me\b",
+        lambda m: _intolerance_any(m),
     ),
     # residence, home, origin
     (
@@ -843,6 +859,12 @@ def _allergy_any(m: re.Match[str]) -> str | None:
     return (
         f"{vocab.ALLERGIES}{cleaned}" if cleaned and cleaned not in ("food", "seasonal") else None
     )
+
+
+def _intolerance_any(m: re.Match[str]) -> str | None:
+    found = _first_group(m, ("food", "food2", "food3", "food4"))
+    cleaned = _clean(found) if found else ""
+    return f"{vocab.INTOLERANCES}{cleaned}" if cleaned else None
 
 
 def _pet_any(m: re.Match[str]) -> str | None:
