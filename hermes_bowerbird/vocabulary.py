@@ -213,9 +213,11 @@ SUBJECTS: tuple[Subject, ...] = tuple(_DECLARED)
 
 
 def declared(key: str) -> Subject | None:
-    """The declared key or family that covers `key` (an exact key before a family), or None."""
+    """The declared key or family that covers `key` (an exact key before a family, the narrowest family before a
+    wider one: user:health:intolerance: before user:health:), or None."""
     exact = next((s for s in SUBJECTS if not s.is_family and s.key == key), None)
-    return exact or next((s for s in SUBJECTS if s.is_family and s.covers(key)), None)
+    families = [s for s in SUBJECTS if s.is_family and s.covers(key)]
+    return exact or max(families, key=lambda s: len(s.key), default=None)
 
 
 def importance_floor(key: str | None) -> float:

@@ -38,6 +38,7 @@ EXAMPLES = {
     "user:diet": "I'm vegan.",
     "user:allergy:": "I'm allergic to peanuts.",
     "user:health:": "I was diagnosed with asthma.",
+    "user:health:intolerance:": "Gluten makes me ill.",
     "user:medication:": "I take vitamin D supplements.",
     "user:weight": "I weigh 82 kg.",
     "user:metric:": "My resting heart rate is 60 now.",
