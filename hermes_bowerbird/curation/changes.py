@@ -797,11 +797,17 @@ def _new_venue(statement: str) -> re.Match[str] | None:
     return next((m for p in _NEW_VENUE if (m := p.search(statement)) is not None), None)
 
 
+def who_moved_on(statement: str) -> str | None:
+    """The one `statement` says moved or started somewhere new ("Ana" of "Ana started at PwC this week"), or None."""
+    moved = _RELOCATED.match(statement) or _NEW_WORKPLACE.match(statement)
+    return moved["who"] if moved is not None else None
+
+
 def tells_of_someone_moving_on(item: str, statement: str) -> bool:
     """Whether `statement` says that someone `item` names moved or started somewhere new ("Ana started at PwC this
     week" of "My wife Ana works at Deloitte"): news of that person, whether or not it ends the item."""
-    moved = _RELOCATED.match(statement) or _NEW_WORKPLACE.match(statement)
-    return moved is not None and holds_name(item, moved["who"], ignore_case=True)
+    who = who_moved_on(statement)
+    return who is not None and holds_name(item, who, ignore_case=True)
 
 
 def new_provider(statement: str) -> str | None:

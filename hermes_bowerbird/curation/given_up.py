@@ -70,6 +70,12 @@ _UNSURE = re.compile(
     r"gonna|if|unless|hope|tomorrow|next\s+(?:week|month|year|time))\b",
     re.IGNORECASE,
 )
+# a word one of the patterns above cannot match without
+_MAY_GIVE_UP = re.compile(
+    r"cancel|quit|unsubscrib|stop|rid\s+of|away\s+from|no\s+longer|any\s?more|traded|exchanged|swap|switch|chang|"
+    r"replac|discontinu|\b(?:moved|took|taken|came|come|got|gone|went)\s+(?:me\s+)?(?:off|from)\b",
+    re.IGNORECASE,
+)
 _KINDS = (MemoryType.PREFERENCE, MemoryType.FACT)
 # the user speaking of the thing: "I", "we" or "me" before it in the same sentence ("Dr. Okafor started me on
 # amlodipine")
@@ -92,6 +98,10 @@ def says_given_up(text: str) -> bool:
 
 @functools.lru_cache(maxsize=STATEMENT_CACHE)  # see changes.STATEMENT_CACHE
 def _given_up_names(text: str) -> tuple[str, ...]:
+    if not _MAY_GIVE_UP.search(
+        text
+    ):  # no word any pattern needs: most text, read at a fraction of the cost
+        return ()
     names: list[str] = []
     for clause in re.split(r"(?<=[.!;])\s+", own_words(text)):
         if not _UNSURE.search(clause):

@@ -11,8 +11,8 @@ from typing import TypeVar, overload
 import numpy as np
 
 from ..config import Config
-from ..curation.changes import tells_of_someone_moving_on
-from ..curation.given_up import amends
+from ..curation.changes import tells_of_someone_moving_on, who_moved_on
+from ..curation.given_up import amends, given_up_names
 from ..curation.provenance import USER, origin_of
 from ..embeddings.tier import VectorTier
 from ..store import Store
@@ -52,6 +52,7 @@ from .signals import (
     run_stage,
 )
 from .tuning import (
+    AMENDMENT_POOL,
     COVERAGE_WORDS,
     EDGE_SEEDS,
     EVIDENCE_TOP,
@@ -331,8 +332,13 @@ class Retriever:
                 if successor is not None and successor.key not in kept:
                     successor.signals["carried"] = 1.0
                     kept.add(successor.key)
+        news = (
+            _news(ranked[:AMENDMENT_POOL], items)
+            if any(k[0] is ItemKind.MEMORY for k in kept)
+            else []
+        )
         for key in [k for k in kept if k[0] is ItemKind.MEMORY]:
-            for amendment in _amendments(items.memories.get(key[1]), ranked, items):
+            for amendment in _amendments(items.memories.get(key[1]), news):
                 if amendment.key not in kept:
                     amendment.signals["carried"] = 1.0
                     kept.add(amendment.key)
@@ -631,18 +637,27 @@ class Retriever:
         return hits
 
 
-def _amendments(memory: Memory | None, pool: Sequence[Fused], items: _Items) -> list[Fused]:
-    """The pooled memories told after `memory` that give up a thing it names among others (`given_up.amends`), or
-    say that someone it names moved or started somewhere new (`changes.tells_of_someone_moving_on`: "Ana started
-    at PwC" with "My wife Ana works at Deloitte", which also says who the wife is and so stays)."""
+def _news(pool: Sequence[Fused], items: _Items) -> list[tuple[Fused, Memory]]:
+    """The pooled memories that may amend another: they give up something named, or say someone moved on. Read once
+    a search, however many memories pass the gate."""
+    out = []
+    for entry in pool:
+        later = items.memories.get(entry.key[1]) if entry.key[0] is ItemKind.MEMORY else None
+        if later is not None and (given_up_names(later.content) or who_moved_on(later.content)):
+            out.append((entry, later))
+    return out
+
+
+def _amendments(memory: Memory | None, news: Sequence[tuple[Fused, Memory]]) -> list[Fused]:
+    """Of `news`, those told after `memory` that give up a thing it names among others (`given_up.amends`), or say
+    that someone it names moved or started somewhere new (`changes.tells_of_someone_moving_on`: "Ana started at PwC"
+    with "My wife Ana works at Deloitte", which also says who the wife is and so stays)."""
     if memory is None:
         return []
     return [
-        e
-        for e in pool
-        if e.key[0] is ItemKind.MEMORY
-        and e.key[1] > memory.id
-        and (later := items.memories.get(e.key[1])) is not None
+        entry
+        for entry, later in news
+        if later.id > memory.id
         and (
             amends(memory.type, memory.content, later.content)
             or tells_of_someone_moving_on(memory.content, later.content)

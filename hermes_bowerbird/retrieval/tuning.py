@@ -29,6 +29,10 @@ MAX_LIMIT = 100  # bound: the most hits one search returns, whatever the caller 
 # bound: the best fused candidates the rerank re-weighs (at least; MMR's pool when larger)
 RERANK_POOL = 60
 RELEVANCE_POOL = 100  # candidates checked against a relevance floor (prefetch): the gate sees past the rerank pool
+# the best-ranked candidates read for what amends a memory that passed the gate (a switch of one drug of two, news of
+# someone it names): an amendment ranked below them is not carried; reading all of the relevance pool cost ~1 ms a
+# prefetch at 10,000 items
+AMENDMENT_POOL = 20
 # MMR chooses among this many x limit best candidates, so diversity cannot reach far down
 MMR_POOL_FACTOR = 3
 MIN_MMR_POOL = 20  # ... and among at least this many, so a small limit still has alternatives
