@@ -98,9 +98,8 @@ def says_given_up(text: str) -> bool:
 
 @functools.lru_cache(maxsize=STATEMENT_CACHE)  # see changes.STATEMENT_CACHE
 def _given_up_names(text: str) -> tuple[str, ...]:
-    if not _MAY_GIVE_UP.search(
-        text
-    ):  # no word any pattern needs: most text, read at a fraction of the cost
+    # no word any pattern needs: most text, passed over at a fraction of the cost of reading it
+    if not _MAY_GIVE_UP.search(text):
         return ()
     names: list[str] = []
     for clause in re.split(r"(?<=[.!;])\s+", own_words(text)):
