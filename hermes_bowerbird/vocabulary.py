@@ -76,6 +76,8 @@ PRESCRIBER_CHANGE = (
     r"increasing|raised|raising|lowered|lowering|reduced|reducing|doubled|doubling|halved|halving|bumped|bumping|"
     rf"stopped|stopping|cut|cutting)\s+(?:up\s+|down\s+)?(?:the|my)\s+{DRUG}\b"
 )
+# the user, or the user and theirs, being or doing: "I'm", "I am", "we're", "we are"
+I_OR_WE_ARE = r"(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)"
 # what the user does these days with a thing they name, a lasting doing: "I'm reading Middlemarch", "we're watching
 # The Bear" (curation/extract.py keeps it, curation/changes.py reads a new thing done the same way)
 DOINGS = (

@@ -44,7 +44,7 @@ import re
 
 from ..text import MONTHS_BUT_MAY, WEEKDAY_STEMS, holds_name, stem_words
 from ..types import MemoryType
-from ..vocabulary import DOINGS
+from ..vocabulary import DOINGS, I_OR_WE_ARE
 from .noise import TECHNICAL_VALUE
 
 # Cosines measured with all-MiniLM-L6-v2: a meeting, class or appointment and the word that it moved 0.49-0.93
@@ -154,7 +154,7 @@ _LEFT_FOR = re.compile(
 # now", "I'm learning Italian now instead", "I'm now training for the Berlin marathon" (a thing named: "I'm reading
 # a lot now" is no new book)
 _NOW_DOING = re.compile(
-    rf"^\W*(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:(?P<now>now|currently)\s+)?(?P<verb>{DOINGS})\s+"
+    rf"^\W*{I_OR_WE_ARE}\s+(?:(?P<now>now|currently)\s+)?(?P<verb>{DOINGS})\s+"
     r"(?:for\s+|on\s+|to\s+|with\s+)?(?P<thing>[^,.;:!?]{0,40}?\b(?-i:[A-Z])[\w+&-][^,.;:!?]{0,40}?)"
     r"(?(now)(?=\s*(?:[,.;:!?]|$))|\s+(?:now|instead|these\s+days)\b)",
     _I,
@@ -169,7 +169,7 @@ _MIND_CHANGED = re.compile(
 # what a plan of the user's says: "We're painting the living room dusty blue this weekend", "I'll get the Golf",
 # "we decided to go with oak floors"
 _PLAN = re.compile(
-    r"^\W*(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:(?:also|just|finally|actually)\s+)?[a-z]+ing\b|"
+    rf"^\W*{I_OR_WE_ARE}\s+(?:(?:also|just|finally|actually)\s+)?[a-z]+ing\b|"
     r"\b(?:i|we)(?:['’]ll|\s+will|\s+plan\s+to|['’](?:ve|d)\s+decided\s+to|\s+decided\s+to)\s",
     _I,
 )
@@ -485,6 +485,19 @@ def says_changed(text: str) -> bool:
     return _change_kind(text) is not None or _wrong_value(text) is not None
 
 
+# the kinds whose item and statement name the same thing otherwise than by a shared word: the one who moved or
+# started somewhere new, by name ("Jo" is too short a word), and a doing, whose things differ by design
+_NAMED_OTHERWISE = frozenset({"place", "workplace", "doing"})
+# why a change of each kind replaces the old value, where it is not "a new <kind> for the same thing"
+_REASONS = {
+    "time": NEW_TIME,
+    "instead": "changed: a new value instead of the old",
+    "value": "changed: a new value instead of the old",
+    "plan": "changed: the user changed their mind",
+    "doing": "changed: a new thing done the same way",
+}
+
+
 def change(
     item_type: MemoryType,
     item: str,
@@ -578,7 +591,7 @@ def change(
         closed = (
             doing is not None
             and re.match(
-                rf"^\W*(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:currently\s+|still\s+|also\s+)?"
+                rf"^\W*{I_OR_WE_ARE}\s+(?:currently\s+|still\s+|also\s+)?"
                 rf"{re.escape(doing['verb'])}\b",
                 item,
                 _I,
@@ -587,8 +600,6 @@ def change(
             and not holds_name(item, doing["thing"], ignore_case=True)
             and similarity >= DOING_SIMILARITY
         )
-        if closed:  # what is done is named differently, so no word of the thing is shared
-            return "changed: a new thing done the same way"
     elif kind == "value":
         # the item gave the user's own value of the same thing: "My running goal is ..."
         thing = _NEW_THING.match(statement)
@@ -605,16 +616,12 @@ def change(
             and bool(_thing_words(item) & _thing_words(_amount_clause(statement)))
             and _holds_old_amount(item, statement)
         )
-    # the two speak of the same thing: a word of it shared, or the one who moved named ("Jo" is too short a word)
+    # the two speak of the same thing: a word of it shared, unless the kind names it otherwise
     if not closed or (
-        kind not in ("place", "workplace") and not _thing_words(item) & _thing_words(statement)
+        kind not in _NAMED_OTHERWISE and not _thing_words(item) & _thing_words(statement)
     ):
         return None
-    if kind in ("instead", "value"):
-        return "changed: a new value instead of the old"
-    if kind == "plan":
-        return "changed: the user changed their mind"
-    return NEW_TIME if kind == "time" else f"changed: a new {kind} for the same thing"
+    return _REASONS.get(kind, f"changed: a new {kind} for the same thing")
 
 
 def corrected(item: str, statement: str, similarity: float) -> str | None:

@@ -200,7 +200,7 @@ _DAY_OR_MONTH = re.compile(
 # "I'm hiking with some buddies this weekend" (not what they look for or think of doing: "I'm looking for date ideas
 # for this weekend", "I'm thinking of baking again this weekend")
 _PLANNED = re.compile(
-    r"^(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:(?:also|just|finally|actually)\s+)?"
+    rf"^{vocab.I_OR_WE_ARE}\s+(?:(?:also|just|finally|actually)\s+)?"
     r"(?!(?:looking|thinking|considering|wondering|trying|hoping|going|getting|feeling|having\s+trouble|struggling)\b)"
     r"[a-z]+ing\b",
     _I,
@@ -221,7 +221,7 @@ _TRIGGERS = re.compile(
 # what the user is doing these days, with something named: "I'm reading Middlemarch at the moment", "I'm learning
 # Japanese on Duolingo" (a lasting doing; not "I'm considering Headspace", "I'm having trouble with Netflix")
 _DOING_NOW = re.compile(
-    rf"^(?:i|we)(?:['’]m|\s+am|['’]re|\s+are)\s+(?:currently\s+|still\s+|now\s+|also\s+)?(?:{vocab.DOINGS})\b",
+    rf"^{vocab.I_OR_WE_ARE}\s+(?:currently\s+|still\s+|now\s+|also\s+)?(?:{vocab.DOINGS})\b",
     _I,
 )
 # a medicine the user takes is named as plainly as a person: "I take metformin and atorvastatin every morning", "the
