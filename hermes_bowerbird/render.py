@@ -82,6 +82,8 @@ def hit_lines(hits: Sequence[Hit], *, explain: bool) -> str:
     lines = []
     for rank, hit in enumerate(hits, start=1):
         flag = " (superseded)" if hit.superseded else ""
+        if hit.amended_by:
+            flag += " (amended by " + ", ".join(f"#{i}" for i in hit.amended_by) + ")"
         lines.append(f"{rank:>2}. [{hit.label}] {shorten(hit.content, 200)}{flag}")
         lines.append(f"    score {hit.score:.4f} · {when(hit.created_at)}" + _provenance(hit))
         if explain and hit.signals:

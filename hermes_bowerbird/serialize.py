@@ -111,6 +111,8 @@ def hit_dict(hit: Hit) -> dict[str, Any]:
     }
     if hit.truncated:
         out["truncated"] = True
+    if hit.amended_by:
+        out["amended_by"] = list(hit.amended_by)
     if hit.signals:
         out["signals"] = {name: round(value, 6) for name, value in hit.signals.items()}
     return out

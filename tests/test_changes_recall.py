@@ -4,6 +4,7 @@ gives first, and the old one, when given, is marked superseded."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -206,6 +207,7 @@ def test_a_memory_that_holds_in_part_is_given_with_what_amended_it(
     provider.on_session_switch("s2", reset=True)
     block = provider.prefetch("Which medicines am I on?")
     assert "metformin" in block and "rosuvastatin" in block, block
+    _assert_marked_amended(block, "metformin", "rosuvastatin")
 
 
 def test_news_of_someone_is_given_with_what_was_said_of_them(provider: BowerbirdProvider) -> None:
@@ -221,3 +223,13 @@ def test_news_of_someone_is_given_with_what_was_said_of_them(provider: Bowerbird
     provider.on_session_switch("s2", reset=True)
     block = provider.prefetch("Where does my wife work?")
     assert "Deloitte" in block and "PwC" in block, block
+    _assert_marked_amended(block, "Deloitte", "PwC")
+
+
+def _assert_marked_amended(block: str, old: str, new: str) -> None:
+    """The line holding `old` says which later memory, the one holding `new`, amends it (whatever their order)."""
+    lines = block.splitlines()
+    amended = next(line for line in lines if old in line)
+    later = next(line for line in lines if new in line and line != amended)
+    later_id = re.search(r"#(\d+)[,\]]", later)
+    assert later_id is not None and f"amended by #{later_id.group(1)}" in amended, block

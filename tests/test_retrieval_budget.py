@@ -37,6 +37,11 @@ def test_line_format() -> None:
     assert episode == "- [episode #e34, 2026-03-04] user: hi there"
     replaced = hit_line(replace(hit(3, 1.0, "Deploys with Fabric"), superseded=True))
     assert replaced == "- [procedure #3, 2026-03-04, superseded] Deploys with Fabric"
+    amended = hit_line(replace(hit(3, 1.0, "Deploys with Fabric and Ansible"), amended_by=(9, 11)))
+    assert (
+        amended
+        == "- [procedure #3, 2026-03-04, amended by #9, #11] Deploys with Fabric and Ansible"
+    )
 
 
 @pytest.mark.parametrize(

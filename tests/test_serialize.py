@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,12 @@ def test_hit_dict() -> None:
 def test_hit_dict_shows_signals_when_explained() -> None:
     hit = Hit(ItemKind.EPISODE, 3, None, "x", 0.25, WHEN, signals={"fts_episode": 1.0 / 3})
     assert hit_dict(hit)["signals"] == {"fts_episode": 0.333333}
+
+
+def test_hit_dict_names_what_amends_it() -> None:
+    hit = Hit(ItemKind.MEMORY, 3, MemoryType.FACT, "I take metformin and atorvastatin.", 0.5, WHEN)
+    assert "amended_by" not in hit_dict(hit)
+    assert hit_dict(replace(hit, amended_by=(9,)))["amended_by"] == [9]
 
 
 def test_edge_dict() -> None:

@@ -21,8 +21,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
 def hit_prefix(hit: Hit) -> str:
-    """`- [fact #12, 2026-03-04] `; `- [fact #3, 2025-01-10, superseded] ` for what was replaced since."""
-    return f"- [{hit.label}, {iso_date(hit.created_at)}{', superseded' if hit.superseded else ''}] "
+    """`- [fact #12, 2026-03-04] `; `- [fact #3, 2025-01-10, superseded] ` for what was replaced since, and
+    `- [fact #3, 2025-01-10, amended by #9] ` for what a later memory given with it changes in part."""
+    state = ", superseded" if hit.superseded else ""
+    if hit.amended_by:
+        state += ", amended by " + ", ".join(f"#{i}" for i in hit.amended_by)
+    return f"- [{hit.label}, {iso_date(hit.created_at)}{state}] "
 
 
 def hit_line(hit: Hit) -> str:

@@ -25,6 +25,8 @@ class Fused:
     key: Key
     score: float = 0.0
     signals: dict[str, float] = field(default_factory=dict)
+    # later memories carried with this one because they amend part of it (retriever.Retriever._relevant)
+    amended_by: list[int] = field(default_factory=list)
 
 
 def weighted_rrf(

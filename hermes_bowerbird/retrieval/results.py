@@ -55,6 +55,9 @@ class Hit:
         False  # a memory replaced since, or a turn that stated only facts replaced since
     )
     truncated: bool = False
+    # later memories given with this one that change part of what it says ("Ana started at PwC" for "My wife Ana
+    # works at Deloitte"): it still holds in part, so it is not superseded
+    amended_by: tuple[int, ...] = ()
 
     @property
     def key(self) -> ItemKey:

@@ -79,7 +79,8 @@ class _Items:
     episodes: dict[int, Episode] = field(default_factory=dict)
     # of the reranked pool, for relevance and MMR
     vectors: dict[Key, np.ndarray] = field(default_factory=dict)
-    # episode -> superseded memories it stated
+    # episode -> the memories it stated, and those of its episodes that stated only superseded memories
+    stated: dict[int, list[int]] = field(default_factory=dict)
     stale_episodes: dict[int, list[int]] = field(default_factory=dict)
     # of the MMR pool's memories, loaded once
     provenance: dict[int, list[Provenance]] = field(default_factory=dict)
@@ -297,9 +298,10 @@ class Retriever:
         with the keyword coverage the rerank credited it with (`slot_coverage`). A stale item that passes (a
         superseded memory, or a turn that stated only superseded facts) carries the current successors in the pool
         through with it: "I work at Deloitte" may answer "where do I work?" more plainly than "I started a new job
-        at KPMG", and is never given without it. So does a memory that holds only in part, with what amended it:
-        "I take metformin and atorvastatin" with "The doctor switched my atorvastatin to rosuvastatin", and one
-        naming someone, with the news that they moved or started somewhere new.
+        at KPMG", and is never given without it. So does a memory that holds only in part (or a turn that stated
+        one), with what amended it, and is marked amended by it: "I take metformin and atorvastatin" with "The
+        doctor switched my atorvastatin to rosuvastatin", and one naming someone, with the news that they moved or
+        started somewhere new.
         """
         kept: set[Key] = set()
         weights = self.config.weights
@@ -332,16 +334,16 @@ class Retriever:
                 if successor is not None and successor.key not in kept:
                     successor.signals["carried"] = 1.0
                     kept.add(successor.key)
-        news = (
-            _news(ranked[:AMENDMENT_POOL], items)
-            if any(k[0] is ItemKind.MEMORY for k in kept)
-            else []
-        )
-        for key in [k for k in kept if k[0] is ItemKind.MEMORY]:
-            for amendment in _amendments(items.memories.get(key[1]), news):
-                if amendment.key not in kept:
-                    amendment.signals["carried"] = 1.0
-                    kept.add(amendment.key)
+        news = _news(ranked[:AMENDMENT_POOL], items) if kept else []
+        for key in list(kept) if news else []:
+            stated = [key[1]] if key[0] is ItemKind.MEMORY else items.stated.get(key[1], [])
+            for memory_id in stated:
+                for amendment in _amendments(items.memories.get(memory_id), news):
+                    if amendment.key[1] not in pooled[key].amended_by:
+                        pooled[key].amended_by.append(amendment.key[1])
+                    if amendment.key not in kept:
+                        amendment.signals["carried"] = 1.0
+                        kept.add(amendment.key)
         return [e for e in ranked if e.key in kept]
 
     def _baseline(
@@ -440,6 +442,7 @@ class Retriever:
         )
         if not sources:
             return
+        items.stated = {e: list(ids) for e, ids in sources.items()}
         stale = self.store.memories.stale_ids(
             {m for ids in sources.values() for m in ids}, self.clock()
         )
@@ -618,6 +621,7 @@ class Retriever:
                         tuple(provenance.get(item.id, ())),
                         signals,
                         superseded=not item.is_current(self.clock()),
+                        amended_by=tuple(entry.amended_by),
                     )
                 )
             elif isinstance(item, Episode):
@@ -632,6 +636,7 @@ class Retriever:
                         (Provenance(item.session_id, item.turn_index),),
                         signals,
                         superseded=bool(entry.signals.get("superseded")),
+                        amended_by=tuple(entry.amended_by),
                     )
                 )
         return hits
