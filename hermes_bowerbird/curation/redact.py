@@ -559,8 +559,16 @@ def _rule(
 _VAL = r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
 _VAL2 = r"(?P<flagvalue>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
 _VAL_INNER = r"\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256}"
-# a code's digits, four to ten, grouped or not: "5566", "1-9-8-4", "3-7-9-1"
-_CODE_DIGITS = r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9})(?![\w-])"
+# a digit said as a word, once or more: "four", "oh" (zero), "double seven"
+_SPELLED_DIGIT = (
+    r"(?:(?:double|triple)[ \t]+)?(?:zero|oh|nought|one|two|three|four|five|six|seven|eight|nine)"
+)
+# a code's digits, four to ten, grouped or not, or three words or more spelled out (a "double" says two): "5566",
+# "1-9-8-4", "two four eight six", "one-nine-eight-four", "four, oh, double seven"
+_CODE_DIGITS = (
+    r"(?<![\w'’-])(?P<value>\d(?:[ -]?\d){3,9}"
+    rf"|{_SPELLED_DIGIT}(?:(?:[ \t]*,[ \t]*|[ \t]+|-){_SPELLED_DIGIT}){{2,9}})(?![\w-])"
+)
 # a secret set anew, up to the word naming it: "I changed the WiFi password ...", "we've updated the alarm code ..."
 _SET_ANEW = (
     r"\b(?:chang|sett?|reset|updat|switch)(?:e|es|ed|ing|s)?[ \t]+(?:(?:the|my|our|your|his|her|their)[ \t]+)?"
@@ -939,6 +947,20 @@ _RULES: tuple[_Rule, ...] = (
         + r"(?![ \t]*(?:minutes?|mins?|hours?|m|km|ft|feet|metres?|meters?|miles?|mm|cm|in|inches|%|am|pm|years?|days?|"
         r"wide|high|tall|long|kg|lbs?)\b)",
         ("safe", "box", "lock", "alarm", "gate", "door", "entry", "garage", "keypad", "padlock"),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a dial's combination, turn by turn: "the safe's combination is left 12, right 34, left 56",
+        # "padlock: R 10 L 22 R 5"
+        "secret",
+        r"\b(?:combos?|combinations?|safes?|padlocks?|locks?|dial)\b[^\n]{0,40}?(?P<value>"
+        r"(?:left|right|l|r)[ \t]*(?:to[ \t]+)?\d{1,3}"
+        r"(?:[ \t]*[,;]?[ \t]*(?:(?:and[ \t]+)?then[ \t]+|and[ \t]+)?"
+        r"(?:left|right|l|r)[ \t]*(?:to[ \t]+)?\d{1,3}){2,5})"
+        r"(?![\w-])",
+        ("combo", "combination", "safe", "lock", "dial"),
         lower=True,
         locate=_group_value,
         flags=re.IGNORECASE,
