@@ -663,6 +663,7 @@ def _amendments(memory: Memory | None, news: Sequence[tuple[Fused, Memory]]) -> 
         entry
         for entry, later in news
         if later.id > memory.id
+        and later.id != memory.superseded_by  # its successor is carried as such
         and (
             amends(memory.type, memory.content, later.content)
             or tells_of_someone_moving_on(memory.content, later.content)
