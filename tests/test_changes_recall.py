@@ -226,6 +226,27 @@ def test_news_of_someone_is_given_with_what_was_said_of_them(provider: Bowerbird
     _assert_marked_amended(block, "Deloitte", "PwC")
 
 
+def test_a_move_leaves_the_job_told_with_the_old_home(provider: BowerbirdProvider) -> None:
+    """'I live in Leeds and work at Deloitte' is two memories, so moving to York ends the home and not the job."""
+    engine = provider.engine
+    assert engine is not None
+    provider.sync_turn(
+        "I live in Leeds and work at Deloitte as an accountant.", "Noted.", session_id="s0"
+    )
+    provider.sync_turn("What's a good recipe for banana bread?", "Here is one.", session_id="s0")
+    provider.on_session_switch("s1", reset=True)
+    provider.sync_turn("I moved to York last month.", "Exciting!", session_id="s1")
+    assert engine.flush(60)
+    provider.on_session_switch("s2", reset=True)
+    work = provider.prefetch("Where do I work?")
+    assert "Deloitte" in work and "superseded" not in work, work
+    provider.on_session_switch("s3", reset=True)
+    home = provider.prefetch("Where do I live?")
+    assert "York" in home and home.index("York") < home.index("Leeds") and "superseded" in home, (
+        home
+    )
+
+
 def _assert_marked_amended(block: str, old: str, new: str) -> None:
     """The line holding `old` says which later memory, the one holding `new`, amends it (whatever their order)."""
     lines = block.splitlines()

@@ -483,6 +483,17 @@ def test_a_polite_request_around_a_statement_keeps_the_statement(
             ["I'm vegetarian.", "My partner Jordan is gluten intolerant."],
         ),
         ("I'm 34 and I live in Leeds.", ["I'm 34.", "I live in Leeds."]),
+        # the second part's subject left unsaid, each part a slot of its own
+        (
+            "I live in Leeds and work at Deloitte as an accountant.",
+            ["I live in Leeds.", "I work at Deloitte as an accountant."],
+        ),
+        (
+            "I'm vegetarian and allergic to shellfish.",
+            ["I'm vegetarian.", "I'm allergic to shellfish."],
+        ),
+        ("I'm a teacher and live in York.", ["I'm a teacher.", "I live in York."]),
+        ("We live in Hove and have two cats.", ["We live in Hove.", "We have two cats."]),
     ],
 )
 def test_compounds_split_into_first_person_statements(user: str, expected: list[str]) -> None:
@@ -498,6 +509,10 @@ def test_compounds_split_into_first_person_statements(user: str, expected: list[
         "I know, and my boss Tom wants the Lisbon office open by May.",  # "I know" alone says nothing
         # the age stays with what it was said for
         "I'm 32, and I'm trying to understand the green card application process.",
+        # one slot, or one said twice
+        "I love cooking and baking bread.",
+        "I live and work in Leeds.",
+        "I work at Deloitte and love it.",
     ],
 )
 def test_a_compound_whose_parts_do_not_stand_alone_stays_whole(user: str) -> None:

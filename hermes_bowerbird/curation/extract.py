@@ -388,6 +388,13 @@ _REFUSAL = re.compile(
 )
 _NAMING_FRAGMENT = re.compile(r"^(?:a|an)\s+(?:[\w-]+\s+){0,3}?(?:called|named)\s+(?-i:[A-Z])", _I)
 _CLAUSE_MIN_WORDS = 4
+# a statement of the user's whose second part leaves its subject unsaid: "I live in Leeds and work at Deloitte", "I'm 34
+# and work as a nurse", "I'm vegetarian and allergic to shellfish"
+_SUBJECT_UNSAID = re.compile(
+    r"^(?P<head>(?P<who>i|we)(?P<be>['’]m|['’]re|\s+am|\s+are)?\s+.+?)\s*,?\s+and\s+"
+    r"(?P<rest>(?!(?:i|we|my|our|the|a|an|then|so|also|that|this|it|to)\b)(?-i:[a-z])[\w'’-]*\s+.+)$",
+    _I,
+)
 # "Expense report submitted!" closes a todo; "All done!" names nothing to close
 _CLOSING_MIN_WORDS = 3
 _RELATIVE_DAYS = (
@@ -661,6 +668,8 @@ def _clauses(sentence: str) -> list[str]:
         rest = sentence[joint.end() :].strip()
         sentence = f"{rest[0].upper()}{rest[1:]}"
     parts = [p.strip() for p in _COMPOUND.split(sentence)]
+    if len(parts) < 2 and (both := _both_said_of_self(sentence)):
+        parts = both
     if len(parts) < 2 or _SUBORDINATE.match(sentence):
         return [sentence]
     short = any(len(words(p)) < _CLAUSE_MIN_WORDS for p in parts)
@@ -668,6 +677,20 @@ def _clauses(sentence: str) -> list[str]:
         return [sentence]
     end = sentence[-1] if sentence[-1] in ".!" else "."
     return [f"{p[0].upper()}{p[1:]}" + ("" if p[-1] in ".!" else end) for p in parts]
+
+
+def _both_said_of_self(sentence: str) -> list[str] | None:
+    """The two slots a statement of the user's fills when its second part leaves the subject unsaid, each said
+    whole: "I live in Leeds and work at Deloitte" -> "I live in Leeds", "I work at Deloitte"; None unless each part
+    fills a profile slot of its own, so "I love cooking and baking bread" and "I live and work in Leeds" stay one."""
+    m = _SUBJECT_UNSAID.match(sentence.rstrip(" .!"))
+    if m is None:
+        return None
+    head, rest = m["head"], m["rest"]
+    first = subject_of(head)
+    said = [f"{m['who']} {rest}"] + ([f"{m['who']}{m['be']} {rest}"] if m["be"] else [])
+    second = next((s for s in said if subject_of(s) not in (None, first)), None)
+    return [head, second] if first is not None and second is not None else None
 
 
 def _without_filler(sentence: str, *, speaking: bool = False) -> str:
