@@ -20,6 +20,7 @@ from ..text import holds_name
 from ..types import Clock, Episode, ItemKind, Memory, Provenance
 from . import candidates as cand
 from . import gate
+from .asked_value import asked_value, lacks
 from .budget import fit_to_budget
 from .candidates import Signal
 from .fusion import (
@@ -305,6 +306,7 @@ class Retriever:
         """
         kept: set[Key] = set()
         weights = self.config.weights
+        asked = asked_value(analysis.text)
         for entry in ranked[:RELEVANCE_POOL]:
             cosine = entry.signals.get("cosine")
             vector = items.vectors.get(entry.key)
@@ -321,7 +323,10 @@ class Retriever:
             if base is not None and cosine is not None:
                 entry.signals["gate_z"] = base.z(cosine)
                 entry.signals["gate_chance"] = base.chance_max
-            if value >= floor:
+            if value >= floor and lacks(asked, _content(items.get(entry.key))):
+                # "how much did I pay for my car?": "I drive a Golf" is a near miss, however close
+                entry.signals["lacks_asked_value"] = 1.0
+            elif value >= floor:
                 kept.add(entry.key)
         pooled = {e.key: e for e in ranked}
         for key in [k for k in kept if pooled[k].signals.get("superseded")]:
