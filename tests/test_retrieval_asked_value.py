@@ -45,6 +45,11 @@ def test_an_item_without_the_value_asked_for_lacks_it(
     assert lacks(asked_value(question), item) is lacking
 
 
+def test_a_long_text_is_not_read() -> None:
+    long = "My brother Sam lives in Leeds. " * 100
+    assert not lacks(asked_value("When is my brother's birthday?"), long)
+
+
 @pytest.mark.parametrize(
     "question",
     [
