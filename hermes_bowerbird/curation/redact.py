@@ -524,7 +524,7 @@ def _chosen_password(value: str, quoted: bool) -> bool:
     return (
         not _is_code_or_placeholder(value, quoted)
         and _password_like(value)
-        and not value.rstrip(".?!)").isalpha()
+        and not value.rstrip(".?!):,;").isalpha()
     )
 
 
@@ -819,6 +819,17 @@ _RULES: tuple[_Rule, ...] = (
         flags=re.IGNORECASE,
     ),
     _rule(
+        # an app password, four groups of four letters: "gmail app password: abcd efgh ijkl mnop" (read before the
+        # rules that would take its first group for the whole)
+        "password",
+        r"\bapp[ \t-]+(?:specific[ \t-]+)?password\b[^\n\w]{0,12}(?:is[ \t]+)?"
+        r"(?P<value>[a-z]{4}(?:[ \t-]?[a-z]{4}){3})(?![\w-])",
+        ("app",),
+        lower=True,
+        locate=_group_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
         "password",
         r"\b(?:password|passcode|passphrase|pin)(?:[ \t]{1,4}(?:is|was)|['’]s|[ \t]*\?[ \t]*(?:it['’]s|it[ \t]+is))"
         r"[ \t]{0,4}:?[ \t]{1,4}" + _SAID_PASSWORD,
@@ -911,6 +922,36 @@ _RULES: tuple[_Rule, ...] = (
         ("wifi", "wi-fi", "wlan", "network", "router", "hotspot"),
         lower=True,
         locate=_password_is,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # ...or further on in a sentence naming the network: "the wifi at the cottage: network Hillside_5G, key is
+        # meadowlark-42" (a word is no key: "the wifi keeps dropping, the key is to restart the router")
+        "password",
+        r"\b(?:wi-?fi|wlan|network|router|hotspot|ssid)\b[^\n.!?]{0,60}?[ \t,;]+(?:the[ \t]+)?"
+        r"(?:key|password|pass|pw|pwd|code)[ \t]*(?:is|was|=|:)[ \t]*" + _SAID_PASSWORD,
+        ("wifi", "wi-fi", "wlan", "network", "router", "hotspot", "ssid"),
+        lower=True,
+        locate=_password_is,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # a password given after a colon further on: "my work VPN password is the same as email: Aurora#2291"
+        "password",
+        r"\b(?:password|passcode|passphrase)\b[^\n:.!?]{1,40}?:[ \t]*" + _SAID_PASSWORD,
+        ("pass",),
+        lower=True,
+        locate=_password_is,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        # the answer to the commonest security question: "my mum's maiden name is Fitzgerald"
+        "secret",
+        r"\b(?:mother|mum|mom|mam|mommy|mummy)['’]?s[ \t]+maiden[ \t]+name[ \t]*(?:is|was|:|=)[ \t]*"
+        r"(?P<value>(?-i:[A-Z])[\w'’-]+(?:[ \t]+(?-i:[A-Z])[\w'’-]+){0,2})",
+        ("maiden",),
+        lower=True,
+        locate=_group_value,
         flags=re.IGNORECASE,
     ),
     _rule(
