@@ -12,6 +12,7 @@ import pytest
 
 from hermes_bowerbird.config import Config, build_config, load_config
 from hermes_bowerbird.engine import Bowerbird
+from hermes_bowerbird.provider import BowerbirdProvider
 from hermes_bowerbird.store import Store
 
 if TYPE_CHECKING:  # the model and torch load only in tests that ask for them
@@ -71,3 +72,24 @@ def engine(tmp_path: Path) -> Iterator[Bowerbird]:
     bowerbird = Bowerbird(config, background=False)
     yield bowerbird
     bowerbird.shutdown()
+
+
+@pytest.fixture
+def chat_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """A memory home for conversations through the provider: the local model, no LLM, no maintenance, and a
+    prefetch timeout no test machine reaches."""
+    monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
+    monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
+    monkeypatch.setenv("BOWERBIRD_PREFETCH_TIMEOUT_SECONDS", "10")
+    return load_config(tmp_path)
+
+
+@pytest.fixture
+def chat(chat_config: Config, minilm: LocalEmbedder) -> Iterator[BowerbirdProvider]:
+    """A provider on `chat_config`'s home sharing an engine with the session's model, session "s0" open."""
+    engine = Bowerbird.open_shared(chat_config, embedder=minilm)
+    opened = BowerbirdProvider()
+    opened.initialize("s0", hermes_home=str(chat_config.hermes_home), platform="cli")
+    yield opened
+    opened.shutdown()
+    engine.release()

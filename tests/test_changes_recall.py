@@ -5,33 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from hermes_bowerbird.config import Config, load_config
-from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
-from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.provider import BowerbirdProvider
 
 
 @pytest.fixture
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
-    monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
-    monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
-    monkeypatch.setenv("BOWERBIRD_PREFETCH_TIMEOUT_SECONDS", "10")
-    return load_config(tmp_path)
-
-
-@pytest.fixture
-def provider(config: Config, minilm: LocalEmbedder) -> Iterator[BowerbirdProvider]:
-    engine = Bowerbird.open_shared(config, embedder=minilm)
-    opened = BowerbirdProvider()
-    opened.initialize("s0", hermes_home=str(config.hermes_home), platform="cli")
-    yield opened
-    opened.shutdown()
-    engine.release()
+def provider(chat: BowerbirdProvider) -> BowerbirdProvider:
+    return chat
 
 
 @pytest.mark.parametrize(
