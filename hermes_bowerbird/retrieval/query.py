@@ -12,6 +12,7 @@ from .. import vocabulary as vocab
 from ..text import DIGIT_WORDS, search_word_spans
 from ..text import search_words as tokens  # the name retrieval modules use
 from ..types import MemoryType, type_specs
+from .languages import FOREIGN_STOP_WORDS, other_language
 
 MAX_QUERY_CHARS = 2_000
 _MAX_ENTITY_WORDS = 4
@@ -180,6 +181,9 @@ class QueryAnalysis:
     # for, and every role word of theirs ("girl", "daughter", "kid")
     names_asked: tuple[str, ...] = ()
     asked_roles: tuple[str, ...] = ()
+    # asked in another language than English (retrieval/languages.py): its cosines say little, its own function
+    # words are no keywords
+    foreign: bool = False
 
     @property
     def search_text(self) -> str:
@@ -350,7 +354,9 @@ def analyze_query(
     unnamed = semantic
     semantic, named = name_roles(semantic, names, alias_names or {})
     names_asked, asked_roles = _asked_holders(text, named, alias_names or {})
-    keywords = extract_keywords(text, own)
+    foreign = other_language(tokens(text), STOP_WORDS)
+    own_words = {*own, *FOREIGN_STOP_WORDS} if foreign else own
+    keywords = extract_keywords(text, own_words)
     keywords += tuple(w for w in extract_keywords(" ".join(named), own) if w not in keywords)
     hinted = expand_families(subject_hints(text), known_subjects) if about_user else ()
     subjects = hinted + named_subjects(keywords, known_subjects, about_user)
@@ -370,6 +376,7 @@ def analyze_query(
         unnamed_text=unnamed if named else "",
         names_asked=names_asked,
         asked_roles=asked_roles,
+        foreign=foreign,
     )
 
 

@@ -308,7 +308,8 @@ class Retriever:
         weights = self.config.weights
         asked = asked_value(analysis.text)
         for entry in ranked[:RELEVANCE_POOL]:
-            cosine = entry.signals.get("cosine")
+            # a question in another language is judged by its keywords: the English model's cosine says little
+            cosine = None if analysis.foreign else entry.signals.get("cosine")
             vector = items.vectors.get(entry.key)
             if gate_vector is not None and cosine is not None and vector is not None:
                 cosine = float(np.dot(vector, gate_vector))
