@@ -988,6 +988,11 @@ def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> Non
         ("Our cleaner comes on Thursdays.", True),
         ("The kids' swimming lessons are on Saturday mornings.", True),
         ("The car insurance renews in August.", True),
+        # a thing named without "the", on a day or at a time; not a person's whereabouts, nor what starts "in May"
+        ("Choir practice is on Tuesdays at 7.", True),
+        ("Swimming is every Saturday at 9.", True),
+        ("Sam is in Leeds on Monday.", False),
+        ("Direct sowing outdoors starts in May after the last frost.", False),
         ("Gluten makes me ill.", True),  # what sets off a condition, however short
         ("My work email is sam@acme.com.", True),  # a value of theirs that is an address
         ("Traded the Golf in for a Kia EV6.", True),  # what they did, "I" unsaid
