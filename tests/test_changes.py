@@ -884,6 +884,29 @@ def test_a_new_thing_done_the_same_way_replaces_the_old(
 
 
 @pytest.mark.parametrize(
+    ("item", "statement", "replaced"),
+    [
+        ("I'm reading Wolf Hall at the moment.", "I finished Wolf Hall on Sunday.", True),
+        ("We're watching Slow Horses.", "We've finally finished watching Slow Horses.", True),
+        (
+            "I'm reading The Mirror and the Light.",
+            "I finished The Mirror and the Light, what a book.",
+            True,
+        ),
+        # not what the user was doing, or another thing finished
+        ("Wolf Hall is my favourite book.", "I finished Wolf Hall.", False),
+        ("I'm reading Wolf Hall.", "I finished Middlemarch.", False),
+        ("I'm reading Wolf Hall.", "Have you finished Wolf Hall?", False),
+    ],
+)
+def test_what_the_user_finished_ends_their_doing_it(
+    item: str, statement: str, replaced: bool
+) -> None:
+    why = change(MemoryType.FACT, item, statement, 0.35)
+    assert (why == "changed: the thing the user was doing is done") == replaced
+
+
+@pytest.mark.parametrize(
     ("item", "statement", "why"),
     [
         (

@@ -110,6 +110,20 @@ def provider(chat: BowerbirdProvider) -> BowerbirdProvider:
             "2015 Golf",
             "Kia",
         ),
+        (  # a thing of theirs said without "the", and its new day
+            "Choir practice is on Tuesdays at 7.",
+            "Choir's moved to Thursdays.",
+            "When is choir practice?",
+            "Tuesdays",
+            "Thursdays",
+        ),
+        (  # what they were doing, done, and the next one
+            "I'm reading Wolf Hall at the moment.",
+            "Finished Wolf Hall, I'm on The Mirror and the Light now.",
+            "What book am I reading?",
+            "reading Wolf Hall",
+            "The Mirror and the Light",
+        ),
         (  # a contact's day from now on
             "Our cleaner comes on Thursdays.",
             "The cleaner can only do Mondays from now on.",

@@ -159,6 +159,15 @@ _NOW_DOING = re.compile(
     r"(?(now)(?=\s*(?:[,.;:!?]|$))|\s+(?:now|instead|these\s+days)\b)",
     _I,
 )
+# a thing the user was doing, done: "I finished Wolf Hall", "we've finally finished watching Slow Horses" (it ends "I'm
+# reading Wolf Hall", not "Wolf Hall is my favourite")
+_DONE_DOING = re.compile(
+    r"\b(?:i|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+|now\s+|already\s+)?(?:finished|completed)\s+"
+    rf"(?:(?P<verb>{DOINGS})\s+)?(?P<thing>(?-i:[A-Z])[\w'’&+-]*(?:\s+(?:(?-i:[A-Z0-9])[\w'’&+-]*|of|the|and|a|in|on)){{0,6}})",
+    _I,
+)
+# the capitalised words a name opens with ("Wolf Hall" of "Wolf Hall on Sunday")
+_CAPITALISED = re.compile(r"(?-i:[A-Z0-9])[\w'’&+-]*(?:\s+(?-i:[A-Z0-9])[\w'’&+-]*)*")
 # a plan given up for another, the thing it was about named: "Changed our minds on the living room, we're going with
 # sage green instead", "I've changed my mind about the car", "change of plan for the party: ..."
 _MIND_CHANGED = re.compile(
@@ -487,7 +496,7 @@ def says_changed(text: str) -> bool:
 
 # the kinds whose item and statement name the same thing otherwise than by a shared word: the one who moved or
 # started somewhere new, by name ("Jo" is too short a word), and a doing, whose things differ by design
-_NAMED_OTHERWISE = frozenset({"place", "workplace", "doing"})
+_NAMED_OTHERWISE = frozenset({"place", "workplace", "doing", "done"})
 # why a change of each kind replaces the old value, where it is not "a new <kind> for the same thing"
 _REASONS = {
     "time": NEW_TIME,
@@ -495,6 +504,7 @@ _REASONS = {
     "value": "changed: a new value instead of the old",
     "plan": "changed: the user changed their mind",
     "doing": "changed: a new thing done the same way",
+    "done": "changed: the thing the user was doing is done",
 }
 
 
@@ -598,6 +608,21 @@ def change(
             )
             is not None
             and not holds_name(item, doing["thing"], ignore_case=True)
+            and similarity >= DOING_SIMILARITY
+        )
+    elif kind == "done":
+        # the item says the user is doing the very thing now done: "I'm reading Wolf Hall at the moment"
+        done = _DONE_DOING.search(statement)
+        name = _CAPITALISED.match(done["thing"]) if done is not None else None
+        closed = (
+            name is not None
+            and re.match(
+                rf"^\W*{I_OR_WE_ARE}\s+(?:currently\s+|still\s+|now\s+)?(?:{DOINGS})\s+(?:the\s+)?"
+                rf"{re.escape(name.group())}\b",
+                item,
+                _I,
+            )
+            is not None
             and similarity >= DOING_SIMILARITY
         )
     elif kind == "value":
@@ -754,7 +779,8 @@ def _change_kind(text: str) -> str | None:
     that someone named moved to a new place, "workplace" that they started at a new one, "venue" that a thing is
     now held at a new place, "provider" that a thing of the user's moved to a new provider, "instead" that a new
     value replaces a named old one (or the user left one named for another), "plan" that the user changed their
-    mind on a thing named, "doing" that they do the same thing with another now, "holder" that someone new holds a
+    mind on a thing named, "doing" that they do the same thing with another now, "done" that they finished what they
+    were doing, "holder" that someone new holds a
     role or runs a thing, "amount" to a new amount, "value" that a thing's value is said as new ("New goal: ..."),
     else None."""
     if _UNSETTLED.search(text):
@@ -783,6 +809,8 @@ def _change_kind(text: str) -> str | None:
         return "plan"
     if _NOW_DOING.match(text):
         return "doing"
+    if _DONE_DOING.search(text):
+        return "done"
     if _new_holder(text) is not None:
         return "holder"
     if _NEW_AMOUNT.search(text):
