@@ -993,6 +993,13 @@ def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> Non
         ("Swimming is every Saturday at 9.", True),
         ("Sam is in Leeds on Monday.", False),
         ("Direct sowing outdoors starts in May after the last frost.", False),
+        ("My passport expires next March.", True),  # a thing of their own that runs out
+        ("Mum lives with us now.", True),  # a parent called as a name, and what they do
+        ("I'm left-handed.", True),  # what the user is for good, however short
+        ("I'm colour blind, red-green.", True),
+        ("I'm terrified of flying.", True),
+        ("I'm tired.", False),  # a passing state
+        ("I'm scared.", False),
         ("Gluten makes me ill.", True),  # what sets off a condition, however short
         ("My work email is sam@acme.com.", True),  # a value of theirs that is an address
         ("Traded the Golf in for a Kia EV6.", True),  # what they did, "I" unsaid

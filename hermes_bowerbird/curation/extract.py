@@ -347,6 +347,17 @@ _SHORT_OWN_FACT = re.compile(
     rf"(?:(?-i:[A-Z])[\w’'-]+|\d[\w:.]*|{vocab.DRUG})\W*$",
     _I,
 )
+# what the user is for good, however short: a condition of body or mind ("I'm colour blind", "I'm left-handed"), or a
+# fear ("I'm terrified of flying"); not a passing state ("I'm tired", "I'm scared")
+_TRAIT = re.compile(
+    rf"^{vocab.I_OR_WE_ARE}\s+(?:(?:also|really|so|very|quite|totally|completely|partially|mildly|severely|a\s+bit)\s+)?"
+    r"(?:(?:colou?r|red[- ]green)[- ]?blind|left[- ]handed|right[- ]handed|ambidextrous"
+    r"|(?:short|long|near|far)[- ]sighted|dyslexic|dyspraxic|dyscalculic|autistic|deaf|hard\s+of\s+hearing"
+    r"|blind\s+in\s+one\s+eye|deaf\s+in\s+one\s+ear|asthmatic|epileptic|anaemic|anemic|an?\s+insomniac|insomniac"
+    r"|claustrophobic|agoraphobic"
+    r"|(?:terrified|scared|afraid|frightened|petrified|phobic)\s+of\s+\w)",
+    _I,
+)
 # what one of the user's people is or has, however short: "Sam is pescatarian now.", "Maddie has a nut allergy."
 _PERSON_STATE = re.compile(r"^\S+(?:['’]s\s+\w+)?\s+(?:is|are|has|was)\s+\S+", _I)
 # "Save this for me so I don't forget it: my wifi is Casa-5G": a request to keep what follows, no task
@@ -517,6 +528,8 @@ def _candidate(
         if named or (role == "user" and subject is None and ADVICE.match(sentence))
         else _type_of(own, subject) or _fallback_type(own, view, role, people)
     )
+    if mtype is None and role == "user" and _TRAIT.match(own):
+        mtype = MemoryType.IDENTITY  # "I'm left-handed."
     if mtype is None:
         # what someone else believes ("the realtor thinks they'll counter at $370") is a fact about them at most
         said = own_words(view, beliefs=False)
@@ -549,6 +562,7 @@ def _candidate(
                 or (mtype is MemoryType.PREFERENCE and _SHORT_LIKING.match(sentence))
                 or _OWN_VALUE.match(sentence)
                 or _SHORT_OWN_FACT.match(sentence)
+                or _TRAIT.match(sentence)  # "I'm colour blind."
                 or _TRIGGERS.search(sentence)  # "Gluten makes me ill."
                 or (_PERSON_STATE.match(sentence) and opens_with_person(sentence, people))
                 or PERSON_TRAIT.match(sentence)

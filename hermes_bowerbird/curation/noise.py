@@ -171,13 +171,15 @@ _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s.*)?$", re.DOTALL)
 _THING_WHEN = re.compile(
     r"^(?:(?:the|our)\s+(?:[\w'’-]+\s+){0,3}?(?:is|are|goes|comes|happens|starts|begins|runs|meets|falls|takes\s+place"
     r"|renews|expires|ends|(?:is|are)\s+due)"
+    # a thing of the user's own that runs out or comes round: "My passport expires next March", "my MOT is due in June"
+    r"|my\s+(?:[\w'’-]+\s+){0,3}?(?:renews|expires|runs\s+out|ends|(?:is|are)\s+due(?:\s+for\s+renewal)?)"
     r"|(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*s\s+(?:are|go|come|happen|start|begin|run|meet|fall|take\s+place)"
     # a thing named by a noun phrase whose last word is a common noun, or an activity, on a day or at a time:
     # "Choir practice is on Tuesdays at 7", "Mum's birthday is on the 14th", "Swimming is every Saturday" (not "Sam is
     # in Leeds on Monday", nor what starts "in May" in general: "Direct sowing outdoors starts in May")
     r"|(?:[\w'’-]+\s+(?:[\w'’-]+\s+){0,2}?(?-i:[a-z][\w-]*)|(?-i:[A-Z][a-z]{2,}ing))\s+(?:is|goes|happens|starts"
     r"|begins|runs|meets|takes\s+place)(?=\s+(?:on|at|every|each)\b))"
-    r"\s+(?:out\s+|back\s+|again\s+)?(?:on|at|in|every|from|each)\b",
+    r"\s+(?:out\s+|back\s+|again\s+)?(?:on|at|in|every|from|each|next|this)\b",
     re.IGNORECASE,
 )
 _WHEN_GIVEN = re.compile(

@@ -47,6 +47,11 @@ _PARENT_IS = re.compile(
     r"(?=(?P<has>been|got|had|gone)\b|(?:in|at|home|back|off|away|not|still|due|now|having|getting|doing|feeling|"
     r"staying|moving|coming|going|retiring|retired|unwell|poorly|ill|sick|better|worse|fine|okay|ok)\b)"
 )
+# ...or does, said of them by that name: "Mum lives with us now", "Dad works nights" (a present verb of one's life)
+_PARENT_DOES = re.compile(
+    r"(?P<who>Mum|Mom|Mam|Dad|Mummy|Daddy|Nan|Nana|Gran|Granny|Grandma|Grandad|Grandpa)\s+"
+    r"(?=(?:lives|works|stays|uses|drives|volunteers|cares\s+for|looks\s+after|owns|runs)\b)"
+)
 # what the user did, said without "I": these verbs open a sentence of theirs, not someone's name
 DONE_VERBS = (
     "switched|moved|started|finished|booked|bought|sold|cancell?ed|quit|joined|left|got|signed|changed|adopted|found"
@@ -228,6 +233,8 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
     if parent := _PARENT_IS.match(sentence):
         verb = "has" if parent["has"] else "is"
         sentence = f"My {parent['who'].lower()} {verb} {sentence[parent.end() :]}"
+    elif parent := _PARENT_DOES.match(sentence):
+        sentence = f"My {parent['who'].lower()} {sentence[parent.end() :]}"
     if speaking and _DONE.match(sentence):
         speaker = "We" if _OURS_DONE.match(sentence) else "I"
         return f"{speaker} {sentence[0].lower()}{sentence[1:]}"
