@@ -998,6 +998,8 @@ def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> Non
         ("I'm left-handed.", True),  # what the user is for good, however short
         ("I'm colour blind, red-green.", True),
         ("I'm terrified of flying.", True),
+        ("Date night is Fridays.", True),  # a thing of theirs and its day, however short
+        ("Bin day is Thursday.", True),
         ("I'm tired.", False),  # a passing state
         ("I'm scared.", False),
         ("Gluten makes me ill.", True),  # what sets off a condition, however short
@@ -1019,6 +1021,9 @@ def test_what_the_user_is_saving_for_is_a_goal() -> None:
 def test_one_of_the_users_things_opening_a_sentence_is_theirs() -> None:
     assert [c.content for c in extract_candidates("Kids are 7 and 10.", "Noted.")] == [
         "My kids are 7 and 10."
+    ]
+    assert [c.content for c in extract_candidates("The kids go to St Mary's primary.", "")] == [
+        "My kids go to St Mary's primary."
     ]
     # a capital that opens a name is no thing of theirs
     assert extract_candidates("Meridian meetings are on Zoom.", "Noted.") == []

@@ -563,6 +563,7 @@ def _candidate(
                 or _OWN_VALUE.match(sentence)
                 or _SHORT_OWN_FACT.match(sentence)
                 or _TRAIT.match(sentence)  # "I'm colour blind."
+                or says_when_it_happens(sentence)  # "Date night is Fridays."
                 or _TRIGGERS.search(sentence)  # "Gluten makes me ill."
                 or (_PERSON_STATE.match(sentence) and opens_with_person(sentence, people))
                 or PERSON_TRAIT.match(sentence)

@@ -178,8 +178,8 @@ _THING_WHEN = re.compile(
     # "Choir practice is on Tuesdays at 7", "Mum's birthday is on the 14th", "Swimming is every Saturday" (not "Sam is
     # in Leeds on Monday", nor what starts "in May" in general: "Direct sowing outdoors starts in May")
     r"|(?:[\w'’-]+\s+(?:[\w'’-]+\s+){0,2}?(?-i:[a-z][\w-]*)|(?-i:[A-Z][a-z]{2,}ing))\s+(?:is|goes|happens|starts"
-    r"|begins|runs|meets|takes\s+place)(?=\s+(?:on|at|every|each)\b))"
-    r"\s+(?:out\s+|back\s+|again\s+)?(?:on|at|in|every|from|each|next|this)\b",
+    rf"|begins|runs|meets|takes\s+place)(?=\s+(?:on|at|every|each|(?:{WEEKDAY_STEMS})days?)\b))"
+    rf"\s+(?:out\s+|back\s+|again\s+)?(?:on|at|in|every|from|each|next|this|(?:{WEEKDAY_STEMS})days?)\b",
     re.IGNORECASE,
 )
 _WHEN_GIVEN = re.compile(
@@ -243,7 +243,7 @@ def _is_user_content(rest: str, people: Collection[str]) -> bool:
         return True
     if n >= 3 and people and opens_with_person(rest, people):
         return True
-    if n >= 5 and says_when_it_happens(rest):
+    if n >= 4 and says_when_it_happens(rest):  # "Date night is Fridays."
         return True
     if n >= 3 and (
         TECHNICAL_VALUE.search(rest) or PROCEDURE_OPENING.match(rest) or TEAM_RULE.search(rest)

@@ -118,6 +118,11 @@ _OWN_THINGS = (
 # the user's children opening a sentence, its capital the sentence's own ("Kids are 7 and 10."; a thing's word with
 # a capital may open a name: "Budget is $45 a day")
 _OWN_THING_FIRST = re.compile(r"(?:Kids|Children|Twins)\s+are\b")
+# ...or, with "the" or without, where they go to school: "The kids go to St Mary's primary", "Kids are at Hillcrest"
+_CHILDREN_SCHOOLED = re.compile(
+    r"(?:the\s+)?(?P<who>kids|children|twins)\s+(?=(?:go\s+to|attend|are\s+(?:at|in)|started\s+at)\s+(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
 _BARE_THING = re.compile(
     rf"(?:[a-z][a-z-]*\s+){{0,2}}(?:{_OWN_THINGS}|{CONTACT_ROLES})\s+(?:is|are)\s+(?:now\s+)?(?!like\b)"
     r"(?:\S+\s+){0,3}?[^\s\d]{0,2}(?:\d|[A-Z][a-z]|(?:dr|mr|mrs|ms|prof)\.?\s+[a-z])"
@@ -252,6 +257,8 @@ def plain(sentence: str, *, speaking: bool = True) -> str:
         role = re.sub(r"^the\s+", "", sentence, flags=_I)
         return f"My {role[0].lower()}{role[1:]}"
     first = sentence.split(maxsplit=1)[0] if sentence.strip() else ""
+    if speaking and (schooled := _CHILDREN_SCHOOLED.match(sentence)):
+        return f"My {schooled['who'].lower()} {sentence[schooled.end() :]}"
     noted = _noted(sentence) if speaking and not _NOT_A_THING.fullmatch(first) else None
     if noted is not None:
         return noted
