@@ -1000,6 +1000,11 @@ def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> Non
         ("I'm terrified of flying.", True),
         ("Date night is Fridays.", True),  # a thing of theirs and its day, however short
         ("Bin day is Thursday.", True),
+        # a thing of theirs named by its make or club, after a verb of having or using it
+        ("I ride a Brompton to the office most days, it folds under my desk.", True),
+        ("I've had a Celtic season ticket since I was fifteen.", True),
+        ("I much prefer a phone call to a long email thread, for what it's worth.", True),
+        ("I'm afraid of failing, of not being good enough.", False),  # a fear of how things may go
         ("I'm tired.", False),  # a passing state
         ("I'm scared.", False),
         ("Gluten makes me ill.", True),  # what sets off a condition, however short

@@ -106,7 +106,7 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
         (
             MemoryType.PREFERENCE,
             r"\bi (?:(?:really|absolutely|kind of|kinda|totally|personally|honestly|genuinely|seriously|also|still|"
-            r"just|do|definitely|actually) )*(?:love|like|enjoy|adore|prefer|"
+            r"just|do|definitely|actually|much|far|generally|strongly) )*(?:love|like|enjoy|adore|prefer|"
             r"hate|dislike|despise|detest|can'?t stand|don'?t like|avoid)\b|\bi'd rather\b|"
             # "I only drink oat milk", "I'm scared of heights", "I'm terrified of flying"
             r"\bi (?:only|mostly|mainly) (?:drink|eat|wear|use|buy|fly|drive|read|watch|listen to)\b|"
@@ -222,6 +222,15 @@ _TRIGGERS = re.compile(
 # Japanese on Duolingo" (a lasting doing; not "I'm considering Headspace", "I'm having trouble with Netflix")
 _DOING_NOW = re.compile(
     rf"^{vocab.I_OR_WE_ARE}\s+(?:currently\s+|still\s+|now\s+|also\s+)?(?:{vocab.DOINGS})\b",
+    _I,
+)
+# a thing of the user's named by its make or its club, after a verb of having or using it, is named as plainly as a
+# person: "I ride a Brompton to the office most days", "I've had a Celtic season ticket since I was fifteen" (the entity
+# spotter calls such a name a thing)
+_OWN_NAMED_THING = re.compile(
+    r"^(?:i|we)(?:['’]ve|\s+have)?\s+(?:(?:usually|mostly|mainly|always|still|also|now)\s+)?"
+    r"(?:ride|drive|own|use|support|follow|wear|fly|shop\s+at|bank\s+with|subscribe\s+to|(?:had|got)(?=\s+(?:a|an)\s))"
+    r"\s+(?:(?:a|an|the|my|our)\s+)?(?-i:[A-Z])[\w'’&+-]+",
     _I,
 )
 # a medicine the user takes is named as plainly as a person: "I take metformin and atorvastatin every morning", "the
@@ -355,7 +364,9 @@ _TRAIT = re.compile(
     r"|(?:short|long|near|far)[- ]sighted|dyslexic|dyspraxic|dyscalculic|autistic|deaf|hard\s+of\s+hearing"
     r"|blind\s+in\s+one\s+eye|deaf\s+in\s+one\s+ear|asthmatic|epileptic|anaemic|anemic|an?\s+insomniac|insomniac"
     r"|claustrophobic|agoraphobic"
-    r"|(?:terrified|scared|afraid|frightened|petrified|phobic)\s+of\s+\w)",
+    # a fear of a thing, not of how things may go: "I'm afraid of failing"
+    r"|(?:terrified|scared|afraid|frightened|petrified|phobic)\s+of\s+(?!(?:what|how|whether|if|that|when|where|who|it"
+    r"|this|losing|failing|getting|being|messing|screwing)\b)\w)",
     _I,
 )
 # what one of the user's people is or has, however short: "Sam is pescatarian now.", "Maddie has a nut allergy."
@@ -630,6 +641,7 @@ def _fallback_type(
         or says_given_up(own)  # "I cancelled Crunchyroll": the thing is named
         or _NAMED_PLAINLY.search(own) is not None
         or _DRUG_NAMED.search(own) is not None  # "I take metformin and atorvastatin every morning"
+        or _OWN_NAMED_THING.match(own) is not None  # "I ride a Brompton to the office"
     )
     when = (
         (_DAY_OR_MONTH.search(sentence) is not None and _WHEN_DONE.match(own) is not None)
