@@ -124,6 +124,13 @@ def provider(chat: BowerbirdProvider) -> BowerbirdProvider:
             "reading Wolf Hall",
             "The Mirror and the Light",
         ),
+        (  # how the user gets to work, whatever they rode before
+            "I ride a Vespa to the office.",
+            "Sold the Vespa, I take the bus to work now.",
+            "How do I commute?",
+            "Vespa to the office",
+            "bus",
+        ),
         (  # a contact's day from now on
             "Our cleaner comes on Thursdays.",
             "The cleaner can only do Mondays from now on.",

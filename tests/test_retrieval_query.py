@@ -218,6 +218,7 @@ def test_hostile_queries_analyse(text: str) -> None:
         ("Who cuts my hair?", ("user:contact:",)),
         ("Who does the dishes tonight?", ()),  # no one the user goes to
         ("Who is my boss?", ("user:manager",)),
+        ("How do I get to the office?", ("user:job", "user:employer", "user:work-location")),
         ("Who do I report to?", ("user:manager",)),
         ("What dose of sertraline am I on?", ("user:health:", "user:medication:")),
     ],

@@ -62,6 +62,9 @@ from hermes_bowerbird.curation.subjects import (
         ("I'm wheat intolerant.", "user:health:intolerance:wheat"),
         ("Garlic doesn't agree with me.", "user:health:intolerance:garlic"),
         ("I've been getting the train to work since my bike was stolen.", "user:work-location"),
+        # how the user gets to work, whatever they ride
+        ("I ride a Brompton to the office most days.", "user:work-location"),
+        ("I catch the 7:42 train to work.", "user:work-location"),
         ("We bought a small cottage near the coast.", "user:home"),
         ("I grew up in Manila.", "user:origin"),
         # work
@@ -478,6 +481,8 @@ def test_a_contained_sentence_keeps_its_own_subject() -> None:
         ("I started playing acoustic guitar five years ago.", "user:routine:music"),
         ("I think I am an expert hiker now.", None),
         ("I teach yoga on weekends.", None),  # teaching, but no school: not a job
+        ("I usually get to work by 8:30 AM.", None),  # when they arrive, not how
+        ("I take my gym bag with me to work on Tuesdays.", None),
         ("My son sprained his ankle.", None),  # someone else's injury
         ("My son has a nut allergy.", None),
         ("I'm 5 kg away from my goal weight.", None),

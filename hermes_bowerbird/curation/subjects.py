@@ -472,6 +472,12 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"hybrid|from the office)\b|\bi(?:'m| am) (?:now )?(?:fully )?remote\b|\bi(?:'m| am) back in the office\b|"
         r"\bi (?:now )?(?:commute|bike to work|cycle to work|walk to work|drive to work|take the (?:train|bus|subway|"
         r"tube) to work)\b|"
+        # how they get there, whatever they ride: "I ride a Brompton to the office most days", "I get the bus to the
+        # office"
+        r"\b(?:i|we)\s+(?:(?:usually|mostly|normally|always|now|still)\s+)?(?:(?:ride|cycle|bike|walk|drive|run|scoot)"
+        r"\s+(?:(?:a|an|the|my|our)\s+)?(?:[\w'’-]+\s+){0,2}?|(?:take|get|catch)\s+(?:a|an|the|my|our)\s+(?:[\w:.'’-]+\s+)?"
+        r"(?:train|bus|tube|subway|tram|ferry|metro|boat|taxi|cab|coach|shuttle)\s+)to\s+(?:work|the\s+office"
+        r"|my\s+office)\b|"
         r"\bi(?:'ve| have)?\s+(?:been\s+)?(?:getting|taking)\s+the\s+(?:train|bus|tube|subway|tram|ferry)\s+"
         r"to\s+work\b",
         _fixed(vocab.WORK_LOCATION),

@@ -77,7 +77,7 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             (vocab.RESIDENCE, vocab.HOME),
         ),
         (
-            r"\b(work|works|working|job|jobs|occupation|career|profession\w*|employ\w*|company|firm|"
+            r"\b(work|works|working|job|jobs|occupation|career|profession\w*|employ\w*|company|firm|office|commut\w*|"
             r"(?:for|make|makes|making|earn|earns|earning)\s+(?:a\s+)?living|"
             r"business|practice)\b",
             (vocab.JOB, vocab.EMPLOYER, vocab.WORK_LOCATION),
