@@ -1005,6 +1005,9 @@ def test_a_sentence_opening_with_what_the_user_did_leaves_them_speaking() -> Non
         ("I've had a Celtic season ticket since I was fifteen.", True),
         ("I much prefer a phone call to a long email thread, for what it's worth.", True),
         ("I'm afraid of failing, of not being good enough.", False),  # a fear of how things may go
+        ("My blood type is O negative.", True),  # a value of theirs that is a blood group
+        ("I take my tea black with no sugar.", True),  # how they take a drink
+        ("I have my coffee with oat milk.", True),
         ("I'm tired.", False),  # a passing state
         ("I'm scared.", False),
         ("Gluten makes me ill.", True),  # what sets off a condition, however short

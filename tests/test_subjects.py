@@ -62,6 +62,9 @@ from hermes_bowerbird.curation.subjects import (
         ("I'm wheat intolerant.", "user:health:intolerance:wheat"),
         ("Garlic doesn't agree with me.", "user:health:intolerance:garlic"),
         ("I've been getting the train to work since my bike was stolen.", "user:work-location"),
+        # an injury told by how it happened, to any part it names
+        ("I wrecked my left knee skiing a few years ago.", "user:health:knee-injury"),
+        ("I tore my ACL playing football.", "user:health:acl-injury"),
         # how the user gets to work, whatever they ride
         ("I ride a Brompton to the office most days.", "user:work-location"),
         ("I catch the 7:42 train to work.", "user:work-location"),

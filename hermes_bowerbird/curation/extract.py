@@ -110,6 +110,9 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
             r"hate|dislike|despise|detest|can'?t stand|don'?t like|avoid)\b|\bi'd rather\b|"
             # "I only drink oat milk", "I'm scared of heights", "I'm terrified of flying"
             r"\bi (?:only|mostly|mainly) (?:drink|eat|wear|use|buy|fly|drive|read|watch|listen to)\b|"
+            # how they take a drink: "I take my tea black with no sugar", "I have my coffee with oat milk"
+            r"\bi (?:take|have|drink|like) my (?:tea|coffee|latte|cuppa|brew|gin|whisky|whiskey|steak|eggs) "
+            r"(?:black|white|strong|weak|milky|sweet|neat|rare|medium|well[- ]done|runny|with|without|no)\b|"
             r"\bi(?:'m| am) (?:(?:really|so|very|absolutely|quite|a bit|kind of|kinda|also) )*(?:scared|afraid|"
             r"terrified|frightened|petrified) of\b(?! (?:what|how|whether|if|that|when|where|who|it|this|losing|"
             r"failing|getting|being|messing|screwing)\b)|"
@@ -341,7 +344,7 @@ _SHORT_LIKING = re.compile(
 # is sam@acme.com."
 _OWN_VALUE = re.compile(
     r"^(?:my|our)\s+(?:[\w'’-]+\s+){0,3}?(?:is|are)\b(?:\s+now)?[^?]*?"
-    r"(?:\d|\s(?-i:[A-Z])[a-z]|[\w.+-]@[\w-]|https?://)",
+    r"(?:\d|\s(?-i:[A-Z])[a-z]|[\w.+-]@[\w-]|https?://|\s(?-i:A|B|AB|O)\s*(?:positive|negative|pos|neg|[+-]))",
     _I,
 )
 # what the user does or is with something named, however short: "I bank with Barclays.", "I'm with Vodafone.", "I

@@ -122,6 +122,22 @@ _CONDITIONS = (
     r"back|shoulder|ankle|wrist|hip)(?: injury)?|an? (?:left |right )?(?:knee|back|shoulder|ankle|wrist|hip) injury|"
     r"an? (?:eating|sleep|anxiety) disorder"
 )
+# the body's parts an injury is named by (its key: user:health:<part>-injury)
+_INJURED_PARTS = (
+    "knee",
+    "back",
+    "shoulder",
+    "ankle",
+    "wrist",
+    "hip",
+    "elbow",
+    "neck",
+    "foot",
+    "hamstring",
+    "achilles",
+    "acl",
+    "meniscus",
+)
 _CONDITION_ADJECTIVES = {
     "diabetic": "diabetes",
     "asthmatic": "asthma",
@@ -661,7 +677,8 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"bipolar|depressed|burned out|burnt out|lactose[- ]intolerant)\b|"
         # an injury told by how it happened: "I sprained my ankle", "I've torn my knee again"
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:sprained|broke|broken|twisted|tore|torn|pulled|injured|hurt|fractured|"
-        r"dislocated|busted)\s+my\s+(?:left\s+|right\s+)?(?P<cond6>knee|back|shoulder|ankle|wrist|hip)\b",
+        r"dislocated|busted|wrecked|ruptured|damaged|smashed|knackered|messed\s+up)\s+my\s+(?:left\s+|right\s+)?"
+        rf"(?P<cond6>{'|'.join(_INJURED_PARTS)})\b",
         lambda m: _condition_any(m),
     ),
     (
@@ -928,7 +945,7 @@ def _condition_key(found: str) -> str:
     found = re.sub(r"^(?:left|right) ", "", found)
     found = _CONDITION_SYNONYMS.get(found, found)
     found = re.sub(r" injury$", "", found)
-    if found in ("knee", "back", "shoulder", "ankle", "wrist", "hip"):
+    if found in _INJURED_PARTS:
         return f"{vocab.HEALTH}{found}-injury"
     return f"{vocab.HEALTH}{_clean(found)}"
 
