@@ -80,7 +80,7 @@ class _Items:
     episodes: dict[int, Episode] = field(default_factory=dict)
     # of the reranked pool, for relevance and MMR
     vectors: dict[Key, np.ndarray] = field(default_factory=dict)
-    # episode -> the memories it stated, and those of its episodes that stated only superseded memories
+    # episode -> the memories it stated; and of the episodes that stated only superseded memories, those memories
     stated: dict[int, list[int]] = field(default_factory=dict)
     stale_episodes: dict[int, list[int]] = field(default_factory=dict)
     # of the MMR pool's memories, loaded once
