@@ -157,15 +157,7 @@ def provider(chat: BowerbirdProvider) -> BowerbirdProvider:
 def test_the_new_value_comes_first_and_the_old_is_marked(
     provider: BowerbirdProvider, before: str, after: str, question: str, old: str, new: str
 ) -> None:
-    engine = provider.engine
-    assert engine is not None
-    provider.sync_turn(before, "Noted.", session_id="s0")
-    provider.sync_turn("What's a good recipe for banana bread?", "Here is one.", session_id="s0")
-    provider.on_session_switch("s1", reset=True)
-    provider.sync_turn(after, "Noted.", session_id="s1")
-    assert engine.flush(60)
-    provider.on_session_switch("s2", reset=True)
-    block = provider.prefetch(question)
+    block = _told_then_asked(provider, before, after, question)
     assert new in block
     lines = [line for line in block.splitlines() if old in line]
     assert all("superseded" in line for line in lines), block
@@ -196,19 +188,12 @@ def test_a_memory_that_holds_in_part_is_given_with_what_amended_it(
 ) -> None:
     """'The doctor switched my atorvastatin to rosuvastatin' leaves 'I take metformin and atorvastatin every
     morning' true of metformin: the old memory is not superseded, and whenever it is given the switch comes too."""
-    engine = provider.engine
-    assert engine is not None
-    provider.sync_turn(
-        "I take metformin and atorvastatin every morning.", "Noted.", session_id="s0"
+    block = _told_then_asked(
+        provider,
+        "I take metformin and atorvastatin every morning.",
+        "The doctor switched my atorvastatin to rosuvastatin.",
+        "Which medicines am I on?",
     )
-    provider.sync_turn("What's a good recipe for banana bread?", "Here is one.", session_id="s0")
-    provider.on_session_switch("s1", reset=True)
-    provider.sync_turn(
-        "The doctor switched my atorvastatin to rosuvastatin.", "Noted.", session_id="s1"
-    )
-    assert engine.flush(60)
-    provider.on_session_switch("s2", reset=True)
-    block = provider.prefetch("Which medicines am I on?")
     assert "metformin" in block and "rosuvastatin" in block, block
     _assert_marked_amended(block, "metformin", "rosuvastatin")
 
@@ -216,38 +201,47 @@ def test_a_memory_that_holds_in_part_is_given_with_what_amended_it(
 def test_news_of_someone_is_given_with_what_was_said_of_them(provider: BowerbirdProvider) -> None:
     """'My wife Ana works at Deloitte' also says who the wife is, so 'Ana started at PwC this week' cannot end it:
     whenever it is given, the news of her comes too."""
-    engine = provider.engine
-    assert engine is not None
-    provider.sync_turn("My wife Ana works at Deloitte.", "Noted.", session_id="s0")
-    provider.sync_turn("What's a good recipe for banana bread?", "Here is one.", session_id="s0")
-    provider.on_session_switch("s1", reset=True)
-    provider.sync_turn("Ana started at PwC this week.", "Congratulations to her!", session_id="s1")
-    assert engine.flush(60)
-    provider.on_session_switch("s2", reset=True)
-    block = provider.prefetch("Where does my wife work?")
+    block = _told_then_asked(
+        provider,
+        "My wife Ana works at Deloitte.",
+        "Ana started at PwC this week.",
+        "Where does my wife work?",
+        "Congratulations to her!",
+    )
     assert "Deloitte" in block and "PwC" in block, block
     _assert_marked_amended(block, "Deloitte", "PwC")
 
 
 def test_a_move_leaves_the_job_told_with_the_old_home(provider: BowerbirdProvider) -> None:
     """'I live in Leeds and work at Deloitte' is two memories, so moving to York ends the home and not the job."""
-    engine = provider.engine
-    assert engine is not None
-    provider.sync_turn(
-        "I live in Leeds and work at Deloitte as an accountant.", "Noted.", session_id="s0"
+    work = _told_then_asked(
+        provider,
+        "I live in Leeds and work at Deloitte as an accountant.",
+        "I moved to York last month.",
+        "Where do I work?",
+        "Exciting!",
     )
-    provider.sync_turn("What's a good recipe for banana bread?", "Here is one.", session_id="s0")
-    provider.on_session_switch("s1", reset=True)
-    provider.sync_turn("I moved to York last month.", "Exciting!", session_id="s1")
-    assert engine.flush(60)
-    provider.on_session_switch("s2", reset=True)
-    work = provider.prefetch("Where do I work?")
     assert "Deloitte" in work and "superseded" not in work, work
     provider.on_session_switch("s3", reset=True)
     home = provider.prefetch("Where do I live?")
     assert "York" in home and home.index("York") < home.index("Leeds") and "superseded" in home, (
         home
     )
+
+
+def _told_then_asked(
+    provider: BowerbirdProvider, before: str, after: str, question: str, reply: str = "Noted."
+) -> str:
+    """`before` in a session with a filler turn, `after` in the next, then `question` in a new one: the block."""
+    engine = provider.engine
+    assert engine is not None
+    provider.sync_turn(before, "Noted.", session_id="s0")
+    provider.sync_turn("What's a good recipe for banana bread?", "Here is one.", session_id="s0")
+    provider.on_session_switch("s1", reset=True)
+    provider.sync_turn(after, reply, session_id="s1")
+    assert engine.flush(60)
+    provider.on_session_switch("s2", reset=True)
+    return provider.prefetch(question)
 
 
 def _assert_marked_amended(block: str, old: str, new: str) -> None:
