@@ -131,6 +131,13 @@ def provider(chat: BowerbirdProvider) -> BowerbirdProvider:
             "Vespa to the office",
             "bus",
         ),
+        (  # a contact's new holder named after what it is
+            "Our landlord is Mr Okoro.",
+            "The flat's been sold, our new landlord is a company called Grainger.",
+            "Who is our landlord?",
+            "Okoro",
+            "Grainger",
+        ),
         (  # a contact's day from now on
             "Our cleaner comes on Thursdays.",
             "The cleaner can only do Mondays from now on.",

@@ -143,7 +143,7 @@ def test_plain_text_stays_as_typed(typed: str) -> None:
         (
             "the landlord is a guy called Réjean Thibodeau, he lives downstairs",
             "My landlord is a guy called Réjean Thibodeau, he lives downstairs",
-            None,
+            "user:contact:landlord",
         ),
         ("landlord is a guy called levan", "My landlord is a guy called levan", None),
         # a terse user's plans and finds, named however cased

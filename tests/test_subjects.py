@@ -187,6 +187,9 @@ from hermes_bowerbird.curation.subjects import (
         ("I sold the Civic and bought a Tesla Model 3.", "user:car"),
         # the people the user goes to, named in lowercase after a title, or by who sees them
         ("My GP is dr hollis.", "user:contact:gp"),
+        # named after what they are
+        ("Our landlord is a guy called Greg.", "user:contact:landlord"),
+        ("Our new landlord is a company called Grainger.", "user:contact:landlord"),
         ("My doctor is now dr hollis.", "user:contact:doctor"),
         ("Dr patel retired so I'm seeing dr hollis now.", "user:contact:doctor"),
         ("I see Dr. Moreau for my back.", "user:contact:doctor"),

@@ -567,7 +567,9 @@ _RULES: tuple[_Rule, ...] = _rules(
     # it's now Julia Weber"
     (
         rf"\b(?:my|our) (?:new |current |regular |usual |family )?(?P<contact>{_CONTACT})(?:'s name)? (?:is|'s) "
-        rf"(?:now |still )?{_PERSON_NAME}|"
+        # ...named after what they are: "our landlord is a guy called Greg", "a company called Grainger"
+        r"(?:now |still )?(?:an?\s+(?:\w+\s+)?(?:company|firm|agency|business|guy|bloke|chap|man|woman|lady|girl|lad"
+        rf"|couple|family|place|practice|outfit)\s+(?:called|named)\s+)?{_PERSON_NAME}|"
         rf"\b{_ME}(?:'ve| have)?\s+{_NOW}(?:(?:switched|changed)\s+(?:to\s+a\s+new\s+)?|(?:registered with|signed up "
         rf"with|found|got|have|hired)\s+a\s+new\s+)(?P<contact2>{_CONTACT})s?\b|"
         rf"(?!(?:this|that|he|she|it|who|there|here|what)\b)(?-i:[A-Z])\w+ (?:is|'s) (?:now )?my "
