@@ -188,6 +188,8 @@ LANGUAGES = (
     r"greek|turkish|russian|ukrainian|arabic|hebrew|hindi|urdu|bengali|chinese|mandarin|cantonese|japanese|"
     r"korean|vietnamese|thai|indonesian|malay|tagalog|romanian|hungarian|catalan|basque|irish|welsh|swahili"
 )
+# what the user is studying, one slot per subject: a language, a course, a degree's field
+STUDIES = _subject("user:study:")
 # going back or switching to one: "go back to english", "switch back to answering in Spanish"
 BACK_TO_LANGUAGE = (
     rf"(?:go\s+back\s+to|switch\s+(?:back\s+)?to)\s+(?:answering\s+in\s+)?(?:{LANGUAGES})\b"

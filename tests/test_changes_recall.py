@@ -138,6 +138,20 @@ def provider(chat: BowerbirdProvider) -> BowerbirdProvider:
             "Okoro",
             "Grainger",
         ),
+        (  # what the user studies, and the language they switched to
+            "I'm learning Spanish on Duolingo, 40-day streak so far.",
+            "I switched from Spanish to Italian on Duolingo last week.",
+            "Which language am I studying at the moment?",
+            "learning Spanish",
+            "Italian",
+        ),
+        (
+            "I'm learning Spanish on Duolingo.",
+            "I'm learning Italian now instead.",
+            "Which language am I learning?",
+            "Spanish",
+            "Italian",
+        ),
         (  # a contact's day from now on
             "Our cleaner comes on Thursdays.",
             "The cleaner can only do Mondays from now on.",

@@ -219,6 +219,8 @@ def test_hostile_queries_analyse(text: str) -> None:
         ("Who does the dishes tonight?", ()),  # no one the user goes to
         ("Who is my boss?", ("user:manager",)),
         ("How do I get to the office?", ("user:job", "user:employer", "user:work-location")),
+        ("What am I studying?", ("user:study:",)),
+        ("Which language am I learning at the moment?", ("user:study:",)),
         ("Who do I report to?", ("user:manager",)),
         ("What dose of sertraline am I on?", ("user:health:", "user:medication:")),
     ],

@@ -62,6 +62,11 @@ from hermes_bowerbird.curation.subjects import (
         ("I'm wheat intolerant.", "user:health:intolerance:wheat"),
         ("Garlic doesn't agree with me.", "user:health:intolerance:garlic"),
         ("I've been getting the train to work since my bike was stolen.", "user:work-location"),
+        # what the user studies, one slot per subject
+        ("I'm learning Japanese.", "user:study:japanese"),
+        ("I'm doing a part-time MSc in data science at Birkbeck.", "user:study:data-science"),
+        ("I'm taking a course on data science on Coursera.", "user:study:data-science"),
+        ("I'm studying law at UCL.", "user:study:law"),
         # an injury told by how it happened, to any part it names
         ("I wrecked my left knee skiing a few years ago.", "user:health:knee-injury"),
         ("I tore my ACL playing football.", "user:health:acl-injury"),
@@ -488,6 +493,8 @@ def test_a_contained_sentence_keeps_its_own_subject() -> None:
         ("I think I am an expert hiker now.", None),
         ("I teach yoga on weekends.", None),  # teaching, but no school: not a job
         ("I usually get to work by 8:30 AM.", None),  # when they arrive, not how
+        ("I'm learning to cook.", None),  # no subject of study named
+        ("I'm studying for my driving test.", None),
         ("I take my gym bag with me to work on Tuesdays.", None),
         ("My son sprained his ankle.", None),  # someone else's injury
         ("My son has a nut allergy.", None),

@@ -46,6 +46,7 @@ EXAMPLES = {
     "user:contact:": "My dentist is Dr. Okafor.",
     "user:habit:": "I quit smoking.",
     "user:routine:": "I run every morning.",
+    "user:study:": "I'm learning Japanese.",
     "user:favourite:": "My favourite band is Radiohead.",
     "user:car": "I drive a Toyota.",
     "user:vehicle:": "I bought a motorcycle.",

@@ -90,6 +90,7 @@ STATEMENT_CACHE = 64
 NEW_TIME = "changed: a new time for the same thing"
 NEW_HOLDER = "changed: a new holder for the same thing"
 NEW_AMOUNT = "changed: a new amount for the same thing"
+NEW_DOING = "changed: a new thing done the same way"
 
 _I = re.IGNORECASE
 
@@ -503,7 +504,7 @@ _REASONS = {
     "instead": "changed: a new value instead of the old",
     "value": "changed: a new value instead of the old",
     "plan": "changed: the user changed their mind",
-    "doing": "changed: a new thing done the same way",
+    "doing": NEW_DOING,
     "done": "changed: the thing the user was doing is done",
 }
 

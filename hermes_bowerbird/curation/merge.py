@@ -16,6 +16,7 @@ from ..text import holds_name, stem_words, value_words
 from ..types import Candidate, ItemKind, Memory, MemoryType, NewMemory, Relation
 from .changes import (
     NEW_AMOUNT,
+    NEW_DOING,
     NEW_HOLDER,
     NEW_TIME,
     ROUTINE_SIMILARITY,
@@ -355,6 +356,10 @@ def _closed(candidate: Candidate, closable: Sequence[Neighbour]) -> dict[int, st
                 _names_contact(memory, candidate.content) or _names_drug(memory, candidate.content)
             ):
                 out[memory.id] = NEW_AMOUNT
+            # ...and what the user studies, when they study another thing instead: "I'm learning Italian now
+            # instead" ends "I'm learning Spanish on Duolingo" (one slot per subject, so no slot of its own ends it)
+            elif changed == NEW_DOING and memory.subject.startswith(vocab.STUDIES):
+                out[memory.id] = NEW_DOING
             continue
         closed = (
             None

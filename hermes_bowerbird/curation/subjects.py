@@ -379,6 +379,11 @@ def _rules(*pairs: tuple[str, Key]) -> tuple[_Rule, ...]:
     return tuple(_Rule(re.compile(p, _I), k) for p, k in pairs)
 
 
+def _study_any(m: re.Match[str]) -> str | None:
+    found = _first_group(m, ("lang", "field", "subject"))
+    return f"{vocab.STUDIES}{_clean(found)}" if found else None
+
+
 _RULES: tuple[_Rule, ...] = _rules(
     # "call me" as the user asks it ("Call me Jo", "please call me Jo"), not what others call them ("The kids call me
     # Madame Lolo": a nickname, not the name)
@@ -824,6 +829,18 @@ _RULES: tuple[_Rule, ...] = _rules(
         r"\b(?:we|i) (?:(?:always|usually|now|still|currently|just) )?track (?:\w+ ){0,3}?(?:in|with|on|using|via) "
         r"(?P<tool>[A-Za-z][\w.+-]*(?: issues)?)",
         _issue_tracker,
+    ),
+    # what the user studies: a language ("I'm learning Japanese"), a course or degree and its field ("I'm doing a
+    # part-time MSc in data science", "I'm studying law at UCL")
+    (
+        rf"\bi(?:'m| am)\s+{_NOW}(?:(?:learning|studying)\s+(?P<lang>{vocab.LANGUAGES})\b"
+        r"|(?:doing|taking|studying\s+for|studying|in\s+the\s+(?:first|second|third|final|last)\s+year\s+of)\s+"
+        r"(?:an?\s+|my\s+)?(?:(?:part|full)[- ]time\s+|online\s+|evening\s+|distance\s+)?"
+        r"(?P<course>msc|ma|mba|mphil|bsc|ba|llb|phd|masters?|master's|doctorate|degree|diploma|certificate|course"
+        r"|a[- ]levels?|apprenticeship|bootcamp)\s+(?:in|on)\s+(?P<field>[a-z][\w -]{2,40}?)"
+        r"(?=\s*(?:$|[,.;!?]|\s+(?:at|on|in|from|for|with|through|via|online|part|full|and|so|because|but)\b))"
+        r"|studying\s+(?P<subject>[a-z][\w -]{2,30}?)\s+at\s+(?-i:[A-Z]))",
+        _study_any,
     ),
 )
 

@@ -82,6 +82,11 @@ _SUBJECT_HINTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             r"business|practice)\b",
             (vocab.JOB, vocab.EMPLOYER, vocab.WORK_LOCATION),
         ),
+        # what the user studies: "What am I studying?", "Which language am I learning?", "What's my degree in?"
+        (
+            r"\b(stud(?:y|ies|ying)|learning|degree|course|masters|msc|mba|phd|diploma)\b",
+            (vocab.STUDIES,),
+        ),
         # what the user cannot eat is part of their diet: "any dietary restriction?" asks for an intolerance too
         (
             r"\b(diet\w*|eats?|eating|food|vegan\w*|vegetarian\w*|meat)\b",
