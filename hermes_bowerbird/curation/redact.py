@@ -945,16 +945,6 @@ _RULES: tuple[_Rule, ...] = (
         flags=re.IGNORECASE,
     ),
     _rule(
-        # the answer to the commonest security question: "my mum's maiden name is Fitzgerald"
-        "secret",
-        r"\b(?:mother|mum|mom|mam|mommy|mummy)['’]?s[ \t]+maiden[ \t]+name[ \t]*(?:is|was|:|=)[ \t]*"
-        r"(?P<value>(?-i:[A-Z])[\w'’-]+(?:[ \t]+(?-i:[A-Z])[\w'’-]+){0,2})",
-        ("maiden",),
-        lower=True,
-        locate=_group_value,
-        flags=re.IGNORECASE,
-    ),
-    _rule(
         # a code given as digits, however it is put: "door code 5566", "pin 8812 for the alarm", "combo is 0917",
         # "key safe on the side wall, code is 2741", "the code for the lockbox is 3390", "alarm code there is 1-9-8-4",
         # "their alarm code for early setup, it's 9-1-7-7-4"; set anew: "the gate code changed to 7788", "alarm code's
@@ -1107,12 +1097,13 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         # what a bank asks besides the password: "the memorable word is Ceredigion", "security answer: Rex",
-        # "mother's maiden name is Pryce"
+        # "mother's maiden name is Pryce", "my mum's maiden name is Fitzgerald"
         "password",
         r"\b(?:memorable[ \t]+(?:word|phrase|name|place|date|information|info)|security[ \t]+(?:answer|word)"
         r"|secret[ \t]+(?:answer|word)|answer[ \t]+to[ \t]+(?:my|the)[ \t]+security[ \t]+question"
         r"|security[ \t]+question(?:[ \t]+answer)?"
-        r"|mother['’]?s[ \t]+maiden[ \t]+name)(?:[ \t]+(?:for|on|at)[ \t]+[\w'’-]{1,30})?[ \t]*(?:is|was|=|:)[ \t]*"
+        r"|(?:mother|mum|mom|mam|mommy|mummy)['’]?s[ \t]+maiden[ \t]+name)"
+        r"(?:[ \t]+(?:for|on|at)[ \t]+[\w'’-]{1,30})?[ \t]*(?:is|was|=|:)[ \t]*"
         r"(?P<value>\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s\"'`,;.!?]{2,64})",
         ("memorable", "security", "secret", "maiden"),
         lower=True,
