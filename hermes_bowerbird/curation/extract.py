@@ -66,6 +66,9 @@ _PAST_VERB = (
     r"wrote|bought|sold|ate|drank|drove|heard|understood|gave|kept|sat|spoke|became|began|brought|won|lost|"
     r"paid|sent|spent"
 )
+# what a fear "of" names when it is a fear of how things may go, not of a thing: "I'm afraid of failing", "of what
+# happens next" (a preference or a trait is a thing feared: "I'm terrified of flying")
+_FEAR_OF_HOW = r"(?:what|how|whether|if|that|when|where|who|it|this|losing|failing|getting|being|messing|screwing)"
 _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
     (t, re.compile(p, _I))
     for t, p in (
@@ -114,8 +117,7 @@ _TYPE_RULES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = tuple(
             r"\bi (?:take|have|drink|like) my (?:tea|coffee|latte|cuppa|brew|gin|whisky|whiskey|steak|eggs) "
             r"(?:black|white|strong|weak|milky|sweet|neat|rare|medium|well[- ]done|runny|with|without|no)\b|"
             r"\bi(?:'m| am) (?:(?:really|so|very|absolutely|quite|a bit|kind of|kinda|also) )*(?:scared|afraid|"
-            r"terrified|frightened|petrified) of\b(?! (?:what|how|whether|if|that|when|where|who|it|this|losing|"
-            r"failing|getting|being|messing|screwing)\b)|"
+            rf"terrified|frightened|petrified) of\b(?! {_FEAR_OF_HOW}\b)|"
             # "I never eat meat", not a past "I never went" or "I always used to"
             # ...nor what happens to them: "I always forget it", "I never get a seat"
             rf"\bmy favou?rite\b|\b(?:i|we) (?:always|never|usually|rarely)\b(?! (?:{_PAST_VERB}|forget|lose|miss|get"
@@ -368,8 +370,7 @@ _TRAIT = re.compile(
     r"|blind\s+in\s+one\s+eye|deaf\s+in\s+one\s+ear|asthmatic|epileptic|anaemic|anemic|an?\s+insomniac|insomniac"
     r"|claustrophobic|agoraphobic"
     # a fear of a thing, not of how things may go: "I'm afraid of failing"
-    r"|(?:terrified|scared|afraid|frightened|petrified|phobic)\s+of\s+(?!(?:what|how|whether|if|that|when|where|who|it"
-    r"|this|losing|failing|getting|being|messing|screwing)\b)\w)",
+    rf"|(?:terrified|scared|afraid|frightened|petrified|phobic)\s+of\s+(?!{_FEAR_OF_HOW}\b)\w)",
     _I,
 )
 # what one of the user's people is or has, however short: "Sam is pescatarian now.", "Maddie has a nut allergy."

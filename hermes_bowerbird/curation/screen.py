@@ -217,10 +217,9 @@ _GATES: dict[str, tuple[str, ...]] = {
         "authori",
         "asked",
         "wants",
-        "instruct",
+        "instruct",  # and "instructed"
         "order",
         "command",
-        "instructed",
         "told",
         "allowed",
         "consented",
