@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from .curation.screen import inert
 from .options import RecallOptions
-from .retrieval import Hit, format_hits, item_key
+from .retrieval import Hit, fit_to_budget, item_key
+from .retrieval.budget import hit_line
 from .types import Bulletin, ItemKind
 
 if TYPE_CHECKING:
@@ -144,10 +145,12 @@ class SessionRecall:
             for h in found
             if (str(h.kind), h.id) not in exclude and not _already_given(h.content, given)
         ]
+        # only what fits is given: a hit the budget leaves out may be injected on a later turn
+        fitted = fit_to_budget(hits, budget)
         parts = [inert(note)] if note else []
-        if hits:
-            parts += [PREFETCH_HEADER, DATA_NOTE, format_hits(hits, budget)]
-        return Block("\n".join(parts), tuple(hits), latest)
+        if fitted:
+            parts += [PREFETCH_HEADER, DATA_NOTE, "\n".join(hit_line(h) for h in fitted)]
+        return Block("\n".join(parts), tuple(fitted), latest)
 
     def mark_given(self, block: Block) -> None:
         """The block reached the host: its hits and bulletin note are never injected again in this session."""

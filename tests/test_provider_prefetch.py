@@ -17,7 +17,9 @@ from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.options import TurnCapture
 from hermes_bowerbird.provider import BowerbirdProvider
+from hermes_bowerbird.retrieval import Hit
 from hermes_bowerbird.session_recall import MODEL_WAIT_SHARE, SessionRecall
+from hermes_bowerbird.types import ItemKind
 
 if TYPE_CHECKING:
     from hermes_bowerbird.types import FloatArray
@@ -111,6 +113,23 @@ def quick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Bowerbird
 def _say(provider: BowerbirdProvider, text: str) -> None:
     provider.sync_turn(text, "Noted.", session_id=provider.session_id)
     assert provider.engine is not None and provider.engine.flush(30)
+
+
+def test_only_what_fits_the_budget_counts_as_given(quick: BowerbirdProvider) -> None:
+    engine = quick.engine
+    assert engine is not None
+    long = "We keep the spare keys with the neighbours at number nine, the blue door. " * 6
+    found = [
+        Hit(ItemKind.EPISODE, i, None, f"{i}: {long}", 1.0 / i, time.time()) for i in range(1, 41)
+    ]
+    block = quick.recall.block(engine, found, quick.visible, quick.write_scope)
+    shown = [h.id for h in block.hits]
+    assert 0 < len(shown) < len(found)
+    assert all(f"[episode #e{i}," in block.text for i in shown)
+    assert not any(f"[episode #e{h.id}," in block.text for h in found if h.id not in shown)
+    quick.recall.mark_given(block)
+    later = quick.recall.block(engine, found, quick.visible, quick.write_scope)
+    assert later.hits and not {h.id for h in later.hits} & set(shown)  # the rest may come later
 
 
 def test_a_turn_still_in_the_context_is_not_injected(quick: BowerbirdProvider) -> None:
