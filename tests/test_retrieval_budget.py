@@ -90,3 +90,15 @@ def test_no_budget_keeps_everything() -> None:
     hits = [hit(1, 1.0), hit(2, 0.5)]
     assert fit_to_budget(hits, None) == hits
     assert format_hits(hits).count("\n") == 1
+
+
+def test_an_old_value_is_not_shown_without_what_it_carries() -> None:
+    old = replace(hit(1, 1.0), superseded=True, carries=(("memory", 2),))
+    later = [hit(2, 0.2), hit(3, 0.2)]
+    shown = [h.id for h in fit_to_budget([old, *later], 600)]
+    assert shown == [1, 2, 3]
+    # its successor does not fit: the old value is not shown alone
+    assert [h.id for h in fit_to_budget([old, hit(3, 0.9), hit(2, 0.05)], 60)] == [3]
+    assert [h.id for h in fit_to_budget([old, hit(3, 0.9), hit(2, 0.05)], 600)] == [1, 3, 2]
+    # a successor given earlier (not among these hits) is no matter
+    assert [h.id for h in fit_to_budget([old, hit(3, 0.2)], 600)] == [1, 3]

@@ -458,6 +458,19 @@ def test_a_stale_fact_that_passes_the_gate_carries_its_successor(world: World) -
     assert format_hits(hits).count(", superseded]") == 1
 
 
+def test_what_a_fact_carries_comes_right_after_it_past_the_limit(world: World) -> None:
+    old = world.remember("I take metformin and atorvastatin every morning.", subject="user:health")
+    world.remember("We deploy the billing service to Kubernetes with Helm charts")
+    world.clock.now += 30 * DAY
+    new = world.remember("The doctor switched my atorvastatin to rosuvastatin.")
+    query = "Which medicines am I on?"
+    floor = world.config.prefetch_gate
+    assert world.search(query, min_relevance=floor)[0].id == old
+    hits = world.search(query, min_relevance=floor, limit=1)
+    assert [h.id for h in hits] == [old, new]
+    assert hits[0].amended_by == (new,) and hits[0].carries == (("memory", new),)
+
+
 def test_prefetch_gate_is_an_operating_point_inside_the_relevance_range(world: World) -> None:
     assert 0.0 < world.config.prefetch_gate < 1.0
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ..curation.screen import inert
 from ..text import CHARS_PER_TOKEN, estimate_tokens
-from .results import Hit, iso_date
+from .results import Hit, ItemKey, iso_date
 
 # a hit that cannot get this much room is dropped rather than shown as a stub
 MIN_CONTENT_TOKENS = 12
@@ -73,7 +73,19 @@ def fit_to_budget(hits: Sequence[Hit], budget_tokens: int | None) -> list[Hit]:
         fitted = replace(hit, content=content, truncated=hit.truncated or cut)
         out.append(fitted)
         remaining -= estimate_tokens(hit_line(fitted)) + 1
-    return out
+    return _whole(out, {h.key for h in ordered})
+
+
+def _whole(fitted: list[Hit], given: set[ItemKey]) -> list[Hit]:
+    """The fitted hits less any whose successor or amendment was given to fit but did not: an old value is never
+    shown without what says it changed (what was not given at all, as already shown this session, is no matter)."""
+    kept = list(fitted)
+    while True:
+        keys = {h.key for h in kept}
+        whole = [h for h in kept if all(k in keys or k not in given for k in h.carries)]
+        if len(whole) == len(kept):
+            return whole
+        kept = whole
 
 
 def format_hits(hits: Sequence[Hit], budget_tokens: int | None = None) -> str:

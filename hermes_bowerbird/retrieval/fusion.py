@@ -27,6 +27,8 @@ class Fused:
     signals: dict[str, float] = field(default_factory=dict)
     # later memories carried with this one because they amend part of it (retriever.Retriever._relevant)
     amended_by: list[int] = field(default_factory=list)
+    # what is never given without this one: its successors and amendments (retriever.Retriever._relevant)
+    carries: list[Key] = field(default_factory=list)
 
 
 def weighted_rrf(

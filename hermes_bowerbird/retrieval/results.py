@@ -58,6 +58,9 @@ class Hit:
     # later memories given with this one that change part of what it says ("Ana started at PwC" for "My wife Ana
     # works at Deloitte"): it still holds in part, so it is not superseded
     amended_by: tuple[int, ...] = ()
+    # what is never given without this hit (its successors and amendments): a budget that cannot fit one of them
+    # leaves this one out too (budget.fit_to_budget)
+    carries: tuple[ItemKey, ...] = ()
 
     @property
     def key(self) -> ItemKey:

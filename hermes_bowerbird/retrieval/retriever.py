@@ -224,7 +224,7 @@ class Retriever:
                 request.min_relevance,
                 None if gate_vector is query_vector else gate_vector,
             )
-        chosen = self._diversify(ranked, items, limit)
+        chosen = _with_carried(self._diversify(ranked, items, limit), ranked)
         missing = [
             e.key[1]
             for e in chosen
@@ -337,6 +337,8 @@ class Retriever:
             for memory_id in stated:
                 head = current_head(memory_id, items.memories)
                 successor = pooled.get((ItemKind.MEMORY, head)) if head is not None else None
+                if successor is not None and successor.key not in pooled[key].carries:
+                    pooled[key].carries.append(successor.key)
                 if successor is not None and successor.key not in kept:
                     successor.signals["carried"] = 1.0
                     kept.add(successor.key)
@@ -347,6 +349,7 @@ class Retriever:
                 for amendment in _amendments(items.memories.get(memory_id), news):
                     if amendment.key[1] not in pooled[key].amended_by:
                         pooled[key].amended_by.append(amendment.key[1])
+                        pooled[key].carries.append(amendment.key)
                     if amendment.key not in kept:
                         amendment.signals["carried"] = 1.0
                         kept.add(amendment.key)
@@ -628,6 +631,7 @@ class Retriever:
                         signals,
                         superseded=not item.is_current(self.clock()),
                         amended_by=tuple(entry.amended_by),
+                        carries=tuple(item_key(*k) for k in entry.carries),
                     )
                 )
             elif isinstance(item, Episode):
@@ -643,9 +647,32 @@ class Retriever:
                         signals,
                         superseded=bool(entry.signals.get("superseded")),
                         amended_by=tuple(entry.amended_by),
+                        carries=tuple(item_key(*k) for k in entry.carries),
                     )
                 )
         return hits
+
+
+def _with_carried(chosen: list[Fused], ranked: Sequence[Fused]) -> list[Fused]:
+    """The chosen, each followed by what it is never given without (its successors and amendments), also when the
+    limit or the near-duplicate rule left that out: an old value is never shown with nothing to say it changed,
+    and a budget that cuts from the end cuts what it carries after it (`budget.fit_to_budget`)."""
+    pooled = {e.key: e for e in ranked}
+    out: list[Fused] = []
+    seen: set[Key] = set()
+
+    def add(entry: Fused) -> None:
+        if entry.key in seen:
+            return
+        seen.add(entry.key)
+        out.append(entry)
+        for key in entry.carries:
+            if key in pooled:
+                add(pooled[key])
+
+    for entry in chosen:
+        add(entry)
+    return out
 
 
 def _news(pool: Sequence[Fused], items: _Items) -> list[tuple[Fused, Memory]]:
