@@ -252,6 +252,11 @@ def _card_expiry(m: re.Match[str]) -> Span | None:
     return m.span("value") if _CARD_WORD.search(_before(m, 80)) else None
 
 
+# what names a network whose key may follow, as a pattern and as the rules' trigger words
+_NETWORK = r"(?:wi-?fi|wlan|network|router|hotspot|ssid)"
+_NETWORK_WORDS = ("wifi", "wi-fi", "wlan", "network", "router", "hotspot", "ssid")
+
+
 def _network_key(m: re.Match[str]) -> Span | None:
     """A network's key: password-like text (letters with a digit or a symbol), not a word."""
     group = "value" if m.group("value") is not None else "slashed"
@@ -916,10 +921,10 @@ _RULES: tuple[_Rule, ...] = (
         # a network's key: "the school's wifi code for parents evening is Krekel2024!", "wi-fi password: kettle-Moon9",
         # "router key = 7Hb2kQ" (all letters unquoted is a word: "the wifi password is written on the router")
         "password",
-        r"\b(?:wi-?fi|wlan|network|router|hotspot)[ \t]+(?:code|key|password|pass|pw|pwd)"
+        rf"\b{_NETWORK}[ \t]+(?:code|key|password|pass|pw|pwd)"
         r"(?:[ \t]+(?:for|at|in|on)[ \t]+[\w'’-]{1,30}(?:[ \t]+[\w'’-]{1,30}){0,3}?)?"
         r"(?:,?[ \t]+(?:it['’]?s|it[ \t]+is))?[ \t]*(?:is|was|=|:)[ \t]*" + _SAID_PASSWORD,
-        ("wifi", "wi-fi", "wlan", "network", "router", "hotspot"),
+        _NETWORK_WORDS,
         lower=True,
         locate=_password_is,
         flags=re.IGNORECASE,
@@ -928,9 +933,9 @@ _RULES: tuple[_Rule, ...] = (
         # ...or further on in a sentence naming the network: "the wifi at the cottage: network Hillside_5G, key is
         # meadowlark-42" (a word is no key: "the wifi keeps dropping, the key is to restart the router")
         "password",
-        r"\b(?:wi-?fi|wlan|network|router|hotspot|ssid)\b[^\n.!?]{0,60}?[ \t,;]+(?:the[ \t]+)?"
+        rf"\b{_NETWORK}\b[^\n.!?]{{0,60}}?[ \t,;]+(?:the[ \t]+)?"
         r"(?:key|password|pass|pw|pwd|code)[ \t]*(?:is|was|=|:)[ \t]*" + _SAID_PASSWORD,
-        ("wifi", "wi-fi", "wlan", "network", "router", "hotspot", "ssid"),
+        _NETWORK_WORDS,
         lower=True,
         locate=_password_is,
         flags=re.IGNORECASE,
@@ -1194,10 +1199,10 @@ _RULES: tuple[_Rule, ...] = (
         # a network's key given after its name: "router: network VF-Balcon-Azul, key 7Qx9-ZmP2-4LrT", "wifi
         # Marsolais_5G / Clementine!Rue88"
         "password",
-        r"\b(?:wi-?fi|router|network|hotspot)\b[^\n]{0,50}?\b(?:key|pass(?:word)?|pw|pwd|code)\b[ \t]*[:=]?[ \t]*"
+        rf"\b{_NETWORK}\b[^\n]{{0,50}}?\b(?:key|pass(?:word)?|pw|pwd|code)\b[ \t]*[:=]?[ \t]*"
         r"(?P<value>[^\s,;\"'`]{6,64})"
         r"|\bwi-?fi\b[ \t:]*[^\s/]{2,40}[ \t]*/[ \t]*(?P<slashed>[^\s,;\"'`]{4,64})",
-        ("wifi", "wi-fi", "router", "network", "hotspot"),
+        _NETWORK_WORDS,
         lower=True,
         locate=_network_key,
         flags=re.IGNORECASE,
