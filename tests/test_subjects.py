@@ -123,6 +123,11 @@ from hermes_bowerbird.curation.subjects import (
         ("I have a bad left knee, so no steep hikes.", "user:health:knee-injury"),
         ("I'm 62 kg now, 158 cm.", "user:weight"),
         ("I have a right shoulder injury.", "user:health:shoulder-injury"),
+        # a condition named by any part an injury is named by
+        ("I have a bad elbow, so no tennis for me.", "user:health:elbow-injury"),
+        ("I suffer from a hamstring injury.", "user:health:hamstring-injury"),
+        ("I’m living with a hamstring injury.", "user:health:hamstring-injury"),
+        ("I'm currently being treated for anxiety.", "user:health:anxiety"),
         ("I have a severe peanut allergy.", "user:allergy:peanut"),
         ("My shellfish allergy flared up again.", "user:allergy:shellfish"),
         ("I'm Muslim.", "user:faith"),

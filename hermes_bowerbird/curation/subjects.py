@@ -111,17 +111,6 @@ _CAR_MAKES = (
     r"vauxhall|mitsubishi|suzuki|dacia|cupra|byd|land rover|range rover|jaguar|buick|cadillac|chrysler|lincoln|"
     r"acura|infiniti|genesis|alfa romeo|lancia|saab"
 )
-_CONDITIONS = (
-    r"(?:type [12] )?diabetes|prediabetes|asthma|adhd|autism|depression|anxiety|panic attacks|ptsd|ocd|"
-    r"bipolar(?: disorder)?|insomnia|sleep apnea|migraines?|c(?:o)?eliac(?: disease)?|ibs|crohn'?s(?: disease)?|"
-    r"colitis|arthritis|high blood pressure|hypertension|high cholesterol|cancer|long covid|covid|burnout|"
-    r"chronic pain|back pain|tendinitis|tinnitus|eczema|psoriasis|epilepsy|fibromyalgia|lupus|"
-    r"(?:fructose|lactose|gluten|histamine)\s+(?:malabsorption|intolerance)|plantar fasciitis|bursitis|shin splints|"
-    r"(?:patellar\s+|achilles\s+)?tendinopathy|a stress fracture|graves(?:['’])?\s+disease|hashimoto['’]?s|"
-    r"hypothyroidism|anemia|gout|a heart condition|a (?:bad |torn |broken |sprained )(?:left |right )?(?:knee|"
-    r"back|shoulder|ankle|wrist|hip)(?: injury)?|an? (?:left |right )?(?:knee|back|shoulder|ankle|wrist|hip) injury|"
-    r"an? (?:eating|sleep|anxiety) disorder"
-)
 # the body's parts an injury is named by (its key: user:health:<part>-injury)
 _INJURED_PARTS = (
     "knee",
@@ -137,6 +126,18 @@ _INJURED_PARTS = (
     "achilles",
     "acl",
     "meniscus",
+)
+_PARTS = "|".join(_INJURED_PARTS)
+_CONDITIONS = (
+    r"(?:type [12] )?diabetes|prediabetes|asthma|adhd|autism|depression|anxiety|panic attacks|ptsd|ocd|"
+    r"bipolar(?: disorder)?|insomnia|sleep apnea|migraines?|c(?:o)?eliac(?: disease)?|ibs|crohn'?s(?: disease)?|"
+    r"colitis|arthritis|high blood pressure|hypertension|high cholesterol|cancer|long covid|covid|burnout|"
+    r"chronic pain|back pain|tendinitis|tinnitus|eczema|psoriasis|epilepsy|fibromyalgia|lupus|"
+    r"(?:fructose|lactose|gluten|histamine)\s+(?:malabsorption|intolerance)|plantar fasciitis|bursitis|shin splints|"
+    r"(?:patellar\s+|achilles\s+)?tendinopathy|a stress fracture|graves(?:['’])?\s+disease|hashimoto['’]?s|"
+    r"hypothyroidism|anemia|gout|a heart condition|"
+    rf"a (?:bad |torn |broken |sprained )(?:left |right )?(?:{_PARTS})(?: injury)?|"
+    rf"an? (?:left |right )?(?:{_PARTS}) injury|an? (?:eating|sleep|anxiety) disorder"
 )
 _CONDITION_ADJECTIVES = {
     "diabetic": "diabetes",
@@ -674,8 +675,8 @@ _RULES: tuple[_Rule, ...] = _rules(
     (
         rf"\bi(?:'ve| have)?\s+(?:been\s+|was\s+|just\s+|recently\s+|finally\s+)*(?:diagnosed with|developed)\s+"
         rf"(?:(?:mild|severe|chronic|early)\s+)?(?P<cond>{_CONDITIONS})\b|"
-        rf"\bi\s+{_NOW}(?:have|suffer from|live with|struggle with|deal with|manage|am living with|'m living with|"
-        rf"am being treated for|'m being treated for)\s+(?:(?:mild|severe|chronic|bad|really bad)\s+)?"
+        rf"\bi(?:\s+|(?=['’]m\s)){_NOW}(?:have|suffer from|live with|struggle with|deal with|manage|"
+        rf"(?:am|['’]m)\s+{_NOW}(?:living with|being treated for))\s+(?:(?:mild|severe|chronic|bad|really bad)\s+)?"
         rf"(?P<cond2>{_CONDITIONS})\b|"
         rf"\bi(?:'m| am|'ve| have)\s+{_NOW}(?:fully\s+)?(?:recovering|recovered|in remission|healed|cured|over)\s+"
         rf"(?:from\s+)?(?:my\s+|the\s+)?(?P<cond3>{_CONDITIONS})\b|"
@@ -685,7 +686,7 @@ _RULES: tuple[_Rule, ...] = _rules(
         # an injury told by how it happened: "I sprained my ankle", "I've torn my knee again"
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:sprained|broke|broken|twisted|tore|torn|pulled|injured|hurt|fractured|"
         r"dislocated|busted|wrecked|ruptured|damaged|smashed|knackered|messed\s+up)\s+my\s+(?:left\s+|right\s+)?"
-        rf"(?P<cond6>{'|'.join(_INJURED_PARTS)})\b",
+        rf"(?P<cond6>{_PARTS})\b",
         lambda m: _condition_any(m),
     ),
     (
