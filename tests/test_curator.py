@@ -226,6 +226,19 @@ def test_a_value_said_in_chat_shorthand_replaces_the_old_one(env: Env) -> None:
     )
 
 
+def test_im_working_and_im_taking_take_their_slot_and_a_call_asked_for_none(env: Env) -> None:
+    said = _teller(env)
+    job = said("I work at Deloitte as an auditor.")[0]
+    kpmg = _replaced_by(env, said, job, "I'm working at KPMG now, in their tax team.")
+    vitamins = said("I'm taking vitamin D tablets over the winter.")[0]
+    assert env.store.memories.require(vitamins).subject == "user:medication:vitamin-d"
+    # working "at the moment" names no employer, and a call asked for no name
+    name = said("My name is Priya Raman.")[0]
+    said("I'm working at the moment, call me later about the holiday.")
+    assert env.store.memories.require(kpmg).is_current(NOW + 1)
+    assert env.store.memories.require(name).is_current(NOW + 1)
+
+
 def test_more_said_of_a_partner_or_pet_adds_to_what_is_known(env: Env) -> None:
     said = _teller(env)
     gluten = said("My partner Jordan is gluten intolerant.")[0]

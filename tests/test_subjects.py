@@ -127,6 +127,8 @@ from hermes_bowerbird.curation.subjects import (
         ("I have a bad elbow, so no tennis for me.", "user:health:elbow-injury"),
         ("I suffer from a hamstring injury.", "user:health:hamstring-injury"),
         ("I’m living with a hamstring injury.", "user:health:hamstring-injury"),
+        ("I'm working at Deloitte now.", "user:employer"),
+        ("I'm now taking iron tablets.", "user:medication:iron"),
         ("I'm currently being treated for anxiety.", "user:health:anxiety"),
         ("I have a severe peanut allergy.", "user:allergy:peanut"),
         ("My shellfish allergy flared up again.", "user:allergy:shellfish"),
@@ -261,6 +263,12 @@ def test_statements_of_current_values_get_a_subject(sentence: str, subject: str)
     [
         # hypotheticals, plans, wishes
         "If I moved to Berlin I would need a new job.",
+        # a call asked for, not a name
+        "I'm busy right now, call me later.",
+        "Call me back at 5 about the quote.",
+        # working for a while, not for someone
+        "I'm working at the moment, call me later.",
+        "I'm working for a few more hours on the report.",
         "I've been thinking about going vegan.",
         "I want to move to Lisbon someday.",
         "I'm going to quit my job next month.",

@@ -363,6 +363,15 @@ _COUPLE = (
 )
 _ME = r"(?:i|we)"
 _NOW = r"(?:(?:now|currently|still|finally|officially|just|recently|already|also|basically|mostly|pretty much)\s+)*"
+# "I now ..." or "I'm ...": the user, then {_AM} for "am" or "'m" and what may stand between it and the verb
+_I_NOW = rf"i(?:\s+|(?=['’]m\s)){_NOW}"
+_AM = rf"(?:am|['’]m)\s+{_NOW}"
+# what "working at" or "for" is said of that is no employer: a while ("at the moment", "for a few hours")
+_WHILE = (
+    r"the moment\b|the minute\b|the weekend\b|weekends\b|night\b|nights\b|"
+    r"(?:a|an|one|two|three|four|five|six|a few|several|\d+)\s+(?:more\s+)?"
+    r"(?:minutes?|hours?|days?|weeks?|months?|years?)\b"
+)
 # a practice or a business the user moved to, named: "We've moved to Parkside Dental" is no new home
 _PRACTICE = (
     r"\s+(?:the\s+)?(?:(?-i:[A-Z])[\w'’&-]*\s+){1,3}(?-i:Dental|Dentists?|Vets?|Veterinary|Surgery|Clinic|Practice|"
@@ -385,11 +394,20 @@ def _study_any(m: re.Match[str]) -> str | None:
     return f"{vocab.STUDIES}{_clean(found)}" if found else None
 
 
+# what follows "call me" when a call is asked for, not a name
+_NOT_A_NAME = (
+    r"later|back|tomorrow|tonight|today|now|soon|asap|again|anytime|sometime|whenever|when|if|after|before|once|"
+    r"first|please|up|maybe|around|between|any|this|next|on|at|in|by|from|during|about|the|a|an|to|tmrw|tmr|l8r|"
+    r"instead|right|straight|directly|only|urgently|quickly|whatever|ok|okay"
+)
+
+
 _RULES: tuple[_Rule, ...] = _rules(
     # "call me" as the user asks it ("Call me Jo", "please call me Jo"), not what others call them ("The kids call me
-    # Madame Lolo": a nickname, not the name)
+    # Madame Lolo": a nickname, not the name), nor a call asked for ("call me later", "call me when you land")
     (
-        r"\b(?:my name is|my name's|i go by)\b|(?:^|[,.!;:]\s*|\b(?:please|just|you\s+can|you\s+may)\s+)call me\b",
+        r"\b(?:my name is|my name's|i go by)\b|(?:^|[,.!;:]\s*|\b(?:please|just|you\s+can|you\s+may)\s+)call me\s+"
+        rf"(?!(?:{_NOT_A_NAME})\b)[\w\"'“‘]",
         _fixed(vocab.NAME),
     ),
     (
@@ -505,7 +523,7 @@ _RULES: tuple[_Rule, ...] = _rules(
         _fixed(vocab.WORK_LOCATION),
     ),
     (
-        rf"\bi\s+{_NOW}(?:work|am working|'m working)\s+(?:at|for)\s+(?!home\b|a living\b)|"
+        rf"\b{_I_NOW}(?:work|{_AM}working)\s+(?:at|for)\s+(?!home\b|a living\b|{_WHILE})|"
         rf"\bi\s+(?:don't|do not|no longer)\s+work\s+(?:at|for)\b|"
         rf"\bi(?:'ve| have)?\s+{_NOW}(?:joined|started (?:a new job |working )?at)\s+(?:(?-i:[A-Z])|"
         rf"(?:a|an)\s+(?:new\s+)?(?:startup|company|firm|agency|studio|lab|bank|hospital|school|consultancy|"
@@ -675,8 +693,8 @@ _RULES: tuple[_Rule, ...] = _rules(
     (
         rf"\bi(?:'ve| have)?\s+(?:been\s+|was\s+|just\s+|recently\s+|finally\s+)*(?:diagnosed with|developed)\s+"
         rf"(?:(?:mild|severe|chronic|early)\s+)?(?P<cond>{_CONDITIONS})\b|"
-        rf"\bi(?:\s+|(?=['’]m\s)){_NOW}(?:have|suffer from|live with|struggle with|deal with|manage|"
-        rf"(?:am|['’]m)\s+{_NOW}(?:living with|being treated for))\s+(?:(?:mild|severe|chronic|bad|really bad)\s+)?"
+        rf"\b{_I_NOW}(?:have|suffer from|live with|struggle with|deal with|manage|"
+        rf"{_AM}(?:living with|being treated for))\s+(?:(?:mild|severe|chronic|bad|really bad)\s+)?"
         rf"(?P<cond2>{_CONDITIONS})\b|"
         rf"\bi(?:'m| am|'ve| have)\s+{_NOW}(?:fully\s+)?(?:recovering|recovered|in remission|healed|cured|over)\s+"
         rf"(?:from\s+)?(?:my\s+|the\s+)?(?P<cond3>{_CONDITIONS})\b|"
@@ -703,7 +721,7 @@ _RULES: tuple[_Rule, ...] = _rules(
         lambda m: _habit_any(m),
     ),
     (
-        rf"\bi\s+{_NOW}(?:take|am taking|'m taking|started taking|stopped taking|no longer take)\s+(?:a\s+|an\s+)?"
+        rf"\b{_I_NOW}(?:take|{_AM}taking|started taking|stopped taking|no longer take)\s+(?:a\s+|an\s+)?"
         rf"(?:daily\s+)?(?P<item>(?:vitamin\s+)?(?!(?:a|an|the|my|some|daily)\b)[\w-]+(?:\s+and\s+[\w-]+)?)\s+"
         rf"(?:supplements?|vitamins?|pills?|tablets?|capsules?)\b|"
         rf"\bi(?:'m| am)\s+{_NOW}on\s+(?P<item2>[a-z]+)(?:\s+\d+(?:\s?(?:mg|mcg))?)?\s+for\s+(?:my\s+)?"
