@@ -14,6 +14,9 @@ from hermes_bowerbird.types import MemoryType
     [
         ("im allergic to peanuts", "I'm allergic to peanuts"),
         ("ive been vegan for years and i love it", "I've been vegan for years and I love it"),
+        # a "not" typed without its apostrophe
+        ("i dont eat meat anymore", "I don't eat meat anymore"),
+        ("Doesnt matter, I cant do Tuesdays", "Doesn't matter, I can't do Tuesdays"),
         ("switched physio to Dr. Khan at Peak", "I switched physio to Dr. Khan at Peak"),
         ("just moved to Berlin last week", "I just moved to Berlin last week"),
         ("budget is $45k total", "My budget is $45k total"),
@@ -112,6 +115,8 @@ def test_shorthand_is_said_plainly(typed: str, meant: str) -> None:
         "Email: user1@example.com",
         "Name: Geetesh Gupta",
         "pay 40 bucks for the tickets",
+        # words that end as a "not" typed without its apostrophe does
+        "I want a pint and a rant about the rent",
     ],
 )
 def test_plain_text_stays_as_typed(typed: str) -> None:
@@ -178,6 +183,11 @@ def test_plain_text_stays_as_typed(typed: str) -> None:
             "stopping propranolol completely, pulse now 78",
             "I'm stopping propranolol completely, pulse now 78",
             "user:medication:propranolol",
+        ),
+        (
+            "I dont live in Leeds anymore, moved to York",
+            "I don't live in Leeds anymore, moved to York",
+            "user:residence",
         ),
         # a state of the user's, "I'm" unsaid
         ("allergic to bees me not her.", "I'm allergic to bees me not her.", "user:allergy:bees"),

@@ -24,6 +24,13 @@ _SHORTHAND = (
     (re.compile(r"\bim\b", _I), "I'm"),
     (re.compile(r"\bive\b", _I), "I've"),
     (re.compile(r"\bu\b(?!\.)"), "you"),
+    # a "not" typed without its apostrophe: "i dont eat meat anymore" ("cant" and "wont" too: as words they are rare)
+    (
+        re.compile(
+            r"\b(?P<verb>do|does|did|is|was|are|were|have|has|had|ca|wo|could|would|should)nt\b", _I
+        ),
+        r"\g<verb>n't",
+    ),
 )
 _LONE_I = re.compile(r"\bi\b")
 # "my car's a Skoda", "my mum's in Galway", "my bank's Monzo.", "our GP's Dr Okafor": "'s" said for "is" after the
