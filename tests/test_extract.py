@@ -370,6 +370,10 @@ def test_a_compound_turn_becomes_separate_memories() -> None:
             ["I moved to Berlin last week, new city!"],
         ),
         ("btw I live in Porto with my two cats.", ["I live in Porto with my two cats."]),
+        ("Just so you know, gluten makes me ill.", ["Gluten makes me ill."]),
+        ("P.S. down to 88 kg now!", ["Down to 88 kg now!"]),
+        ("I'm 41 :)", ["I'm 41"]),
+        ("I'm Brian 🙂", ["I'm Brian"]),
         (
             "Hey there! So yeah, I work as a nurse at Porto General lol.",
             ["I work as a nurse at Porto General."],
@@ -1050,3 +1054,18 @@ def test_what_the_user_and_theirs_did_is_said_as_we() -> None:
     assert [c.content for c in found] == [
         "We changed our minds on the living room, we're going with sage green instead."
     ]
+
+
+@pytest.mark.parametrize(
+    ("user", "subject"),
+    [
+        ("Just so you know, gluten makes me ill.", "user:health:intolerance:gluten"),
+        ("For the record, I'm 41 and not a day older", "user:age"),
+        ("P.S. down to 88 kg now!", "user:weight"),
+        ("I'm 41 :)", "user:age"),
+        ("I'm Brian 🙂", "user:name"),
+        ("I'm British ;-)", "user:origin"),
+    ],
+)
+def test_filler_and_faces_around_a_statement_leave_its_slot(user: str, subject: str) -> None:
+    assert [c.subject for c in extract_candidates(user, "Noted.")] == [subject]

@@ -36,6 +36,8 @@ SHAPES = {
     "a thing no longer used, repeated": "I don't use Netflix ",
     # each sentence's capitalised first word was looked for mid-sentence in the whole text: 13 s at 64,000 chars
     "short sentences opening on one word": "Tue + Thu. ",
+    "faces and emoji, then a word": " :) 🙂",
+    "a 'not' typed without its apostrophe, repeated": "i dont ",
 }
 
 _PIPELINE = """

@@ -292,7 +292,8 @@ _LEADING_FILLER = re.compile(
     r"news|news(?=\s*[:!–-])|(?:big|quick|small|another|one more|important)\s+(?:one|thing)(?=\s*[:!–-])|"
     r"important(?=\s*[:!–-])|(?:quick |small )?"
     r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?|scratch that|(?:no\s+)?wait|"
-    r"make that)\b[\s,.:!;—–-]*)+",
+    r"make that|(?:just\s+)?so you know|for the record|for (?:context|reference|info|your info(?:rmation)?)|"
+    r"p\.?s|(?:quick\s+)?(?:note|reminder)(?=\s*[:!–-]))\b[\s,.:!;—–-]*)+",
     _I,
 )
 # a sentence that takes back the one before it in the same message: "I moved to 260 Wellington Crescent... no wait,
@@ -385,6 +386,10 @@ _SAVE_THIS = re.compile(
 _PLEASE_FORGET = re.compile(
     rf"^please\s+(?:forget|ignore|disregard|scratch)\b[^,;]*[,;]\s*(?P<rest>{_OWN_STATEMENT}.+)$",
     _I,
+)
+# a face or an emoji closing a sentence: "I'm 41 :)", "I'm Brian 🙂" (read in its last three characters)
+_FACE_AT_END = re.compile(
+    r"(?:[:;=]-?[()DPp/|]|<3|[\u2600-\u27BF\U0001F300-\U0001FAFF\uFE0F\u200D])$"
 )
 _INNER_FILLER = re.compile(r"\s*,?\s*\b(?:so yeah|yeah so|lol|haha+|hehe)\b[,;]?(?=\s|[.!]|$)", _I)
 # ", and we never ..." / "; my ...": a second statement about the user joined to the first
@@ -724,13 +729,22 @@ def _both_said_of_self(sentence: str) -> list[str] | None:
     return [head, second] if first is not None and second is not None else None
 
 
+def _without_faces(sentence: str) -> str:
+    """`sentence` without the faces and emoji that close it, each cut in time of its own length."""
+    bare = sentence.rstrip()
+    while face := _FACE_AT_END.search(bare[-3:]):
+        bare = bare[: len(bare) - len(face.group())].rstrip()
+    return bare
+
+
 def _without_filler(sentence: str, *, speaking: bool = False) -> str:
-    """A sentence without its opening greeting or filler ("Hi,", "Big news:", "btw") or inner "so yeah", "lol", its
-    chat shorthand said plainly (`spoken.plain`: "im", a dropped "my", and a dropped "I" when the user is `speaking`
-    of themselves), and without a polite request around a statement: "Please remember that my wife's birthday is
-    June 3rd" keeps "Remember that ...", "Please don't suggest pork recipes, I'm Muslim" all but the "Please",
-    "Please forget that I'm vegetarian, I eat meat now" only "I eat meat now"."""
-    bare = _LEADING_FILLER.sub("", sentence).strip() or sentence
+    """A sentence without its opening greeting or filler ("Hi,", "Big news:", "btw", "Just so you know,"), closing
+    face (":)", an emoji) or inner "so yeah", "lol", its chat shorthand said plainly (`spoken.plain`: "im", a dropped
+    "my", and a dropped "I" when the user is `speaking` of themselves), and without a polite request around a
+    statement: "Please remember that my wife's birthday is June 3rd" keeps "Remember that ...", "Please don't suggest
+    pork recipes, I'm Muslim" all but the "Please", "Please forget that I'm vegetarian, I eat meat now" only "I eat
+    meat now"."""
+    bare = _LEADING_FILLER.sub("", _without_faces(sentence)).strip() or sentence
     bare = _SAVE_THIS.sub("", bare).strip() or bare
     if forget := _PLEASE_FORGET.match(bare):
         bare = forget["rest"]
