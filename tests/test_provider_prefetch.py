@@ -213,3 +213,24 @@ def test_the_first_search_waits_for_a_loading_model_within_the_prefetch_timeout(
     assert admin.waits == [pytest.approx(2.0 * MODEL_WAIT_SHARE)]
     assert MODEL_WAIT_SHARE < 1
     assert asked == ["which tool do I deploy with?", "and on Fridays?"]
+
+
+def test_a_question_wrapped_in_chat_gets_what_the_question_alone_gets(
+    chat: BowerbirdProvider,
+) -> None:
+    chat.sync_turn(
+        "My daughter's name is Clementine and she is allergic to peanuts.",
+        "Noted.",
+        session_id="s0",
+    )
+    assert chat.engine is not None and chat.engine.flush(60)
+    for n, question in enumerate(
+        [
+            "Hey, quick question - what is my little girl called? Thanks!",
+            "Can you remind me: which nuts must my kid avoid? cheers :)",
+            "which nuts must my kid avoid",
+        ]
+    ):
+        chat.on_session_switch(f"ask{n}", reset=True)
+        block = chat.prefetch(question)
+        assert "Clementine" in block, question

@@ -14,6 +14,7 @@ from hermes_bowerbird.retrieval.query import (
     name_roles,
     named_subjects,
     parse_time,
+    question_core,
     subject_hints,
     type_hints,
 )
@@ -469,3 +470,30 @@ def test_a_question_asking_who_holds_a_role_of_the_users_names_its_holder(
     analysis = analyze_query(text, NOW, norms, UTC, alias_names=aliases)
     assert analysis.names_asked == asked
     assert set(analysis.asked_roles) == ({"husband", "hubby", "spouse"} if asked else set())
+
+
+@pytest.mark.parametrize(
+    ("typed", "core"),
+    [
+        (
+            "Hey, quick question - which app do I use for notes? Thanks!",
+            "which app do I use for notes?",
+        ),
+        ("Can you remind me: who is my closest mate? cheers :)", "who is my closest mate?"),
+        ("ok, so, um, which tool do I deploy with?", "which tool do I deploy with?"),
+        ("Sorry, which day is bin day? ta", "which day is bin day?"),
+        # a question typed without its mark gets one
+        ("which instrument am I practising", "which instrument am I practising?"),
+        ("When is the dentist :)", "When is the dentist?"),
+        # what only looks like a wrapper stays
+        ("Well-known bands from Leeds?", "Well-known bands from Leeds?"),
+        ("Where do I buy pasta?", "Where do I buy pasta?"),
+        ("Tell me about my trip to Japan", "Tell me about my trip to Japan"),
+        ("Thanks!", "Thanks!"),
+    ],
+)
+def test_a_question_is_read_without_the_words_around_it_that_ask_nothing(
+    typed: str, core: str
+) -> None:
+    assert question_core(typed) == core
+    assert analyze_query(typed, NOW).keywords == analyze_query(core, NOW).keywords

@@ -346,7 +346,7 @@ def analyze_query(
     `alias_names` maps the roles the user gave people to their names ("husband" -> "Tomasz"): a question that
     asks about "my husband" searches for Tomasz too, by keyword and by meaning (see `name_roles`).
     """
-    text = text[:MAX_QUERY_CHARS]
+    text = question_core(text[:MAX_QUERY_CHARS])
     own = self_words(text, self_names)
     norms = entity_norms or {}
     # copying every known name costs more than the rest at 10K entities
@@ -383,6 +383,44 @@ def analyze_query(
         asked_roles=asked_roles,
         foreign=foreign,
     )
+
+
+# what opens a question without asking anything: "Hey,", "Quick question -", "Can you remind me:", "Do you remember"
+_WRAPPER_OPENING = re.compile(
+    r"^(?:\W*(?:hi|hey|hello|hiya|ok(?:ay)?|so|um+|erm+|well|oh|btw|by the way|sorry|random question|"
+    r"(?:a\s+|one\s+)?(?:quick|small|silly|dumb)\s+(?:question|q)|question|"
+    r"(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:remind\s+me|tell\s+me)(?:\s+again)?(?=\s*[:,;–—-])|"
+    r"(?:do|d'you)\s+you\s+(?:remember|recall)(?=\s*[:,;–—-]))\b(?![-'’]\w)[\s,.:;!?–—-]*)+",
+    re.IGNORECASE,
+)
+# ...and what closes it: "Thanks!", "please", "cheers :)" (read in the last characters, one at a time)
+_WRAPPER_CLOSING = re.compile(
+    r"(?:[\s,.!]+(?:thanks|thank\s+you|thx|ta|cheers|please|pls|plz)(?:\s+(?:so\s+much|a\s+lot|in\s+advance))?|"
+    r"\s*(?:[:;]-?[()DP]|[\u2600-\u27BF\U0001F300-\U0001FAFF]))[\s.!]*$",
+    re.IGNORECASE,
+)
+_CLOSING_WINDOW = 40
+
+
+# a question typed without its question mark: "which instrument am I practising"
+_UNMARKED_QUESTION = re.compile(
+    r"^(?:what|which|who|whom|whose|where|when|why|how|is|are|am|do|does|did|can|could|should|will|would|have|has)"
+    r"\b[^?]*?[\w'’\"]$",
+    re.IGNORECASE,
+)
+
+
+def question_core(text: str) -> str:
+    """The question without the words around it that ask nothing ("Hey, quick question - which app do I use for
+    notes? Thanks!" -> "which app do I use for notes?"): they would count as keywords and pull the question's
+    meaning away from what it asks. A text that is nothing else is kept whole. A question typed without its mark gets
+    one: the model reads "which instrument am I practising" further from its answer than the question asked."""
+    core = _WRAPPER_OPENING.sub("", text, count=1).strip()
+    while closing := _WRAPPER_CLOSING.search(core[-_CLOSING_WINDOW:]):
+        core = core[: len(core) - len(closing.group())].rstrip()
+    if _UNMARKED_QUESTION.match(core):
+        core += "?"
+    return core or text
 
 
 # "who is my boss?", "who's our landlord?", "what is my little girl called?", "what's my daughter's name?"
