@@ -229,6 +229,8 @@ def test_a_question_wrapped_in_chat_gets_what_the_question_alone_gets(
             "Hey, quick question - what is my little girl called? Thanks!",
             "Can you remind me: which nuts must my kid avoid? cheers :)",
             "which nuts must my kid avoid",
+            # said after something else
+            "I'm sorting out some stuff this afternoon. What is my little girl called?",
         ]
     ):
         chat.on_session_switch(f"ask{n}", reset=True)

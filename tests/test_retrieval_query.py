@@ -497,3 +497,16 @@ def test_a_question_is_read_without_the_words_around_it_that_ask_nothing(
 ) -> None:
     assert question_core(typed) == core
     assert analyze_query(typed, NOW).keywords == analyze_query(core, NOW).keywords
+
+
+@pytest.mark.parametrize(
+    ("text", "alone"),
+    [
+        ("I'm cooking tonight. Which nuts must my kid avoid?", "Which nuts must my kid avoid?"),
+        ("Which nuts must my kid avoid?", ""),
+        ("Which nuts? I'm cooking tonight.", ""),  # the question is not what it ends with
+        ("Hey! Which nuts must my kid avoid?", ""),  # a greeting is no sentence said before it
+    ],
+)
+def test_the_question_said_after_something_else_is_read_alone_too(text: str, alone: str) -> None:
+    assert analyze_query(text, NOW).asked_alone == alone

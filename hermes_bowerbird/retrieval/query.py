@@ -189,6 +189,9 @@ class QueryAnalysis:
     # asked in another language than English (retrieval/languages.py): its cosines say little, its own function
     # words are no keywords
     foreign: bool = False
+    # the question alone, when the text says something before it ("I'm sorting things out today. Which club am I a
+    # fan of?"); the gate reads it too (retriever.Retriever._relevant)
+    asked_alone: str = ""
 
     @property
     def search_text(self) -> str:
@@ -358,7 +361,8 @@ def analyze_query(
     semantic = first_person(text, self_names) if own else text
     unnamed = semantic
     semantic, named = name_roles(semantic, names, alias_names or {})
-    names_asked, asked_roles = _asked_holders(text, named, alias_names or {})
+    alone = _asked_alone(text)
+    names_asked, asked_roles = _asked_holders(alone or text, named, alias_names or {})
     foreign = other_language(tokens(text), STOP_WORDS)
     own_words = {*own, *FOREIGN_STOP_WORDS} if foreign else own
     keywords = extract_keywords(text, own_words)
@@ -382,7 +386,18 @@ def analyze_query(
         names_asked=names_asked,
         asked_roles=asked_roles,
         foreign=foreign,
+        asked_alone=alone,
     )
+
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def _asked_alone(text: str) -> str:
+    """The last sentence of `text` when it is a question said after something else; else ""."""
+    sentences = _SENTENCE_BREAK.split(text.strip())
+    last = sentences[-1] if len(sentences) > 1 else ""
+    return last if last.endswith("?") and len(last) < len(text) else ""
 
 
 # what opens a question without asking anything: "Hey,", "Quick question -", "Can you remind me:", "Do you remember"

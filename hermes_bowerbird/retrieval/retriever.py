@@ -223,6 +223,7 @@ class Retriever:
                 self._baseline(scopes, given.allowed, gate_vector),
                 request.min_relevance,
                 None if gate_vector is query_vector else gate_vector,
+                self._asked_alone(analysis, scopes, given.allowed, query_vector),
             )
         chosen = _with_carried(self._diversify(ranked, items, limit), ranked)
         missing = [
@@ -284,6 +285,21 @@ class Retriever:
         blend = (1.0 - share) * unnamed + share * query_vector
         return blend / max(float(np.linalg.norm(blend)), 1e-12)
 
+    def _asked_alone(
+        self,
+        analysis: QueryAnalysis,
+        scopes: tuple[str, ...],
+        allowed: Mapping[ItemKind, frozenset[int]],
+        query_vector: np.ndarray | None,
+    ) -> tuple[np.ndarray, gate.Baseline | None] | None:
+        """The question said after something else, alone, and its baseline: the gate reads it beside the whole text,
+        whose first sentences pull its meaning away from what it asks ("I'm sorting things out this afternoon. What
+        is my little girl called?")."""
+        if not analysis.asked_alone or query_vector is None:
+            return None
+        vector = self.vectors.embed_query(analysis.asked_alone)
+        return None if vector is None else (vector, self._baseline(scopes, allowed, vector))
+
     def _relevant(
         self,
         ranked: list[Fused],
@@ -292,8 +308,10 @@ class Retriever:
         base: gate.Baseline | None,
         floor: float,
         gate_vector: np.ndarray | None = None,
+        alone: tuple[np.ndarray, gate.Baseline | None] | None = None,
     ) -> list[Fused]:
-        """The candidates whose gate relevance (see `gate.relevance`) reaches `floor`; recorded as a signal.
+        """The candidates whose gate relevance (see `gate.relevance`) reaches `floor`; recorded as a signal. A
+        question said after something else counts the better of its readings whole and `alone`.
 
         A memory filling a profile slot the question names (the subject signal found it) is scored like the rest,
         with the keyword coverage the rerank credited it with (`slot_coverage`). A stale item that passes (a
@@ -315,6 +333,10 @@ class Retriever:
                 cosine = float(np.dot(vector, gate_vector))
                 entry.signals["gate_cosine"] = cosine
             value = gate.relevance(cosine, entry.signals.get("coverage", 0.0), base, weights)
+            if alone is not None and cosine is not None and vector is not None:
+                alone_cosine = float(np.dot(vector, alone[0]))
+                coverage = entry.signals.get("coverage", 0.0)
+                value = max(value, gate.relevance(alone_cosine, coverage, alone[1], weights))
             if analysis.names_asked and _names_holder(_content(items.get(entry.key)), analysis):
                 # "who is my boss?": what says who holds the role answers it, however little it shares with the
                 # question's words or meaning
