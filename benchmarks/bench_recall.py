@@ -817,6 +817,21 @@ def _hit_holds(hit: Hit, terms: Sequence[str]) -> bool:
     return holds(hit.content, terms)
 
 
+# how people type a question to an assistant, one after the other: a greeting and thanks, a request to be reminded,
+# no question mark, and something said before it
+TYPED = (
+    lambda q: f"Hey, {q[:1].lower()}{q[1:]} Thanks!",
+    lambda q: f"Can you remind me: {q[:1].lower()}{q[1:]}",
+    lambda q: q.rstrip("?"),
+    lambda q: f"I'm sorting a few things out today. {q}",
+)
+
+
+def as_typed(question: str, n: int) -> str:
+    """The n-th question as people type it (`TYPED`, in turn)."""
+    return TYPED[n % len(TYPED)](question)
+
+
 def run_everyday(
     data: Everyday, embedder: FileCachedEmbedder, workdir: Path, overrides: dict[str, Any]
 ) -> dict[str, Any]:
@@ -868,6 +883,16 @@ def run_everyday(
         silent.append(PREFETCH_HEADER not in block)
         if PREFETCH_HEADER in block:
             noisy.append(question)
+    typed_injected, typed_silent = [], []
+    for n, (question, terms) in enumerate(data.asks):
+        provider.on_session_switch(f"typed-{n}", reset=True)
+        block = provider.prefetch(as_typed(question, n))
+        typed_injected.append(
+            PREFETCH_HEADER in block and holds(block.split(PREFETCH_HEADER, 1)[1], terms)
+        )
+    for n, question in enumerate(data.unanswerable):
+        provider.on_session_switch(f"typed-other-{n}", reset=True)
+        typed_silent.append(PREFETCH_HEADER not in provider.prefetch(as_typed(question, n)))
     gate = []
     for question, terms in data.asks:
         gate.append(
@@ -893,6 +918,8 @@ def run_everyday(
         "asks": len(data.asks),
         "unanswerable": len(data.unanswerable),
         "injected": _share(injected),
+        "typed_injected": _share(typed_injected),
+        "typed_silent": _share(typed_silent),
         "tool": _share(tool),
         "silent": _share(silent),
         "gate": gate,
@@ -1048,6 +1075,9 @@ def render_everyday(everyday: dict[str, Any]) -> list[str]:
         f"- prefetch injected the fact: {everyday['injected']:.3f}",
         f"- unanswerable questions that got nothing: {everyday['silent']:.3f}",
         f"- bowerbird_recall top 5 held the fact: {everyday['tool']:.3f}",
+        '- the same questions as people type them (with a greeting and thanks, after "Can you remind me:", '
+        "without the question mark, after a sentence of something else; each question one of these in turn): "
+        f"injected {everyday['typed_injected']:.3f}, unanswerable that got nothing {everyday['typed_silent']:.3f}",
     ]
     if everyday["misses"]:
         lines.append("- not injected: " + "; ".join(f'"{q}"' for q in everyday["misses"]))
