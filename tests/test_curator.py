@@ -239,6 +239,12 @@ def test_im_working_and_im_taking_take_their_slot_and_a_call_asked_for_none(env:
     assert env.store.memories.require(name).is_current(NOW + 1)
 
 
+def test_a_value_told_after_btw_is_kept_and_replaced(env: Env) -> None:
+    said = _teller(env)
+    budget = said("btw the wedding budget is 15,000 pounds all in.")[0]
+    _replaced_by(env, said, budget, "btw we bumped the wedding budget up to 18,000.")
+
+
 def test_more_said_of_a_partner_or_pet_adds_to_what_is_known(env: Env) -> None:
     said = _teller(env)
     gluten = said("My partner Jordan is gluten intolerant.")[0]

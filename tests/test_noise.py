@@ -105,6 +105,10 @@ def test_user_noise(text: str) -> None:
         # who lives in one of the user's lets
         "Flat 1 is Radoslav Rudnev, he pays £875 a month.",
         "unit 1 - Jarrah Blundell, $540 a week, lease ends 12 April",
+        # after an opening that says nothing, and in lowercase
+        "btw the wedding budget is 15,000 pounds all in.",
+        "Just so you know, the bins go out on Tuesdays.",
+        "btw swimming is Fridays now, same time.",
     ],
 )
 def test_user_signal(text: str) -> None:

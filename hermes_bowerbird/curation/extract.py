@@ -40,7 +40,12 @@ from hermes_bowerbird.curation.noise import (
     statement_before_unmarked_question,
 )
 from hermes_bowerbird.curation.redact import without_secrets
-from hermes_bowerbird.curation.sentences import MAX_STATEMENT_CHARS, own_words, split_sentences
+from hermes_bowerbird.curation.sentences import (
+    LEADING_FILLER,
+    MAX_STATEMENT_CHARS,
+    own_words,
+    split_sentences,
+)
 from hermes_bowerbird.curation.spoken import DONE_VERBS, plain
 from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.curation.subjects import first_person_view, spoken_number, subject_of
@@ -285,17 +290,6 @@ _OWN_CHANGE = re.compile(
 # the user or "we" say when they do something ("now I have them every wednesday night"), not a fragment opening
 # with the day ("Friday of my first full week of notice.")
 _WHEN_DONE = re.compile(rf"^(?!\W*(?:\w+\s+)?(?:{WEEKDAY_STEMS})day)(?=.*\b(?:i|we)\b)", _I)
-_LEADING_FILLER = re.compile(
-    r"^(?:(?:so(?!\s+far\b)|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh(?:\s+no)?|ugh+|argh+|also|and|but|"
-    r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
-    r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
-    r"news|news(?=\s*[:!–-])|(?:big|quick|small|another|one more|important)\s+(?:one|thing)(?=\s*[:!–-])|"
-    r"important(?=\s*[:!–-])|(?:quick |small )?"
-    r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?|scratch that|(?:no\s+)?wait|"
-    r"make that|(?:just\s+)?so you know|for the record|for (?:context|reference|info|your info(?:rmation)?)|"
-    r"p\.?s|(?:quick\s+)?(?:note|reminder)(?=\s*[:!–-]))\b[\s,.:!;—–-]*)+",
-    _I,
-)
 # a sentence that takes back the one before it in the same message: "I moved to 260 Wellington Crescent... no wait,
 # sorry, 260 is my sister's building", "Dinner is at 7. Scratch that, 8." (not "I mean, the food alone!", which
 # insists)
@@ -744,7 +738,7 @@ def _without_filler(sentence: str, *, speaking: bool = False) -> str:
     statement: "Please remember that my wife's birthday is June 3rd" keeps "Remember that ...", "Please don't suggest
     pork recipes, I'm Muslim" all but the "Please", "Please forget that I'm vegetarian, I eat meat now" only "I eat
     meat now"."""
-    bare = _LEADING_FILLER.sub("", _without_faces(sentence)).strip() or sentence
+    bare = LEADING_FILLER.sub("", _without_faces(sentence)).strip() or sentence
     bare = _SAVE_THIS.sub("", bare).strip() or bare
     if forget := _PLEASE_FORGET.match(bare):
         bare = forget["rest"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from hermes_bowerbird.curation.sentences import MAX_STATEMENT_CHARS, split_sentences
+from hermes_bowerbird.curation.sentences import LEADING_FILLER, MAX_STATEMENT_CHARS, split_sentences
 from hermes_bowerbird.curation.spoken import plain
 from hermes_bowerbird.curation.standing import standing_request
 from hermes_bowerbird.text import MONTHS_BUT_MAY, WEEKDAY_STEMS
@@ -374,13 +374,17 @@ def is_content_sentence(sentence: str, role: str = "user", people: Collection[st
     ):
         return True
     rest = _strip_filler(sentence)
+    if role == "user":  # "btw the wedding budget is 15,000": what follows the opening
+        rest = LEADING_FILLER.sub("", rest).strip()
     if not rest:
         return False
     if role == "assistant":
         return _is_assistant_content(rest)
     if standing_request(rest):  # "always pick an aisle seat, never window"
         return True
-    return _is_user_content(plain(rest), people)
+    # read as extraction reads it: shorthand said plainly, then opening on a capital
+    said = plain(rest)
+    return _is_user_content(said[:1].upper() + said[1:], people)
 
 
 def is_noise(text: str, role: str = "user", people: Collection[str] = ()) -> bool:

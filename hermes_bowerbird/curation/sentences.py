@@ -4,6 +4,20 @@ from __future__ import annotations
 
 import re
 
+# what opens a sentence without saying anything: a greeting, "btw", "Big news:", "Just so you know," (extraction
+# reads the sentence without it, and the noise filter what follows it)
+LEADING_FILLER = re.compile(
+    r"^(?:(?:so(?!\s+far\b)|well|yeah|yes|ok(?:ay)?|honestly|actually|anyway|oh(?:\s+no)?|ugh+|argh+|also|and|but|"
+    r"btw|by the way|plus|right|(?:hi|hello|hey) there|hi|hello|hey|hiya|"
+    r"good (?:morning|afternoon|evening)|(?:big|huge|great|good|some|exciting|sad|bad|quick) "
+    r"news|news(?=\s*[:!–-])|(?:big|quick|small|another|one more|important)\s+(?:one|thing)(?=\s*[:!–-])|"
+    r"important(?=\s*[:!–-])|(?:quick |small )?"
+    r"update|correction|guess what|fun fact|heads up|fyi|so yeah|anyways?|scratch that|(?:no\s+)?wait|"
+    r"make that|(?:just\s+)?so you know|for the record|for (?:context|reference|info|your info(?:rmation)?)|"
+    r"p\.?s|(?:quick\s+)?(?:note|reminder)(?=\s*[:!–-]))\b[\s,.:!;—–-]*)+",
+    re.IGNORECASE,
+)
+
 _ABBREVIATIONS = frozenset(
     {
         "mr",
