@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .curation.screen import inert
 from .options import RecallOptions
 from .retrieval import Hit, fit_to_budget, item_key
-from .retrieval.budget import hit_line
+from .retrieval.budget import hit_lines
 from .types import Bulletin, ItemKind
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ class SessionRecall:
         fitted = fit_to_budget(hits, budget)
         parts = [inert(note)] if note else []
         if fitted:
-            parts += [PREFETCH_HEADER, DATA_NOTE, "\n".join(hit_line(h) for h in fitted)]
+            parts += [PREFETCH_HEADER, DATA_NOTE, hit_lines(fitted)]
         return Block("\n".join(parts), tuple(fitted), latest)
 
     def mark_given(self, block: Block) -> None:

@@ -504,6 +504,8 @@ def test_a_question_is_read_without_the_words_around_it_that_ask_nothing(
     [
         ("I'm cooking tonight. Which nuts must my kid avoid?", "Which nuts must my kid avoid?"),
         ("Which nuts must my kid avoid?", ""),
+        # an abbreviation ends no sentence
+        ("I saw someone new today. Is Dr. Okafor my dentist now?", "Is Dr. Okafor my dentist now?"),
         ("Which nuts? I'm cooking tonight.", ""),  # the question is not what it ends with
         ("Hey! Which nuts must my kid avoid?", ""),  # a greeting is no sentence said before it
     ],

@@ -90,4 +90,9 @@ def _whole(fitted: list[Hit], given: set[ItemKey]) -> list[Hit]:
 
 def format_hits(hits: Sequence[Hit], budget_tokens: int | None = None) -> str:
     """Compact text for a prompt: one line per hit, best first, within the budget (None = no budget)."""
-    return "\n".join(hit_line(h) for h in fit_to_budget(hits, budget_tokens))
+    return hit_lines(fit_to_budget(hits, budget_tokens))
+
+
+def hit_lines(fitted: Sequence[Hit]) -> str:
+    """Hits already fitted to a budget, one line each."""
+    return "\n".join(hit_line(h) for h in fitted)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
 from .. import vocabulary as vocab
+from ..curation.sentences import split_sentences
 from ..text import DIGIT_WORDS, search_word_spans
 from ..text import search_words as tokens  # the name retrieval modules use
 from ..types import MemoryType, type_specs
@@ -390,14 +391,10 @@ def analyze_query(
     )
 
 
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=\S)")
-
-
 def _asked_alone(text: str) -> str:
     """The last sentence of `text` when it is a question said after something else; else ""."""
-    sentences = _SENTENCE_BREAK.split(text.strip())
-    last = sentences[-1] if len(sentences) > 1 else ""
-    return last if last.endswith("?") and len(last) < len(text) else ""
+    sentences = split_sentences(text)
+    return sentences[-1] if len(sentences) > 1 and sentences[-1].endswith("?") else ""
 
 
 # what opens a question without asking anything: "Hey,", "Quick question -", "Can you remind me:", "Do you remember"

@@ -332,10 +332,10 @@ class Retriever:
             if gate_vector is not None and cosine is not None and vector is not None:
                 cosine = float(np.dot(vector, gate_vector))
                 entry.signals["gate_cosine"] = cosine
-            value = gate.relevance(cosine, entry.signals.get("coverage", 0.0), base, weights)
+            coverage = entry.signals.get("coverage", 0.0)
+            value = gate.relevance(cosine, coverage, base, weights)
             if alone is not None and cosine is not None and vector is not None:
                 alone_cosine = float(np.dot(vector, alone[0]))
-                coverage = entry.signals.get("coverage", 0.0)
                 value = max(value, gate.relevance(alone_cosine, coverage, alone[1], weights))
             if analysis.names_asked and _names_holder(_content(items.get(entry.key)), analysis):
                 # "who is my boss?": what says who holds the role answers it, however little it shares with the
