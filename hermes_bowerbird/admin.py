@@ -10,7 +10,7 @@ from .curation.redact import redact
 from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
 from .errors import DatabaseError, InvalidInputError
-from .maintenance.scheduler import Maintenance, RunnerLock, runner_lock_path
+from .maintenance.scheduler import Maintenance
 from .store import Store, content_hash
 from .types import Source, TurnCapture
 
@@ -74,7 +74,7 @@ class Admin:
         wait_seconds: float = 60.0,
     ) -> dict[str, object]:
         """Run maintenance now, as the memory home's one runner (waits up to `wait_seconds` for another)."""
-        with RunnerLock(runner_lock_path(self._store.path)).held(timeout=wait_seconds) as held:
+        with self._store.runner_lock("maintenance").held(timeout=wait_seconds) as held:
             if not held:
                 raise DatabaseError(
                     "another process is running maintenance on this memory; try again shortly"

@@ -66,7 +66,8 @@ _EXIT_LOCK = threading.Lock()  # not the files' lock: engines start while open_s
 
 
 def _file_key(path: Path | str) -> str:
-    return str(Path(path).expanduser().resolve())
+    text = str(path)
+    return text if "://" in text else str(Path(text).expanduser().resolve())
 
 
 class EngineFiles:
@@ -142,7 +143,7 @@ class Bowerbird:
         self.config = config
         self.clock = clock
         self.store = Store.open(config.db_path, clock=clock)
-        FILES.opened(self.store.path)
+        FILES.opened(self.store.location)
         # a read-only store embeds queries only, and stores nothing
         reindex = not self.store.readonly
         self.embeddings = (
@@ -490,7 +491,7 @@ class Bowerbird:
             },
             "curation_worker": {
                 "mode": self.curation_mode,
-                **worker_state(self.store.path).as_dict(),
+                **worker_state(self.config.db_path).as_dict(),
                 "backlog": journal.get("pending", 0),
             },
         }
@@ -557,7 +558,7 @@ class Bowerbird:
                 bound,
             )
             _linger(self)
-        FILES.closed(self.store.path)
+        FILES.closed(self.store.location)
 
     def _stop_threads(self, deadline: float) -> bool:
         """Stop and join the engine's threads until `deadline`; True when none is left running."""

@@ -9,6 +9,8 @@ lock reads as free: callers that need real exclusion across processes check `sup
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,10 +21,12 @@ except ImportError:  # not POSIX
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "RunnerLock",
     "held_exclusive",
     "is_free",
     "open_lock",
     "release",
+    "runner_lock_path",
     "supported",
     "try_exclusive",
     "try_shared",
@@ -101,3 +105,44 @@ def _try(fd: int, *, exclusive: bool) -> bool:
     except BlockingIOError:
         return False
     return True
+
+
+def runner_lock_path(db_path: Path, name: str = "maintenance") -> Path:
+    """The lock file beside a database that names its one runner of `name` (maintenance, reindexing)."""
+    return db_path.with_name(f"{db_path.name}.{name}.lock")
+
+
+class RunnerLock:
+    """One runner per memory home across processes and threads: an exclusive flock on a file.
+
+    Each acquire opens its own file description, so two holders in one process exclude each other too. The
+    kernel drops the lock when its holder dies, so a crashed run never blocks the next one.
+    """
+
+    def __init__(self, path: Path, poll_seconds: float = 0.1) -> None:
+        self.path = path
+        self.poll_seconds = poll_seconds
+
+    @contextmanager
+    def held(self, timeout: float = 0.0, stop: threading.Event | None = None) -> Iterator[bool]:
+        """Yield True while holding the lock, or False if it stayed busy for `timeout` seconds (or `stop` fired)."""
+        fd = open_lock(self.path)
+        try:
+            got = self._acquire(fd, timeout, stop)
+            yield got
+        finally:
+            os.close(fd)  # closing the description releases the lock
+
+    def _acquire(self, fd: int, timeout: float, stop: threading.Event | None) -> bool:
+        # without file locks every take succeeds: runs are still serialised inside the process by Maintenance's
+        # own lock
+        deadline = time.monotonic() + timeout
+        while True:
+            if try_exclusive(fd):
+                return True
+            if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
+                return False
+            if stop is not None:
+                stop.wait(self.poll_seconds)
+            else:
+                time.sleep(self.poll_seconds)

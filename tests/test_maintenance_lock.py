@@ -12,12 +12,9 @@ from pathlib import Path
 
 from fakes import FakeClock
 
+from hermes_bowerbird.filelock import RunnerLock, runner_lock_path
 from hermes_bowerbird.maintenance import Budget, Job, Scheduler
-from hermes_bowerbird.maintenance.scheduler import (
-    LOCK_BUSY_RETRY_SECONDS,
-    RunnerLock,
-    runner_lock_path,
-)
+from hermes_bowerbird.maintenance.scheduler import LOCK_BUSY_RETRY_SECONDS
 
 
 def test_the_lock_file_sits_beside_the_database(tmp_path: Path) -> None:
@@ -97,7 +94,7 @@ def test_a_scheduler_that_found_the_lock_busy_looks_again_later(tmp_path: Path) 
 HOLDER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from hermes_bowerbird.maintenance.scheduler import RunnerLock
+    from hermes_bowerbird.filelock import RunnerLock
     with RunnerLock(Path(sys.argv[1])).held() as got:
         print("held" if got else "busy", flush=True)
         time.sleep(60)

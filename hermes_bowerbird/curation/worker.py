@@ -135,7 +135,7 @@ class CurationProcess:
 
     def start(self) -> bool:
         """Join the memory home as a parent and make sure a worker runs; False when none could be started."""
-        self._parent_fd = filelock.open_lock(parents_lock_path(self.store.path))
+        self._parent_fd = filelock.open_lock(parents_lock_path(self.config.db_path))
         filelock.wait_shared(self._parent_fd)  # shared: parents never wait for each other
         try:
             self.elect()
@@ -156,10 +156,12 @@ class CurationProcess:
         with self._lock:
             if self._child is not None and self._child.poll() is not None:
                 self._child = None  # reaped: it exited (lost a race, crashed, or was killed)
-            if not filelock.is_free(worker_lock_path(self.store.path)):
+            if not filelock.is_free(worker_lock_path(self.config.db_path)):
                 return False
             self._child = self._spawn()
-            log.info("started curation worker process %d for %s", self._child.pid, self.store.path)
+            log.info(
+                "started curation worker process %d for %s", self._child.pid, self.config.db_path
+            )
             return True
 
     def _spawn(self) -> subprocess.Popen[bytes]:
@@ -171,7 +173,7 @@ class CurationProcess:
                 p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p
             ),
         }
-        with _open_log(worker_log_path(self.store.path)) as log_file:
+        with _open_log(worker_log_path(self.config.db_path)) as log_file:
             child = subprocess.Popen(
                 [sys.executable, "-m", "hermes_bowerbird.curation.worker"],
                 stdin=subprocess.PIPE,
@@ -213,10 +215,10 @@ class CurationProcess:
             self._stop.wait(min(0.05, left))
 
     def is_alive(self) -> bool:
-        return worker_state(self.store.path).alive
+        return worker_state(self.config.db_path).alive
 
     def status(self) -> dict[str, object]:
-        state = worker_state(self.store.path)
+        state = worker_state(self.config.db_path)
         return {"mode": "process", **state.as_dict(), "started_here": self._child is not None}
 
     def stop(self, timeout: float = 1.0) -> bool:
@@ -230,7 +232,7 @@ class CurationProcess:
         if (
             child is not None
             and child.poll() is None
-            and filelock.is_free(parents_lock_path(self.store.path))
+            and filelock.is_free(parents_lock_path(self.config.db_path))
         ):
             try:  # the last parent in: reap our worker if it ends within the time left (it stops after a poll)
                 child.wait(max(0.0, min(timeout, POLL_SECONDS * 5)))

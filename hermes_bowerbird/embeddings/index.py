@@ -604,9 +604,9 @@ class IndexRegistry:
 
 @functools.lru_cache(maxsize=256)
 def _db_key(db_path: str | Path) -> str:
-    """The resolved path that names a database (cached: resolving touches the file system on every search)."""
+    """What names a database: a file's resolved path, or a server's address as the store gives it."""
     text = str(db_path)
-    return text if text == ":memory:" else str(Path(text).expanduser().resolve())
+    return text if text == ":memory:" or "://" in text else str(Path(text).expanduser().resolve())
 
 
 def _load_index(

@@ -29,7 +29,7 @@ def shared_index(
     """The index of `kind` for the embedder's model over `store`'s file, loaded from the store on first use."""
     model = embedder.model_name
     return indexes.get(
-        store.path,
+        store.location,
         str(kind),
         model,
         embedder.dimension,
@@ -54,7 +54,7 @@ def reindex_all(
     (kind, 0, 0) and follows each batch.
     """
     done = 0
-    with indexes.reindex_lock(store.path):
+    with indexes.reindex_lock(store.location):
         for kind in KINDS:
             if stop is not None and stop.is_set():
                 break

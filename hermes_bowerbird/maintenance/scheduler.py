@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 
-from .. import filelock
+from ..store.base import RunnerLock
 from .budget import Budget
 from .jobs import Job, Maintenance, summarise
 
@@ -24,51 +21,8 @@ __all__ = [
     "THREAD_NAME",
     "Job",
     "Maintenance",
-    "RunnerLock",
     "Scheduler",
-    "runner_lock_path",
 ]
-
-
-def runner_lock_path(db_path: Path) -> Path:
-    """The lock file beside the database that names its one maintenance runner."""
-    return db_path.with_name(db_path.name + ".maintenance.lock")
-
-
-class RunnerLock:
-    """One maintenance runner per memory home across processes and threads: an exclusive flock on a file.
-
-    Each acquire opens its own file description, so two holders in one process exclude each other too. The
-    kernel drops the lock when its holder dies, so a crashed run never blocks the next one.
-    """
-
-    def __init__(self, path: Path, poll_seconds: float = 0.1) -> None:
-        self.path = path
-        self.poll_seconds = poll_seconds
-
-    @contextmanager
-    def held(self, timeout: float = 0.0, stop: threading.Event | None = None) -> Iterator[bool]:
-        """Yield True while holding the lock, or False if it stayed busy for `timeout` seconds (or `stop` fired)."""
-        fd = filelock.open_lock(self.path)
-        try:
-            got = self._acquire(fd, timeout, stop)
-            yield got
-        finally:
-            os.close(fd)  # closing the description releases the lock
-
-    def _acquire(self, fd: int, timeout: float, stop: threading.Event | None) -> bool:
-        # without file locks every take succeeds: runs are still serialised inside the process by Maintenance's
-        # own lock
-        deadline = time.monotonic() + timeout
-        while True:
-            if filelock.try_exclusive(fd):
-                return True
-            if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
-                return False
-            if stop is not None:
-                stop.wait(self.poll_seconds)
-            else:
-                time.sleep(self.poll_seconds)
 
 
 class Scheduler:
@@ -88,7 +42,7 @@ class Scheduler:
         if isinstance(jobs, Maintenance):
             self.jobs = jobs.jobs()
             budget_seconds = budget_seconds or jobs.config.maintenance_job_seconds
-            lock = lock or RunnerLock(runner_lock_path(jobs.store.path))
+            lock = lock or jobs.store.runner_lock("maintenance")
         else:
             self.jobs = list(jobs)
         self.lock = lock
@@ -144,7 +98,7 @@ class Scheduler:
         with self.lock.held(timeout=0.0) as held:
             if held:
                 return self._run_due()
-        log.debug("maintenance skipped: another runner holds %s", self.lock.path)
+        log.debug("maintenance skipped: another runner holds its lock")
         retry = self._clock() + LOCK_BUSY_RETRY_SECONDS
         self._next_run = {name: max(at, retry) for name, at in self._next_run.items()}
         return {}

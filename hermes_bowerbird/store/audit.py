@@ -6,14 +6,14 @@ import json
 from collections.abc import Iterable, Mapping
 
 from ..types import AuditAction, AuditEntry, ItemKind
-from .connection import Connection, chunks, marks
+from .base import Database, chunks, marks
 from .values import from_rows
 
 
 class Audit:
     """Append-only rows of the audit_log table."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     def add(
@@ -57,15 +57,16 @@ class Audit:
 class Quarantine:
     """Memories and episodes held back from recall and prompts until the user releases them."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     def add(self, kind: ItemKind, item_id: int, reason: str) -> bool:
         """Hold the item back; False when it already was."""
         cursor = self._db.execute(
             """
-            INSERT OR IGNORE INTO quarantine (kind, item_id, reason, created_at)
+            INSERT INTO quarantine (kind, item_id, reason, created_at)
             VALUES (?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
         """,
             (str(kind), item_id, reason, self._db.clock()),
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from ..types import Bulletin
-from .connection import Connection
+from .base import Database
 from .values import from_rows
 
 _COLUMNS = "id, scope, text, hash, state_hash, generator, created_at"
@@ -14,24 +14,22 @@ _COLUMNS = "id, scope, text, hash, state_hash, generator, created_at"
 class Bulletins:
     """The bulletins table."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     def add(self, scope: str, text: str, state_hash: str, generator: str) -> Bulletin:
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         if self._db.readonly:  # shown, not stored: the next writable start stores a fresh one
             return Bulletin(0, scope, text, digest, state_hash, generator, self._db.clock())
-        with self._db.transaction():
-            cursor = self._db.execute(
-                """
-                INSERT INTO bulletins (scope, text, hash, state_hash, generator, created_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-            """,
-                (scope, text, digest, state_hash, generator, self._db.clock()),
-            )
-            bulletin = self.latest(scope)
-        assert bulletin is not None and bulletin.id == cursor.lastrowid
-        return bulletin
+        rows = self._db.query(
+            f"""
+            INSERT INTO bulletins (scope, text, hash, state_hash, generator, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            RETURNING {_COLUMNS}
+        """,
+            (scope, text, digest, state_hash, generator, self._db.clock()),
+        )
+        return from_rows(Bulletin, rows)[0]
 
     def latest(self, scope: str, *, generator_like: str = "%") -> Bulletin | None:
         """The newest bulletin of `scope` (whose generator matches the LIKE pattern `generator_like`)."""

@@ -1,4 +1,4 @@
-"""The store's one SQLite connection: opening it, the lock, transactions, and statements under the busy policy."""
+"""The SQLite backend's one connection: opening it, the lock, transactions, and statements under the busy policy."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,24 +16,16 @@ from sqlite_utils import Database
 from .. import db
 from ..errors import DatabaseError
 from ..explain import is_read_only, sqlite_cause
-from ..types import Clock
+from ..filelock import RunnerLock, runner_lock_path
+from ..types import MEMORY_TYPES, Clock
+from .base import SQL_VARS, Params, chunks, marks
+from .dialect import SQLITE
+
+__all__ = ["SQL_VARS", "Connection", "Params", "chunks", "marks", "open_connection"]
 
 log = logging.getLogger(__name__)
 
-SQL_VARS = 900  # stay under SQLite's bound-parameter limit
-Params = Sequence[Any] | Mapping[str, Any]
 T = TypeVar("T")
-
-
-def chunks(items: Sequence[T], size: int = SQL_VARS) -> Iterator[Sequence[T]]:
-    """`items` in slices small enough to bind as parameters of one statement."""
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def marks(n: int) -> str:
-    """`?, ?, ...` for an IN list of n parameters."""
-    return ",".join("?" * n)
 
 
 class Connection:
@@ -53,17 +45,27 @@ class Connection:
         self.clock = clock
         # opened read-only: reads work, the read path skips its bookkeeping writes
         self.readonly = readonly
+        self.dialect = SQLITE
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def runner_lock(self, name: str) -> RunnerLock:
+        """The file lock beside the database that names its one runner of `name` across processes."""
+        return RunnerLock(runner_lock_path(self.path, name))
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, key: str | None = None) -> Iterator[None]:
         """Group several writes atomically; nested use joins the outer transaction.
 
         The write lock is taken at BEGIN (IMMEDIATE), so every read inside sees what the transaction will
-        change; a busy database is waited for under the one busy policy (db.busy_retry).
+        change; a busy database is waited for under the one busy policy (db.busy_retry). SQLite has one writer
+        at a time, so a transaction over one `key` only excludes everything else too.
         """
         with self._lock:
             if self._guarded(lambda: self._conn.in_transaction):
@@ -211,6 +213,7 @@ def open_connection(
         return _open_read_only(path, clock)
     try:
         db.migrate(conn)
+        guard_types(conn)
     except Exception:
         conn.close()
         raise
@@ -230,7 +233,37 @@ def _open_read_only(path: Path, clock: Clock) -> Connection:
             f"the database {path} is read-only and needs an upgrade ({', '.join(pending)}); "
             "open it once with write access"
         )
+    guard_types(conn)
     return Connection(conn, path, clock, readonly=True)
+
+
+def guard_types(conn: sqlite3.Connection) -> None:
+    """Refuse, on this connection, any memory type the type table does not name.
+
+    The schema lists no types (a new one is a row in types.py, no migration): these temporary triggers
+    are rebuilt from the table on every connection the store opens and stop every write path, raw SQL
+    included, from storing a type the code cannot read.
+    """
+    known = ", ".join("'" + name.replace("'", "''") + "'" for name in MEMORY_TYPES)
+    for event in ("INSERT", "UPDATE OF type"):
+        name = "memories_known_type_" + event.split()[0].lower()
+        conn.execute(f"DROP TRIGGER IF EXISTS temp.{name}")
+        conn.execute(
+            f"""
+            CREATE TEMP TRIGGER {name} BEFORE {event} ON main.memories
+            WHEN NEW.type NOT IN ({known})
+            BEGIN
+                SELECT RAISE(ABORT, 'unknown memory type');
+            END
+        """
+        )
+
+
+class TriggerIndex:
+    """SQLite's full-text tables are kept by the schema's triggers: a written row needs nothing more."""
+
+    def add(self, table: str, item_id: int, columns: Sequence[str]) -> None:
+        return None
 
 
 def _cannot_write(exc: BaseException) -> bool:

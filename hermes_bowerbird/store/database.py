@@ -1,4 +1,9 @@
-"""The Store: opens the database, composes one object per table, and writes each change that spans tables."""
+"""The Store: opens a backend's database, composes one object per table, and writes each change that spans tables.
+
+Two backends serve the same Store: SQLite (a file, the default) and PostgreSQL with pgvector (a server several
+hosts share, opened by a `postgresql://` address). Most table modules are shared (their SQL is written for both);
+full-text search, vector search and whole-database checks are each backend's own.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,9 @@ from pathlib import Path
 from ..errors import InvalidInputError
 from ..types import AuditAction, Clock, Edge, ItemKind, Memory, NewMemory, Provenance, Relation
 from .audit import Audit, Quarantine
+from .base import Database, RunnerLock
 from .bulletins import Bulletins
-from .connection import Connection, open_connection
+from .connection import Connection, TriggerIndex, open_connection
 from .graph import Graph
 from .health import Health
 from .journal import Episodes, Journal
@@ -22,6 +28,11 @@ from .search import Search
 from .vectors import EmbeddingCache, Vectors
 
 
+def is_server_address(target: Path | str) -> bool:
+    """Whether `target` names a PostgreSQL server (a `postgresql://` or `postgres://` address) rather than a file."""
+    return str(target).startswith(("postgresql://", "postgres://"))
+
+
 class Store:
     """A migrated SQLite database, thread-safe through one connection guarded by a re-entrant lock.
 
@@ -30,37 +41,57 @@ class Store:
     `updates` edge) is a method here, one transaction each.
     """
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         # the connection itself: statements, transactions (what sqlite-utils calls `conn`)
         self.db = db
         self._db = db
-        self.memories = Memories(db)
-        self.memories.guard_types()
+        if isinstance(db, Connection):
+            text, search, vectors, health = _sqlite_parts(db)
+        else:
+            from .postgres import parts
+
+            text, search, vectors, health = parts(db)
+        self.memories = Memories(db, text)
         self.retention = Retention(db)
         self.provenance = Provenances(db)
         self.journal = Journal(db)
-        self.episodes = Episodes(db)
+        self.episodes = Episodes(db, text)
         self.graph = Graph(db)
-        self.search = Search(db)
-        self.vectors = Vectors(db)
+        self.search = search
+        self.vectors = vectors
         self.embedding_cache = EmbeddingCache(db)
         self.bulletins = Bulletins(db)
         self.audit = Audit(db)
         self.quarantine = Quarantine(db)
         self.meta = Meta(db)
-        self.health = Health(db, self.search)
+        self.health = health
 
     @classmethod
-    def open(cls, path: Path | str, *, clock: Clock = time.time, readonly: bool = False) -> Store:
-        """Open or create the database at `path` and apply pending migrations.
+    def open(cls, target: Path | str, *, clock: Clock = time.time, readonly: bool = False) -> Store:
+        """Open or create the store at `target` (a file path, or a `postgresql://` server address) and apply
+        pending migrations.
 
-        An existing store whose file or folder cannot be written opens read-only instead of failing.
+        An existing SQLite store whose file or folder cannot be written opens read-only instead of failing.
         """
-        return cls(open_connection(path, clock=clock, readonly=readonly))
+        if is_server_address(target):
+            from .postgres import open_server
+
+            return cls(open_server(str(target), clock=clock, readonly=readonly))
+        return cls(open_connection(target, clock=clock, readonly=readonly))
 
     @property
-    def path(self) -> Path:
-        return self._db.path
+    def location(self) -> str:
+        """Where the data lives, safe to print: the file's path, or the server's address without a password."""
+        return self._db.location
+
+    @property
+    def path(self) -> Path | None:
+        """The SQLite file (None for a server)."""
+        return self._db.path if isinstance(self._db, Connection) else None
+
+    def runner_lock(self, name: str) -> RunnerLock:
+        """The lock that names the one runner of `name` (maintenance, reindexing) of this store, wherever it runs."""
+        return self._db.runner_lock(name)
 
     @property
     def clock(self) -> Clock:
@@ -218,3 +249,8 @@ class Store:
             self.vectors.delete(ItemKind.EPISODE, ids)
             self.episodes.delete_before(cutoff)
         return ids
+
+
+def _sqlite_parts(db: Connection) -> tuple[TriggerIndex, Search, Vectors, Health]:
+    search = Search(db)
+    return TriggerIndex(), search, Vectors(db), Health(db, search)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ..errors import InvalidInputError
 from ..types import Edge, Entity, Relation
-from .connection import SQL_VARS, Connection, chunks, marks
+from .base import SQL_VARS, Database, chunks, marks
 from .values import from_row, from_rows
 
 _EDGE_COLUMNS = "id, src_id, dst_id, relation, weight, created_at"
@@ -16,7 +16,7 @@ _EDGE_COLUMNS = "id, src_id, dst_id, relation, weight, created_at"
 class Graph:
     """Entities, mentions and edges."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     # -- entities -------------------------------------------------------------------------------------------
@@ -24,8 +24,9 @@ class Graph:
         with self._db.transaction():
             self._db.execute(
                 """
-                INSERT OR IGNORE INTO entities (scope, name, norm, kind, created_at)
+                INSERT INTO entities (scope, name, norm, kind, created_at)
                 VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
             """,
                 (scope, name, norm, kind, self._db.clock()),
             )
@@ -40,8 +41,9 @@ class Graph:
             for entity_id in entity_ids:
                 self._db.execute(
                     """
-                    INSERT OR IGNORE INTO memory_entities (memory_id, entity_id)
+                    INSERT INTO memory_entities (memory_id, entity_id)
                     VALUES (?, ?)
+                    ON CONFLICT DO NOTHING
                 """,
                     (memory_id, entity_id),
                 )
@@ -51,8 +53,9 @@ class Graph:
             for entity_id in entity_ids:
                 self._db.execute(
                     """
-                    INSERT OR IGNORE INTO episode_entities (episode_id, entity_id)
+                    INSERT INTO episode_entities (episode_id, entity_id)
                     VALUES (?, ?)
+                    ON CONFLICT DO NOTHING
                 """,
                     (episode_id, entity_id),
                 )
@@ -63,8 +66,9 @@ class Graph:
             for alias, norm in aliases:
                 self._db.execute(
                     """
-                    INSERT OR IGNORE INTO entity_aliases (entity_id, alias, norm)
+                    INSERT INTO entity_aliases (entity_id, alias, norm)
                     VALUES (?, ?, ?)
+                    ON CONFLICT DO NOTHING
                 """,
                     (entity_id, alias, norm),
                 )
@@ -195,15 +199,15 @@ class Graph:
     ) -> list[tuple[int, int]]:
         """(memory id, entity id) for live memories in scope that mention any of the entities, newest first.
 
-        CROSS JOIN keeps SQLite from starting at the scope's rows: it walks the entities' links and looks each
-        memory up by key (10,000 memories in one scope: 26 ms -> 0.6 ms per query)."""
+        A join in written order (SQLite's CROSS JOIN) keeps SQLite from starting at the scope's rows: it walks the
+        entities' links and looks each memory up by key (10,000 memories in one scope: 26 ms -> 0.6 ms per query)."""
         if not entity_ids:
             return []
         rows = self._db.query(
             f"""
             SELECT me.memory_id, me.entity_id
             FROM memory_entities me
-            CROSS JOIN memories m ON m.id = me.memory_id
+            {self._db.dialect.ordered_join} memories m ON m.id = me.memory_id
             WHERE me.entity_id IN ({marks(len(entity_ids))}) AND m.forgotten = 0
               AND m.scope IN ({marks(len(scopes))})
             ORDER BY m.created_at DESC, m.id DESC
@@ -224,7 +228,7 @@ class Graph:
             f"""
             SELECT ee.episode_id, ee.entity_id
             FROM episode_entities ee
-            CROSS JOIN episodes e ON e.id = ee.episode_id
+            {self._db.dialect.ordered_join} episodes e ON e.id = ee.episode_id
             WHERE ee.entity_id IN ({marks(len(entity_ids))}) AND e.scope IN ({marks(len(scopes))})
             ORDER BY e.created_at DESC, e.id DESC
             LIMIT ?
@@ -240,10 +244,11 @@ class Graph:
             raise InvalidInputError("an edge needs two different memories")
         with self._db.transaction():
             self._db.execute(
-                """
+                f"""
                 INSERT INTO edges (src_id, dst_id, relation, weight, created_at)
                 VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (src_id, dst_id, relation) DO UPDATE SET weight = max(weight, excluded.weight)
+                ON CONFLICT (src_id, dst_id, relation)
+                DO UPDATE SET weight = {self._db.dialect.greatest}(edges.weight, excluded.weight)
             """,
                 (src_id, dst_id, str(relation), weight, self._db.clock()),
             )

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..types import Episode, JournalEntry, JournalStatus, NewEpisode, TurnCapture
-from .connection import Connection, chunks, marks
+from .base import Database, TextIndex, chunks, marks
 from .values import content_hash, from_rows
 
 _JOURNAL_COLUMNS = """
@@ -22,7 +22,7 @@ _EPISODE_COLUMNS = (
 class Journal:
     """Turns as captured, in order; the curator works through the pending ones."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     def append(self, turn: TurnCapture) -> int:
@@ -35,7 +35,8 @@ class Journal:
         keep their turns.
         """
         created = turn.created_at if turn.created_at is not None else self._db.clock()
-        with self._db.transaction():
+        # writers of other sessions never change this session's indexes: only they need to wait for each other
+        with self._db.transaction(key=f"journal:{turn.session_id}"):
             index = turn.turn_index
             held = None if index is None else self._turn_at(turn.session_id, index)
             if held is not None:
@@ -46,12 +47,13 @@ class Journal:
                 index = None
             if index is None:
                 index = self.next_turn_index(turn.session_id)
-            cursor = self._db.execute(
+            rows = self._db.query(
                 """
                 INSERT INTO journal (
                     scope, session_id, turn_index, platform, source, user_content, assistant_content, created_at
                 )
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                RETURNING id
             """,
                 (
                     turn.scope,
@@ -64,7 +66,7 @@ class Journal:
                     created,
                 ),
             )
-            return int(cursor.lastrowid or 0)
+            return int(rows[0]["id"])
 
     def try_append(self, turn: TurnCapture) -> int | None:
         """`append` without waiting: None at once when another thread or process holds the write lock."""
@@ -95,29 +97,32 @@ class Journal:
         return str(rows[0]["user_content"]) if rows else ""
 
     def append_many(self, turns: Sequence[TurnCapture]) -> int:
-        """Journal many turns at once (an import): sqlite-utils batches the INSERTs inside one transaction.
+        """Journal many turns at once (an import), all or nothing in one transaction.
 
         Each turn keeps its turn index as given (the importer settles them); the rest of a row takes the
         table's defaults."""
-        with self._db.transaction():
-            self._db.sqlite_utils().table("journal").insert_all(
-                (
-                    {
-                        "scope": turn.scope,
-                        "session_id": turn.session_id,
-                        "turn_index": turn.turn_index,
-                        "platform": turn.platform,
-                        "source": str(turn.source),
-                        "user_content": turn.user,
-                        "assistant_content": turn.assistant,
-                        "created_at": turn.created_at
-                        if turn.created_at is not None
-                        else self._db.clock(),
-                    }
-                    for turn in turns
-                ),
-                batch_size=200,
+        now = self._db.clock()
+        self._db.executemany(
+            """
+            INSERT INTO journal (
+                scope, session_id, turn_index, platform, source, user_content, assistant_content, created_at
             )
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+            [
+                (
+                    turn.scope,
+                    turn.session_id,
+                    turn.turn_index,
+                    turn.platform,
+                    str(turn.source),
+                    turn.user,
+                    turn.assistant,
+                    turn.created_at if turn.created_at is not None else now,
+                )
+                for turn in turns
+            ],
+        )
         return len(turns)
 
     def pending(self, limit: int = 100, after_id: int = 0) -> list[JournalEntry]:
@@ -166,11 +171,12 @@ class Journal:
         """Count a failed attempt and keep the row pending, due again after base x 2^(attempts before) seconds
         (at most `max_seconds`). A row another writer already finished is left alone."""
         now = self._db.clock()
+        least = self._db.dialect.least
         self._db.execute(
-            """
+            f"""
             UPDATE journal
             SET attempts = attempts + 1, error = ?, processed_at = ?,
-                retry_at = ? + min(?, ? * (1 << min(attempts, 30)))
+                retry_at = ? + {least}(?, ? * (1 << {least}(attempts, 30)))
             WHERE id = ? AND status = 'pending'
         """,
             (error, now, now, max_seconds, base_seconds, journal_id),
@@ -229,18 +235,21 @@ class Journal:
 class Episodes:
     """Verbatim chunks of captured turns: the safety net of recall when extraction missed something."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database, text: TextIndex) -> None:
         self._db = db
+        self._text = text
 
     def insert(self, episode: NewEpisode) -> int:
         """Store one verbatim chunk; re-inserting the same (session, turn, role, chunk) returns the old id."""
         with self._db.transaction():
-            self._db.execute(
+            added = self._db.query(
                 """
-                INSERT OR IGNORE INTO episodes (
+                INSERT INTO episodes (
                     scope, session_id, turn_index, chunk_index, role, content, created_at, journal_id
                 )
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                RETURNING id
             """,
                 (
                     episode.scope,
@@ -253,6 +262,9 @@ class Episodes:
                     episode.journal_id,
                 ),
             )
+            if added:
+                self._text.add("episodes", int(added[0]["id"]), (episode.content,))
+                return int(added[0]["id"])
             return int(
                 self._db.scalar(
                     """

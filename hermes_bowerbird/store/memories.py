@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError, NotFoundError
-from ..types import MEMORY_TYPES, Memory, MemoryFilter, MemoryType, NewMemory, type_spec
-from .connection import Connection, chunks, marks
+from ..types import Memory, MemoryFilter, MemoryType, NewMemory, type_spec
+from .base import Database, TextIndex, chunks, marks
 from .values import content_hash, from_row, from_rows
 
 log = logging.getLogger(__name__)
@@ -68,31 +68,11 @@ def _filter(
 class Memories:
     """Rows of the memories table; writes that also touch other tables are composed by the Store."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database, text: TextIndex) -> None:
         self._db = db
+        self._text = text
         self._untouched: dict[int, int] = {}  # accesses not yet written (the database was busy)
         self._untouched_lock = threading.Lock()
-
-    def guard_types(self) -> None:
-        """Refuse, on this connection, any memory type the type table does not name.
-
-        The schema lists no types (a new one is a row in types.py, no migration): these temporary triggers
-        are rebuilt from the table on every connection the store opens and stop every write path, raw SQL
-        included, from storing a type the code cannot read.
-        """
-        known = ", ".join("'" + name.replace("'", "''") + "'" for name in MEMORY_TYPES)
-        for event in ("INSERT", "UPDATE OF type"):
-            name = "memories_known_type_" + event.split()[0].lower()
-            self._db.execute(f"DROP TRIGGER IF EXISTS temp.{name}")
-            self._db.execute(
-                f"""
-                CREATE TEMP TRIGGER {name} BEFORE {event} ON main.memories
-                WHEN NEW.type NOT IN ({known})
-                BEGIN
-                    SELECT RAISE(ABORT, 'unknown memory type');
-                END
-            """
-            )
 
     # -- reads ----------------------------------------------------------------------------------------------
     def get(self, memory_id: int) -> Memory | None:
@@ -144,7 +124,7 @@ class Memories:
                 f"""
             SELECT {COLUMNS}
             FROM memories
-            WHERE scope = ? AND forgotten = 0 AND superseded_by IS NULL AND instr(content, ?) > 0
+            WHERE scope = ? AND forgotten = 0 AND superseded_by IS NULL AND {self._db.dialect.contains("content")}
             ORDER BY id DESC
             LIMIT ?
         """,
@@ -205,7 +185,7 @@ class Memories:
     def scopes(self) -> dict[str, int]:
         """Every scope that holds memories, with its count of live ones (forgotten ones excluded)."""
         rows = self._db.query("""
-            SELECT scope, sum(forgotten = 0) AS n
+            SELECT scope, count(*) FILTER (WHERE forgotten = 0) AS n
             FROM memories
             GROUP BY scope
             ORDER BY scope
@@ -305,33 +285,41 @@ class Memories:
         except ValueError as exc:
             raise InvalidInputError(str(exc)) from None
         now = self._db.clock()
-        cursor = self._db.execute(
-            """
-            INSERT INTO memories (
-                scope, type, content, summary, subject, content_hash, importance, confidence,
-                created_at, updated_at, valid_from, source, session_id, tags, metadata
+        tags = json.dumps(list(new.tags))
+        with self._db.transaction():
+            rows = self._db.query(
+                """
+                INSERT INTO memories (
+                    scope, type, content, summary, subject, content_hash, importance, confidence,
+                    created_at, updated_at, valid_from, source, session_id, tags, metadata
+                )
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                RETURNING id
+            """,
+                self._row(new, now, tags),
             )
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """,
-            (
-                new.scope,
-                str(new.type),
-                new.content,
-                new.summary,
-                new.subject,
-                content_hash(new.content),
-                min(1.0, max(0.0, new.effective_importance)),
-                min(1.0, max(0.0, new.confidence)),
-                new.created_at or now,
-                now,
-                new.valid_from or new.created_at or now,
-                str(new.source),
-                new.session_id,
-                json.dumps(list(new.tags)),
-                json.dumps(dict(new.metadata)),
-            ),
+            memory_id = int(rows[0]["id"])
+            self._text.add("memories", memory_id, (new.content, new.summary or "", tags))
+        return memory_id
+
+    def _row(self, new: NewMemory, now: float, tags: str) -> tuple[object, ...]:
+        return (
+            new.scope,
+            str(new.type),
+            new.content,
+            new.summary,
+            new.subject,
+            content_hash(new.content),
+            min(1.0, max(0.0, new.effective_importance)),
+            min(1.0, max(0.0, new.confidence)),
+            new.created_at or now,
+            now,
+            new.valid_from or new.created_at or now,
+            str(new.source),
+            new.session_id,
+            tags,
+            json.dumps(dict(new.metadata)),
         )
-        return int(cursor.lastrowid or 0)
 
     def touch(self, ids: Sequence[int]) -> None:
         """Record that these memories were recalled (access count and time feed the access boost).
@@ -373,25 +361,29 @@ class Memories:
     def boost(self, memory_id: int, importance: float | None) -> None:
         """Count one more access, raising importance to `importance` when that is higher."""
         self._db.execute(
-            """
+            f"""
             UPDATE memories
             SET access_count = access_count + 1, accessed_at = ?,
-                importance = max(importance, coalesce(?, importance))
+                importance = {self._db.dialect.greatest}(importance, coalesce(?, importance))
             WHERE id = ?
         """,
             (self._db.clock(), importance, memory_id),
         )
 
     def set_origin(self, memory_id: int, origin: str, confidence: float) -> None:
-        self._db.execute(
-            """
-            UPDATE memories
-            SET metadata = json_set(coalesce(metadata, '{}'), '$.origin', ?),
-                confidence = max(confidence, ?), updated_at = ?
-            WHERE id = ?
-        """,
-            (origin, confidence, self._db.clock(), memory_id),
-        )
+        """Record where the memory was stated (metadata's `origin`) and raise its confidence to `confidence`."""
+        with self._db.transaction():
+            raw = self._db.scalar("SELECT metadata FROM memories WHERE id = ?", (memory_id,))
+            metadata = json.loads(raw) if raw else {}
+            metadata["origin"] = origin
+            self._db.execute(
+                f"""
+                UPDATE memories
+                SET metadata = ?, confidence = {self._db.dialect.greatest}(confidence, ?), updated_at = ?
+                WHERE id = ?
+            """,
+                (json.dumps(metadata), confidence, self._db.clock(), memory_id),
+            )
 
     def mark_superseded(self, old_id: int, new_id: int) -> None:
         now = self._db.clock()
@@ -448,7 +440,7 @@ class Memories:
 class Retention:
     """The memories table's low-importance marks and forget times, which pruning reads and writes."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     def set_low_since(self, updates: Sequence[tuple[int, float | None]]) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .connection import Connection
+from .base import Database
 
 
 class Meta:
     """Key-value rows."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     def get(self, key: str, default: str | None = None) -> str | None:

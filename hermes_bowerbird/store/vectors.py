@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import DatabaseError
 from ..types import ItemKind
-from .connection import SQL_VARS, Connection, chunks, marks
+from .base import SQL_VARS, Database, chunks, marks
 from .values import blob_vector, vector_blob
 
 
@@ -22,14 +22,16 @@ def _table(kind: ItemKind) -> tuple[str, str]:
 class Vectors:
     """The embeddings table: one vector per (kind, item, model)."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     def put(self, kind: ItemKind, model: str, items: Sequence[tuple[int, np.ndarray]]) -> None:
         self._db.executemany(
             """
-            INSERT OR REPLACE INTO embeddings (kind, item_id, model, dim, vector)
+            INSERT INTO embeddings (kind, item_id, model, dim, vector)
             VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (kind, item_id)
+            DO UPDATE SET model = excluded.model, dim = excluded.dim, vector = excluded.vector
         """,
             [(str(kind), int(i), model, int(v.shape[-1]), vector_blob(v)) for i, v in items],
         )
@@ -167,7 +169,7 @@ class Vectors:
 class EmbeddingCache:
     """Vectors by content hash, so the same text is never embedded twice."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     def get(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
@@ -190,8 +192,11 @@ class EmbeddingCache:
         now = self._db.clock()
         self._db.executemany(
             """
-            INSERT OR REPLACE INTO embedding_cache (hash, model, dim, vector, created_at)
+            INSERT INTO embedding_cache (hash, model, dim, vector, created_at)
             VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (hash) DO UPDATE SET
+                model = excluded.model, dim = excluded.dim, vector = excluded.vector,
+                created_at = excluded.created_at
         """,
             [(h, m, int(v.shape[-1]), vector_blob(v), now) for h, m, v in rows],
         )

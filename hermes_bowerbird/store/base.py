@@ -1,0 +1,102 @@
+"""What every backend's connection offers the table modules: statements, transactions, locks and their dialect."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, TypeVar
+
+from ..types import Clock
+from .dialect import Dialect
+
+SQL_VARS = 900  # stay under SQLite's bound-parameter limit (PostgreSQL's is far higher)
+Params = Sequence[Any] | Mapping[str, Any]
+T = TypeVar("T")
+
+
+def chunks(items: Sequence[T], size: int = SQL_VARS) -> Iterator[Sequence[T]]:
+    """`items` in slices small enough to bind as parameters of one statement."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def marks(n: int) -> str:
+    """`?, ?, ...` for an IN list of n parameters."""
+    return ",".join("?" * n)
+
+
+class Row(Protocol):
+    """A result row read by column name or position (sqlite3.Row, and the PostgreSQL connection's rows)."""
+
+    def __getitem__(self, key: int | str) -> Any: ...
+
+    def keys(self) -> list[str]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+    def __len__(self) -> int: ...
+
+
+class Outcome(Protocol):
+    """What `execute` returns: how many rows the statement changed."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+
+class TextIndex(Protocol):
+    """Keeps a backend's full-text index of a row written (SQLite's FTS5 tables keep themselves by trigger)."""
+
+    def add(self, table: str, item_id: int, columns: Sequence[str]) -> None:
+        """Index the row `item_id` of `table` (memories: content, summary, tags; episodes: content)."""
+        ...
+
+
+class RunnerLock(Protocol):
+    """One holder at a time across every process and host that uses the store (maintenance, reindexing)."""
+
+    def held(
+        self, timeout: float = 0.0, stop: Any | None = None
+    ) -> AbstractContextManager[bool]: ...
+
+
+class Database(Protocol):
+    """One backend's connection as the table modules use it; rows come back by column name or position.
+
+    Writes inside `transaction()` are atomic and serialised with every other writer of the store, on this host
+    or another: what a transaction reads stays as it read it until it commits. `transaction(key)` serialises
+    only with writers of the same key (appending a session's turns), where the backend can tell them apart.
+    """
+
+    dialect: Dialect
+    clock: Clock
+    readonly: bool
+
+    @property
+    def location(self) -> str:
+        """Where the data lives, safe to print (a path, or a server address without its password)."""
+        ...
+
+    def execute(self, sql: str, params: Params = ()) -> Outcome: ...
+
+    def executemany(self, sql: str, rows: Sequence[Params]) -> None: ...
+
+    def query(self, sql: str, params: Params = ()) -> list[Any]: ...
+
+    def scalar(self, sql: str, params: Params = ()) -> Any: ...
+
+    def transaction(self, key: str | None = None) -> AbstractContextManager[None]: ...
+
+    def try_transaction(self) -> AbstractContextManager[bool]: ...
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits (a cheap "did anything change")."""
+        ...
+
+    def checkpoint(self) -> None: ...
+
+    def leave_checkpoints(self) -> None: ...
+
+    def runner_lock(self, name: str) -> RunnerLock: ...
+
+    def close(self) -> None: ...
