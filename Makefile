@@ -6,20 +6,25 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test test-stress browser lint bench clean
+.PHONY: install demo demo-postgres test test-stress browser lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# The CPU build of torch first: letting sentence-transformers pull torch would fetch a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test,mcp,hermes,ann,web]'
+	$(PY) -m pip install --quiet -e '.[test,mcp,hermes,ann,web,postgres,postgres-server]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/bowerbird demo
+
+# the same demo with the memory in PostgreSQL: a private server with pgvector is started for it and removed after
+# (BOWERBIRD_DATABASE_URL=postgresql://... uses an empty database of yours instead)
+demo-postgres: $(STAMP)
+	$(VENV)/bin/bowerbird demo --postgres
 
 test: $(STAMP) browser
 	$(PY) -m pytest -q

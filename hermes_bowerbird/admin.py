@@ -30,6 +30,20 @@ class TurnToJournal(Protocol):
     def created_at(self) -> float | None: ...
 
 
+def schema_steps(target: Path | str) -> list[tuple[str, bool]]:
+    """(step, applied) for every schema step this version knows, of the store at `target` (nothing is changed)."""
+    from .store.schema import steps
+
+    return [(step.name, step.applied) for step in steps(target)]
+
+
+def migrate(target: Path | str) -> list[str]:
+    """Apply the pending schema steps of the store at `target` (created when new); returns those applied now."""
+    from .store.schema import apply
+
+    return apply(target)
+
+
 class Admin:
     """Whole-store operations the CLI, MCP server and inspector run on the owner's request."""
 
@@ -110,6 +124,15 @@ class Admin:
 
     def backup(self, dest: Path) -> None:
         self._store.health.backup_to(dest)
+
+    def copy_store(self, target: Path | str, progress: Progress | None = None) -> dict[str, int]:
+        """Copy the whole store into a new, empty one at `target` (a SQLite file or a postgresql:// database);
+        rows copied per table, each count checked against the source."""
+        copy = Store.open(target)
+        try:
+            return self._store.copy_to(copy, progress)
+        finally:
+            copy.close()
 
     # -- bulk import ----------------------------------------------------------------------------------------
     def journal_imported(

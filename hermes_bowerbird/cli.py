@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__, render, scopes
+from .addresses import is_server_address, shown
 from .config import Config, load_config
 from .errors import BowerbirdError, ConfigError, DatabaseError, InvalidInputError, NotFoundError
 from .explain import describe
@@ -62,6 +63,7 @@ class State:
     """Global options and the engine opened for this one command (closed when the command ends)."""
 
     db: Path | None = None
+    database_url: str | None = None
     hermes_home: Path | None = None
     user: str | None = None
     profile: str | None = None
@@ -74,7 +76,11 @@ class State:
 
     def config(self) -> Config:
         if self._config is None:
-            overrides = {"db_path": str(self.db)} if self.db else None
+            overrides: dict[str, str] = {}
+            if self.db:
+                overrides["db_path"] = str(self.db)
+            if self.database_url:
+                overrides["database_url"] = self.database_url
             self._config = load_config(self.hermes_home, overrides=overrides)
         return self._config
 
@@ -107,7 +113,7 @@ class State:
             from .engine import Bowerbird
 
             config = self.config()
-            if not create and not config.db_path.exists():
+            if not create and not config.database_url and not config.db_path.exists():
                 raise DatabaseError(
                     f"no bowerbird database at {config.db_path} (nothing captured yet; "
                     "pass --db or --hermes-home to use another one)"
@@ -273,6 +279,12 @@ def _global_options(*, group: bool) -> list[click.Option]:
             help="Database file (default: $HERMES_HOME/bowerbird/memory.db).",
         ),
         click.Option(
+            ["--database-url"],
+            metavar="URL",
+            envvar="BOWERBIRD_DATABASE_URL" if group else None,
+            help="A PostgreSQL database to use instead of the SQLite file (postgresql://...).",
+        ),
+        click.Option(
             ["--hermes-home"],
             type=click.Path(file_okay=False, path_type=Path),
             envvar="HERMES_HOME" if group else None,
@@ -304,6 +316,7 @@ def _apply_global_options(state: State, values: Mapping[str, Any]) -> None:
     """Merge one side's values into the state: a value given after the command name wins."""
     for attr, name in (
         ("db", "db"),
+        ("database_url", "database_url"),
         ("hermes_home", "hermes_home"),
         ("user", "user"),
         ("profile", "profile"),
@@ -1077,12 +1090,27 @@ def hermes_uninstall(state: State) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Use this folder as HERMES_HOME and keep it afterwards.",
 )
+@click.option(
+    "--postgres",
+    is_flag=True,
+    help="Keep the memory in a private PostgreSQL (with pgvector) started for the demo and removed after it; "
+    "--database-url URL uses an empty database of yours instead.",
+)
 @pass_state
-def demo(state: State, fixture: Path | None, keep: Path | None) -> None:
+def demo(state: State, fixture: Path | None, keep: Path | None, postgres: bool) -> None:
     """Replay a multi-session conversation through the provider offline and show what bowerbird made of it."""
     from .demo import run_demo
 
-    result = run_demo(fixture=fixture, home=keep, echo=None if state.json_mode else click.echo)
+    echo = None if state.json_mode else click.echo
+    if postgres and not state.database_url:
+        from .local_server import local_server
+
+        with local_server() as address:
+            result = run_demo(fixture=fixture, home=keep, echo=echo, database_url=address)
+    else:
+        result = run_demo(
+            fixture=fixture, home=keep, echo=echo, database_url=state.database_url or ""
+        )
     if state.json_mode:
         emit(state, result)
 
@@ -1128,6 +1156,82 @@ def serve(state: State, port: int | None, no_open: bool) -> None:
             {"url": url},
             f"Memory inspector: {url}\n(open this link; it carries a fresh "
             "access token. Ctrl+C stops.)",
+        ),
+    )
+
+
+# -- the store itself: its schema, and moving it between backends ---------------------------------------------
+@cli.command()
+@click.option(
+    "--list",
+    "only_list",
+    is_flag=True,
+    help="Show the steps and which are applied; change nothing.",
+)
+@pass_state
+def migrate(state: State, only_list: bool) -> None:
+    """Show the store's schema steps and apply those pending (they are also applied whenever a host opens it,
+    under a lock, so this is for looking first or upgrading ahead of the hosts)."""
+    from . import admin
+
+    target = state.config().store_target
+    applied = [] if only_list else admin.migrate(target)
+    steps = admin.schema_steps(target)
+    data = {
+        "store": shown(target),
+        "applied_now": applied,
+        "steps": [{"name": name, "applied": done} for name, done in steps],
+    }
+
+    def text() -> str:
+        lines = [f"Schema of {shown(target)}:"]
+        lines += [f"  {'applied' if done else 'pending'}  {name}" for name, done in steps]
+        waiting = sum(1 for _, done in steps if not done)
+        if only_list:
+            lines.append(
+                f"{waiting} pending; `bowerbird migrate` applies them."
+                if waiting
+                else "Up to date."
+            )
+        else:
+            lines.append(f"Applied now: {', '.join(applied)}." if applied else "Nothing to apply.")
+        return "\n".join(lines)
+
+    emit(state, data, text)
+
+
+@cli.group(cls=BowerbirdGroup)
+def store() -> None:
+    """Move the whole store between backends (a SQLite file and a PostgreSQL server)."""
+
+
+@store.command("copy")
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    metavar="TARGET",
+    help="A new SQLite file (FILE.db) or an empty PostgreSQL database (postgresql://...).",
+)
+@pass_state
+def copy(state: State, target: str) -> None:
+    """Copy everything in this store (every table, vectors, audit) into TARGET, and check the counts."""
+    if not is_server_address(target):
+        path = Path(target).expanduser()
+        if path.exists() and path.stat().st_size > 0:
+            raise InvalidInputError(f"{path} already exists; choose a new file")
+        target = str(path)
+    engine = state.engine()
+    with progress_bar(
+        state, "copying", 1
+    ) as update:  # the copy reports its total with the first rows
+        copied = engine.admin.copy_store(target, progress=update)
+    emit(
+        state,
+        {"from": engine.inspect.location, "to": shown(target), "rows": copied},
+        lambda: (
+            f"Copied {sum(copied.values()):,} rows to {shown(target)}; every table's count matches:\n"
+            + "\n".join(f"  {name:18} {n:>10,}" for name, n in copied.items())
         ),
     )
 

@@ -101,6 +101,9 @@ class Config:
 
     hermes_home: Path
     db_path: Path
+    # a PostgreSQL server (postgresql://user:password@host:port/database) to keep memory in instead of the SQLite
+    # file at db_path, shared by every host that names it; the file's folder still holds this home's lock files
+    database_url: str = field(default="", repr=False)
     # embeddings
     embedding_backend: str = "auto"  # one of EMBEDDING_BACKENDS
     embedding_model: str = ""  # name or path; empty picks the shipped MiniLM
@@ -124,6 +127,9 @@ class Config:
     dedup_threshold: float = 0.92
     related_threshold: float = 0.75
     shutdown_drain_seconds: float = 10.0
+    # how long a curation worker's claim on the journal rows it is curating lasts (a worker that dies on another
+    # host leaves its rows to the others after this; one that dies on this host is noticed at once)
+    curation_lease_seconds: float = 60.0
     # read path
     prefetch_budget_tokens: int = 600
     prefetch_timeout_seconds: float = 3.0
@@ -149,6 +155,11 @@ class Config:
     maintenance_job_seconds: float = 30.0  # time budget of one maintenance job run
     # markdown
     import_markdown: bool = True
+
+    @property
+    def store_target(self) -> Path | str:
+        """What the store opens: the PostgreSQL server when `database_url` is set, else the SQLite file."""
+        return self.database_url or self.db_path
 
     @property
     def model_cache_dir(self) -> Path:
@@ -195,7 +206,17 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
         _check_choice(key, kwargs.get(key, choices[0]), choices)
     db = kwargs.get("db_path")
     kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
+    _check_database_url(kwargs.get("database_url", ""))
     return Config(**kwargs)
+
+
+def _check_database_url(url: str) -> None:
+    """A server address must be a PostgreSQL one; the message never repeats the address (it may hold a password)."""
+    if url and not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(
+            "setting 'database_url': expected a postgresql:// address "
+            "(leave it empty for the SQLite file at db_path)"
+        )
 
 
 def _check_types(key: str, value: str) -> None:

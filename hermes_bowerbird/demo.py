@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from . import render
+from .addresses import shown
 from .errors import BowerbirdError, InvalidInputError
 from .options import RecallOptions
 from .types import MemoryType
@@ -101,28 +102,35 @@ def offline_environment(home: Path) -> Iterator[None]:
 
 
 def run_demo(
-    *, fixture: Path | None = None, home: Path | None = None, echo: Echo | None = print
+    *,
+    fixture: Path | None = None,
+    home: Path | None = None,
+    echo: Echo | None = print,
+    database_url: str = "",
 ) -> dict[str, Any]:
-    """Run the whole demo; prints through `echo` (None = silent) and returns what it showed as data."""
+    """Run the whole demo; prints through `echo` (None = silent) and returns what it showed as data. With a
+    `database_url` the memory lives in that PostgreSQL database (it must hold no memory yet)."""
     script = load_script(fixture or default_fixture())
     say: Echo = echo or (lambda _text: None)
     if home is not None:
         home.mkdir(parents=True, exist_ok=True)
-        return _run_in(home, script, say)
+        return _run_in(home, script, say, database_url)
     with tempfile.TemporaryDirectory(prefix="bowerbird-demo-") as tmp:
-        return _run_in(Path(tmp), script, say)
+        return _run_in(Path(tmp), script, say, database_url)
 
 
-def _run_in(home: Path, script: DemoScript, say: Echo) -> dict[str, Any]:
+def _run_in(home: Path, script: DemoScript, say: Echo, database_url: str) -> dict[str, Any]:
     started = time.monotonic()
     settings = home / "bowerbird" / "config.yaml"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(yaml.safe_dump(DEMO_SETTINGS), encoding="utf-8")
+    chosen = {**DEMO_SETTINGS, **({"database_url": database_url} if database_url else {})}
+    settings.write_text(yaml.safe_dump(chosen), encoding="utf-8")
     with offline_environment(home):
         from .provider import BowerbirdProvider
 
         provider = BowerbirdProvider()
-        say(f"bowerbird demo · HERMES_HOME={home} · local model, no API key, offline\n")
+        where = f"memory in {shown(database_url)}" if database_url else "local model"
+        say(f"bowerbird demo · HERMES_HOME={home} · {where}, no API key, offline\n")
         try:
             replayed = _replay(provider, script, home, say)
             engine = provider.engine
@@ -152,6 +160,11 @@ def _replay(provider: BowerbirdProvider, script: DemoScript, home: Path, say: Ec
             )
             if provider.engine is None:
                 raise BowerbirdError("the memory provider failed to start (the log above says why)")
+            if provider.engine.inspect.scopes():
+                raise InvalidInputError(
+                    f"{provider.engine.inspect.location} already holds memory; "
+                    "the demo replays its conversation into an empty store"
+                )
             provider.system_prompt_block()
         say(f"session {n + 1}: {session.title or session.session_id} ({len(session.turns)} turns)")
         messages: list[dict[str, str]] = []

@@ -142,7 +142,7 @@ class Bowerbird:
     ) -> None:
         self.config = config
         self.clock = clock
-        self.store = Store.open(config.db_path, clock=clock)
+        self.store = Store.open(config.store_target, clock=clock)
         FILES.opened(self.store.location)
         # a read-only store embeds queries only, and stores nothing
         reindex = not self.store.readonly
@@ -476,7 +476,7 @@ class Bowerbird:
     def status(self) -> dict[str, object]:
         journal = self.store.journal.counts()
         return {
-            "db_path": str(self.config.db_path),
+            "db_path": self.store.location,
             "read_only": self.store.readonly,
             "memories": self.store.memories.count_by_type(),
             "counts": self.store.health.counts(),

@@ -15,6 +15,10 @@ class DatabaseError(BowerbirdError):
     """The database could not be opened, migrated or used."""
 
 
+class ServerUnavailableError(DatabaseError):
+    """The database server could not be reached, or the connection to it was lost (worth trying again)."""
+
+
 class MigrationError(DatabaseError):
     """A migration file is malformed, duplicated or failed to apply."""
 

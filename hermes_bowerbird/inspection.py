@@ -48,6 +48,11 @@ class Inspection:
         self._store = store
 
     @property
+    def location(self) -> str:
+        """Where the memory lives, safe to print (a file's path, or a server address without its password)."""
+        return self._store.location
+
+    @property
     def read_only(self) -> bool:
         """The store was opened read-only: recall works, nothing new is stored."""
         return self._store.readonly

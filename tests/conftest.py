@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from pg_server import PgTestServer, running_server
 
 from hermes_bowerbird.config import Config, build_config, load_config
 from hermes_bowerbird.engine import Bowerbird
@@ -32,6 +33,43 @@ os.environ.setdefault(
 
 
 @pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgTestServer]:
+    """A PostgreSQL server with pgvector for the whole session (BOWERBIRD_TEST_DATABASE_URL, or a private one)."""
+    with running_server() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: PgTestServer) -> Iterator[str]:
+    """A database of the test's own on the test server, with the current schema applied."""
+    url = pg_server.fresh()
+    yield url
+    pg_server.close_connections(url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def storage(request: pytest.FixtureRequest) -> str:
+    """The storage backend a test runs on: every test that asks runs on both."""
+    return str(request.param)
+
+
+@pytest.fixture
+def store_target(storage: str, tmp_path: Path, request: pytest.FixtureRequest) -> Path | str:
+    """Where the test's store lives on its backend: a file in its folder, or a database of its own."""
+    if storage == "sqlite":
+        return tmp_path / "m.db"
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def storage_env(store_target: Path | str, monkeypatch: pytest.MonkeyPatch) -> Path | str:
+    """Every memory home the test opens keeps its memory on the test's backend (the database, or its own file)."""
+    if isinstance(store_target, str):
+        monkeypatch.setenv("BOWERBIRD_DATABASE_URL", store_target)
+    return store_target
+
+
+@pytest.fixture(scope="session")
 def minilm() -> LocalEmbedder:
     """The real shipped all-MiniLM-L6-v2, loaded once for the whole test session."""
     from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
@@ -40,9 +78,9 @@ def minilm() -> LocalEmbedder:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    """A migrated database in the test's own folder (modules that need a clock override this)."""
-    opened = Store.open(tmp_path / "m.db")
+def store(store_target: Path | str) -> Iterator[Store]:
+    """A migrated store of the test's own on each backend (modules that need a clock override this)."""
+    opened = Store.open(store_target)
     yield opened
     opened.close()
 
@@ -63,19 +101,21 @@ def config(tmp_path: Path) -> Config:
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Bowerbird]:
+def engine(tmp_path: Path, storage_env: Path | str) -> Iterator[Bowerbird]:
     """An engine with no model at all (no embeddings, no LLM): the heuristic curator, full text and the graph;
-    it curates on the caller's thread. Modules that need a model, a clock or other settings override it."""
-    config = load_config(
-        tmp_path, environ={"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
-    )
+    it curates on the caller's thread; on each backend. Modules that need a model, a clock or other settings
+    override it."""
+    environ = {"BOWERBIRD_EMBEDDING_BACKEND": "none", "BOWERBIRD_LLM_BACKEND": "none"}
+    if isinstance(storage_env, str):
+        environ["BOWERBIRD_DATABASE_URL"] = storage_env
+    config = load_config(tmp_path, environ=environ)
     bowerbird = Bowerbird(config, background=False)
     yield bowerbird
     bowerbird.shutdown()
 
 
 @pytest.fixture
-def chat_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+def chat_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, storage_env: Path | str) -> Config:
     """A memory home for conversations through the provider: the local model, no LLM, no maintenance, and a
     prefetch timeout no test machine reaches."""
     monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from store_faults import REFUSED, refuse_updates
 
 from hermes_bowerbird.config import Config, load_config
 from hermes_bowerbird.engine import Bowerbird
@@ -139,11 +139,8 @@ def test_an_update_to_the_same_content_keeps_the_memory(engine: Bowerbird) -> No
 
 def test_an_update_whose_supersede_fails_stores_no_new_version(engine: Bowerbird) -> None:
     old = engine.remember("The team deploys on Fridays.", scope=SCOPE)
-    engine.store.db.execute("""
-        CREATE TEMP TRIGGER refuse_supersede BEFORE UPDATE OF superseded_by ON memories
-        BEGIN SELECT RAISE(ABORT, 'supersede refused'); END
-    """)
-    with pytest.raises(sqlite3.IntegrityError, match="supersede refused"):
+    refuse_updates(engine.store, "memories", "superseded_by", "supersede refused")
+    with pytest.raises(REFUSED, match="supersede refused"):
         engine.update(old.id, "The team deploys on Thursdays.", scopes=[SCOPE])
     assert [m.content for m in engine.inspect.list_memories([SCOPE], current_only=False)] == [
         old.content

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from store_faults import REFUSED
 
 from hermes_bowerbird import db
 from hermes_bowerbird.store import Store
@@ -199,9 +200,7 @@ def test_upgrade_gives_failed_rows_another_chance(tmp_path: Path) -> None:
 
 def test_the_unique_guard_refuses_a_second_row_for_a_session_turn(store: Store) -> None:
     _append(store, "first", turn=0)
-    conn = sqlite3.connect(store.path)
-    with pytest.raises(sqlite3.IntegrityError):
-        conn.execute(
+    with pytest.raises(REFUSED):
+        store.db.execute(
             "INSERT INTO journal (scope, session_id, turn_index, created_at) VALUES ('p', 's', 0, 1.0)"
         )
-    conn.close()

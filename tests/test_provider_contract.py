@@ -16,7 +16,7 @@ from hermes_bowerbird.provider import BowerbirdProvider
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, storage_env: Path | str) -> Path:
     monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
     # keyword + graph: fast and deterministic
     monkeypatch.setenv("BOWERBIRD_EMBEDDING_BACKEND", "none")

@@ -49,7 +49,7 @@ class SlowModel(WrappedEmbedder):
 
 
 @pytest.fixture
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, storage_env: Path | str) -> Config:
     monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
     monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")
     monkeypatch.setenv("BOWERBIRD_PREFETCH_TIMEOUT_SECONDS", "0.2")
@@ -100,7 +100,9 @@ ASK_DENTIST = "Who is my dentist again?"
 
 
 @pytest.fixture
-def quick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BowerbirdProvider]:
+def quick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, storage_env: Path | str
+) -> Iterator[BowerbirdProvider]:
     monkeypatch.setenv("BOWERBIRD_LLM_BACKEND", "none")
     monkeypatch.setenv("BOWERBIRD_EMBEDDING_BACKEND", "none")
     monkeypatch.setenv("BOWERBIRD_MAINTENANCE_ENABLED", "false")

@@ -33,8 +33,8 @@ from hermes_bowerbird.types import (
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store.open(tmp_path / "memory.db", clock=FakeClock())
+def store(store_target: Path | str) -> Iterator[Store]:
+    s = Store.open(store_target, clock=FakeClock())
     yield s
     s.close()
 
@@ -77,19 +77,40 @@ def test_empty_content_is_refused(store: Store) -> None:
         _add(store, "   ")
 
 
-def test_fts_follows_insert_update_and_delete(store: Store) -> None:
+def test_fts_follows_insert_and_delete(store: Store) -> None:
     memory_id = _add(store, "The cat is named Miso")
     assert _fts(store, "miso") == [memory_id]
-    store.db.execute(
-        "UPDATE memories SET content = 'The cat is named Tofu' WHERE id = ?", (memory_id,)
-    )
-    assert _fts(store, "miso") == []
-    assert _fts(store, "tofu") == [memory_id]
     store.forget(memory_id, reason="test", actor="test")
-    assert _fts(store, "tofu") == []  # forgotten memories are not searchable
+    assert _fts(store, "miso") == []  # forgotten memories are not searchable
     store.purge(memory_id, reason="test", actor="test")
     assert store.memories.get(memory_id) is None
     assert store.search.integrity() == {"memories_fts": True, "episodes_fts": True}
+
+
+def test_fts_follows_text_edited_in_place_in_a_file(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db", clock=FakeClock())
+    memory_id = _add(store, "The cat is named Miso")
+    store.db.execute(
+        "UPDATE memories SET content = 'The cat is named Tofu' WHERE id = ?", (memory_id,)
+    )
+    assert (_fts(store, "miso"), _fts(store, "tofu")) == ([], [memory_id])
+    store.close()
+
+
+def test_text_edited_in_place_on_a_server_is_out_of_the_index_until_repaired(pg_url: str) -> None:
+    """The store never edits text in place; a row a person edits by hand is found by neither its old words nor
+    its new ones, `doctor` says the index is not whole, and its repair indexes the new words."""
+    store = Store.open(pg_url, clock=FakeClock())
+    memory_id = _add(store, "The cat is named Miso")
+    store.db.execute(
+        "UPDATE memories SET content = 'The cat is named Tofu' WHERE id = ?", (memory_id,)
+    )
+    assert (_fts(store, "miso"), _fts(store, "tofu")) == ([], [])
+    assert store.search.integrity() == {"memories_fts": False, "episodes_fts": True}
+    store.search.rebuild()
+    assert (_fts(store, "miso"), _fts(store, "tofu")) == ([], [memory_id])
+    assert store.search.integrity() == {"memories_fts": True, "episodes_fts": True}
+    store.close()
 
 
 def test_porter_stemming_matches_word_forms(store: Store) -> None:
@@ -308,11 +329,12 @@ def test_journal_lifecycle(store: Store) -> None:
     assert store.journal.next_turn_index("other") == 0
 
 
-def test_vectors_round_trip_little_endian(store: Store) -> None:
+def test_vectors_round_trip_exactly(store: Store) -> None:
     vectors = np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32)
-    store.vectors.put(ItemKind.MEMORY, "m", [(i + 1, v) for i, v in enumerate(vectors)])
-    ids, matrix = store.vectors.load(ItemKind.MEMORY, "m")
-    assert ids.tolist() == [1, 2, 3, 4, 5]
+    ids = [_add(store, f"memory number {n}") for n in range(5)]
+    store.vectors.put(ItemKind.MEMORY, "m", list(zip(ids, vectors, strict=True)))
+    loaded, matrix = store.vectors.load(ItemKind.MEMORY, "m")
+    assert loaded.tolist() == ids
     assert np.array_equal(matrix, vectors)
     store.embedding_cache.put([("h", "m", vectors[0])])
     assert np.array_equal(store.embedding_cache.get(["h", "missing"])["h"], vectors[0])
@@ -325,15 +347,27 @@ def test_closed_store_raises_a_database_error(tmp_path: Path) -> None:
         s.memories.get(1)
 
 
-def test_backup_is_a_readable_copy(store: Store, tmp_path: Path) -> None:
+def test_backup_is_a_readable_copy(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "m.db", clock=FakeClock())
     _add(store, "kept in the backup")
     store.health.backup_to(tmp_path / "b" / "copy.db")
     copy = Store.open(tmp_path / "b" / "copy.db")
     assert copy.health.counts()["memories"] == 1
 
 
+def test_a_server_store_says_how_it_is_backed_up(pg_url: str, tmp_path: Path) -> None:
+    store = Store.open(pg_url)
+    with pytest.raises(DatabaseError, match=r"pg_dump.*bowerbird store copy"):
+        store.health.backup_to(tmp_path / "copy.db")
+    assert not (tmp_path / "copy.db").exists()
+    store.close()
+
+
 def _break_fts(store: Store, memory_id: int) -> None:
-    """Drop a row from the index behind the triggers' back (what a crash mid-write to an old file can leave)."""
+    """Drop a row from the index behind the store's back (what a crash mid-write to an old file can leave)."""
+    if store.file is None:
+        store.db.execute("UPDATE memories SET fts = NULL WHERE id = ?", (memory_id,))
+        return
     store.db.execute(
         "INSERT INTO memories_fts (memories_fts, rowid, content, summary, tags) "
         "SELECT 'delete', id, content, summary, tags FROM memories WHERE id = ?",

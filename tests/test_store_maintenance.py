@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
 from fakes import FakeClock
+from store_faults import another_writer
 from store_rows import low_since
 
 from hermes_bowerbird import db
@@ -19,8 +19,8 @@ def add(store: Store, scope: str, text: str) -> int:
     return store.insert_memory(NewMemory(scope, MemoryType.FACT, text, Source.TOOL)).id
 
 
-def test_low_marked_lists_live_marked_memories_only(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db", clock=FakeClock(100.0))
+def test_low_marked_lists_live_marked_memories_only(store_target: Path | str) -> None:
+    store = Store.open(store_target, clock=FakeClock(100.0))
     a, b, c = (add(store, "user:a", t) for t in ("one", "two", "three"))
     store.retention.set_low_since([(a, 10.0), (b, 20.0)])
     store.forget(b, reason="test", actor="test")
@@ -30,9 +30,9 @@ def test_low_marked_lists_live_marked_memories_only(tmp_path: Path) -> None:
     assert low_since(store, [c]) == {c: None}
 
 
-def test_forgotten_before_orders_by_forget_time(tmp_path: Path) -> None:
+def test_forgotten_before_orders_by_forget_time(store_target: Path | str) -> None:
     clock = FakeClock(100.0)
-    store = Store.open(tmp_path / "m.db", clock=clock)
+    store = Store.open(store_target, clock=clock)
     first, second, live = (add(store, "user:a", t) for t in ("one", "two", "three"))
     clock.now = 200.0
     store.forget(second, reason="test", actor="test")
@@ -44,16 +44,18 @@ def test_forgotten_before_orders_by_forget_time(tmp_path: Path) -> None:
     assert live not in store.retention.forgotten_before(1_000.0)
 
 
-def test_bulletin_scopes(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db")
+def test_bulletin_scopes(store_target: Path | str) -> None:
+    store = Store.open(store_target)
     assert store.bulletins.scopes() == []
     store.bulletins.add("user:b", "text", "hash", "deterministic")
     store.bulletins.add("user:b", "text 2", "hash2", "deterministic")
     assert store.bulletins.scopes() == ["user:b"]
 
 
-def test_memory_heads_are_live_memories_of_the_types_without_content(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db")
+def test_memory_heads_are_live_memories_of_the_types_without_content(
+    store_target: Path | str,
+) -> None:
+    store = Store.open(store_target)
     fact = add(store, "user:a", "a fact")
     event = store.insert_memory(
         NewMemory("user:b", MemoryType.EVENT, "an event", Source.TURN, subject="trip", tags=("x",))
@@ -80,27 +82,24 @@ def test_memory_heads_are_live_memories_of_the_types_without_content(tmp_path: P
 
 
 def test_access_counts_wait_in_memory_while_another_writer_holds_the_database(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store_target: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A recall never waits on the curation worker's write lock for its bookkeeping, and loses no count."""
-    store = Store.open(tmp_path / "m.db")
+    store = Store.open(store_target)
     a, b = (add(store, "user:a", t) for t in ("one", "two"))
     monkeypatch.setattr(
         db, "BUSY_TIMEOUT_MS", 60_000
     )  # a wait inside SQLite would outlast the join
-    blocker = sqlite3.connect(store.path, isolation_level=None, check_same_thread=False)
-    blocker.execute("BEGIN IMMEDIATE")
-    recall = threading.Thread(target=lambda: store.memories.touch([a, b]))
-    recall.start()
-    recall.join(10)
-    assert not recall.is_alive()
-    store.memories.touch([a])
-    assert [m.access_count for m in store.memories.get_many([a, b]).values()] == [0, 0]
-    blocker.execute("ROLLBACK")
+    with another_writer(store):
+        recall = threading.Thread(target=lambda: store.memories.touch([a, b]))
+        recall.start()
+        recall.join(10)
+        assert not recall.is_alive()
+        store.memories.touch([a])
+        assert [m.access_count for m in store.memories.get_many([a, b]).values()] == [0, 0]
     store.memories.touch([b])
     counts = {i: m.access_count for i, m in store.memories.get_many([a, b]).items()}
     assert counts == {a: 2, b: 2}
     store.memories.touch([])  # nothing waits: nothing more is counted
     assert store.memories.get_many([a]).get(a).access_count == 2  # type: ignore[union-attr]
-    blocker.close()
     store.close()

@@ -9,8 +9,8 @@ from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewEpisode, NewMemory, Provenance, Source
 
 
-def test_entity_stamp_changes_whenever_entities_or_aliases_change(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db")
+def test_entity_stamp_changes_whenever_entities_or_aliases_change(store_target: Path | str) -> None:
+    store = Store.open(store_target)
     stamps = [store.graph.entity_stamp()]
     entity = store.graph.upsert_entity("user:a", "Project Falcon", "project falcon")
     stamps.append(store.graph.entity_stamp())
@@ -30,8 +30,8 @@ def test_entity_stamp_changes_whenever_entities_or_aliases_change(tmp_path: Path
     store.close()
 
 
-def test_scoped_ids_after(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db")
+def test_scoped_ids_after(store_target: Path | str) -> None:
+    store = Store.open(store_target)
     ids = [
         store.insert_memory(
             NewMemory(scope=scope, type=MemoryType.FACT, content=f"fact {i}", source=Source.TOOL)
@@ -59,8 +59,8 @@ def test_scoped_ids_after(tmp_path: Path) -> None:
     store.close()
 
 
-def test_memories_by_subject_lists_current_first_then_history(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db")
+def test_memories_by_subject_lists_current_first_then_history(store_target: Path | str) -> None:
+    store = Store.open(store_target)
 
     def add(content: str, scope: str = "user:a", subject: str = "user:residence") -> int:
         return store.insert_memory(
@@ -89,8 +89,10 @@ def test_memories_by_subject_lists_current_first_then_history(tmp_path: Path) ->
     store.close()
 
 
-def test_memories_from_episodes_follows_provenance_within_the_scope(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db")
+def test_memories_from_episodes_follows_provenance_within_the_scope(
+    store_target: Path | str,
+) -> None:
+    store = Store.open(store_target)
     mine = store.episodes.insert(
         NewEpisode(
             scope="user:a",
@@ -129,8 +131,8 @@ def test_memories_from_episodes_follows_provenance_within_the_scope(tmp_path: Pa
     store.close()
 
 
-def test_stale_memory_ids_are_the_superseded_and_forgotten_ones(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db")
+def test_stale_memory_ids_are_the_superseded_and_forgotten_ones(store_target: Path | str) -> None:
+    store = Store.open(store_target)
     current, old, new, gone = (
         store.insert_memory(
             NewMemory(scope="user:a", type=MemoryType.FACT, content=text, source=Source.TOOL)
@@ -143,8 +145,8 @@ def test_stale_memory_ids_are_the_superseded_and_forgotten_ones(tmp_path: Path) 
     store.close()
 
 
-def test_memories_for_entities_lists_live_in_scope_newest_first(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db", clock=lambda: 1_800_000_000.0)  # one timestamp: ties
+def test_memories_for_entities_lists_live_in_scope_newest_first(store_target: Path | str) -> None:
+    store = Store.open(store_target, clock=lambda: 1_800_000_000.0)  # one timestamp: ties
     entity = store.graph.upsert_entity("user:a", "Lisbon", "lisbon")
 
     def add(scope: str) -> int:
@@ -171,9 +173,9 @@ def test_memories_for_entities_lists_live_in_scope_newest_first(tmp_path: Path) 
 
 
 def test_full_text_finds_a_scopes_matches_below_many_better_ones_of_another_scope(
-    tmp_path: Path,
+    store_target: Path | str,
 ) -> None:
-    store = Store.open(tmp_path / "m.db")
+    store = Store.open(store_target)
 
     def add(scope: str, content: str) -> int:
         new = NewMemory(scope=scope, type=MemoryType.FACT, content=content, source=Source.TOOL)
@@ -187,8 +189,8 @@ def test_full_text_finds_a_scopes_matches_below_many_better_ones_of_another_scop
     store.close()
 
 
-def test_full_text_ranks_the_best_matches_of_a_scope_first(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db")
+def test_full_text_ranks_the_best_matches_of_a_scope_first(store_target: Path | str) -> None:
+    store = Store.open(store_target)
     weak, strong = (
         store.insert_memory(
             NewMemory(scope="user:a", type=MemoryType.FACT, content=text, source=Source.TOOL)
@@ -200,7 +202,8 @@ def test_full_text_ranks_the_best_matches_of_a_scope_first(tmp_path: Path) -> No
 
 
 def test_entity_names_are_reloaded_after_a_purge_reuses_an_id(tmp_path: Path) -> None:
-    """A purged name stops naming anything, and a new entity given the freed id is found by its own name."""
+    """A purged name stops naming anything, and a new entity given the freed id is found by its own name (SQLite
+    gives a freed highest id out again; a server's identity never does)."""
     store = Store.open(tmp_path / "m.db")
     names = EntityNormCache(store)
     kept = store.graph.upsert_entity("user:a", "Ines", "ines")
@@ -213,8 +216,8 @@ def test_entity_names_are_reloaded_after_a_purge_reuses_an_id(tmp_path: Path) ->
     store.close()
 
 
-def test_subject_keys_are_read_again_only_when_a_memory_was_added(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "m.db")
+def test_subject_keys_are_read_again_only_when_a_memory_was_added(store_target: Path | str) -> None:
+    store = Store.open(store_target)
     keys = SubjectKeyCache(store, ScopeIdCache(store))
 
     def add(content: str, subject: str) -> None:

@@ -32,6 +32,7 @@ from ..types import (
 )
 from . import pasted
 from .chunking import chunk_text
+from .claims import release_dead, worker_name
 from .entities import find_entities
 from .extract import extract_candidates, said_of_before
 from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, system_prompt
@@ -257,14 +258,21 @@ class Curator:
         """Curate pending rows on the calling thread, in order; returns how many were curated."""
         done, after = 0, 0
         while limit is None or done < limit:
-            rows = self.store.journal.pending(
-                limit=min(page, limit - done) if limit else page, after_id=after
-            )
+            rows = self.claim(min(page, limit - done) if limit else page, after)
             if not rows:
                 break
             done += sum(1 for r in self.process_rows(rows) if r is not None)
             after = rows[-1].id
         return done
+
+    def claim(self, limit: int, after: int) -> list[JournalEntry]:
+        """The next due rows this process may curate, claimed for it (other workers on the store leave them)."""
+        return self.store.journal.claim(
+            worker_name(),
+            limit=limit,
+            lease_seconds=self.config.curation_lease_seconds,
+            after_id=after,
+        )
 
     def store_memory(self, new: NewMemory, *, actor: str, supersedes: int | None = None) -> Memory:
         """Store one explicit memory through dedup/merge/supersede; returns the stored or reinforced memory.
@@ -678,7 +686,7 @@ class Curator:
             for vector in queries:
                 if vector is not None and allowed:
                     for memory_id, score in self.vectors.search(
-                        ItemKind.MEMORY, vector, 8, allowed
+                        ItemKind.MEMORY, vector, 8, allowed, [scope]
                     ):
                         hits[memory_id] = max(score, hits.get(memory_id, 0.0))
         match = fts_match_expression(text)
@@ -855,6 +863,8 @@ class CuratorWorker:
         if self._thread is not None and self._thread.is_alive():
             return
         self._stop = False
+        if not self.store.readonly:
+            release_dead(self.store)
         with self._cond:
             self._session_ends.extend(
                 self.curator.pending_batches() if self.curator.llm is not None else []
@@ -930,7 +940,7 @@ class CuratorWorker:
         """Curate every pending row once, in id order, then due session batches; returns rows that failed."""
         failures, after = 0, 0
         while not self._stop:
-            rows = self.store.journal.pending(limit=ROWS_PER_BATCH, after_id=after)
+            rows = self.curator.claim(ROWS_PER_BATCH, after)
             if not rows:
                 break
             failures += sum(

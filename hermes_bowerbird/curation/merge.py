@@ -402,7 +402,7 @@ class Merger:
             return []
         hits: dict[int, float] = {}
         if self.vectors is not None and allowed:
-            hits.update(self.vectors.search(ItemKind.MEMORY, vector, k * 2, allowed))
+            hits.update(self.vectors.search(ItemKind.MEMORY, vector, k * 2, allowed, [scope]))
         for memory, other in fresh:
             hits[memory.id] = float(np.dot(vector, other))
         memories = self.store.memories.get_many(hits)

@@ -312,7 +312,7 @@ class Worker:
         from ..store import Store
         from .curator import Curator, CuratorWorker
 
-        store = Store.open(self.config.db_path)
+        store = Store.open(self.config.store_target)
         embeddings = EmbeddingService(self.config, store, auto_reindex=True)
         embeddings.start()
         vectors = VectorTier(store, embeddings, ann_threshold=self.config.ann_threshold)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import InvalidInputError
 from ..types import Embedder, ItemKind
 from .cache import CachedEmbedder
 from .index import VectorIndex
@@ -42,9 +43,10 @@ class VectorTier:
         return self.embeddings.current()
 
     def index(self, kind: ItemKind) -> VectorIndex | None:
-        """The shared index of this kind for the active model (loaded from the store on first use)."""
+        """The shared in-memory index of this kind for the active model (loaded from the store on first use);
+        None while no model is ready, and when the store ranks vectors itself."""
         embedder = self._embedder()
-        if embedder is None:
+        if embedder is None or self.store.vectors.ranks_nearest:
             return None
         return shared_index(
             self.embeddings.indexes, self.store, kind, embedder, ann_threshold=self.ann_threshold
@@ -71,13 +73,16 @@ class VectorTier:
     def add(self, kind: ItemKind, items: Sequence[tuple[int, str]]) -> int:
         """Embed, store and index these items; 0 (left for catch_up) when no model is ready."""
         embedder = self._embedder()
+        if embedder is None or not items:
+            return 0
         index = self.index(kind)
-        if embedder is None or index is None or not items:
+        if index is None and not self.store.vectors.ranks_nearest:
             return 0
         matrix = np.asarray(embedder.embed_batch([text for _, text in items]), dtype=np.float32)
         ids = [item_id for item_id, _ in items]
         self.store.vectors.put(kind, embedder.model_name, list(zip(ids, matrix, strict=True)))
-        index.add(np.asarray(ids, dtype=np.int64), matrix)
+        if index is not None:
+            index.add(np.asarray(ids, dtype=np.int64), matrix)
         return len(items)
 
     def remove(self, kind: ItemKind, ids: Sequence[int]) -> None:
@@ -87,15 +92,35 @@ class VectorTier:
             index.remove(np.asarray(ids, dtype=np.int64))
 
     def search(
-        self, kind: ItemKind, vector: np.ndarray, k: int, allowed: Collection[int] | None = None
+        self,
+        kind: ItemKind,
+        vector: np.ndarray,
+        k: int,
+        allowed: Collection[int] | None = None,
+        scopes: Sequence[str] | None = None,
     ) -> list[tuple[int, float]]:
+        """The `k` items (of `allowed`, when given) most similar to `vector`, best first. A store that ranks
+        vectors itself searches `scopes` only, which it must be given."""
+        embedder = self._embedder()
+        if embedder is None:
+            return []
+        if self.store.vectors.ranks_nearest:
+            if scopes is None:
+                raise InvalidInputError(
+                    "a vector search of a shared store names the scopes it reads"
+                )
+            found = self.store.vectors.nearest(kind, embedder.model_name, vector, k, scopes)
+            return [hit for hit in found if allowed is None or hit[0] in allowed]
         index = self.index(kind)
         if index is None or len(index) == 0:
             return []
         return index.search(vector, k, allowed)
 
     def vectors(self, kind: ItemKind, ids: Sequence[int]) -> dict[int, np.ndarray]:
-        """Vectors of these items from the in-memory index (stored ones of the active model)."""
+        """Vectors of these items of the active model (from the in-memory index, or the store's ranking)."""
+        embedder = self._embedder()
+        if embedder is not None and self.store.vectors.ranks_nearest:
+            return self.store.vectors.get_many(kind, ids, model=embedder.model_name)
         index = self.index(kind)
         if index is None:
             return {}

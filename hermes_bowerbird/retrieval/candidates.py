@@ -51,10 +51,14 @@ def full_text(
 
 
 def nearest(
-    vectors: VectorTier, query_vector: np.ndarray, kind: ItemKind, allowed: Collection[int]
+    vectors: VectorTier,
+    query_vector: np.ndarray,
+    kind: ItemKind,
+    allowed: Collection[int],
+    scopes: Sequence[str],
 ) -> Ranked:
-    """Cosine top-k of one kind among the allowed ids."""
-    return tuple(vectors.search(kind, query_vector, VECTOR_LIMIT, allowed))
+    """Cosine top-k of one kind among the allowed ids (the items of `scopes`)."""
+    return tuple(vectors.search(kind, query_vector, VECTOR_LIMIT, allowed, scopes))
 
 
 def entity_links(

@@ -79,7 +79,11 @@ def _nearest(kind: ItemKind) -> Callable[[SignalInput], Ranked]:
     def find(given: SignalInput) -> Ranked:
         assert given.query_vector is not None  # SignalSpec.run skips vector signals without one
         return cand.nearest(
-            given.vectors, given.query_vector, kind, given.allowed.get(kind, frozenset())
+            given.vectors,
+            given.query_vector,
+            kind,
+            given.allowed.get(kind, frozenset()),
+            given.scopes,
         )
 
     return find

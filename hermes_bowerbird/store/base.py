@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
-from ..types import Clock
+from ..types import Clock, ItemKind
 from .dialect import Dialect
 
 SQL_VARS = 900  # stay under SQLite's bound-parameter limit (PostgreSQL's is far higher)
@@ -52,6 +52,32 @@ class TextIndex(Protocol):
         ...
 
 
+class FullTextSearch(Protocol):
+    """Keyword search of memories and episodes, ranked by bm25 as SQLite's FTS5 ranks it, on either backend.
+
+    Match expressions come from `fts_match_expression` (quoted terms, some as prefixes)."""
+
+    def memories(
+        self, match: str, scopes: Sequence[str], limit: int = 50, *, current_only: bool = False
+    ) -> list[tuple[int, float]]: ...
+
+    def episodes(
+        self, match: str, scopes: Sequence[str], limit: int = 50
+    ) -> list[tuple[int, float]]: ...
+
+    def ids_after(self, kind: ItemKind, scopes: Sequence[str], after_id: int = 0) -> list[int]: ...
+
+    def corpus_size(self) -> int: ...
+
+    def term_document_counts(self, words: Sequence[str], cap: int = 10_000) -> dict[str, int]: ...
+
+    def integrity(self) -> dict[str, bool]: ...
+
+    def rebuild(self) -> list[str]: ...
+
+    def optimize(self) -> None: ...
+
+
 class RunnerLock(Protocol):
     """One holder at a time across every process and host that uses the store (maintenance, reindexing)."""
 
@@ -87,7 +113,11 @@ class Database(Protocol):
 
     def transaction(self, key: str | None = None) -> AbstractContextManager[None]: ...
 
-    def try_transaction(self) -> AbstractContextManager[bool]: ...
+    def try_transaction(self, key: str | None = None) -> AbstractContextManager[bool]: ...
+
+    def atomic(self, work: Callable[[], T], key: str | None = None) -> T:
+        """`work` in one transaction, run again whole when the backend failed transiently part way."""
+        ...
 
     def data_version(self) -> int:
         """A number that changes when another connection commits (a cheap "did anything change")."""
@@ -98,5 +128,9 @@ class Database(Protocol):
     def leave_checkpoints(self) -> None: ...
 
     def runner_lock(self, name: str) -> RunnerLock: ...
+
+    def reset_identities(self, tables: Sequence[str]) -> None:
+        """After rows were written with their own ids: the next id of each table follows the highest."""
+        ...
 
     def close(self) -> None: ...

@@ -51,6 +51,9 @@ class Connection:
     def location(self) -> str:
         return str(self.path)
 
+    def reset_identities(self, tables: Sequence[str]) -> None:
+        """Nothing to do: SQLite's next rowid is always one past the highest."""
+
     def runner_lock(self, name: str) -> RunnerLock:
         """The file lock beside the database that names its one runner of `name` across processes."""
         return RunnerLock(runner_lock_path(self.path, name))
@@ -75,10 +78,16 @@ class Connection:
             with self._ended():
                 yield
 
+    def atomic(self, work: Callable[[], T], key: str | None = None) -> T:
+        """`work` in one transaction (a busy database is waited for at BEGIN, before anything was written)."""
+        with self.transaction(key):
+            return work()
+
     @contextmanager
-    def try_transaction(self) -> Iterator[bool]:
+    def try_transaction(self, key: str | None = None) -> Iterator[bool]:
         """A transaction when the write lock is free right now (yields True), else none (False): never waits for
-        another thread or process. Inside this thread's own transaction it joins that one."""
+        another thread or process. Inside this thread's own transaction it joins that one. (SQLite has one
+        write lock: `key` narrows nothing.)"""
         if not self._lock.acquire(blocking=False):
             yield False
             return

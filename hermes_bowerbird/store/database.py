@@ -8,29 +8,25 @@ full-text search, vector search and whole-database checks are each backend's own
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import InvalidInputError
+from ..addresses import is_server_address
+from ..errors import DatabaseError, InvalidInputError
 from ..types import AuditAction, Clock, Edge, ItemKind, Memory, NewMemory, Provenance, Relation
 from .audit import Audit, Quarantine
-from .base import Database, RunnerLock
+from .base import Database, FullTextSearch, RunnerLock, TextIndex
 from .bulletins import Bulletins
 from .connection import Connection, TriggerIndex, open_connection
 from .graph import Graph
-from .health import Health
+from .health import FileHealth, Health
 from .journal import Episodes, Journal
 from .memories import Memories, Retention
 from .meta import Meta
 from .provenance import Provenances
 from .search import Search
 from .vectors import EmbeddingCache, Vectors
-
-
-def is_server_address(target: Path | str) -> bool:
-    """Whether `target` names a PostgreSQL server (a `postgresql://` or `postgres://` address) rather than a file."""
-    return str(target).startswith(("postgresql://", "postgres://"))
 
 
 class Store:
@@ -45,26 +41,30 @@ class Store:
         # the connection itself: statements, transactions (what sqlite-utils calls `conn`)
         self.db = db
         self._db = db
+        parts: tuple[TextIndex, FullTextSearch, Vectors, Health]
         if isinstance(db, Connection):
-            text, search, vectors, health = _sqlite_parts(db)
+            parts = _sqlite_parts(db)
         else:
-            from .postgres import parts
+            from . import postgres
 
-            text, search, vectors, health = parts(db)
+            parts = postgres.parts(db)
+        text, search, vectors, health = parts
+        # keeps the backend's full-text index of each memory and episode written (SQLite's by trigger)
+        self.text = text
         self.memories = Memories(db, text)
         self.retention = Retention(db)
         self.provenance = Provenances(db)
         self.journal = Journal(db)
         self.episodes = Episodes(db, text)
         self.graph = Graph(db)
-        self.search = search
-        self.vectors = vectors
+        self.search: FullTextSearch = search
+        self.vectors: Vectors = vectors
         self.embedding_cache = EmbeddingCache(db)
         self.bulletins = Bulletins(db)
         self.audit = Audit(db)
         self.quarantine = Quarantine(db)
         self.meta = Meta(db)
-        self.health = health
+        self.health: Health = health
 
     @classmethod
     def open(cls, target: Path | str, *, clock: Clock = time.time, readonly: bool = False) -> Store:
@@ -85,9 +85,16 @@ class Store:
         return self._db.location
 
     @property
-    def path(self) -> Path | None:
-        """The SQLite file (None for a server)."""
+    def file(self) -> Path | None:
+        """The SQLite file, or None when the store is on a server."""
         return self._db.path if isinstance(self._db, Connection) else None
+
+    @property
+    def path(self) -> Path:
+        """The SQLite file (what only a file has: backups, salvage, side files); a server store has none."""
+        if not isinstance(self._db, Connection):
+            raise DatabaseError(f"the store {self.location} is on a server: it has no file")
+        return self._db.path
 
     def runner_lock(self, name: str) -> RunnerLock:
         """The lock that names the one runner of `name` (maintenance, reindexing) of this store, wherever it runs."""
@@ -104,6 +111,14 @@ class Store:
 
     def close(self) -> None:
         self._db.close()
+
+    def copy_to(
+        self, target: Store, progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, int]:
+        """Copy everything into the empty store `target` (either backend); rows copied per table, verified."""
+        from .transfer import copy_store
+
+        return copy_store(self, target, progress)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -251,6 +266,6 @@ class Store:
         return ids
 
 
-def _sqlite_parts(db: Connection) -> tuple[TriggerIndex, Search, Vectors, Health]:
+def _sqlite_parts(db: Connection) -> tuple[TextIndex, FullTextSearch, Vectors, Health]:
     search = Search(db)
-    return TriggerIndex(), search, Vectors(db), Health(db, search)
+    return TriggerIndex(), search, Vectors(db), FileHealth(db, search)

@@ -6,6 +6,7 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from .base import Database
 from .connection import Connection
 from .search import Search
 
@@ -41,15 +42,21 @@ _ORPHANS = {
 
 
 class Health:
-    """What doctor, backup and purge need of the database as a whole."""
+    """What doctor, backup and purge need of the database as a whole; each backend checks, backs up and scrubs
+    in its own way."""
 
-    def __init__(self, db: Connection, search: Search) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
-        self._search = search
 
     def integrity_check(self) -> list[str]:
-        """SQLite's own check: ['ok'] when healthy."""
-        return [row["integrity_check"] for row in self._db.query("PRAGMA integrity_check")]
+        """['ok'] when healthy, else what is wrong."""
+        raise NotImplementedError
+
+    def backup_to(self, dest: Path) -> None:
+        raise NotImplementedError
+
+    def scrub_deleted(self) -> None:
+        raise NotImplementedError
 
     def counts(self) -> dict[str, int]:
         return {table: int(self._db.scalar(f"SELECT count(*) FROM {table}")) for table in _COUNTED}
@@ -71,12 +78,25 @@ class Health:
             """).rowcount
         return removed
 
+
+class FileHealth(Health):
+    """SQLite's checks: its own integrity check, its online backup, its WAL."""
+
+    def __init__(self, db: Connection, search: Search) -> None:
+        super().__init__(db)
+        self._file = db
+        self._search = search
+
+    def integrity_check(self) -> list[str]:
+        """SQLite's own check: ['ok'] when healthy."""
+        return [row["integrity_check"] for row in self._db.query("PRAGMA integrity_check")]
+
     def backup_to(self, dest: Path) -> None:
         """Online backup (safe while other connections write)."""
         dest.parent.mkdir(parents=True, exist_ok=True)
         target = sqlite3.connect(str(dest))
         try:
-            self._db.backup_to(target)
+            self._file.backup_to(target)
         finally:
             target.close()
         dest.chmod(0o600)

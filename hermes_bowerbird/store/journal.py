@@ -19,6 +19,11 @@ _EPISODE_COLUMNS = (
 )
 
 
+def _session_key(session_id: str) -> str:
+    """The lock a session's appends share: only they may race for the session's next turn index."""
+    return f"journal:{session_id}"
+
+
 class Journal:
     """Turns as captured, in order; the curator works through the pending ones."""
 
@@ -32,11 +37,17 @@ class Journal:
         transaction. A requested index that is free is used; one that holds this very turn (same user and
         assistant text) is a replay and returns that row; one taken by another turn, or no request, gets the
         session's next index. Concurrent writers of one session (two providers, two processes) therefore all
-        keep their turns.
+        keep their turns. A server that fails part way has the whole append run again (a replay of a turn that
+        did land finds it by its index).
         """
         created = turn.created_at if turn.created_at is not None else self._db.clock()
         # writers of other sessions never change this session's indexes: only they need to wait for each other
-        with self._db.transaction(key=f"journal:{turn.session_id}"):
+        return self._db.atomic(
+            lambda: self._append(turn, created), key=_session_key(turn.session_id)
+        )
+
+    def _append(self, turn: TurnCapture, created: float) -> int:
+        with self._db.transaction(key=_session_key(turn.session_id)):
             index = turn.turn_index
             held = None if index is None else self._turn_at(turn.session_id, index)
             if held is not None:
@@ -70,7 +81,7 @@ class Journal:
 
     def try_append(self, turn: TurnCapture) -> int | None:
         """`append` without waiting: None at once when another thread or process holds the write lock."""
-        with self._db.try_transaction() as began:
+        with self._db.try_transaction(key=_session_key(turn.session_id)) as began:
             return self.append(turn) if began else None
 
     def _turn_at(self, session_id: str, turn_index: int) -> sqlite3.Row | None:
@@ -141,6 +152,65 @@ class Journal:
             ),
         )
 
+    def claim(
+        self, worker: str, *, limit: int, lease_seconds: float, after_id: int = 0
+    ) -> list[JournalEntry]:
+        """Take up to `limit` due pending rows for `worker` to curate, in id order, for `lease_seconds`.
+
+        A row is free when nobody holds a live claim on it. A scope's rows are curated in the order they were
+        captured: while another worker holds a live claim on a pending row of a scope, that scope's later rows
+        are left to it. Claims only spare work: a row is curated once because its commit finds it still
+        pending under the write lock, whoever claimed it and whenever a claim ran out."""
+        now = self._db.clock()
+        with self._db.transaction():
+            rows = self._db.query(
+                f"""
+                UPDATE journal
+                SET claimed_by = ?, claimed_until = ?
+                WHERE id IN (
+                    SELECT j.id
+                    FROM journal j
+                    WHERE j.status = 'pending' AND j.id > ? AND (j.retry_at IS NULL OR j.retry_at <= ?)
+                      AND (j.claimed_until IS NULL OR j.claimed_until <= ? OR j.claimed_by = ?)
+                      AND NOT EXISTS (
+                          SELECT 1
+                          FROM journal k
+                          WHERE k.scope = j.scope AND k.status = 'pending' AND k.id < j.id
+                            AND k.claimed_until > ? AND k.claimed_by <> ?
+                      )
+                    ORDER BY j.id
+                    LIMIT ?
+                    {self._db.dialect.skip_locked}
+                )
+                RETURNING {_JOURNAL_COLUMNS}
+            """,
+                (worker, now + lease_seconds, after_id, now, now, worker, now, worker, limit),
+            )
+        return sorted(from_rows(JournalEntry, rows), key=lambda entry: entry.id)
+
+    def claimants(self) -> list[str]:
+        """Who holds a live claim on a pending row (a worker that died leaves its claims until they run out)."""
+        rows = self._db.query(
+            """
+            SELECT DISTINCT claimed_by
+            FROM journal
+            WHERE status = 'pending' AND claimed_until > ?
+        """,
+            (self._db.clock(),),
+        )
+        return [str(row["claimed_by"]) for row in rows]
+
+    def release_claims(self, worker: str) -> int:
+        """Give back every claim `worker` holds (it stopped, or it is known to have died); returns how many."""
+        return self._db.execute(
+            """
+            UPDATE journal
+            SET claimed_by = NULL, claimed_until = NULL
+            WHERE claimed_by = ? AND status = 'pending'
+        """,
+            (worker,),
+        ).rowcount
+
     def get(self, journal_id: int) -> JournalEntry | None:
         rows = from_rows(
             JournalEntry,
@@ -159,7 +229,8 @@ class Journal:
         self._db.execute(
             """
             UPDATE journal
-            SET status = ?, error = ?, processed_at = ?, attempts = attempts + 1, retry_at = NULL
+            SET status = ?, error = ?, processed_at = ?, attempts = attempts + 1, retry_at = NULL,
+                claimed_by = NULL, claimed_until = NULL
             WHERE id = ?
         """,
             (str(status), error, self._db.clock(), journal_id),
@@ -176,7 +247,8 @@ class Journal:
             f"""
             UPDATE journal
             SET attempts = attempts + 1, error = ?, processed_at = ?,
-                retry_at = ? + {least}(?, ? * (1 << {least}(attempts, 30)))
+                retry_at = ? + {least}(?, ? * (1 << {least}(attempts, 30))),
+                claimed_by = NULL, claimed_until = NULL
             WHERE id = ? AND status = 'pending'
         """,
             (error, now, now, max_seconds, base_seconds, journal_id),

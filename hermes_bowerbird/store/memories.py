@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..errors import InvalidInputError, NotFoundError
+from ..errors import DatabaseError, InvalidInputError, NotFoundError
 from ..types import Memory, MemoryFilter, MemoryType, NewMemory, type_spec
 from .base import Database, TextIndex, chunks, marks
 from .values import content_hash, from_row, from_rows
@@ -342,7 +342,7 @@ class Memories:
                 with self._untouched_lock:
                     written = dict(self._untouched)
                 self._add_accesses(written)
-        except sqlite3.OperationalError as exc:
+        except (sqlite3.OperationalError, DatabaseError) as exc:
             log.warning("access counts not updated (%s); the recall itself is unaffected", exc)
             return
         with self._untouched_lock:

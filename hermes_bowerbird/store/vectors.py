@@ -20,10 +20,21 @@ def _table(kind: ItemKind) -> tuple[str, str]:
 
 
 class Vectors:
-    """The embeddings table: one vector per (kind, item, model)."""
+    """The embeddings table: one vector per (kind, item, model).
+
+    Here vectors are stored as little-endian float32 blobs and ranked in the process (embeddings/index.py keeps
+    them in memory); a backend whose server ranks them itself says so with `ranks_nearest` and `nearest`."""
+
+    ranks_nearest = False
 
     def __init__(self, db: Database) -> None:
         self._db = db
+
+    def nearest(
+        self, kind: ItemKind, model: str, vector: np.ndarray, k: int, scopes: Sequence[str]
+    ) -> list[tuple[int, float]]:
+        """The server's own ranking; this store has none (`ranks_nearest` is False)."""
+        raise DatabaseError("this store does not rank vectors itself; search the in-memory index")
 
     def put(self, kind: ItemKind, model: str, items: Sequence[tuple[int, np.ndarray]]) -> None:
         self._db.executemany(
@@ -69,6 +80,27 @@ class Vectors:
         flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4")
         return ids, flat.reshape(len(rows), dims.pop()).astype(np.float32, copy=False)
 
+    def rows_after(
+        self, kind: ItemKind, after_id: int, limit: int
+    ) -> list[tuple[int, str, np.ndarray]]:
+        """(item id, model, vector) of the next `limit` stored vectors of a kind after `after_id`, by id."""
+        rows = self._db.query(
+            """
+            SELECT item_id, model, vector
+            FROM embeddings
+            WHERE kind = ? AND item_id > ?
+            ORDER BY item_id
+            LIMIT ?
+        """,
+            (str(kind), after_id, limit),
+        )
+        return [(int(row[0]), str(row[1]), self._vector(row[2])) for row in rows]
+
+    def _vector(self, stored: object) -> np.ndarray:
+        """A stored vector as this backend reads it back (here: a float32 blob)."""
+        assert isinstance(stored, bytes)
+        return blob_vector(stored)
+
     def span(self, kind: ItemKind, model: str) -> tuple[int, int]:
         """(how many, highest item id) of the stored vectors of one kind and model."""
         row = self._db.query(
@@ -110,16 +142,19 @@ class Vectors:
         )
         return ids, flat.reshape(len(rows), -1) if rows else flat.reshape(0, 0)
 
-    def get_many(self, kind: ItemKind, ids: Sequence[int]) -> dict[int, np.ndarray]:
+    def get_many(
+        self, kind: ItemKind, ids: Sequence[int], model: str | None = None
+    ) -> dict[int, np.ndarray]:
+        """Stored vectors of these items (of one model when `model` is given)."""
         out: dict[int, np.ndarray] = {}
-        for chunk in chunks(list(ids), SQL_VARS - 1):
+        for chunk in chunks(list(ids), SQL_VARS - 3):
             rows = self._db.query(
                 f"""
                 SELECT item_id, vector
                 FROM embeddings
-                WHERE kind = ? AND item_id IN ({marks(len(chunk))})
+                WHERE kind = ? AND (? OR model = ?) AND item_id IN ({marks(len(chunk))})
             """,
-                (str(kind), *chunk),
+                (str(kind), model is None, model or "", *chunk),
             )
             out.update((int(row["item_id"]), blob_vector(row["vector"])) for row in rows)
         return out

@@ -1,0 +1,414 @@
+"""Full-text search on PostgreSQL, ranked exactly as SQLite's FTS5 ranks it (bm25, its tokens and its weights).
+
+PostgreSQL's own text search would tokenise, stem and rank differently (stop words, snowball, ts_rank), and
+recall would then differ between the backends. So each memory and episode keeps a tsvector written by the store
+from FTS5's own tokens (store/lexemes.py): one position per token in order, columns a position apart and labelled
+A, B, C (content, summary, tags), with the row's token count beside it. The GIN index finds the rows a query's
+phrases match; bm25 is then computed from each row's positions with FTS5's constants and the table's exact
+totals (fts_stats), and phrases of several tokens, rare here, are counted in Python.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...errors import InvalidInputError
+from ...types import ItemKind
+from .. import lexemes
+from ..base import Database, marks
+
+log = logging.getLogger(__name__)
+
+K1, B = 1.2, 0.75  # FTS5's bm25 constants
+MIN_IDF = 1e-6  # FTS5 gives a phrase in more than half the rows this idf instead of a negative one
+MEMORY_WEIGHTS = (1.0, 0.6, 0.4)  # content, summary, tags: as the SQLite store ranks memories_fts
+_LABELS = "ABC"
+_TABLES = {"memories": "memories_fts", "episodes": "episodes_fts"}
+# A tsvector holds words of at most 2,047 bytes; a longer token (a pasted key, a base64 blob) is kept as its
+# digest, on both sides, so it still matches exactly itself and nothing else.
+_LONGEST = 1_000
+# what fts_match_expression makes: quoted terms (some with *) joined by one operator
+_TERM = r'"(?:[^"]|"")*"\*?'
+_EXPRESSION = re.compile(rf"^\s*{_TERM}(?:\s+(OR|AND)\s+{_TERM})*\s*$")
+_TERMS = re.compile(r'"((?:[^"]|"")*)"(\*?)')
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    tokens: tuple[str, ...]
+    prefix: bool
+
+    @property
+    def tsquery(self) -> str:
+        """This phrase as tsquery text: quoted lexemes, `:*` for a prefix, `<->` between a phrase's tokens."""
+        quoted = [_quote(token) for token in self.tokens]
+        if self.prefix:
+            quoted[-1] += ":*"
+        return " <-> ".join(quoted)
+
+
+def _quote(word: str) -> str:
+    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def lexeme(token: str) -> str:
+    """A token as the tsvector keeps it: itself, or the digest of one too long for a tsvector."""
+    if len(token.encode("utf-8")) <= _LONGEST:
+        return token
+    return "~" + hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def parse_match(expression: str) -> tuple[list[_Phrase], str]:
+    """The phrases of a MATCH expression from fts_match_expression, and its operator (OR or AND); anything
+    else is refused as FTS5 refuses it."""
+    found = _EXPRESSION.match(expression)
+    if found is None:
+        raise InvalidInputError(
+            f"not a full-text expression the store accepts ({expression[:40]!r}); "
+            "build it with fts_match_expression"
+        )
+    operators = set(re.findall(r'"\*?\s+(OR|AND)\s+"', expression))
+    if len(operators) > 1:
+        raise InvalidInputError(
+            "a full-text expression joins its terms with one operator; build it with fts_match_expression"
+        )
+    phrases = []
+    for body, star in _TERMS.findall(expression):
+        tokens = tuple(lexeme(t) for t in lexemes.tokens(body.replace('""', '"')))
+        if tokens:
+            phrases.append(_Phrase(tokens, bool(star)))
+    return phrases, operators.pop() if operators else "OR"
+
+
+def tsvector_text(columns: Sequence[str]) -> tuple[str, int]:
+    """A row's columns as tsvector text (positions from 1, one apart between columns, labelled A, B, C...) and
+    its token count."""
+    positions: dict[str, list[str]] = {}
+    position = 0
+    for column, text in enumerate(columns):
+        for token in lexemes.tokens(text):
+            position += 1
+            positions.setdefault(lexeme(token), []).append(
+                f"{min(position, 16383)}{_LABELS[column]}"
+            )
+        position += 1  # a phrase never runs from one column into the next
+    count = position - len(columns)
+    body = " ".join(f"{_quote(token)}:{','.join(at)}" for token, at in positions.items())
+    return body, count
+
+
+class TokenIndex:
+    """Writes each new memory's and episode's tsvector and token count, in the transaction that added the row."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def add(self, table: str, item_id: int, columns: Sequence[str]) -> None:
+        body, count = tsvector_text(columns)
+        self._db.execute(
+            f"UPDATE {table} SET fts = ?::tsvector, fts_len = ? WHERE id = ?",
+            (body, count, item_id),
+        )
+
+
+class ServerSearch:
+    """bm25 search of memories and episodes, their statistics, checks and upkeep."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def memories(
+        self, match: str, scopes: Sequence[str], limit: int = 50, *, current_only: bool = False
+    ) -> list[tuple[int, float]]:
+        """(memory id, bm25 score: higher is better) of live memories of `scopes`, best first."""
+        live = "t.forgotten = 0" + (" AND t.superseded_by IS NULL" if current_only else "")
+        return self._ranked("memories", match, scopes, limit, live, MEMORY_WEIGHTS)
+
+    def episodes(
+        self, match: str, scopes: Sequence[str], limit: int = 50
+    ) -> list[tuple[int, float]]:
+        """(episode id, bm25 score: higher is better) of episodes of `scopes`, best first."""
+        return self._ranked("episodes", match, scopes, limit, "TRUE", (1.0,))
+
+    def _ranked(
+        self,
+        table: str,
+        match: str,
+        scopes: Sequence[str],
+        limit: int,
+        live: str,
+        weights: Sequence[float],
+    ) -> list[tuple[int, float]]:
+        phrases, operator = parse_match(match)
+        if not phrases or not scopes or limit <= 0:
+            return []
+        query = (" | " if operator == "OR" else " & ").join(f"({p.tsquery})" for p in phrases)
+        idf = self._idf(table, phrases, query)
+        if idf is None:
+            return []
+        avgdl = idf[1][1]
+        if all(len(p.tokens) == 1 for p in phrases):
+            return self._scored_in_sql(
+                table, phrases, idf[0], avgdl, query, scopes, limit, live, weights
+            )
+        return self._scored_here(table, phrases, idf[0], avgdl, query, scopes, limit, live, weights)
+
+    def _idf(
+        self, table: str, phrases: Sequence[_Phrase], query: str
+    ) -> tuple[list[float], tuple[int, float]] | None:
+        """Each phrase's idf over the whole table (as FTS5 counts: rows the phrase matches), and (rows, avgdl)."""
+        stats = self._db.query("SELECT rows, tokens FROM fts_stats WHERE tbl = ?", (table,))
+        rows, tokens = (int(stats[0][0]), int(stats[0][1])) if stats else (0, 0)
+        if rows <= 0:
+            return None
+        counts = ", ".join("count(*) FILTER (WHERE fts @@ ?::tsquery)" for _ in phrases)
+        hits = self._db.query(
+            f"SELECT {counts} FROM {table} WHERE fts @@ ?::tsquery",
+            (*(p.tsquery for p in phrases), query),
+        )[0]
+        idf = [math.log((rows - int(n) + 0.5) / (int(n) + 0.5)) for n in hits]
+        return [value if value > 0 else MIN_IDF for value in idf], (rows, tokens / rows)
+
+    def _scored_in_sql(
+        self,
+        table: str,
+        phrases: Sequence[_Phrase],
+        idf: Sequence[float],
+        avgdl: float,
+        query: str,
+        scopes: Sequence[str],
+        limit: int,
+        live: str,
+        weights: Sequence[float],
+    ) -> list[tuple[int, float]]:
+        weight = " ".join(f"WHEN '{_LABELS[i]}' THEN {w!r}" for i, w in enumerate(weights))
+        norm = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / ?)"  # k1 (1 - b + b D / avgdl)
+        rows = self._db.query(
+            f"""
+            SELECT t.id, (
+                SELECT coalesce(sum(q.idf * (q.f * {K1 + 1!r}) / (q.f + {norm})), 0)
+                FROM (
+                    SELECT p.idf, sum(CASE w.label {weight} ELSE 0 END) AS f
+                    FROM unnest(?::text[], ?::bool[], ?::float8[]) WITH ORDINALITY AS p(lexeme, prefix, idf, ord)
+                    JOIN LATERAL unnest(t.fts) AS u(lexeme, positions, weights)
+                      ON u.lexeme = p.lexeme OR (p.prefix AND starts_with(u.lexeme, p.lexeme))
+                    CROSS JOIN LATERAL unnest(u.weights) AS w(label)
+                    GROUP BY p.ord, p.idf
+                ) q
+            ) AS score
+            FROM {table} t
+            WHERE t.fts @@ ?::tsquery AND t.scope IN ({marks(len(scopes))}) AND {live}
+            ORDER BY score DESC, t.id
+            LIMIT ?
+        """,
+            (
+                avgdl,
+                [p.tokens[0] for p in phrases],
+                [p.prefix for p in phrases],
+                list(idf),
+                query,
+                *scopes,
+                limit,
+            ),
+        )
+        return [(int(row[0]), float(row[1])) for row in rows]
+
+    def _scored_here(
+        self,
+        table: str,
+        phrases: Sequence[_Phrase],
+        idf: Sequence[float],
+        avgdl: float,
+        query: str,
+        scopes: Sequence[str],
+        limit: int,
+        live: str,
+        weights: Sequence[float],
+    ) -> list[tuple[int, float]]:
+        """Every matching row scored here: a phrase of several tokens counts where its tokens stand in a row."""
+        rows = self._db.query(
+            f"""
+            SELECT t.id, t.fts_len, t.fts::text
+            FROM {table} t
+            WHERE t.fts @@ ?::tsquery AND t.scope IN ({marks(len(scopes))}) AND {live}
+        """,
+            (query, *scopes),
+        )
+        scored = [
+            (int(row[0]), _bm25(_positions(row[2]), int(row[1]), phrases, idf, avgdl, weights))
+            for row in rows
+        ]
+        scored.sort(key=lambda hit: (-hit[1], hit[0]))
+        return scored[:limit]
+
+    # -- what recall's idf and the listings need --------------------------------------------------------------
+    def ids_after(self, kind: ItemKind, scopes: Sequence[str], after_id: int = 0) -> list[int]:
+        """Ids of memories (any state) or episodes in these scopes with id > after_id, ascending."""
+        table = "memories" if kind is ItemKind.MEMORY else "episodes"
+        rows = self._db.query(
+            f"""
+            SELECT id
+            FROM {table}
+            WHERE scope IN ({marks(len(scopes))}) AND id > ?
+            ORDER BY id
+        """,
+            (*scopes, after_id),
+        )
+        return [int(row[0]) for row in rows]
+
+    def corpus_size(self) -> int:
+        """Highest episode id plus highest memory id (as the SQLite store counts it)."""
+        return int(
+            self._db.scalar("""
+            SELECT (SELECT coalesce(max(id), 0) FROM episodes) + (SELECT coalesce(max(id), 0) FROM memories)
+        """)
+        )
+
+    def term_document_counts(self, words: Sequence[str], cap: int = 10_000) -> dict[str, int]:
+        """In how many episodes plus memories each word occurs (stemmed as full-text search matches it), each
+        table's count stopping at `cap`."""
+        from ..search import fts_match_expression
+
+        out: dict[str, int] = {}
+        for word in words:
+            match = fts_match_expression(word)
+            phrases = parse_match(match)[0] if match else []
+            if not phrases:
+                continue
+            query = " | ".join(f"({p.tsquery})" for p in phrases)
+            out[word] = sum(
+                int(
+                    self._db.scalar(
+                        f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE fts @@ ?::tsquery LIMIT ?) AS hits",
+                        (query, cap),
+                    )
+                )
+                for table in _TABLES
+            )
+        return out
+
+    # -- checks and upkeep ---------------------------------------------------------------------------------------
+    def integrity(self) -> dict[str, bool]:
+        """Each table's index is whole: every row has its tsvector, and the totals match the rows."""
+        out = {}
+        for table, name in _TABLES.items():
+            missing = self._db.scalar(f"SELECT count(*) FROM {table} WHERE fts IS NULL")
+            kept = self._db.query("SELECT rows, tokens FROM fts_stats WHERE tbl = ?", (table,))
+            real = self._db.query(f"SELECT count(*), coalesce(sum(fts_len), 0) FROM {table}")[0]
+            out[name] = bool(
+                int(missing) == 0
+                and kept
+                and (int(kept[0][0]), int(kept[0][1])) == (int(real[0]), int(real[1]))
+            )
+        return out
+
+    def rebuild(self) -> list[str]:
+        """Write every row's tsvector again from its text, and the totals from the rows."""
+        index = TokenIndex(self._db)
+        for table, columns in (
+            ("memories", "content, coalesce(summary, ''), tags"),
+            ("episodes", "content"),
+        ):
+            after = 0
+            while True:
+                rows = self._db.query(
+                    f"SELECT id, {columns} FROM {table} WHERE id > ? ORDER BY id LIMIT 500",
+                    (after,),
+                )
+                if not rows:
+                    break
+                with self._db.transaction():
+                    for row in rows:
+                        index.add(table, int(row[0]), [str(v) for v in tuple(row)[1:]])
+                after = int(rows[-1][0])
+            with self._db.transaction():
+                self._db.execute(
+                    f"""
+                    UPDATE fts_stats
+                    SET rows = (SELECT count(*) FROM {table}),
+                        tokens = (SELECT coalesce(sum(fts_len), 0) FROM {table})
+                    WHERE tbl = ?
+                """,
+                    (table,),
+                )
+        return list(_TABLES.values())
+
+    def optimize(self) -> None:
+        """Nothing to merge: a GIN index keeps itself (the health check's VACUUM reclaims deleted rows' space)."""
+
+
+def _positions(text: str) -> dict[str, list[tuple[int, str]]]:
+    """A tsvector's text ('lexeme':3A,7B ...) as lexeme -> [(position, label)]."""
+    out: dict[str, list[tuple[int, str]]] = {}
+    for entry in _entries(text):
+        lexeme, _, places = entry.rpartition(":")
+        word = lexeme[1:-1].replace("''", "'").replace("\\\\", "\\")
+        out[word] = [
+            (int(p.rstrip(_LABELS + "D")), p[-1] if p[-1].isalpha() else "D")
+            for p in places.split(",")
+        ]
+    return out
+
+
+def _entries(text: str) -> list[str]:
+    """Split tsvector text into its entries, minding quotes."""
+    entries, current, quoted = [], [], False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "'":
+            if quoted and i + 1 < len(text) and text[i + 1] == "'":
+                current.append("''")
+                i += 2
+                continue
+            quoted = not quoted
+        if ch == " " and not quoted:
+            if current:
+                entries.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+        i += 1
+    if current:
+        entries.append("".join(current))
+    return entries
+
+
+def _bm25(
+    positions: dict[str, list[tuple[int, str]]],
+    length: int,
+    phrases: Sequence[_Phrase],
+    idf: Sequence[float],
+    avgdl: float,
+    weights: Sequence[float],
+) -> float:
+    weight_of = {_LABELS[i]: w for i, w in enumerate(weights)}
+    score = 0.0
+    for phrase, value in zip(phrases, idf, strict=True):
+        f = sum(weight_of.get(label, 0.0) for label in _phrase_hits(positions, phrase))
+        score += value * (f * (K1 + 1)) / (f + K1 * (1 - B + B * length / avgdl))
+    return score
+
+
+def _phrase_hits(positions: dict[str, list[tuple[int, str]]], phrase: _Phrase) -> list[str]:
+    """The column label of each place the phrase stands in a row."""
+    *head, last = phrase.tokens
+    last_places = [
+        place
+        for word, places in positions.items()
+        if word == last or (phrase.prefix and word.startswith(last))
+        for place in places
+    ]
+    if not head:
+        return [label for _, label in last_places]
+    starts = {place for place in positions.get(head[0], [])}
+    for offset, token in enumerate(head[1:], start=1):
+        at = {(p - offset, label) for p, label in positions.get(token, [])}
+        starts &= at
+    ends = {(p - len(head), label) for p, label in last_places}
+    return [label for _, label in sorted(starts & ends)]
