@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -12,13 +11,12 @@ from ..errors import InvalidInputError
 from ..explain import is_read_only
 from ..types import ItemKind
 from .connection import Connection, marks
+from .lexemes import match_terms
 
 log = logging.getLogger(__name__)
 
 # bm25 column weights: content, summary, tags
 _MEMORY_FTS_WEIGHTS = (1.0, 0.6, 0.4)
-_FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
-_MAX_FTS_TERMS = 32
 # how many of the index's best matches are ranked before the scope filter, per row wanted (design choice: one
 # user's share of a gateway's store below a quarter falls back to ranking every match, same answer, slower)
 _WIDEN = 4
@@ -33,13 +31,7 @@ def fts_match_expression(text: str, *, prefix_min: int = 0, operator: str = "OR"
     Every term is a bare word run wrapped in double quotes, so FTS5 syntax in the input (quotes, `*`, `NEAR(`,
     `-`, parentheses, column filters) is never interpreted. Terms at least `prefix_min` long match as prefixes.
     """
-    terms: list[str] = []
-    for token in _FTS_TOKEN.findall(text[:20_000]):
-        token = token.lower()
-        if token not in terms:
-            terms.append(token)
-        if len(terms) >= _MAX_FTS_TERMS:
-            break
+    terms = match_terms(text)
     if not terms:
         return None
     parts = [f'"{t}"*' if prefix_min and len(t) >= prefix_min else f'"{t}"' for t in terms]
