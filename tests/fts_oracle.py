@@ -4,6 +4,7 @@ texts to compare on."""
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -85,3 +86,87 @@ class Fts5Table:
         args = "".join(f", {float(w)!r}" for w in weights)
         sql = f"SELECT rowid, -bm25(docs{args}) AS score FROM docs WHERE docs MATCH ? ORDER BY score DESC"
         return [(int(rowid), float(score)) for rowid, score in self.db.execute(sql, (match,))]
+
+
+_PEOPLE = ("Caroline", "Melanie", "Marcus", "Jorge", "Priya", "Tomás", "Zoë", "Ana")
+_PLACES = ("Kyoto", "Lisbon", "the gym", "Denver", "the café", "Oaxaca", "the lake", "São Paulo")
+_THINGS = (
+    "running shoes", "a pottery class", "the e-mail", "sourdough", "my sister's wedding", "a new_job offer",
+    "the quarterly report", "painting", "adoption agency", "camping trip", "guitar lessons", "the dentist",
+)  # fmt: skip
+_VERBS = (
+    "went to",
+    "talked about",
+    "loved",
+    "is planning",
+    "started",
+    "finished",
+    "hated",
+    "booked",
+)
+_TAILS = (
+    "last week.",
+    "yesterday!",
+    "again, honestly.",
+    "with friends :)",
+    "in 2023?",
+    "- it was great",
+    "",
+)
+
+
+def synthetic_texts(count: int, seed: int = 7) -> list[str]:
+    """Chat-like sentences over a small vocabulary (names, places, accents, underscores, hyphens), so common
+    and rare words, repeats and exact duplicates all occur."""
+    rnd = random.Random(seed)
+    out = []
+    for _ in range(count):
+        parts = [
+            f"{rnd.choice(_PEOPLE)} {rnd.choice(_VERBS)} {rnd.choice(_THINGS)} in {rnd.choice(_PLACES)}"
+            f" {rnd.choice(_TAILS)}"
+            for _ in range(rnd.randint(1, 3))
+        ]
+        out.append(" ".join(parts).strip())
+    return out
+
+
+def synthetic_questions(count: int, seed: int = 11) -> list[str]:
+    """Questions over the same vocabulary as synthetic_texts, with words the texts never use."""
+    rnd = random.Random(seed)
+    extra = ("when", "what", "did", "who", "recently", "zebra", "mail", "job", "runs", "weddings")
+    words = [
+        w
+        for group in (_PEOPLE, _PLACES, _THINGS, _VERBS)
+        for phrase in group
+        for w in phrase.split()
+    ]
+    return [
+        " ".join(rnd.choice(words + list(extra)) for _ in range(rnd.randint(1, 6))) + "?"
+        for _ in range(count)
+    ]
+
+
+def memory_rows(texts: Sequence[str]) -> list[tuple[int, tuple[str, str, str]]]:
+    """Memory-like rows (content, summary, tags) made of texts: summaries from other texts (empty for every
+    third row), tags as the JSON list the store keeps; some rows exact duplicates of others, for ties."""
+    rows = []
+    for i, text in enumerate(texts, 1):
+        summary = "" if i % 3 == 0 else texts[(i * 7) % len(texts)][:60]
+        tags = json.dumps(sorted({w.lower() for w in text.split()[:3]}))
+        rows.append((i, (text, summary, tags)))
+    for i in range(len(texts) + 1, len(texts) + 1 + len(texts) // 20):
+        rows.append((i, rows[(i * 13) % len(texts)][1]))
+    return rows
+
+
+def match_expressions(questions: Sequence[str]) -> list[str]:
+    """MATCH expressions the store builds from questions: words, words as prefixes, every word (AND)."""
+    from hermes_bowerbird.store import fts_match_expression
+
+    out = []
+    for i, question in enumerate(questions):
+        prefix_min, operator = ((0, "OR"), (4, "OR"), (3, "AND"), (0, "AND"))[i % 4]
+        match = fts_match_expression(question, prefix_min=prefix_min, operator=operator)
+        if match is not None:
+            out.append(match)
+    return out

@@ -10,13 +10,12 @@ from typing import Any
 from ..errors import InvalidInputError
 from ..explain import is_read_only
 from ..types import ItemKind
+from .bm25 import MEMORY_WEIGHTS
 from .connection import Connection, marks
 from .lexemes import match_terms
 
 log = logging.getLogger(__name__)
 
-# bm25 column weights: content, summary, tags
-_MEMORY_FTS_WEIGHTS = (1.0, 0.6, 0.4)
 # how many of the index's best matches are ranked before the scope filter, per row wanted (design choice: one
 # user's share of a gateway's store below a quarter falls back to ranking every match, same answer, slower)
 _WIDEN = 4
@@ -74,8 +73,8 @@ class Search:
             LIMIT ?
         """
         return self._best_first(
-            (best, (*_MEMORY_FTS_WEIGHTS, match, limit * _WIDEN, *scopes, current_only, limit)),
-            (every, (*_MEMORY_FTS_WEIGHTS, match, *scopes, current_only, limit)),
+            (best, (*MEMORY_WEIGHTS, match, limit * _WIDEN, *scopes, current_only, limit)),
+            (every, (*MEMORY_WEIGHTS, match, *scopes, current_only, limit)),
             limit,
         )
 
