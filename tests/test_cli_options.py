@@ -39,7 +39,11 @@ COMMAND_ARGS: dict[str, list[str]] = {
     "mcp": [],
     "release": ["1"],
     "serve": ["--no-open", "--port", "0"],
+    "migrate": [],
+    "store": ["copy", "--to", "{tmp}/copy2.db"],
 }
+# what the envelope of a command of a group is named
+ENVELOPE_NAMES = {"store": "store copy"}
 SIDES = ["before", "after"]
 
 
@@ -108,7 +112,7 @@ def test_json_after_or_before_gives_one_envelope_named_after_the_command(
     name: str, side: str, paths: dict[str, Path]
 ) -> None:
     envelope = json.loads(_invoke(_command_line(name, paths, side)).output)
-    assert envelope["command"] == name
+    assert envelope["command"] == ENVELOPE_NAMES.get(name, name)
 
 
 # -- on a real store ---------------------------------------------------------------------------------------------

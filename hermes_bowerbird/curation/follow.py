@@ -54,8 +54,8 @@ class IndexFollower:
             )
 
     def _catch_up(self) -> None:
-        if not self.vectors.ready():
-            return
+        if not self.vectors.ready() or self.store.vectors.ranks_nearest:
+            return  # no model yet, or no in-memory index to keep: the server ranks the stored vectors itself
         with self._lock:
             version = self.store.db.data_version()
             if version == self._version:

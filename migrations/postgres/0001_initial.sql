@@ -35,6 +35,7 @@ CREATE TABLE memories (
     fts_len        integer          NOT NULL DEFAULT 0
 );
 CREATE INDEX memories_scope_live ON memories (scope, forgotten, type);
+CREATE INDEX memories_scope_id ON memories (scope, id);
 CREATE INDEX memories_hash ON memories (scope, content_hash);
 CREATE INDEX memories_subject ON memories (scope, subject) WHERE subject IS NOT NULL;
 CREATE INDEX memories_created ON memories (created_at);

@@ -350,7 +350,6 @@ def open_pool(
         max_size=size,
         kwargs=options,
         configure=configure,
-        check=ConnectionPool.check_connection,
         open=False,
         name="bowerbird",
     )

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,10 +31,6 @@ _TABLES = {"memories": "memories_fts", "episodes": "episodes_fts"}
 # A tsvector holds words of at most 2,047 bytes; a longer token (a pasted key, a base64 blob) is kept as its
 # digest, on both sides, so it still matches exactly itself and nothing else.
 _LONGEST = 1_000
-# what fts_match_expression makes: quoted terms (some with *) joined by one operator
-_TERM = r'"(?:[^"]|"")*"\*?'
-_EXPRESSION = re.compile(rf"^\s*{_TERM}(?:\s+(OR|AND)\s+{_TERM})*\s*$")
-_TERMS = re.compile(r'"((?:[^"]|"")*)"(\*?)')
 
 
 @dataclass(frozen=True)
@@ -64,25 +59,22 @@ def lexeme(token: str) -> str:
 
 
 def parse_match(expression: str) -> tuple[list[_Phrase], str]:
-    """The phrases of a MATCH expression from fts_match_expression, and its operator (OR or AND); anything
-    else is refused as FTS5 refuses it."""
-    found = _EXPRESSION.match(expression)
-    if found is None:
+    """The phrases of a MATCH expression from fts_match_expression (a phrase with no token dropped: it matches
+    no row), and its operator; anything else is refused, as FTS5 refuses it."""
+    try:
+        query = lexemes.parse_match(expression)
+    except ValueError as exc:
         raise InvalidInputError(
-            f"not a full-text expression the store accepts ({expression[:40]!r}); "
-            "build it with fts_match_expression"
-        )
-    operators = set(re.findall(r'"\*?\s+(OR|AND)\s+"', expression))
-    if len(operators) > 1:
-        raise InvalidInputError(
-            "a full-text expression joins its terms with one operator; build it with fts_match_expression"
-        )
-    phrases = []
-    for body, star in _TERMS.findall(expression):
-        tokens = tuple(lexeme(t) for t in lexemes.tokens(body.replace('""', '"')))
-        if tokens:
-            phrases.append(_Phrase(tokens, bool(star)))
-    return phrases, operators.pop() if operators else "OR"
+            f"not a full-text expression the store accepts ({exc}); build it with fts_match_expression"
+        ) from exc
+    if query.operator == "AND" and any(not p.tokens for p in query.phrases):
+        return [], query.operator  # every phrase must match, and one matches nothing
+    phrases = [
+        _Phrase(tuple(lexeme(token) for token in p.tokens), p.prefix)
+        for p in query.phrases
+        if p.tokens
+    ]
+    return phrases, query.operator
 
 
 def tsvector_text(columns: Sequence[str]) -> tuple[str, int]:

@@ -1,0 +1,119 @@
+"""The two backends rank full text alike: the same rows, in the same order, with FTS5's bm25 scores, for the
+dev sets' questions over their own texts (and a built-in sample when the dev sets are absent)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+
+import pytest
+from fts_oracle import dev_texts
+from pg_server import PgTestServer
+
+from hermes_bowerbird.store import Store, fts_match_expression
+from hermes_bowerbird.types import MemoryType, NewEpisode, NewMemory, Source
+
+SCOPES = ("user:a", "user:b")
+SAMPLE = [
+    "I always deploy with Ansible, and we never deploy on Fridays.",
+    "My sister Meera lives in Pune; her birthday is on 4 March.",
+    "We decided to use SQLite in WAL mode for Quillstack, since every install is a single node.",
+    "Running late: the standup moved to 10am on Mondays.",
+    "She was deploying services on Fridays before the freeze.",
+    "Café Olé serves the best crème brûlée in town — naïve but true.",
+    "snake_case_names and e-mail addresses like ada@example.com split oddly",
+    "The deploy's rollback took 3.5 minutes; rollbacks usually take two.",
+]
+QUESTIONS = [
+    "how do we deploy",
+    "when is my sister's birthday",
+    "which database did we decide on",
+    "what time is the standup",
+    "e-mail of ada",
+    "creme brulee cafe",
+    "snake case names",
+    "rollback minutes",
+]
+
+
+def _corpus() -> tuple[list[str], list[str]]:
+    texts = dev_texts("locomo")
+    if texts is None:
+        return SAMPLE * 3, QUESTIONS
+    turns = [t for t in texts if not t.rstrip().endswith("?")][:400]
+    questions = [t for t in texts if t.rstrip().endswith("?")][:100]
+    return SAMPLE + turns, QUESTIONS + questions
+
+
+def _fill(store: Store, texts: Sequence[str]) -> None:
+    for n, text in enumerate(texts):
+        scope = SCOPES[n % 2]
+        if n % 3:
+            store.insert_memory(
+                NewMemory(
+                    scope,
+                    MemoryType.FACT,
+                    text,
+                    Source.TURN,
+                    summary=text[:40] if n % 5 == 0 else None,
+                    tags=("deploy", "ops") if "deploy" in text else (),
+                )
+            )
+        else:
+            store.episodes.insert(NewEpisode(scope, f"s{n}", n, 0, "user", text))
+
+
+@pytest.fixture(scope="module")
+def stores(
+    tmp_path_factory: pytest.TempPathFactory, pg_server: PgTestServer
+) -> Iterator[tuple[Store, Store]]:
+    texts, _ = _corpus()
+    url = pg_server.fresh()
+    pair = (Store.open(tmp_path_factory.mktemp("rank") / "m.db"), Store.open(url))
+    for store in pair:
+        _fill(store, texts)
+    yield pair
+    for store in pair:
+        store.close()
+
+
+def _ranked(hits: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Best first, ties by id (FTS5 leaves the order of equal scores to its sorter)."""
+    return sorted(((i, round(s, 6)) for i, s in hits), key=lambda hit: (-hit[1], hit[0]))
+
+
+def test_both_backends_rank_every_question_alike(stores: tuple[Store, Store]) -> None:
+    file, server = stores
+    _, questions = _corpus()
+    differ = []
+    for question in questions:
+        match = fts_match_expression(question)
+        if match is None:
+            continue
+        for scopes in (SCOPES, SCOPES[:1]):
+            pair = [
+                (
+                    _ranked(store.search.memories(match, scopes, 10_000)),
+                    _ranked(store.search.episodes(match, scopes, 10_000)),
+                )
+                for store in (file, server)
+            ]
+            if pair[0] != pair[1]:
+                differ.append(json.dumps([question, scopes]))
+    assert differ == []
+
+
+def test_both_backends_count_terms_alike(stores: tuple[Store, Store]) -> None:
+    file, server = stores
+    words = ["deploy", "sister", "birthday", "the", "fridays", "brulee", "snake", "nothing"]
+    assert server.search.term_document_counts(words) == file.search.term_document_counts(words)
+    assert server.search.corpus_size() == file.search.corpus_size()
+
+
+def test_only_current_memories_when_asked(stores: tuple[Store, Store]) -> None:
+    file, server = stores
+    match = fts_match_expression("deploy fridays")
+    assert match is not None
+    assert _ranked(server.search.memories(match, SCOPES, 100, current_only=True)) == _ranked(
+        file.search.memories(match, SCOPES, 100, current_only=True)
+    )
