@@ -901,14 +901,20 @@ def doctor(state: State, repair: bool) -> None:
     """Check the database: SQLite integrity, full-text and vector index consistency, orphan rows."""
     from . import recovery
 
-    path = state.config().db_path
+    config = state.config()
+    if config.database_url:  # a server keeps its own files: only the store's checks apply
+        data: dict[str, Any] = {"path": shown(config.database_url)}
+        _doctor_engine(state, data, repair)
+        _finish_doctor(state, data)
+        return
+    path = config.db_path
     check = recovery.check_file(path)
     if not check.exists:
         raise DatabaseError(
             f"no bowerbird database at {path} (nothing captured yet; "
             "pass --db or --hermes-home to use another one)"
         )
-    data: dict[str, Any] = {"path": str(path), "file": _file_json(check)}
+    data = {"path": str(path), "file": _file_json(check)}
     if not check.healthy:
         data["problems"] = [_file_problem(check)]
         if not repair:

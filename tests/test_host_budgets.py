@@ -55,17 +55,25 @@ def _provider_on(config: Config, model: SlowModel, session: str) -> BowerbirdPro
 
 
 def _journal(config: Config) -> dict[str, int]:
-    store = Store.open(config.db_path)
+    store = Store.open(config.store_target)
     try:
         return store.journal.counts()
     finally:
         store.close()
 
 
-@pytest.fixture(scope="module")
-def queued(tmp_path_factory: pytest.TempPathFactory, minilm: LocalEmbedder) -> tuple[Config, float]:
-    """1,000 turns synced to a provider whose model is slow, then shut down: (config, shutdown seconds)."""
-    config = _config(tmp_path_factory.mktemp("queued"), import_markdown=False)
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def queued(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, minilm: LocalEmbedder
+) -> tuple[Config, float]:
+    """1,000 turns synced to a provider whose model is slow, then shut down: (config, shutdown seconds); the
+    memory in a file, and on a server."""
+    server = (
+        {}
+        if request.param == "sqlite"
+        else {"database_url": request.getfixturevalue("pg_server").fresh()}
+    )
+    config = _config(tmp_path_factory.mktemp("queued"), import_markdown=False, **server)
     provider = _provider_on(config, SlowModel(minilm, pause=0.3), "busy")
     for i in range(TURNS):
         provider.sync_turn(

@@ -32,6 +32,7 @@ QUESTIONS = [
     "e-mail of ada",
     "creme brulee cafe",
     "snake case names",
+    "snake_case_names e-mail",
     "rollback minutes",
 ]
 

@@ -77,8 +77,7 @@ class Vectors:
                 f"stored {kind} vectors for {model} have mixed dimensions {sorted(dims)}"
             )
         ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
-        flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4")
-        return ids, flat.reshape(len(rows), dims.pop()).astype(np.float32, copy=False)
+        return ids, self._matrix([row["vector"] for row in rows])
 
     def rows_after(
         self, kind: ItemKind, after_id: int, limit: int
@@ -100,6 +99,13 @@ class Vectors:
         """A stored vector as this backend reads it back (here: a float32 blob)."""
         assert isinstance(stored, bytes)
         return blob_vector(stored)
+
+    def _matrix(self, stored: Sequence[object]) -> np.ndarray:
+        """Stored vectors of one dimension as a float32 matrix (here: blobs joined and read at once)."""
+        if not stored:
+            return np.empty((0, 0), dtype=np.float32)
+        flat = np.frombuffer(b"".join(v for v in stored if isinstance(v, bytes)), dtype="<f4")
+        return flat.reshape(len(stored), -1).astype(np.float32, copy=False)
 
     def span(self, kind: ItemKind, model: str) -> tuple[int, int]:
         """(how many, highest item id) of the stored vectors of one kind and model."""
@@ -137,10 +143,7 @@ class Vectors:
             (model, str(kind), after_id),
         )
         ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
-        flat = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4").astype(
-            np.float32
-        )
-        return ids, flat.reshape(len(rows), -1) if rows else flat.reshape(0, 0)
+        return ids, self._matrix([row["vector"] for row in rows])
 
     def get_many(
         self, kind: ItemKind, ids: Sequence[int], model: str | None = None
@@ -156,7 +159,7 @@ class Vectors:
             """,
                 (str(kind), model is None, model or "", *chunk),
             )
-            out.update((int(row["item_id"]), blob_vector(row["vector"])) for row in rows)
+            out.update((int(row["item_id"]), self._vector(row["vector"])) for row in rows)
         return out
 
     def model_counts(self) -> dict[tuple[str, str, int], int]:

@@ -47,6 +47,21 @@ class _Phrase:
         return " <-> ".join(quoted)
 
 
+@dataclass(frozen=True)
+class _Ranking:
+    """One full-text search as the scorers need it: the table, the phrases with their idf, the table's average
+    length, the tsquery that finds the rows, the scopes, which rows are live, and the column weights."""
+
+    table: str
+    phrases: tuple[_Phrase, ...]
+    idf: tuple[float, ...]
+    avgdl: float
+    query: str
+    scopes: tuple[str, ...]
+    live: str
+    weights: Sequence[float]
+
+
 def _quote(word: str) -> str:
     return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
 
@@ -140,20 +155,21 @@ class ServerSearch:
         if not phrases or not scopes or limit <= 0:
             return []
         query = (" | " if operator == "OR" else " & ").join(f"({p.tsquery})" for p in phrases)
-        idf = self._idf(table, phrases, query)
-        if idf is None:
+        stats = self._idf(table, phrases, query)
+        if stats is None:
             return []
-        avgdl = idf[1][1]
+        idf, avgdl = stats
+        ask = _Ranking(
+            table, tuple(phrases), tuple(idf), avgdl, query, tuple(scopes), live, weights
+        )
         if all(len(p.tokens) == 1 for p in phrases):
-            return self._scored_in_sql(
-                table, phrases, idf[0], avgdl, query, scopes, limit, live, weights
-            )
-        return self._scored_here(table, phrases, idf[0], avgdl, query, scopes, limit, live, weights)
+            return self._scored_in_sql(ask, limit)
+        return self._scored_here(ask)[:limit]
 
     def _idf(
         self, table: str, phrases: Sequence[_Phrase], query: str
-    ) -> tuple[list[float], tuple[int, float]] | None:
-        """Each phrase's idf over the whole table (as FTS5 counts: rows the phrase matches), and (rows, avgdl)."""
+    ) -> tuple[list[float], float] | None:
+        """Each phrase's idf over the whole table (as FTS5 counts: rows the phrase matches), and avgdl."""
         stats = self._db.query("SELECT rows, tokens FROM fts_stats WHERE tbl = ?", (table,))
         rows, tokens = (int(stats[0][0]), int(stats[0][1])) if stats else (0, 0)
         if rows <= 0:
@@ -164,21 +180,11 @@ class ServerSearch:
             (*(p.tsquery for p in phrases), query),
         )[0]
         idf = [math.log((rows - int(n) + 0.5) / (int(n) + 0.5)) for n in hits]
-        return [value if value > 0 else MIN_IDF for value in idf], (rows, tokens / rows)
+        return [value if value > 0 else MIN_IDF for value in idf], tokens / rows
 
-    def _scored_in_sql(
-        self,
-        table: str,
-        phrases: Sequence[_Phrase],
-        idf: Sequence[float],
-        avgdl: float,
-        query: str,
-        scopes: Sequence[str],
-        limit: int,
-        live: str,
-        weights: Sequence[float],
-    ) -> list[tuple[int, float]]:
-        weight = " ".join(f"WHEN '{_LABELS[i]}' THEN {w!r}" for i, w in enumerate(weights))
+    def _scored_in_sql(self, ask: _Ranking, limit: int) -> list[tuple[int, float]]:
+        """The best `limit` rows, bm25 computed by the server from each row's positions (one-token phrases)."""
+        weight = " ".join(f"WHEN '{_LABELS[i]}' THEN {w!r}" for i, w in enumerate(ask.weights))
         norm = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / ?)"  # k1 (1 - b + b D / avgdl)
         rows = self._db.query(
             f"""
@@ -193,50 +199,36 @@ class ServerSearch:
                     GROUP BY p.ord, p.idf
                 ) q
             ) AS score
-            FROM {table} t
-            WHERE t.fts @@ ?::tsquery AND t.scope IN ({marks(len(scopes))}) AND {live}
+            FROM {ask.table} t
+            WHERE t.fts @@ ?::tsquery AND t.scope IN ({marks(len(ask.scopes))}) AND {ask.live}
             ORDER BY score DESC, t.id
             LIMIT ?
         """,
             (
-                avgdl,
-                [p.tokens[0] for p in phrases],
-                [p.prefix for p in phrases],
-                list(idf),
-                query,
-                *scopes,
+                ask.avgdl,
+                [p.tokens[0] for p in ask.phrases],
+                [p.prefix for p in ask.phrases],
+                list(ask.idf),
+                ask.query,
+                *ask.scopes,
                 limit,
             ),
         )
         return [(int(row[0]), float(row[1])) for row in rows]
 
-    def _scored_here(
-        self,
-        table: str,
-        phrases: Sequence[_Phrase],
-        idf: Sequence[float],
-        avgdl: float,
-        query: str,
-        scopes: Sequence[str],
-        limit: int,
-        live: str,
-        weights: Sequence[float],
-    ) -> list[tuple[int, float]]:
-        """Every matching row scored here: a phrase of several tokens counts where its tokens stand in a row."""
+    def _scored_here(self, ask: _Ranking) -> list[tuple[int, float]]:
+        """Every matching row scored here, best first: a phrase of several tokens counts where its tokens stand."""
         rows = self._db.query(
             f"""
             SELECT t.id, t.fts_len, t.fts::text
-            FROM {table} t
-            WHERE t.fts @@ ?::tsquery AND t.scope IN ({marks(len(scopes))}) AND {live}
+            FROM {ask.table} t
+            WHERE t.fts @@ ?::tsquery AND t.scope IN ({marks(len(ask.scopes))}) AND {ask.live}
         """,
-            (query, *scopes),
+            (ask.query, *ask.scopes),
         )
-        scored = [
-            (int(row[0]), _bm25(_positions(row[2]), int(row[1]), phrases, idf, avgdl, weights))
-            for row in rows
-        ]
+        scored = [(int(row[0]), _bm25(_positions(row[2]), int(row[1]), ask)) for row in rows]
         scored.sort(key=lambda hit: (-hit[1], hit[0]))
-        return scored[:limit]
+        return scored
 
     # -- what recall's idf and the listings need --------------------------------------------------------------
     def ids_after(self, kind: ItemKind, scopes: Sequence[str], after_id: int = 0) -> list[int]:
@@ -371,19 +363,12 @@ def _entries(text: str) -> list[str]:
     return entries
 
 
-def _bm25(
-    positions: dict[str, list[tuple[int, str]]],
-    length: int,
-    phrases: Sequence[_Phrase],
-    idf: Sequence[float],
-    avgdl: float,
-    weights: Sequence[float],
-) -> float:
-    weight_of = {_LABELS[i]: w for i, w in enumerate(weights)}
+def _bm25(positions: dict[str, list[tuple[int, str]]], length: int, ask: _Ranking) -> float:
+    weight_of = {_LABELS[i]: w for i, w in enumerate(ask.weights)}
     score = 0.0
-    for phrase, value in zip(phrases, idf, strict=True):
+    for phrase, value in zip(ask.phrases, ask.idf, strict=True):
         f = sum(weight_of.get(label, 0.0) for label in _phrase_hits(positions, phrase))
-        score += value * (f * (K1 + 1)) / (f + K1 * (1 - B + B * length / avgdl))
+        score += value * (f * (K1 + 1)) / (f + K1 * (1 - B + B * length / ask.avgdl))
     return score
 
 

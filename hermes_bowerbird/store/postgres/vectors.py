@@ -24,7 +24,7 @@ from psycopg.types import TypeInfo
 
 from ...errors import DatabaseError
 from ...types import ItemKind
-from ..base import Database, chunks, marks
+from ..base import Database, marks
 from ..vectors import Vectors
 
 log = logging.getLogger(__name__)
@@ -194,44 +194,7 @@ class ServerVectors(Vectors):
         assert isinstance(stored, np.ndarray)
         return stored
 
-    def load(self, kind: ItemKind, model: str) -> tuple[np.ndarray, np.ndarray]:
-        rows = self._db.query(
-            "SELECT item_id, vector FROM embeddings WHERE kind = ? AND model = ? ORDER BY item_id",
-            (str(kind), model),
-        )
-        return _arrays(rows)
-
-    def after(self, kind: ItemKind, model: str, after_id: int) -> tuple[np.ndarray, np.ndarray]:
-        rows = self._db.query(
-            """
-            SELECT item_id, vector
-            FROM embeddings
-            WHERE model = ? AND kind = ? AND item_id > ?
-            ORDER BY item_id
-        """,
-            (model, str(kind), after_id),
-        )
-        return _arrays(rows)
-
-    def get_many(
-        self, kind: ItemKind, ids: Sequence[int], model: str | None = None
-    ) -> dict[int, np.ndarray]:
-        out: dict[int, np.ndarray] = {}
-        for chunk in chunks(list(ids)):
-            rows = self._db.query(
-                f"""
-                SELECT item_id, vector
-                FROM embeddings
-                WHERE kind = ? AND (? OR model = ?) AND item_id IN ({marks(len(chunk))})
-            """,
-                (str(kind), model is None, model or "", *chunk),
-            )
-            out.update((int(row["item_id"]), row["vector"]) for row in rows)
-        return out
-
-
-def _arrays(rows: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-    if not rows:
-        return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32)
-    ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
-    return ids, np.stack([row["vector"] for row in rows]).astype(np.float32, copy=False)
+    def _matrix(self, stored: Sequence[object]) -> np.ndarray:
+        if not stored:
+            return np.empty((0, 0), dtype=np.float32)
+        return np.stack([self._vector(v) for v in stored]).astype(np.float32, copy=False)
