@@ -193,7 +193,9 @@ class BowerbirdGroup(click.Group):
         name, command, rest = super().resolve_command(ctx, args)
         state = ctx.ensure_object(State)
         state.command = command.name if command is not None and command.name else name or ""
-        if ctx.parent is not None and ctx.info_name:  # a command of a group of commands: "store copy"
+        if (
+            ctx.parent is not None and ctx.info_name
+        ):  # a command of a group of commands: "store copy"
             state.command = f"{ctx.info_name} {state.command}"
         options = rest[: rest.index("--")] if "--" in rest else rest
         # so a usage error after it is JSON too

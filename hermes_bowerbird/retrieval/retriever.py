@@ -174,6 +174,12 @@ class Retriever:
     # -- the search -------------------------------------------------------------------------------------------
     def search(self, request: RecallRequest, *, touch: bool = True) -> list[Hit]:
         """Ranked hits for the request; touches returned memories (access boost) unless `touch=False`."""
+        with (
+            self.store.reading()
+        ):  # one connection for the search's many small reads, where there are several
+            return self._search(request, touch=touch)
+
+    def _search(self, request: RecallRequest, *, touch: bool) -> list[Hit]:
         scopes = tuple(dict.fromkeys(request.scopes))
         if not scopes or not request.query.strip() or request.limit <= 0:
             return []
@@ -409,14 +415,12 @@ class Retriever:
         items = items or _Items()
         memory_ids = [i for k, i in fused if k is ItemKind.MEMORY and i not in items.memories]
         episode_ids = [i for k, i in fused if k is ItemKind.EPISODE and i not in items.episodes]
-        # never recalled until released
-        held = self.store.quarantine.reasons(ItemKind.MEMORY, memory_ids)
-        for memory in self.store.memories.get_many(memory_ids).values():
-            if _visible_memory(memory, request, scopes) and memory.id not in held:
+        # what is held in quarantine is never recalled until released
+        for memory in self.store.memories.get_many(memory_ids, released=True).values():
+            if _visible_memory(memory, request, scopes):
                 items.memories[memory.id] = memory
-        held = self.store.quarantine.reasons(ItemKind.EPISODE, episode_ids)
-        for episode in self.store.episodes.get_many(episode_ids).values():
-            if _visible_episode(episode, request, scopes) and episode.id not in held:
+        for episode in self.store.episodes.get_many(episode_ids, released=True).values():
+            if _visible_episode(episode, request, scopes):
                 items.episodes[episode.id] = episode
         return items
 

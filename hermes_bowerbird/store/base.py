@@ -115,6 +115,10 @@ class Database(Protocol):
 
     def try_transaction(self, key: str | None = None) -> AbstractContextManager[bool]: ...
 
+    def reading(self) -> AbstractContextManager[None]:
+        """Meanwhile this thread's reads may share one connection (a search reads in many small statements)."""
+        ...
+
     def atomic(self, work: Callable[[], T], key: str | None = None) -> T:
         """`work` in one transaction, run again whole when the backend failed transiently part way."""
         ...

@@ -7,7 +7,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -77,6 +77,10 @@ class Connection:
             self._guarded(lambda: db.retry_busy(lambda: self._conn.execute("BEGIN IMMEDIATE")))
             with self._ended():
                 yield
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Nothing to share: the store has one connection."""
+        return nullcontext()
 
     def atomic(self, work: Callable[[], T], key: str | None = None) -> T:
         """`work` in one transaction (a busy database is waited for at BEGIN, before anything was written)."""

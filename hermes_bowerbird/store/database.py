@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from ..addresses import is_server_address
@@ -119,6 +119,10 @@ class Store:
         from .transfer import copy_store
 
         return copy_store(self, target, progress)
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Meanwhile this thread's reads share one connection (for a search's many small statements)."""
+        return self._db.reading()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

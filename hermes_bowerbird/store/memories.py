@@ -86,18 +86,24 @@ class Memories:
             raise NotFoundError(f"no memory with id {memory_id}")
         return memory
 
-    def get_many(self, ids: Iterable[int]) -> dict[int, Memory]:
+    def get_many(self, ids: Iterable[int], *, released: bool = False) -> dict[int, Memory]:
+        """These memories by id; with `released`, not those held in quarantine (what recall may see, in one read)."""
+        held = (
+            "AND NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.kind = 'memory' AND q.item_id = m.id)"
+            if released
+            else ""
+        )
         out: dict[int, Memory] = {}
         for chunk in chunks(list(dict.fromkeys(ids))):
             rows = self._db.query(
                 f"""
                 SELECT {COLUMNS}
-                FROM memories
-                WHERE id IN ({marks(len(chunk))})
+                FROM memories m
+                WHERE id IN ({marks(len(chunk))}) {held}
             """,
                 chunk,
             )
-            out.update((m.id, m) for m in from_rows(Memory, rows))
+            out.update((item.id, item) for item in from_rows(Memory, rows))
         return out
 
     def find_by_hash(

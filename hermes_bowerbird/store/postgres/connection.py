@@ -58,6 +58,8 @@ def is_transient(exc: BaseException) -> bool:
         return False
     if isinstance(exc, ServerUnavailableError | PoolTimeout):
         return True
+    if isinstance(exc, DatabaseError):  # translated: judge what the driver raised
+        return exc.__cause__ is not None and is_transient(exc.__cause__)
     if isinstance(exc, pg_errors.SerializationFailure | pg_errors.DeadlockDetected):
         return True
     if isinstance(exc, pg_errors.AdminShutdown | pg_errors.CannotConnectNow):
@@ -184,21 +186,48 @@ class ServerConnection:
             self._run(lambda conn: conn.cursor().executemany(placeholders(sql), rows))
 
     def _run(self, action: Callable[[psycopg.Connection[Any]], T]) -> T:
-        """Run `action` on this thread's transaction connection, or on a borrowed one under the retry policy."""
+        """Run `action` on this thread's transaction connection; else on its reading connection or a borrowed
+        one, again under the retry policy when the first attempt failed transiently."""
         held = getattr(self._held, "conn", None)
         if held is not None:
             try:
                 return action(held)
             except psycopg.Error as exc:
                 raise translated(exc, self.location) from exc
+        try:  # the first attempt runs bare: building the policy costs more than most statements do
+            return self._borrowed(action)
+        except DatabaseError as exc:
+            if not is_transient(exc):
+                raise
+            self._held.reading = (
+                None  # a lost reading connection is given back below, and not used again
+            )
         return retrying()(lambda: self._borrowed(action))
 
     def _borrowed(self, action: Callable[[psycopg.Connection[Any]], T]) -> T:
+        reading = getattr(self._held, "reading", None)
         try:
+            if reading is not None:
+                return action(reading)
             with self._pool.connection(timeout=WAIT_FOR_CONNECTION_SECONDS) as conn:
                 return action(conn)
         except (psycopg.Error, PoolTimeout) as exc:
             raise translated(exc, self.location) from exc
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Statements of this thread meanwhile share one connection of the pool (a search reads in many small
+        statements; each would otherwise take and give back a connection)."""
+        if getattr(self._held, "reading", None) is not None or getattr(self._held, "conn", None):
+            yield
+            return
+        conn = retrying()(self._checked_out)
+        self._held.reading = conn
+        try:
+            yield
+        finally:
+            self._held.reading = None
+            self._pool.putconn(conn)
 
     # -- transactions -------------------------------------------------------------------------------------------
     @contextmanager

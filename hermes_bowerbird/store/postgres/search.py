@@ -155,20 +155,17 @@ class ServerSearch:
         if not phrases or not scopes or limit <= 0:
             return []
         query = (" | " if operator == "OR" else " & ").join(f"({p.tsquery})" for p in phrases)
+        if all(len(p.tokens) == 1 for p in phrases):
+            return self._scored_in_sql(table, phrases, query, scopes, limit, live, weights)
         stats = self._idf(table, phrases, query)
         if stats is None:
             return []
-        idf, avgdl = stats
-        ask = _Ranking(
-            table, tuple(phrases), tuple(idf), avgdl, query, tuple(scopes), live, weights
-        )
-        if all(len(p.tokens) == 1 for p in phrases):
-            return self._scored_in_sql(ask, limit)
+        ask = _Ranking(table, tuple(phrases), *stats, query, tuple(scopes), live, weights)
         return self._scored_here(ask)[:limit]
 
     def _idf(
         self, table: str, phrases: Sequence[_Phrase], query: str
-    ) -> tuple[list[float], float] | None:
+    ) -> tuple[tuple[float, ...], float] | None:
         """Each phrase's idf over the whole table (as FTS5 counts: rows the phrase matches), and avgdl."""
         stats = self._db.query("SELECT rows, tokens FROM fts_stats WHERE tbl = ?", (table,))
         rows, tokens = (int(stats[0][0]), int(stats[0][1])) if stats else (0, 0)
@@ -180,37 +177,63 @@ class ServerSearch:
             (*(p.tsquery for p in phrases), query),
         )[0]
         idf = [math.log((rows - int(n) + 0.5) / (int(n) + 0.5)) for n in hits]
-        return [value if value > 0 else MIN_IDF for value in idf], tokens / rows
+        return tuple(value if value > 0 else MIN_IDF for value in idf), tokens / rows
 
-    def _scored_in_sql(self, ask: _Ranking, limit: int) -> list[tuple[int, float]]:
-        """The best `limit` rows, bm25 computed by the server from each row's positions (one-token phrases)."""
-        weight = " ".join(f"WHEN '{_LABELS[i]}' THEN {w!r}" for i, w in enumerate(ask.weights))
-        norm = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / ?)"  # k1 (1 - b + b D / avgdl)
+    def _scored_in_sql(
+        self,
+        table: str,
+        phrases: Sequence[_Phrase],
+        query: str,
+        scopes: Sequence[str],
+        limit: int,
+        live: str,
+        weights: Sequence[float],
+    ) -> list[tuple[int, float]]:
+        """The best `limit` rows of one-token phrases, in one statement: the table's totals, each phrase's idf from
+        the rows it matches, and bm25 from each matching row's positions."""
+        weight = " ".join(f"WHEN '{_LABELS[i]}' THEN {w!r}" for i, w in enumerate(weights))
+        counts = ", ".join("count(*) FILTER (WHERE fts @@ ?::tsquery)" for _ in phrases)
+        norm = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / stats.avgdl)"  # k1 (1 - b + b D / avgdl)
         rows = self._db.query(
             f"""
+            WITH stats AS (
+                SELECT rows::float8 AS n, tokens::float8 / rows AS avgdl
+                FROM fts_stats
+                WHERE tbl = '{table}' AND rows > 0
+            ), hits AS (
+                SELECT ARRAY[{counts}]::float8[] AS df FROM {table} WHERE fts @@ ?::tsquery
+            ), idf AS (
+                SELECT array_agg(
+                    CASE WHEN ln((stats.n - d.df + 0.5) / (d.df + 0.5)) > 0
+                         THEN ln((stats.n - d.df + 0.5) / (d.df + 0.5)) ELSE {MIN_IDF!r} END
+                    ORDER BY d.ord
+                ) AS idf
+                FROM stats, hits, unnest(hits.df) WITH ORDINALITY AS d(df, ord)
+            )
             SELECT t.id, (
                 SELECT coalesce(sum(q.idf * (q.f * {K1 + 1!r}) / (q.f + {norm})), 0)
                 FROM (
                     SELECT p.idf, sum(CASE w.label {weight} ELSE 0 END) AS f
-                    FROM unnest(?::text[], ?::bool[], ?::float8[]) WITH ORDINALITY AS p(lexeme, prefix, idf, ord)
+                    FROM unnest(?::text[], ?::bool[], (SELECT idf FROM idf))
+                        WITH ORDINALITY AS p(lexeme, prefix, idf, ord)
                     JOIN LATERAL unnest(t.fts) AS u(lexeme, positions, weights)
                       ON u.lexeme = p.lexeme OR (p.prefix AND starts_with(u.lexeme, p.lexeme))
                     CROSS JOIN LATERAL unnest(u.weights) AS w(label)
                     GROUP BY p.ord, p.idf
                 ) q
             ) AS score
-            FROM {ask.table} t
-            WHERE t.fts @@ ?::tsquery AND t.scope IN ({marks(len(ask.scopes))}) AND {ask.live}
+            FROM {table} t, stats
+            WHERE t.fts @@ ?::tsquery AND t.scope IN ({marks(len(scopes))}) AND {live}
             ORDER BY score DESC, t.id
             LIMIT ?
         """,
             (
-                ask.avgdl,
-                [p.tokens[0] for p in ask.phrases],
-                [p.prefix for p in ask.phrases],
-                list(ask.idf),
-                ask.query,
-                *ask.scopes,
+                *(p.tsquery for p in phrases),
+                query,
+                [p.tokens[0] for p in phrases],
+                [p.prefix for p in phrases],
+                query,
+                *scopes,
                 limit,
             ),
         )
