@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import markdown, scopes
+from .addresses import shown
 from .config import EMBEDDING_BACKENDS, LLM_BACKENDS, Config, load_config
 from .curation.injected import message_text
 from .curation.noise import is_trivial_prompt
@@ -151,13 +152,13 @@ class BowerbirdProvider(_Base):
             )
         except (BowerbirdError, sqlite3.Error, OSError) as exc:
             self._unavailable = f"bowerbird memory is off for this session: {describe(exc)}"
-            _report_once(f"{self._unavailable} (database {config.db_path})")
+            _report_once(f"{self._unavailable} (database {shown(config.store_target)})")
             log.debug("opening the memory store failed", exc_info=True)
             return
         if self.engine.inspect.read_only:
             log.warning(
                 "memory store %s is read-only: recall works, new turns are not stored",
-                config.db_path,
+                shown(config.store_target),
             )
         if self.writable:
             self.engine.start(primary=True)
@@ -537,12 +538,23 @@ class BowerbirdProvider(_Base):
                 "description": "Tokens of recalled memory per turn",
                 "default": "600",
             },
+            {
+                "key": "database_url",
+                "description": "PostgreSQL (with pgvector) to share memory across hosts (optional; "
+                "empty keeps the local SQLite file)",
+                "secret": True,
+                "required": False,
+                "env_var": "BOWERBIRD_DATABASE_URL",
+            },
         ]
 
     def save_config(self, values: Mapping[str, Any], hermes_home: str) -> None:
+        """Write the settings file; the secrets (the Gemini key, a server address with its password) stay in the
+        host's own store of secrets, read from the environment."""
         from .config import save_settings
 
-        save_settings(Path(hermes_home), {k: v for k, v in values.items() if k != "gemini_api_key"})
+        secret = {"gemini_api_key", "database_url"}
+        save_settings(Path(hermes_home), {k: v for k, v in values.items() if k not in secret})
 
     def post_setup(self, hermes_home: str, config: Mapping[str, Any]) -> None:
         """`hermes memory setup bowerbird`: activate and say what will be used (this is an interactive wizard)."""
@@ -569,7 +581,9 @@ class BowerbirdProvider(_Base):
             embedding = f"{settings.embedding_backend} (model problem: {exc})"
         db = settings.db_path
         return {
-            "database": f"{db} ({db.stat().st_size // 1024} KiB)"
+            "database": shown(settings.database_url)
+            if settings.database_url
+            else f"{db} ({db.stat().st_size // 1024} KiB)"
             if db.exists()
             else f"{db} (not created yet)",
             "embedding": embedding,
@@ -578,9 +592,9 @@ class BowerbirdProvider(_Base):
         }
 
     def backup_paths(self) -> list[str]:
-        """Extra files to back up: the database, when configured outside HERMES_HOME."""
+        """Extra files to back up: the database, when configured outside HERMES_HOME (none for a server)."""
         config = self._config or (self.engine.config if self.engine else None)
-        if config is None or config.hermes_home in config.db_path.parents:
+        if config is None or config.database_url or config.hermes_home in config.db_path.parents:
             return []
         return [str(config.db_path)]
 

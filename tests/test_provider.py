@@ -236,13 +236,22 @@ def test_setup_hooks_activate_and_report(home: Path, capsys: pytest.CaptureFixtu
     assert "provider: bowerbird" in (home / "config.yaml").read_text()
     assert "# mine" in (home / "config.yaml").read_text()
     out = capsys.readouterr().out
-    assert "bowerbird" in out and "not created yet" in out
-    provider.save_config({"prefetch_budget_tokens": "450", "gemini_api_key": "secret"}, str(home))
+    assert "bowerbird" in out and ("not created yet" in out or "postgresql://" in out)
+    provider.save_config(
+        {
+            "prefetch_budget_tokens": "450",
+            "gemini_api_key": "secret",
+            "database_url": "postgresql://me:hunter2@db.example/memory",
+        },
+        str(home),
+    )
     assert load_config(home).prefetch_budget_tokens == 450
-    assert "secret" not in (home / "bowerbird" / "config.yaml").read_text()
+    written = (home / "bowerbird" / "config.yaml").read_text()
+    assert "secret" not in written and "hunter2" not in written
     assert {f["key"] for f in provider.get_config_schema()} >= {
         "embedding_backend",
         "gemini_api_key",
+        "database_url",
     }
 
 
