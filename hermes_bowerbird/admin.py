@@ -74,6 +74,8 @@ class Admin:
         wait_seconds: float = 60.0,
     ) -> dict[str, object]:
         """Run maintenance now, as the memory home's one runner (waits up to `wait_seconds` for another)."""
+        if not dry_run:
+            self._store.require_writable()
         with RunnerLock(runner_lock_path(self._store.path)).held(timeout=wait_seconds) as held:
             if not held:
                 raise DatabaseError(
@@ -82,6 +84,7 @@ class Admin:
             return self._maintenance.run(job, dry_run=dry_run, progress=progress)
 
     def reindex(self, progress: Progress | None = None) -> int:
+        self._store.require_writable()
         if not self._embeddings.wait_ready(timeout=120):
             raise InvalidInputError(
                 f"no embedding model is available: {self._embeddings.status().get('reason')}"
@@ -91,6 +94,8 @@ class Admin:
     def doctor(self, *, repair: bool = False) -> dict[str, object]:
         """Integrity, FTS and vector consistency, orphans; `repair` rebuilds and cleans what it can."""
         store = self._store
+        if repair:
+            store.require_writable()
         report: dict[str, object] = {
             "integrity": store.health.integrity_check(),
             "fts": store.search.integrity(),

@@ -19,8 +19,15 @@ import click
 
 from . import __version__, render, scopes
 from .config import Config, load_config
-from .errors import BowerbirdError, ConfigError, DatabaseError, InvalidInputError, NotFoundError
-from .explain import describe
+from .errors import (
+    BowerbirdError,
+    ConfigError,
+    DatabaseError,
+    InvalidInputError,
+    NotFoundError,
+    ReadOnlyStoreError,
+)
+from .explain import describe, nothing_stored, read_only_store
 from .options import RecallOptions, RememberOptions
 from .sanitize import storable
 from .serialize import bulletin_dict, detail_json, hit_dict, memory_json
@@ -101,8 +108,11 @@ class State:
         user, platform = self._user_platform
         return scopes.own_scopes(user, self.profile, platform)
 
-    def engine(self, *, create: bool = False, model: bool = False) -> Bowerbird:
-        """Open the store without background threads; `model` also loads the embedding model and waits for it."""
+    def engine(
+        self, *, create: bool = False, write: bool = False, model: bool = False
+    ) -> Bowerbird:
+        """Open the store without background threads; `create` makes a missing one (for a command that stores),
+        `write` refuses a read-only one at once, naming why, and `model` loads the embedding model and waits."""
         if self._engine is None:
             from .engine import Bowerbird
 
@@ -113,6 +123,9 @@ class State:
                     "pass --db or --hermes-home to use another one)"
                 )
             self._engine = Bowerbird(config, background=False)
+        reason = self._engine.inspect.read_only_reason
+        if (create or write) and reason is not None:
+            raise ReadOnlyStoreError(nothing_stored(self._engine.config.db_path, reason))
         if model:
             _load_model(self._engine)
         return self._engine
@@ -425,12 +438,17 @@ def _runtime_note(embedding: Mapping[str, Any]) -> str:
     return f", runtime {runtime}" if runtime else ""
 
 
+def _database_text(data: Mapping[str, Any]) -> str:
+    reason = data.get("read_only_reason")
+    return f"{data.get('db_path')}" + (f" (read-only: {reason})" if reason else "")
+
+
 def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
     counts = data.get("counts") or {}
     embedding = data.get("embedding") or {}
     age = data.get("bulletin_age_seconds")
     summary = {
-        "database": f"{data.get('db_path')}{' (read-only)' if data.get('read_only') else ''}",
+        "database": _database_text(data),
         "scopes": ", ".join(data.get("scopes") or []),
         "memories": sum(by_type.values()),
         "episodes": counts.get("episodes", 0),
@@ -497,10 +515,13 @@ def recall(
         "count": len(hits),
         "results": [hit_dict(h) for h in hits],
         "read_only": engine.inspect.read_only,
+        "read_only_reason": engine.inspect.read_only_reason,
     }
-    if engine.inspect.read_only and not state.json_mode:
+    reason = engine.inspect.read_only_reason
+    if reason is not None and not state.json_mode:
         click.echo(
-            f"note: {engine.config.db_path} is read-only; recall works, access counts are not updated",
+            f"note: {read_only_store(engine.config.db_path, reason)}; recall works, "
+            "access counts are not updated",
             err=True,
         )
     emit(state, data, lambda: render.hit_lines(hits, explain=explain) or "No memories match.")
@@ -548,7 +569,9 @@ def remember(
 @pass_state
 def relate(state: State, src: int, dst: int, relation: str) -> None:
     """Link memory SRC to memory DST with a typed relation."""
-    edge = state.engine().relate(src, dst, Relation(relation), scopes=state.own, actor="cli")
+    edge = state.engine(write=True).relate(
+        src, dst, Relation(relation), scopes=state.own, actor="cli"
+    )
     data = {
         "edge": {
             "id": edge.id,
@@ -570,7 +593,7 @@ def update(state: State, memory_id: int, text: str) -> None:
     text = storable(text)
     if not text.strip():
         raise InvalidInputError("the new text is empty")
-    engine = state.engine(model=True)
+    engine = state.engine(write=True, model=True)
     memory = engine.update(memory_id, text, scopes=state.own, actor="cli")
     emit(
         state,
@@ -585,7 +608,7 @@ def update(state: State, memory_id: int, text: str) -> None:
 @pass_state
 def forget(state: State, memory_id: int, reason: str) -> None:
     """Forget memory ID (soft delete: search skips it, the audit trail stays)."""
-    memory = state.engine().forget(
+    memory = state.engine(write=True).forget(
         memory_id, scopes=state.own, reason=storable(reason) or "forgotten via CLI", actor="cli"
     )
     emit(
@@ -610,7 +633,7 @@ def show(state: State, memory_id: int) -> None:
 @pass_state
 def release(state: State, memory_id: int) -> None:
     """Release memory ID from quarantine: it may be recalled and put in prompts again."""
-    released = state.engine().release_quarantined(
+    released = state.engine(write=True).release_quarantined(
         memory_id, scopes=(state.write_scope,), actor="cli"
     )
     emit(

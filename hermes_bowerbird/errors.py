@@ -15,6 +15,10 @@ class DatabaseError(BowerbirdError):
     """The database could not be opened, migrated or used."""
 
 
+class ReadOnlyStoreError(DatabaseError):
+    """A write was asked of a store opened read-only; the message names why it cannot be written."""
+
+
 class MigrationError(DatabaseError):
     """A migration file is malformed, duplicated or failed to apply."""
 

@@ -52,6 +52,11 @@ class Inspection:
         """The store was opened read-only: recall works, nothing new is stored."""
         return self._store.readonly
 
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why the store cannot be written (its file, folder or file system), or None when it can."""
+        return self._store.readonly_reason
+
     # -- one memory -----------------------------------------------------------------------------------------
     def show(self, memory_id: int, *, scopes: Sequence[str]) -> MemoryDetail:
         store = self._store

@@ -7,7 +7,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, ReadOnlyStoreError
+from ..explain import nothing_stored
 from ..types import AuditAction, Clock, Edge, ItemKind, Memory, NewMemory, Provenance, Relation
 from .audit import Audit, Quarantine
 from .bulletins import Bulletins
@@ -54,7 +55,7 @@ class Store:
     def open(cls, path: Path | str, *, clock: Clock = time.time, readonly: bool = False) -> Store:
         """Open or create the database at `path` and apply pending migrations.
 
-        An existing store whose file or folder cannot be written opens read-only instead of failing.
+        An existing store whose file, folder or file system cannot be written opens read-only instead of failing.
         """
         return cls(open_connection(path, clock=clock, readonly=readonly))
 
@@ -70,6 +71,17 @@ class Store:
     def readonly(self) -> bool:
         """Opened read-only: reads work, the read path skips its bookkeeping writes."""
         return self._db.readonly
+
+    @property
+    def readonly_reason(self) -> str | None:
+        """Why the store was opened read-only ("its folder ... is not writable"), or None when it is writable."""
+        return self._db.readonly_reason
+
+    def require_writable(self) -> None:
+        """Refuse a write to a store opened read-only, naming why it cannot be written (before any work is done)."""
+        reason = self.readonly_reason
+        if reason is not None:
+            raise ReadOnlyStoreError(nothing_stored(self.path, reason))
 
     def close(self) -> None:
         self._db.close()
