@@ -78,12 +78,31 @@ class State:
     _engine: Bowerbird | None = None
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def config(self) -> Config:
         if self._config is None:
             overrides = {"db_path": str(self.db)} if self.db else None
             self._config = load_config(self.hermes_home, overrides=overrides)
         return self._config
+
+    def stored(self) -> bool:
+        """Whether the database exists: read commands answer "nothing yet" without creating it."""
+        return self.config().db_path.exists()
+
+    def note(self, text: str) -> None:
+        """Something to know beside the answer: on stderr as text, in the envelope's `notes` with --json."""
+        if self.json_mode:
+            self.notes.append(text)
+        else:
+            click.echo(f"note: {text}", err=True)
+
+    def nothing_yet(self) -> str:
+        """The note of a read command on a home where nothing was captured yet."""
+        return (
+            f"nothing is remembered yet (no database at {self.config().db_path}; "
+            "the agent's first stored turn creates it)"
+        )
 
     @property
     def _user_platform(self) -> tuple[str | None, str | None]:
@@ -157,7 +176,8 @@ def emit(
 ) -> None:
     """Print the JSON envelope with --json, else the human text (a string or a function making one)."""
     if state.json_mode:
-        envelope = {"command": state.command, "success": True, "data": dict(data)}
+        extra = {"notes": list(state.notes)} if state.notes else {}
+        envelope = {"command": state.command, "success": True, "data": {**data, **extra}}
         click.echo(json.dumps(envelope, ensure_ascii=False, default=_json_default))
         return
     text = human() if callable(human) else human
@@ -386,7 +406,12 @@ pass_state = click.make_pass_decorator(State, ensure=True)
 @cli.command()
 @pass_state
 def status(state: State) -> None:
-    """Counts by type, journal backlog, embedding state, database path and bulletin age."""
+    """Counts by type, journal backlog, embedding state, database path, bulletin age and whether the Hermes home
+    has bowerbird switched on. Where nothing was captured yet it says so (and creates nothing)."""
+    if not state.stored():
+        data = _empty_status(state)
+        emit(state, data, lambda: _empty_status_text(data))
+        return
     engine = state.engine()
     info = engine.status()
     by_type = engine.inspect.counts(state.visible)
@@ -409,8 +434,70 @@ def status(state: State) -> None:
         "bulletin_age_seconds": None
         if bulletin is None
         else round(engine.clock() - bulletin.created_at, 1),
+        "exists": True,
+        "provider": _provider_json(state),
     }
     emit(state, data, lambda: _status_text(data, by_type))
+
+
+def _empty_status(state: State) -> dict[str, Any]:
+    """`status` where no database exists yet: the same keys where they have a meaning, all empty."""
+    return {
+        "db_path": str(state.config().db_path),
+        "exists": False,
+        "read_only": False,
+        "read_only_reason": None,
+        "scopes": list(state.visible),
+        "memories": {},
+        "visible_memories": {},
+        "journal_backlog": 0,
+        "bulletin_age_seconds": None,
+        "provider": _provider_json(state),
+    }
+
+
+def _empty_status_text(data: Mapping[str, Any]) -> str:
+    summary = {
+        "database": f"{data['db_path']} (not created yet: the agent's first stored turn creates it)",
+        "scopes": ", ".join(data.get("scopes") or []),
+        "provider": _provider_text(data["provider"]),
+    }
+    return "No memory yet: nothing has been captured.\n\n" + render.key_values(summary)
+
+
+def _provider_json(state: State) -> dict[str, Any]:
+    from . import hermes_setup
+
+    found = hermes_setup.provider_state(state.config().hermes_home)
+    return {
+        "active": found.active,
+        "provider": found.provider,
+        "config": str(found.config_path),
+        "plugin_dir": str(found.plugin_dir),
+        "plugin_present": found.plugin_present,
+        "problem": found.problem,
+        "install_command": None if found.active else _install_command(state),
+    }
+
+
+def _install_command(state: State) -> str:
+    home = state.hermes_home
+    return "bowerbird hermes-install" + (f" --hermes-home {home}" if home else "")
+
+
+def _provider_text(provider: Mapping[str, Any]) -> str:
+    """Whether Hermes runs bowerbird, and the command that switches it on when it does not."""
+    if provider.get("active"):
+        return f"bowerbird (memory.provider in {provider['config']})"
+    if provider.get("problem"):
+        where = f"cannot read {provider['config']} ({provider['problem']})"
+    elif provider.get("provider") == "bowerbird":
+        where = f"memory.provider is bowerbird but {provider['plugin_dir']} is missing"
+    elif provider.get("provider"):
+        where = f"memory.provider is {provider['provider']!r} in {provider['config']}"
+    else:
+        where = f"no memory.provider in {provider['config']}"
+    return f"off ({where}): run `{provider['install_command']}` to switch bowerbird on"
 
 
 def _vector_models(data: Mapping[str, Any]) -> str:
@@ -449,6 +536,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
     age = data.get("bulletin_age_seconds")
     summary = {
         "database": _database_text(data),
+        "provider": _provider_text(data["provider"]),
         "scopes": ", ".join(data.get("scopes") or []),
         "memories": sum(by_type.values()),
         "episodes": counts.get("episodes", 0),
@@ -495,6 +583,13 @@ def recall(
     query = storable(query)
     if not query.strip():
         raise InvalidInputError("the query is empty")
+    if not state.stored():
+        for value in (since, until):
+            parse_time(value, 0.0)  # a time it cannot read is an error with or without memories
+        state.note(state.nothing_yet())
+        nothing = {"query": query, "count": 0, "results": [], "read_only": False}
+        emit(state, {**nothing, "read_only_reason": None}, "No memories match.")
+        return
     engine = state.engine(model=True)
     now = engine.clock()
     hits = engine.recall(
@@ -623,6 +718,8 @@ def forget(state: State, memory_id: int, reason: str) -> None:
 @pass_state
 def show(state: State, memory_id: int) -> None:
     """A memory with its edges, provenance, entities and audit history."""
+    if not state.stored():
+        raise NotFoundError(f"no memory with id {memory_id}: {state.nothing_yet()}")
     engine = state.engine()
     detail = engine.inspect.show(memory_id, scopes=state.visible)
     emit(state, detail_json(detail), lambda: render.detail_text(detail, engine.clock()))
@@ -657,6 +754,14 @@ def list_command(
     state: State, types: Sequence[str], include_old: bool, quarantined: bool, limit: int
 ) -> None:
     """The newest memories, as a table."""
+    if not state.stored():
+        state.note(state.nothing_yet())
+        emit(
+            state,
+            {"count": 0, "memories": []},
+            "No quarantined memories." if quarantined else "No memories.",
+        )
+        return
     engine = state.engine()
     if quarantined:
         held = engine.inspect.quarantined(state.visible)[:limit]
@@ -797,14 +902,21 @@ def export(
     own = state.own
     shared = not own[0].startswith("user:")
     home = state.config().hermes_home
+    stored = state.stored()
+    if not stored:
+        state.note(state.nothing_yet())
     if markdown_dir is not None:
         from . import markdown
 
         exporter.check_markdown_target(
             markdown_dir, ("MEMORY.md", "USER.md"), hermes_home=home, shared=shared, force=force
         )
-        counts = markdown.export_markdown(
-            state.engine(), markdown_dir, scopes=own, within_limits=within_limits
+        counts = (
+            markdown.export_markdown(
+                state.engine(), markdown_dir, scopes=own, within_limits=within_limits
+            )
+            if stored
+            else markdown.write_markdown(markdown_dir, [], within_limits=within_limits)
         )
         emit(
             state,
@@ -814,7 +926,7 @@ def export(
         return
     if output is not None:
         exporter.check_file_target(output, hermes_home=home, force=force)
-    records = list(state.engine().inspect.export_records(own))
+    records = list(state.engine().inspect.export_records(own)) if stored else []
     kinds: dict[str, int] = {}
     for record in records:
         kinds[str(record["kind"])] = kinds.get(str(record["kind"]), 0) + 1
@@ -875,6 +987,10 @@ def _report_text(report: Mapping[str, Any]) -> str:
 @pass_state
 def bulletin(state: State, force: bool) -> None:
     """The short briefing the agent gets at session start: who the user is and what is going on."""
+    if not state.stored():
+        state.note(state.nothing_yet())
+        emit(state, {"bulletin": None}, "No bulletin yet: nothing is remembered in this scope.")
+        return
     engine = state.engine()
     result = engine.bulletin(state.write_scope, visible=state.visible, force=force)
     if result is None:
@@ -912,10 +1028,12 @@ def doctor(state: State, repair: bool) -> None:
     path = state.config().db_path
     check = recovery.check_file(path)
     if not check.exists:
-        raise DatabaseError(
-            f"no bowerbird database at {path} (nothing captured yet; "
-            "pass --db or --hermes-home to use another one)"
+        emit(
+            state,
+            {"path": str(path), "exists": False, "healthy": True, "problems": []},
+            f"Nothing to check: {state.nothing_yet()}.",
         )
+        return
     data: dict[str, Any] = {"path": str(path), "file": _file_json(check)}
     if not check.healthy:
         data["problems"] = [_file_problem(check)]
@@ -1043,6 +1161,8 @@ def backup(state: State, dest: Path) -> None:
     """Copy the database to DEST with SQLite's online backup (safe while an agent is running)."""
     if dest.exists():
         raise InvalidInputError(f"{dest} already exists; choose a new file name")
+    if not state.stored():
+        raise DatabaseError(f"nothing to back up: {state.nothing_yet()}")
     state.engine().admin.backup(dest)
     emit(state, {"path": str(dest), "bytes": dest.stat().st_size}, f"Backed up to {dest}.")
 
@@ -1138,6 +1258,8 @@ def serve(state: State, port: int | None, no_open: bool) -> None:
         raise ConfigError(
             f"the inspector needs its extra: pip install 'hermes-bowerbird[web]' ({exc})"
         ) from exc
+    if not state.stored():
+        raise DatabaseError(f"nothing to inspect: {state.nothing_yet()}")
     engine = state.engine(model=True)
     fixed = state.visible if state.user or state.profile else None
     serve_inspector(
