@@ -20,6 +20,7 @@ import click
 from . import __version__, render, scopes
 from .config import Config, load_config
 from .errors import (
+    AmbiguousUserError,
     BowerbirdError,
     ConfigError,
     DatabaseError,
@@ -79,6 +80,7 @@ class State:
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    _owner: tuple[str | None, str | None] | None = None
 
     def config(self) -> Config:
         if self._config is None:
@@ -106,10 +108,35 @@ class State:
 
     @property
     def _user_platform(self) -> tuple[str | None, str | None]:
-        """--user ID or PLATFORM:ID (e.g. telegram:12345, the way a gateway user is keyed)."""
+        """--user PLATFORM:ID (e.g. telegram:12345, the way a gateway user is keyed) or ID, looked up once."""
+        if self._owner is None:
+            self._owner = self._find_user()
+        return self._owner
+
+    def _find_user(self) -> tuple[str | None, str | None]:
+        """An ID given without its platform is read on the one platform that holds it; when several do, the
+        caller must say which (a usage error listing them); when none does, the ID alone, as it always was."""
         if not self.user:
             return None, None
-        return scopes.split_user(storable(self.user))
+        user, platform = scopes.split_user(storable(self.user))
+        if platform is not None or not self.stored():
+            return user, platform
+        held = self.engine().inspect.user_platforms(user)
+        try:
+            platform = scopes.choose_platform(user, held)
+        except AmbiguousUserError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--user'") from exc
+        if platform:
+            self.note(
+                f"user {user!r} is held on {platform} only: read as --user "
+                f"{scopes.written(user, platform)!r}"
+            )
+        elif platform is None:
+            self.note(
+                f"nothing is stored for user {user!r} yet, on any platform; a gateway user is "
+                f"given with their platform, e.g. --user telegram:{user}"
+            )
+        return user, platform
 
     @property
     def write_scope(self) -> str:
@@ -126,6 +153,11 @@ class State:
         """The scopes this caller owns: a user's (with its legacy key), or the profile's; export uses only these."""
         user, platform = self._user_platform
         return scopes.own_scopes(user, self.profile, platform)
+
+    @property
+    def user_and_platform(self) -> tuple[str | None, str | None]:
+        """The --user as found (its platform looked up when not given), for the MCP server's scopes."""
+        return self._user_platform
 
     def engine(
         self, *, create: bool = False, write: bool = False, model: bool = False
@@ -196,7 +228,11 @@ def _json_default(value: object) -> object:
 def _fail(state: State, exc: BaseException, code: int = 1) -> None:
     message = storable(describe(exc))
     if state.json_mode:
-        data = {"error": {"type": type(exc).__name__, "message": message}}
+        error: dict[str, Any] = {"type": type(exc).__name__, "message": message}
+        ambiguous = exc.__cause__
+        if isinstance(ambiguous, AmbiguousUserError):  # the PLATFORM:ID forms to choose from
+            error["choices"] = list(ambiguous.choices)
+        data = {"error": error}
         click.echo(
             json.dumps(
                 {"command": state.command, "success": False, "data": data}, ensure_ascii=False
@@ -232,7 +268,9 @@ class BowerbirdGroup(click.Group):
         except click.UsageError as exc:
             if not state.json_mode:
                 raise
-            _fail(state, InvalidInputError(exc.format_message()), exc.exit_code)
+            failure = InvalidInputError(exc.format_message())
+            failure.__cause__ = exc.__cause__
+            _fail(state, failure, exc.exit_code)
         except NotFoundError as exc:
             _fail(state, exc, 3)
         except (BowerbirdError, sqlite3.Error, OSError, UnicodeError) as exc:
@@ -590,11 +628,12 @@ def recall(
         nothing = {"query": query, "count": 0, "results": [], "read_only": False}
         emit(state, {**nothing, "read_only_reason": None}, "No memories match.")
         return
+    visible = state.visible  # a --user to look up is found before the model loads
     engine = state.engine(model=True)
     now = engine.clock()
     hits = engine.recall(
         query,
-        scopes=state.visible,
+        scopes=visible,
         options=RecallOptions(
             limit=limit,
             types=[memory_type(t) for t in types],
@@ -637,11 +676,13 @@ def remember(
     text = storable(text)
     if not text.strip():
         raise InvalidInputError("nothing to remember: the text is empty")
-    engine = state.engine(create=True, model=True)
+    state.engine(create=True)
+    scope = state.write_scope  # a --user to look up is found before the model loads
+    engine = state.engine(model=True)
     tag_list = [t.strip() for t in storable(tags or "").split(",") if t.strip()]
     memory = engine.remember(
         text,
-        scope=state.write_scope,
+        scope=scope,
         options=RememberOptions(
             type=memory_type(kind) if kind else None,
             importance=importance,
@@ -688,8 +729,9 @@ def update(state: State, memory_id: int, text: str) -> None:
     text = storable(text)
     if not text.strip():
         raise InvalidInputError("the new text is empty")
+    own = state.own
     engine = state.engine(write=True, model=True)
-    memory = engine.update(memory_id, text, scopes=state.own, actor="cli")
+    memory = engine.update(memory_id, text, scopes=own, actor="cli")
     emit(
         state,
         {"memory": memory_json(memory), "supersedes": memory_id},
@@ -816,9 +858,9 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
         from . import markdown
 
         markdown.read_entries(path)  # validate before touching the database
-        report = markdown.import_file(
-            state.engine(create=True, model=True), path, scope=state.write_scope, target=target
-        )
+        state.engine(create=True)
+        scope = state.write_scope
+        report = markdown.import_file(state.engine(model=True), path, scope=scope, target=target)
         data = {"format": kind, **asdict(report)}
         emit(
             state,
@@ -828,7 +870,9 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
         )
         return
     plan = importers.parse_file(path, kind)
-    engine = state.engine(create=True, model=not no_curate)
+    state.engine(create=True)
+    scope = state.write_scope
+    engine = state.engine(model=not no_curate)
     with progress_bar(state, "journaling", len(plan.turns)) as update_bar:
         done = [0]
 
@@ -836,7 +880,7 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
             done[0] += n
             update_bar(done[0], len(plan.turns))
 
-        applied = importers.apply_plan(engine, plan, scope=state.write_scope, progress=step)
+        applied = importers.apply_plan(engine, plan, scope=scope, progress=step)
     curated = 0 if no_curate else _curate(state, engine)
     data = {
         "format": kind,
@@ -1236,7 +1280,11 @@ def mcp(state: State) -> None:
     """Serve memory over MCP on stdin/stdout (memory_search, memory_store, ...)."""
     from .mcp_server import serve
 
-    serve(state.config(), user=state.user, profile=state.profile)
+    user, platform = state.user_and_platform
+    for note in state.notes:  # stdout carries the protocol
+        click.echo(f"note: {note}", err=True)
+    state.close()  # the server opens the store itself, for as long as it runs
+    serve(state.config(), user=user, platform=platform, profile=state.profile)
 
 
 @cli.command()
@@ -1260,8 +1308,8 @@ def serve(state: State, port: int | None, no_open: bool) -> None:
         ) from exc
     if not state.stored():
         raise DatabaseError(f"nothing to inspect: {state.nothing_yet()}")
-    engine = state.engine(model=True)
     fixed = state.visible if state.user or state.profile else None
+    engine = state.engine(model=True)
     serve_inspector(
         engine,
         scopes=fixed,

@@ -35,6 +35,14 @@ class InvalidInputError(BowerbirdError):
     """Input from a user, a tool call or a file is malformed; the message says where."""
 
 
+class AmbiguousUserError(InvalidInputError):
+    """A user id given without its platform is held on several platforms; `choices` are the PLATFORM:ID forms."""
+
+    def __init__(self, message: str, *, choices: list[str]) -> None:
+        super().__init__(message)
+        self.choices = choices
+
+
 class EmbeddingError(BowerbirdError):
     """The embedding model could not be loaded or failed to embed."""
 

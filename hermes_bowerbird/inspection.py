@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import exporter
+from . import exporter, scopes
 from .maintenance.bulletin import changes_since
 from .store import Store, content_hash
 from .types import (
@@ -112,6 +112,17 @@ class Inspection:
     def scopes(self) -> dict[str, int]:
         """Every scope in this file with its count of live memories."""
         return self._store.memories.scopes()
+
+    def user_platforms(self, user_id: str) -> tuple[str, ...]:
+        """The platforms on which this raw user id has memories, episodes or turns waiting for curation;
+        scopes.NO_PLATFORM stands for its keys without a platform (an older store's readable-only key too, which
+        every platform's reader sees as well, so that key alone is never a choice of its own)."""
+        store = self._store
+        keys = {*store.memories.scopes(), *store.episodes.scopes(), *store.journal.waiting_scopes()}
+        held = scopes.platforms_holding(user_id, keys)
+        if not held and scopes.legacy_user_scope(user_id) in keys:
+            return (scopes.NO_PLATFORM,)
+        return held
 
     def list_memories(
         self,

@@ -372,6 +372,45 @@ def test_bowerbird_serve_prints_a_token_link_that_works(tmp_path: Path) -> None:
         server.wait(timeout=30)
 
 
+@pytest.mark.slow
+def test_bowerbird_serve_finds_a_users_platform_and_shows_only_their_memories(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "hermes"
+    env = {
+        **os.environ,
+        "BOWERBIRD_EMBEDDING_BACKEND": "none",
+        "BOWERBIRD_LLM_BACKEND": "none",
+        "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    }
+    command = [sys.executable, "-m", "hermes_bowerbird.cli", "--hermes-home", str(home)]
+    for user, text in (("cli:u2", "The garden gate sticks"), ("cli:u20", "The shed door creaks")):
+        subprocess.run(
+            [*command, "--user", user, "remember", text],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    server = subprocess.Popen(
+        [*command, "--user", "u2", "serve", "--no-open", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+", line)
+        assert url is not None, line
+        page = httpx.get(url.group(0), follow_redirects=True, timeout=30).text
+        assert ("The garden gate sticks" in page, "The shed door creaks" in page) == (True, False)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def test_searching_in_the_inspector_leaves_access_counts_alone(
     fresh: tuple[Bowerbird, dict[str, int]],
 ) -> None:
