@@ -38,6 +38,8 @@ SHAPES = {
     "short sentences opening on one word": "Tue + Thu. ",
     "faces and emoji, then a word": " :) 🙂",
     "a 'not' typed without its apostrophe, repeated": "i dont ",
+    # every quoted key was read against all the text before it for the line that introduced it: 4.7 s at 20,000 chars
+    "quoted keys after colons": '{"name": "a", "arguments": {',
 }
 
 _PIPELINE = """
