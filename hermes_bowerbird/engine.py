@@ -52,6 +52,8 @@ from .types import (
 
 log = logging.getLogger(__name__)
 
+# who writes a memory as the user typing it (the command line, the inspector), not the agent, a tool or a host file
+_TYPED_BY_THE_USER = frozenset({"cli", "inspector"})
 _MAX_TEXT_CHARS = 200_000  # one captured or remembered text; the journal is not a file store
 IMPORT_THREAD_NAME = "bowerbird-import"
 SHUTDOWN_SECONDS = 4.0  # the host gives a provider's shutdown 5 s
@@ -297,7 +299,7 @@ class Bowerbird:
             confidence=1.0,
         )
         memory = self.curator.store_memory(new, actor=options.actor)
-        self._screen(memory.id, text, strict=options.source in (Source.IMPORT, Source.MIRROR))
+        self._screen(memory.id, text, source=options.source, actor=options.actor)
         return memory
 
     def remember_many(
@@ -322,9 +324,8 @@ class Bowerbird:
                 )
             )
         ids = self.curator.store_memories(news, actor=actor)
-        strict = source in (Source.IMPORT, Source.MIRROR)
         for memory_id, new in zip(ids, news, strict=True):
-            self._screen(memory_id, new.content, strict=strict)
+            self._screen(memory_id, new.content, source=source, actor=actor)
         return ids
 
     def import_in_background(self, work: Callable[[threading.Event], object]) -> None:
@@ -382,12 +383,16 @@ class Bowerbird:
             confidence=1.0,
         )
         memory = self.curator.store_memory(new, actor=actor, supersedes=old.id)
-        self._screen(memory.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
+        self._screen(memory.id, text, source=source, actor=actor)
         return memory
 
-    def _screen(self, memory_id: int, text: str, *, strict: bool) -> None:
-        """Quarantine a memory whose text could steer a model (host files get the host's strict screen)."""
-        reasons = screen(text, strict=strict)
+    def _screen(self, memory_id: int, text: str, *, source: Source, actor: str) -> None:
+        """Quarantine a memory whose text could steer a model: host files get the host's strict screen, and only
+        what the user typed themselves (the command line, the inspector) may give standing orders."""
+        strict = source in (Source.IMPORT, Source.MIRROR)
+        reasons = screen(
+            text, strict=strict, said_by_user=not strict and actor in _TYPED_BY_THE_USER
+        )
         if reasons:
             self.store.quarantine_item(ItemKind.MEMORY, memory_id, ", ".join(reasons))
 

@@ -395,7 +395,11 @@ class Curator:
                 _mentions(c.content, (*c.entities, *people_named(c.content, people)))
                 for c, _ in candidates
             ],
-            flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))},
+            flags={
+                role: ", ".join(why)
+                for role, body in bodies
+                if (why := screen(body, said_by_user=column_origin(role, entry.platform) == USER))
+            },
         )
 
     # -- writing (inside the caller's transaction) ---------------------------------------------------------------
@@ -462,7 +466,9 @@ class Curator:
         outcome = self.merger.apply(plan, new, candidate, actor=ctx.actor)
         if outcome.action == "dropped":
             return outcome
-        if outcome.action == "created" and (reasons := screen(new.content)):
+        # an explicit write is screened by the engine, which knows who wrote it
+        mine = candidate.origin in (USER, EXPLICIT)
+        if outcome.action == "created" and (reasons := screen(new.content, said_by_user=mine)):
             self.store.quarantine_item(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
         found = (
             request.mentions
