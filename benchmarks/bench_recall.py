@@ -599,6 +599,8 @@ def gate_record(
                 "z": float(sig.get("gate_z", 0.0)),
                 "chance": float(sig.get("gate_chance", 0.0)),
                 "subject": float("subject" in sig),
+                # the best of the hit's stored questions matched to the query (-1: none came near)
+                "question": float(sig.get("question", -1.0)),
                 "answers": float(answerable and answers(hit)),
             }
         )

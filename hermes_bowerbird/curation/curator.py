@@ -28,6 +28,7 @@ from ..types import (
     NewEpisode,
     NewMemory,
     Provenance,
+    QuestionOrigin,
     Source,
 )
 from . import pasted
@@ -38,6 +39,7 @@ from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, syste
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise, people_named
 from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
+from .questions import MAX_QUESTIONS, Known, questions_for
 from .roles import ONE_HOLDER, find_roles
 from .screen import screen
 
@@ -117,9 +119,15 @@ class _Prepared:
     chunk_vectors: list[np.ndarray | None] = field(default_factory=list)
     candidate_vectors: list[np.ndarray | None] = field(default_factory=list)
     flags: dict[str, str] = field(default_factory=dict)  # role -> why its text is quarantined
+    # the questions each candidate answers (curation/questions.py), and their vectors by text
+    candidate_questions: list[tuple[str, ...]] = field(default_factory=list)
+    question_vectors: dict[str, np.ndarray | None] = field(default_factory=dict)
 
     def texts(self) -> list[str]:
         return [c.text for c in self.chunks] + [c.content for c, _ in self.candidates]
+
+    def questions(self) -> list[str]:
+        return list(dict.fromkeys(q for qs in self.candidate_questions for q in qs))
 
 
 @dataclass
@@ -127,8 +135,9 @@ class _IndexUpdates:
     """Vectors to append to the in-memory indexes once the transaction has committed."""
 
     items: dict[ItemKind, list[tuple[int, np.ndarray]]] = field(
-        default_factory=lambda: {ItemKind.MEMORY: [], ItemKind.EPISODE: []}
+        default_factory=lambda: {kind: [] for kind in ItemKind}
     )
+    removed: dict[ItemKind, list[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -155,6 +164,8 @@ class _MergeRequest:
     new: NewMemory
     vector: np.ndarray | None
     mentions: Mapping[str, str] | None = None  # None: found in the candidate's own text
+    # the questions it answers and their vectors (None: not embedded yet, left for VectorTier.catch_up)
+    questions: Mapping[str, np.ndarray | None] = field(default_factory=dict)
 
 
 class Curator:
@@ -275,10 +286,14 @@ class Curator:
         new = _with_origin(new, candidate.origin)
         with self._lock:
             embedder = self._embedder()
-            vectors = self._embed(embedder, [new.content])
+            asked = _questions(candidate, _mentions(candidate.content))
+            vectors = self._embed(embedder, [new.content, *asked])
             ctx = _MergeContext(new.scope, embedder, _IndexUpdates(), actor)
+            questions = dict(zip(asked, vectors[1:], strict=True))
             with self.store.transaction():
-                outcome = self._merge_one(ctx, _MergeRequest(candidate, new, vectors[0]))
+                outcome = self._merge_one(
+                    ctx, _MergeRequest(candidate, new, vectors[0], questions=questions)
+                )
                 if supersedes is not None and supersedes not in (
                     outcome.memory_id,
                     *outcome.superseded,
@@ -296,17 +311,28 @@ class Curator:
             return []
         with self._lock:
             embedder = self._embedder()
-            vectors = self._embed(embedder, [n.content for n in news])
+            candidates = [_explicit(new) for new in news]
+            asked = [_questions(c, _mentions(c.content)) for c in candidates]
+            questions = list(dict.fromkeys(q for qs in asked for q in qs))
+            vectors = self._embed(embedder, [n.content for n in news] + questions)
+            by_question = dict(zip(questions, vectors[len(news) :], strict=True))
             ctx = _MergeContext(news[0].scope, embedder, _IndexUpdates(), actor)
             ids = []
             with self.store.transaction():
                 ctx.allowed = (
                     self.store.memories.live_ids([ctx.scope]) if embedder is not None else None
                 )
-                for new, vector in zip(news, vectors, strict=True):
-                    candidate = _explicit(new)
+                for new, candidate, vector, qs in zip(
+                    news, candidates, vectors[: len(news)], asked, strict=True
+                ):
                     outcome = self._merge_one(
-                        ctx, _MergeRequest(candidate, _with_origin(new, candidate.origin), vector)
+                        ctx,
+                        _MergeRequest(
+                            candidate,
+                            _with_origin(new, candidate.origin),
+                            vector,
+                            questions={q: by_question[q] for q in qs},
+                        ),
                     )
                     ids.append(outcome.memory_id)
             self._index(ctx.updates)
@@ -338,11 +364,15 @@ class Curator:
         prepared = [self._prepare(entry, people) for entry in entries]
         embedder = self._embedder()
         texts = [t for p in prepared for t in p.texts()]
-        vectors = iter(self._embed(embedder, texts))
+        questions = list(dict.fromkeys(q for p in prepared for q in p.questions()))
+        vectors = iter(self._embed(embedder, texts + questions))
         for prep in prepared:
             prep.embedder = embedder
             prep.chunk_vectors = [next(vectors) for _ in prep.chunks]
             prep.candidate_vectors = [next(vectors) for _ in prep.candidates]
+        by_question = dict(zip(questions, vectors, strict=True))
+        for prep in prepared:
+            prep.question_vectors = {q: by_question[q] for q in prep.questions()}
         return prepared
 
     def _people(self, entry: JournalEntry, known: dict[str, set[str]]) -> set[str]:
@@ -387,15 +417,19 @@ class Curator:
             # short one that fills a profile slot ("Use pnpm, not npm.") is no filler
             if c.role not in noisy or c.closing_only or (c.role == "user" and c.subject)
         ]
+        mentions: list[Mapping[str, str]] = [
+            _mentions(c.content, (*c.entities, *people_named(c.content, people)))
+            for c, _ in candidates
+        ]
         return _Prepared(
             chunks,
             candidates,
             noise=noisy >= {"user", "assistant"},
-            candidate_mentions=[
-                _mentions(c.content, (*c.entities, *people_named(c.content, people)))
-                for c, _ in candidates
-            ],
+            candidate_mentions=mentions,
             flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))},
+            candidate_questions=[
+                _questions(c, found) for (c, _), found in zip(candidates, mentions, strict=True)
+            ],
         )
 
     # -- writing (inside the caller's transaction) ---------------------------------------------------------------
@@ -432,6 +466,10 @@ class Curator:
                 prepared.candidates,
                 prepared.candidate_vectors,
                 prepared.candidate_mentions,
+                [
+                    {q: prepared.question_vectors.get(q) for q in asked}
+                    for asked in prepared.candidate_questions
+                ],
             ),
             result,
         )
@@ -483,6 +521,7 @@ class Curator:
             self._stage_vector(
                 ItemKind.MEMORY, outcome.memory_id, vector, ctx.embedder, ctx.updates
             )
+        _add_questions(self.store, ctx, outcome.memory_id, request)
         return outcome
 
     def _entity_ids(
@@ -528,6 +567,10 @@ class Curator:
         """Append committed vectors to the in-memory indexes (they are already stored; a reload finds them)."""
         if self.vectors is None:
             return
+        for kind, ids in updates.removed.items():
+            index = self.vectors.index(kind) if ids else None
+            if index is not None:
+                index.remove(np.asarray(ids, dtype=np.int64))
         for kind, items in updates.items.items():
             try:
                 index = self.vectors.index(kind) if items else None
@@ -647,12 +690,23 @@ class Curator:
             for d in decisions
         ]
         embedder = self._embedder()
-        vectors = self._embed(embedder, [c.content for c, _ in candidates])
+        asked = [_questions(c, _mentions(c.content, c.entities)) for c, _ in candidates]
+        questions = list(dict.fromkeys(q for qs in asked for q in qs))
+        vectors = self._embed(embedder, [c.content for c, _ in candidates] + questions)
+        by_question = dict(zip(questions, vectors[len(candidates) :], strict=True))
         result = CurationResult(llm="applied")
         ctx = _MergeContext(scope, embedder, _IndexUpdates())
         with self.store.transaction():
             self._merge_all(
-                ctx, _requests(scope, entries[-1] if entries else None, candidates, vectors), result
+                ctx,
+                _requests(
+                    scope,
+                    entries[-1] if entries else None,
+                    candidates,
+                    vectors[: len(candidates)],
+                    questions=[{q: by_question[q] for q in qs} for qs in asked],
+                ),
+                result,
             )
             self._drop_from_batch(key, ids)
         self._index(ctx.updates)
@@ -693,6 +747,42 @@ class Curator:
             (m for m in memories.values() if m.is_current(now)), key=lambda m: -hits[m.id]
         )
         return ranked[:_EXISTING_FOR_PROMPT]
+
+
+def _add_questions(
+    store: Store, ctx: _MergeContext, memory_id: int, request: _MergeRequest
+) -> None:
+    """Store the questions the memory answers with their vectors. A model's questions replace those the rules
+    wrote; a merged duplicate adds what the memory lacks, up to MAX_QUESTIONS."""
+    if not request.questions:
+        return
+    origin = QuestionOrigin.MODEL if request.candidate.questions else QuestionOrigin.RULES
+    if origin is QuestionOrigin.MODEL:
+        dropped = store.questions.drop_rules(memory_id)
+        store.vectors.delete(ItemKind.QUESTION, dropped)
+        ctx.updates.removed.setdefault(ItemKind.QUESTION, []).extend(dropped)
+    held = len(store.questions.ids_of([memory_id]))
+    texts = list(request.questions)[: max(0, MAX_QUESTIONS - held)]
+    for question_id, text in store.questions.add(memory_id, texts, origin):
+        vector = request.questions.get(text)
+        if vector is not None and ctx.embedder is not None:  # else left for VectorTier.catch_up
+            store.vectors.put(ItemKind.QUESTION, ctx.embedder.model_name, [(question_id, vector)])
+            ctx.updates.items[ItemKind.QUESTION].append((question_id, vector))
+
+
+def _questions(candidate: Candidate, mentions: Mapping[str, str]) -> tuple[str, ...]:
+    """The questions a candidate answers: the model's, else those curation/questions.py writes from what is known
+    of it (its type, subject slot, the tools it names and the roles its text gives people)."""
+    if candidate.questions:
+        return candidate.questions[:MAX_QUESTIONS]
+    known = Known(
+        candidate.type,
+        candidate.content,
+        candidate.subject,
+        tuple(mentions),
+        find_roles(candidate.content, mentions),
+    )
+    return questions_for(known)
 
 
 def _chunk(role: str, index: int, text: str, people: Collection[str] = ()) -> _Chunk:
@@ -739,14 +829,17 @@ def _requests(
     candidates: Sequence[tuple[Candidate, tuple[Provenance, ...]]],
     vectors: Sequence[np.ndarray | None],
     mentions: Sequence[Mapping[str, str]] = (),
+    questions: Sequence[Mapping[str, np.ndarray | None]] = (),
 ) -> list[_MergeRequest]:
-    """Merge requests for extracted candidates (with their provenance), their vectors and, when known, mentions."""
+    """Merge requests for extracted candidates (with their provenance), their vectors and, when known, mentions
+    and the questions each answers with their vectors."""
     return [
         _MergeRequest(
             candidate,
             _new_memory(scope, candidate, entry, provenance),
             vector,
             mentions[i] if mentions else None,
+            questions[i] if questions else {},
         )
         for i, ((candidate, provenance), vector) in enumerate(zip(candidates, vectors, strict=True))
     ]

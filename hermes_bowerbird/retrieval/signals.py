@@ -85,6 +85,16 @@ def _nearest(kind: ItemKind) -> Callable[[SignalInput], Ranked]:
     return find
 
 
+def _asked_questions(given: SignalInput) -> Ranked:
+    assert given.query_vector is not None  # SignalSpec.run skips vector signals without one
+    return cand.asked_questions(
+        given.store,
+        given.vectors,
+        given.query_vector,
+        given.allowed.get(ItemKind.QUESTION, frozenset()),
+    )
+
+
 def _entity_links(kind: ItemKind) -> Callable[[SignalInput], Ranked]:
     return lambda given: cand.entity_links(given.store, given.analysis, given.scopes, kind)
 
@@ -130,6 +140,11 @@ SIGNALS: tuple[SignalSpec, ...] = (
         _nearest(EPISODE),
         lambda w: w.vector_episode,
         Match.MEANING,
+    ),
+    # the questions stored with each memory (curation/questions.py), matched to the query: a question asked in other
+    # words than the statement that answers it is still near the questions that statement answers
+    SignalSpec(
+        "question", MEMORY, Stage.VECTOR, _asked_questions, lambda w: w.question, Match.MEANING
     ),
     SignalSpec(
         "graph_edge",
