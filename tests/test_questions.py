@@ -234,3 +234,32 @@ def test_a_forgotten_memory_is_not_found_by_its_questions(home: Bowerbird) -> No
     home.forget(memory.id, scopes=(SCOPE,))
     hits = home.recall("Who do I report to?", scopes=(SCOPE,), options=RecallOptions(limit=3))
     assert [h.id for h in hits if h.kind is ItemKind.MEMORY] == []
+
+
+def test_reindex_gives_memories_from_before_questions_theirs_and_embeds_them(
+    home: Bowerbird,
+) -> None:
+    memory = home.remember("My manager is Priya Raman.", scope=SCOPE)
+    home.store.questions.drop_rules(memory.id)  # as a store from before questions existed
+    home.store.health.delete_orphans()
+    embedded = home.admin.reindex()
+    questions = home.store.questions.of([memory.id])[memory.id]
+    model = home.vectors.embeddings.current()
+    assert model is not None
+    stored = set(home.store.vectors.ids(ItemKind.QUESTION, model.model_name).tolist())
+    assert ("who do I report to?" in [q.text for q in questions], embedded) == (
+        True,
+        len(questions),
+    )
+    assert {q.id for q in questions} <= stored
+    assert home.admin.reindex() == 0  # nothing left: a second run finds the work done
+
+
+def test_show_lists_the_questions_a_memory_is_found_by(home: Bowerbird) -> None:
+    from hermes_bowerbird.render import detail_text
+    from hermes_bowerbird.serialize import detail_json
+
+    memory = home.remember("My manager is Priya Raman.", scope=SCOPE)
+    detail = home.inspect.show(memory.id, scopes=(SCOPE,))
+    assert {"text": "who do I report to?", "origin": "rules"} in detail_json(detail)["questions"]
+    assert "  who do I report to?  (rules)" in detail_text(detail, home.clock()).splitlines()

@@ -7,7 +7,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -768,6 +768,40 @@ def _add_questions(
         if vector is not None and ctx.embedder is not None:  # else left for VectorTier.catch_up
             store.vectors.put(ItemKind.QUESTION, ctx.embedder.model_name, [(question_id, vector)])
             ctx.updates.items[ItemKind.QUESTION].append((question_id, vector))
+
+
+def ask_missing(
+    store: Store, batch: int = 200, progress: Callable[[int], None] | None = None
+) -> int:
+    """Give every live memory without a question the rules' questions (a store from before they existed, or one
+    curated with no model and no rules that fit then); their vectors are left for `VectorTier.catch_up`. Each batch
+    commits on its own, so an interrupted run resumes where it stopped. Returns how many memories got questions."""
+    done, after = 0, 0
+    while ids := store.questions.without_questions(batch, after):
+        memories = store.memories.get_many(ids)
+        linked = store.graph.entities_of_memories(ids)
+        entities = store.graph.get_entities(sorted({e for es in linked.values() for e in es}))
+        with store.transaction():
+            for memory in memories.values():
+                names = {
+                    entities[e].name: entities[e].kind
+                    for e in linked.get(memory.id, [])
+                    if e in entities
+                }
+                known = Known(
+                    memory.type,
+                    memory.content,
+                    memory.subject,
+                    tuple(names),
+                    find_roles(memory.content, names),
+                )
+                done += bool(
+                    store.questions.add(memory.id, questions_for(known), QuestionOrigin.RULES)
+                )
+        after = ids[-1]
+        if progress is not None:
+            progress(done)
+    return done
 
 
 def _questions(candidate: Candidate, mentions: Mapping[str, str]) -> tuple[str, ...]:
