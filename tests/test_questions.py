@@ -71,6 +71,35 @@ SCOPE = "user:a"
             ("what am I saving up for?",),
         ),
         (Known(MemoryType.FACT, "I drive a red Volvo."), ("what do I drive?",)),
+        (
+            Known(MemoryType.PREFERENCE, "I take my coffee with oat milk."),
+            ("how do I take my coffee?",),
+        ),
+        # a slot no row names is asked after by its name
+        (
+            Known(MemoryType.FACT, "We use Prisma for the schema.", "project:orm"),
+            ("which orm do we use?",),
+        ),
+        (
+            Known(MemoryType.FACT, "Our issues live in Linear.", "project:issue-tracker"),
+            ("which issue tracker do we use?",),
+        ),
+        # someone the user calls by a role elsewhere, told of by name
+        (
+            Known(
+                MemoryType.FACT,
+                "Tomasz's birthday is on the 12th of April.",
+                called={"Tomasz": "husband"},
+            ),
+            ("when is my husband's birthday?",),
+        ),
+        # a role and its first other word
+        (
+            Known(
+                MemoryType.FACT, "My sister Ines is a vet.", roles={"Ines": ("sister", "sibling")}
+            ),
+            ("what does my sister do?", "what does my sibling do?"),
+        ),
     ],
 )
 def test_questions_come_from_what_curation_knows(known: Known, expected: tuple[str, ...]) -> None:
@@ -106,11 +135,8 @@ def test_a_memory_gets_at_most_max_questions_each_once() -> None:
 def test_every_table_row_names_a_declared_slot_a_role_or_a_type() -> None:
     keys = {s.key for s in SUBJECTS}
     types = {f"type:{t}" for t in MemoryType}
-    odd = [
-        r.by
-        for r in ASKS
-        if r.by not in keys and not r.by.startswith("role:") and r.by not in types
-    ]
+    kinds = {"user:", "project:"}
+    odd = [r.by for r in ASKS if r.by not in keys | types | kinds and not r.by.startswith("role:")]
     assert odd == []
 
 
@@ -263,3 +289,15 @@ def test_show_lists_the_questions_a_memory_is_found_by(home: Bowerbird) -> None:
     detail = home.inspect.show(memory.id, scopes=(SCOPE,))
     assert {"text": "who do I report to?", "origin": "rules"} in detail_json(detail)["questions"]
     assert "  who do I report to?  (rules)" in detail_text(detail, home.clock()).splitlines()
+
+
+def test_the_roles_the_user_gave_people_are_read_back_by_name(home: Bowerbird) -> None:
+    from hermes_bowerbird.curation.curator import called_by_role
+
+    home.remember("My husband Tomasz is a nurse.", scope=SCOPE)
+    assert called_by_role(home.store, SCOPE) == {"Tomasz": "husband"}
+
+
+def test_what_is_told_of_someone_by_name_is_asked_after_by_their_role() -> None:
+    unknown = questions_for(Known(MemoryType.FACT, "Tomasz's birthday is on the 12th of April."))
+    assert unknown == ()

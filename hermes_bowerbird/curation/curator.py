@@ -40,7 +40,7 @@ from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise, people_named
 from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
 from .questions import MAX_QUESTIONS, Known, questions_for
-from .roles import ONE_HOLDER, find_roles
+from .roles import ONE_HOLDER, ROLE_ALIASES, find_roles
 from .screen import screen
 
 if TYPE_CHECKING:
@@ -286,7 +286,9 @@ class Curator:
         new = _with_origin(new, candidate.origin)
         with self._lock:
             embedder = self._embedder()
-            asked = _questions(candidate, _mentions(candidate.content))
+            asked = _questions(
+                candidate, _mentions(candidate.content), called_by_role(self.store, new.scope)
+            )
             vectors = self._embed(embedder, [new.content, *asked])
             ctx = _MergeContext(new.scope, embedder, _IndexUpdates(), actor)
             questions = dict(zip(asked, vectors[1:], strict=True))
@@ -312,7 +314,8 @@ class Curator:
         with self._lock:
             embedder = self._embedder()
             candidates = [_explicit(new) for new in news]
-            asked = [_questions(c, _mentions(c.content)) for c in candidates]
+            called = called_by_role(self.store, news[0].scope)
+            asked = [_questions(c, _mentions(c.content), called) for c in candidates]
             questions = list(dict.fromkeys(q for qs in asked for q in qs))
             vectors = self._embed(embedder, [n.content for n in news] + questions)
             by_question = dict(zip(questions, vectors[len(news) :], strict=True))
@@ -361,7 +364,8 @@ class Curator:
     def _prepare_rows(self, entries: Sequence[JournalEntry]) -> list[_Prepared]:
         """Chunks, noise and candidates per row, then every text of every row embedded in one model call."""
         people: dict[str, set[str]] = {}  # per scope, grown row by row
-        prepared = [self._prepare(entry, people) for entry in entries]
+        called: dict[str, dict[str, str]] = {}  # per scope: name -> the role the user calls them by
+        prepared = [self._prepare(entry, people, called) for entry in entries]
         embedder = self._embedder()
         texts = [t for p in prepared for t in p.texts()]
         questions = list(dict.fromkeys(q for p in prepared for q in p.questions()))
@@ -375,18 +379,27 @@ class Curator:
             prep.question_vectors = {q: by_question[q] for q in prep.questions()}
         return prepared
 
-    def _people(self, entry: JournalEntry, known: dict[str, set[str]]) -> set[str]:
+    def _people(
+        self, entry: JournalEntry, known: dict[str, set[str]], called: dict[str, dict[str, str]]
+    ) -> set[str]:
         """Whom the user called by a role in the row's scope: in the store, in earlier rows of the batch (not yet
-        written) and in this row ("My sister Meera ... Meera moved to Vancouver.")."""
+        written) and in this row ("My sister Meera ... Meera moved to Vancouver."); `called` learns their roles."""
         people = known.get(entry.scope)
         if people is None:
             people = known[entry.scope] = set(self.store.graph.people(entry.scope))
+        roles = called.get(entry.scope)
+        if roles is None:
+            roles = called[entry.scope] = called_by_role(self.store, entry.scope)
         own = pasted.own_words(entry.user_content)
-        people.update(find_roles(own, _mentions(own)))
+        found = find_roles(own, _mentions(own))
+        people.update(found)
+        roles.update({name: aliases[0] for name, aliases in found.items() if aliases})
         return people
 
-    def _prepare(self, entry: JournalEntry, known: dict[str, set[str]]) -> _Prepared:
-        people = self._people(entry, known)
+    def _prepare(
+        self, entry: JournalEntry, known: dict[str, set[str]], called: dict[str, dict[str, str]]
+    ) -> _Prepared:
+        people = self._people(entry, known, called)
         bodies = (("user", entry.user_content), ("assistant", entry.assistant_content))
         # what the user tells of someone they named in the turn before ("he collects vinyl") is told of them by name
         told = said_of_before(
@@ -428,7 +441,8 @@ class Curator:
             candidate_mentions=mentions,
             flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))},
             candidate_questions=[
-                _questions(c, found) for (c, _), found in zip(candidates, mentions, strict=True)
+                _questions(c, found, called[entry.scope])
+                for (c, _), found in zip(candidates, mentions, strict=True)
             ],
         )
 
@@ -690,7 +704,8 @@ class Curator:
             for d in decisions
         ]
         embedder = self._embedder()
-        asked = [_questions(c, _mentions(c.content, c.entities)) for c, _ in candidates]
+        called = called_by_role(self.store, scope)
+        asked = [_questions(c, _mentions(c.content, c.entities), called) for c, _ in candidates]
         questions = list(dict.fromkeys(q for qs in asked for q in qs))
         vectors = self._embed(embedder, [c.content for c, _ in candidates] + questions)
         by_question = dict(zip(questions, vectors[len(candidates) :], strict=True))
@@ -777,6 +792,7 @@ def ask_missing(
     curated with no model and no rules that fit then); their vectors are left for `VectorTier.catch_up`. Each batch
     commits on its own, so an interrupted run resumes where it stopped. Returns how many memories got questions."""
     done, after = 0, 0
+    roles = functools.cache(lambda scope: called_by_role(store, scope))
     while ids := store.questions.without_questions(batch, after):
         memories = store.memories.get_many(ids)
         linked = store.graph.entities_of_memories(ids)
@@ -794,6 +810,7 @@ def ask_missing(
                     memory.subject,
                     tuple(names),
                     find_roles(memory.content, names),
+                    {n: r for n, r in roles(memory.scope).items() if n in names},
                 )
                 done += bool(
                     store.questions.add(memory.id, questions_for(known), QuestionOrigin.RULES)
@@ -804,9 +821,24 @@ def ask_missing(
     return done
 
 
-def _questions(candidate: Candidate, mentions: Mapping[str, str]) -> tuple[str, ...]:
+def called_by_role(store: Store, scope: str) -> dict[str, str]:
+    """Each person of the scope the user calls by a role, by name as written: the role ("Tomasz" -> "husband", the
+    first of his aliases that is a role of its own in curation/roles.py's table)."""
+    order = {role: n for n, role in enumerate(ROLE_ALIASES)}
+    called: dict[str, str] = {}
+    for alias, name in sorted(
+        store.graph.names_and_roles([scope])[1].items(), key=lambda kv: order.get(kv[0], len(order))
+    ):
+        called.setdefault(name, alias)
+    return called
+
+
+def _questions(
+    candidate: Candidate, mentions: Mapping[str, str], called: Mapping[str, str]
+) -> tuple[str, ...]:
     """The questions a candidate answers: the model's, else those curation/questions.py writes from what is known
-    of it (its type, subject slot, the tools it names and the roles its text gives people)."""
+    of it (its type, subject slot, the tools it names, the roles its text gives people and those the user gave the
+    people it names before)."""
     if candidate.questions:
         return candidate.questions[:MAX_QUESTIONS]
     known = Known(
@@ -815,6 +847,7 @@ def _questions(candidate: Candidate, mentions: Mapping[str, str]) -> tuple[str, 
         candidate.subject,
         tuple(mentions),
         find_roles(candidate.content, mentions),
+        {name: role for name, role in called.items() if name in mentions},
     )
     return questions_for(known)
 

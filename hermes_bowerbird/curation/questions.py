@@ -24,6 +24,9 @@ from .tool_names import SLOT_OF
 
 MAX_QUESTIONS = 6  # per memory: each is a vector searched on every recall
 MAX_QUESTION_CHARS = 160
+ROLE_WORDS = (
+    2  # a role's words asked after: the role and its first other word ("sister", "sibling")
+)
 
 
 @dataclass(frozen=True)
@@ -80,32 +83,31 @@ ASKS: tuple[Asks, ...] = (
     Asks(vocab.PASSWORD_MANAGER, ("which password manager do I use?",)),
     Asks(vocab.REPLY_LANGUAGE, ("what language should you answer me in?",)),
     Asks(vocab.STUDIES, ("what am I studying?", "what am I learning?")),
-    # -- the user's projects and tools
-    Asks(vocab.DATABASE, ("which database do we use?",)),
-    Asks(vocab.FRONTEND_FRAMEWORK, ("which frontend framework do we use?",)),
-    Asks(vocab.BACKEND_FRAMEWORK, ("which backend framework do we use?",)),
+    # -- the user's projects and tools: each slot by its name (a slot no row names gets the one of its kind below)
     Asks(vocab.HOSTING, ("where do we host our services?",)),
     Asks(vocab.TEST_FRAMEWORK, ("how do we run our tests?",)),
-    Asks(vocab.PACKAGE_MANAGER, ("which package manager do we use?",)),
-    Asks(vocab.CI, ("which CI do we use?",)),
-    Asks(vocab.EDITOR, ("which code editor do I use?",)),
-    Asks(vocab.CHAT_APP, ("which chat app do we use?",)),
     Asks(vocab.NOTES_APP, ("where do I keep my notes?",)),
     Asks(vocab.DEPLOY_TOOL, ("how do we deploy?",)),
-    Asks(vocab.BUILD_TOOL, ("which build tool do we use?",)),
-    Asks(vocab.LINTER, ("which linter do we use?",)),
-    Asks(vocab.FORMATTER, ("which formatter do we use?",)),
     Asks(vocab.MONITORING, ("how do we monitor our services?",)),
     Asks(vocab.ISSUE_TRACKER, ("where do we track issues?",)),
+    Asks(vocab.PROJECT, ("which {kind} do we use?", "what is our {kind}?")),
+    Asks(vocab.USER, ("what is my {kind}?",)),
     # -- the people the user names by their role to them
     Asks("role:manager", ("who do I report to?",)),
     Asks("role:boss", ("who do I report to?",)),
-    Asks("role:*", ("who is my {role}?", "what does my {role} do?")),
+    Asks(
+        "role:*", ("who is my {role}?", "what does my {role} do?")
+    ),  # the role and its first other word
     # -- by type and words
     Asks(
         f"type:{MemoryType.PREFERENCE}",
         ("how should you write to me?", "what language should you answer me in?"),
         words=rf"\b(?:{vocab.LANGUAGES})\b",
+    ),
+    Asks(
+        f"type:{MemoryType.PREFERENCE}",
+        ("which spelling should you use for me?",),
+        words=r"\b(?:british|american|australian|canadian|us|uk)\s+(?:english|spelling)\b|\bspell\w*",
     ),
     Asks(
         f"type:{MemoryType.PREFERENCE}",
@@ -119,42 +121,72 @@ _ROLE_ANY = "role:*"
 
 @dataclass(frozen=True)
 class Known:
-    """What curation knows of a memory: its type, text, subject slot, the entities it names and the roles its text
-    gives people (name -> role words, the role first)."""
+    """What curation knows of a memory: its type, text, subject slot, the entities it names, the roles its text
+    gives people (name -> role words, the role first) and the roles the user gave them before."""
 
     type: MemoryType
     content: str
     subject: str | None = None
     entities: Sequence[str] = ()
     roles: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    # the people it names whom the user calls by a role elsewhere (name -> the role: "Tomasz" -> "husband")
+    called: Mapping[str, str] = field(default_factory=dict)
 
 
 def questions_for(known: Known) -> tuple[str, ...]:
-    """Up to MAX_QUESTIONS questions in the user's voice that `known` answers, each once, best first."""
-    found: list[str] = []
-    for row, fills in _rows_for(known):
-        found += [_fill(q, fills) for q in row.questions]
-    found += stated_questions(known.content)
+    """Up to MAX_QUESTIONS questions in the user's voice that `known` answers, each once, best first: those of its
+    slots' own rows, its roles and its type, the question its first sentence answers, then its slots' kind."""
+    slots = _slots(known)
+    found = [q for row, fills in _rows_for(known, slots) for q in _filled(row, fills)]
+    found += stated_questions(known.content, {**known.called, **_first_roles(known.roles)})
+    found += [q for row, fills in _kind_rows(slots) for q in _filled(row, fills)]
     return tuple(dict.fromkeys(q for q in found if q))[:MAX_QUESTIONS]
 
 
-def _rows_for(known: Known) -> Iterable[tuple[Asks, Mapping[str, str]]]:
-    """The rows that apply to a memory, with what fills their blanks: subject slots first (its own, then those its
-    tools fill), then roles, then type rows."""
+def _first_roles(roles: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    return {name: aliases[0] for name, aliases in roles.items() if aliases}
+
+
+def _slots(known: Known) -> list[str]:
+    """Its subject slot, then those the tools it names fill."""
     slots = [known.subject] if known.subject else []
     slots += [SLOT_OF[e.lower()] for e in known.entities if e.lower() in SLOT_OF]
-    for slot in dict.fromkeys(slots):
+    return list(dict.fromkeys(slots))
+
+
+def _rows_for(known: Known, slots: Sequence[str]) -> Iterable[tuple[Asks, Mapping[str, str]]]:
+    """The rows that apply to a memory, with what fills their blanks: its slots' own rows, then its roles' (each role
+    and its first other word: "sister", "sibling"), then its type's."""
+    for slot in slots:
         row = _slot_row(slot)
         if row is not None:
-            yield row, {"kind": slot[len(row.by) :].replace("-", " ")}
+            yield row, {"kind": _kind(slot, row.by)}
     for aliases in known.roles.values():
-        role = aliases[0] if aliases else ""
-        for row in ASKS:
-            if role and row.by in (f"role:{role}", _ROLE_ANY):
-                yield row, {"role": role}
+        for role in list(aliases)[:ROLE_WORDS]:
+            for row in ASKS:
+                if row.by in (f"role:{role}", _ROLE_ANY):
+                    yield row, {"role": role}
     for row in ASKS:
         if row.by == f"type:{known.type}" and re.search(row.words, known.content, re.IGNORECASE):
             yield row, {}
+
+
+def _kind_rows(slots: Sequence[str]) -> Iterable[tuple[Asks, Mapping[str, str]]]:
+    """The row of each slot's kind, the slot's name filling it: a project's always ("which issue tracker do we
+    use?"), the user's only for a slot no row names (a family member's name alone says little: "penicillin")."""
+    for slot in slots:
+        prefix = slot[: slot.find(":") + 1]
+        if prefix == vocab.USER and _slot_row(slot) is not None:
+            continue
+        row = next((r for r in ASKS if r.by == prefix), None)
+        if row is not None:
+            yield row, {"kind": _kind(slot, slot[: slot.rfind(":") + 1])}
+
+
+def _kind(slot: str, covered: str) -> str:
+    """What a slot names past the key or family that covers it ("dentist" of "user:contact:dentist"; "issue
+    tracker" of "project:issue-tracker" past "project:")."""
+    return slot[len(covered) :].replace("-", " ").replace(":", " ").strip()
 
 
 def _slot_row(slot: str) -> Asks | None:
@@ -163,6 +195,10 @@ def _slot_row(slot: str) -> Asks | None:
     if declared is None:
         return None
     return next((row for row in ASKS if row.by == declared.key), None)
+
+
+def _filled(row: Asks, fills: Mapping[str, str]) -> list[str]:
+    return [_fill(q, fills) for q in row.questions]
 
 
 def _fill(question: str, fills: Mapping[str, str]) -> str:
@@ -177,7 +213,8 @@ def _fill(question: str, fills: Mapping[str, str]) -> str:
 _LEAD = r"^(?:(?:by the way|btw|fyi|oh|so|also|and|but|well|honestly|actually)[,\s]+)*"
 # "my daily standup is at 9:15", "our production database runs on Aurora"
 _OWNED = re.compile(
-    _LEAD + r"(?P<owner>my|our)\s+(?P<thing>(?:[a-z][a-z'-]*\s+){0,2}[a-z][a-z'-]*)\s+"
+    _LEAD
+    + r"(?P<owner>my|our|[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?['’]s)\s+(?P<thing>(?:[a-z][a-z'-]*\s+){0,2}[a-z][a-z'-]*)\s+"
     r"(?P<verb>is|are|was|runs|lives|works|uses|goes|starts|happens)\b\s*(?P<rest>.*)",
     re.IGNORECASE,
 )
@@ -252,21 +289,33 @@ _CLAUSE_END = re.compile(r",|;|\s+(?:and|but|so|because|though|which|who)\b", re
 _PREPOSITIONS = frozenset({"for", "to", "with", "on", "in", "at", "about", "from"})
 
 
-def stated_questions(content: str) -> list[str]:
+def stated_questions(content: str, called: Mapping[str, str] | None = None) -> list[str]:
     """The question the memory's first sentence answers when it tells of something of the user's ("my X is ...",
-    "our X runs on ...") or of what the user does ("I drive ...", "I'm training for ..."); [] otherwise."""
+    "our X runs on ...", or of someone the user calls by a role, `called`: name -> role, "Tomasz's birthday is ..."
+    -> "when is my husband's birthday?") or of what the user does ("I drive ...", "I'm training for ..."); []
+    otherwise."""
     first = re.split(r"(?<=[.!?;])\s+|,\s+(?=(?:and|but|so)\b)", content.strip(), maxsplit=1)[0]
     owned = _OWNED.match(first)
     if owned is not None:
-        return [_owned_question(owned)]
+        owner = _owner(owned.group("owner"), called or {})
+        return [_owned_question(owned, owner)] if owner else []
     doing = _DOING.match(first)
     if doing is not None and doing.group("verb").lower() not in _NOT_VERBS:
         return _doing_question(doing)
     return []
 
 
-def _owned_question(m: re.Match[str]) -> str:
-    owner, rest = m.group("owner").lower(), m.group("rest")
+def _owner(said: str, called: Mapping[str, str]) -> str:
+    """Whose thing it is, as the user asks: "my", "our", or "my <role>'s" for a name the user calls by a role ("" for
+    anyone else's)."""
+    if said.lower() in ("my", "our"):
+        return said.lower()
+    role = called.get(re.sub(r"['’]s$", "", said))
+    return f"my {role}'s" if role else ""
+
+
+def _owned_question(m: re.Match[str], owner: str) -> str:
+    rest = m.group("rest")
     thing = _before_names(m.group("thing"))
     verb = m.group("verb").lower()
     if verb not in ("is", "are", "was"):
@@ -323,5 +372,8 @@ def _doing_question(m: re.Match[str]) -> list[str]:
         return []
     else:
         asked = f"do {who}"
+        mine = re.match(r"(my|our)\s+([a-z]+)\b", rest, re.IGNORECASE)
+        if mine is not None:  # "I take my tea black" -> "how do I take my tea?"
+            return [f"how {asked} {verb} {mine.group(1).lower()} {mine.group(2).lower()}?"]
     named = [f"what {asked} {verb}{tail}?"] if wh == "what" or (wh == "when" and tail) else []
     return named + ([f"{wh} {asked} {verb}?"] if wh != "what" else [])
