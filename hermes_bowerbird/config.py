@@ -54,6 +54,9 @@ class RetrievalWeights:
     vector_episode: float = 0.8
     # the questions stored with memories, matched to the query (retrieval/signals.py "question")
     question: float = 0.6
+    question_floor: float = (
+        0.0  # a stored question less similar to the query than this finds nothing
+    )
     graph: float = 0.3
     # memories filling a profile slot a question about the user names ("where do I live")
     subject: float = 1.0

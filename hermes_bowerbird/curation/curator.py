@@ -289,9 +289,9 @@ class Curator:
             asked = _questions(
                 candidate, _mentions(candidate.content), called_by_role(self.store, new.scope)
             )
-            vectors = self._embed(embedder, [new.content, *asked])
+            vectors = _embed(embedder, [new.content])
             ctx = _MergeContext(new.scope, embedder, _IndexUpdates(), actor)
-            questions = dict(zip(asked, vectors[1:], strict=True))
+            questions = _embed_questions(embedder, asked)
             with self.store.transaction():
                 outcome = self._merge_one(
                     ctx, _MergeRequest(candidate, new, vectors[0], questions=questions)
@@ -316,9 +316,8 @@ class Curator:
             candidates = [_explicit(new) for new in news]
             called = called_by_role(self.store, news[0].scope)
             asked = [_questions(c, _mentions(c.content), called) for c in candidates]
-            questions = list(dict.fromkeys(q for qs in asked for q in qs))
-            vectors = self._embed(embedder, [n.content for n in news] + questions)
-            by_question = dict(zip(questions, vectors[len(news) :], strict=True))
+            vectors = _embed(embedder, [n.content for n in news])
+            by_question = _embed_questions(embedder, [q for qs in asked for q in qs])
             ctx = _MergeContext(news[0].scope, embedder, _IndexUpdates(), actor)
             ids = []
             with self.store.transaction():
@@ -326,7 +325,7 @@ class Curator:
                     self.store.memories.live_ids([ctx.scope]) if embedder is not None else None
                 )
                 for new, candidate, vector, qs in zip(
-                    news, candidates, vectors[: len(news)], asked, strict=True
+                    news, candidates, vectors, asked, strict=True
                 ):
                     outcome = self._merge_one(
                         ctx,
@@ -347,20 +346,6 @@ class Curator:
             return None
         return self.vectors.embeddings.current()
 
-    def _embed(self, embedder: Embedder | None, texts: Sequence[str]) -> list[np.ndarray | None]:
-        """Vectors for all texts (each distinct text embedded once); Nones when there is no model."""
-        if embedder is None or not texts:
-            return [None] * len(texts)
-        unique = list(dict.fromkeys(texts))
-        try:
-            matrix = np.asarray(embedder.embed_batch(unique), dtype=np.float32)
-        except Exception:
-            # a failing model must not lose the turn: curate without vectors, catch up later
-            log.warning("embedding failed; curating without vectors", exc_info=True)
-            return [None] * len(texts)
-        by_text = dict(zip(unique, matrix, strict=True))
-        return [by_text[t] for t in texts]
-
     def _prepare_rows(self, entries: Sequence[JournalEntry]) -> list[_Prepared]:
         """Chunks, noise and candidates per row, then every text of every row embedded in one model call."""
         people: dict[str, set[str]] = {}  # per scope, grown row by row
@@ -368,13 +353,12 @@ class Curator:
         prepared = [self._prepare(entry, people, called) for entry in entries]
         embedder = self._embedder()
         texts = [t for p in prepared for t in p.texts()]
-        questions = list(dict.fromkeys(q for p in prepared for q in p.questions()))
-        vectors = iter(self._embed(embedder, texts + questions))
+        vectors = iter(_embed(embedder, texts))
         for prep in prepared:
             prep.embedder = embedder
             prep.chunk_vectors = [next(vectors) for _ in prep.chunks]
             prep.candidate_vectors = [next(vectors) for _ in prep.candidates]
-        by_question = dict(zip(questions, vectors, strict=True))
+        by_question = _embed_questions(embedder, [q for p in prepared for q in p.questions()])
         for prep in prepared:
             prep.question_vectors = {q: by_question[q] for q in prep.questions()}
         return prepared
@@ -706,9 +690,8 @@ class Curator:
         embedder = self._embedder()
         called = called_by_role(self.store, scope)
         asked = [_questions(c, _mentions(c.content, c.entities), called) for c, _ in candidates]
-        questions = list(dict.fromkeys(q for qs in asked for q in qs))
-        vectors = self._embed(embedder, [c.content for c, _ in candidates] + questions)
-        by_question = dict(zip(questions, vectors[len(candidates) :], strict=True))
+        vectors = _embed(embedder, [c.content for c, _ in candidates])
+        by_question = _embed_questions(embedder, [q for qs in asked for q in qs])
         result = CurationResult(llm="applied")
         ctx = _MergeContext(scope, embedder, _IndexUpdates())
         with self.store.transaction():
@@ -718,7 +701,7 @@ class Curator:
                     scope,
                     entries[-1] if entries else None,
                     candidates,
-                    vectors[: len(candidates)],
+                    vectors,
                     questions=[{q: by_question[q] for q in qs} for qs in asked],
                 ),
                 result,
@@ -741,9 +724,7 @@ class Curator:
         embedder = self._embedder()
         if embedder is not None and self.vectors is not None:
             allowed = self.store.memories.live_ids([scope])
-            queries = self._embed(
-                embedder, [e.user_content or e.assistant_content for e in entries]
-            )
+            queries = _embed(embedder, [e.user_content or e.assistant_content for e in entries])
             for vector in queries:
                 if vector is not None and allowed:
                     for memory_id, score in self.vectors.search(
@@ -762,6 +743,30 @@ class Curator:
             (m for m in memories.values() if m.is_current(now)), key=lambda m: -hits[m.id]
         )
         return ranked[:_EXISTING_FOR_PROMPT]
+
+
+def _embed(embedder: Embedder | None, texts: Sequence[str]) -> list[np.ndarray | None]:
+    """Vectors for all texts (each distinct text embedded once); Nones when there is no model."""
+    if embedder is None or not texts:
+        return [None] * len(texts)
+    unique = list(dict.fromkeys(texts))
+    try:
+        matrix = np.asarray(embedder.embed_batch(unique), dtype=np.float32)
+    except Exception:
+        # a failing model must not lose the turn: curate without vectors, catch up later
+        log.warning("embedding failed; curating without vectors", exc_info=True)
+        return [None] * len(texts)
+    by_text = dict(zip(unique, matrix, strict=True))
+    return [by_text[t] for t in texts]
+
+
+def _embed_questions(
+    embedder: Embedder | None, questions: Sequence[str]
+) -> dict[str, np.ndarray | None]:
+    """Vectors of questions by text, in a model call of their own: the int8 model quantises each call's
+    activations together, so texts embedded beside them would come out a little different."""
+    unique = list(dict.fromkeys(questions))
+    return dict(zip(unique, _embed(embedder, unique), strict=True))
 
 
 def _add_questions(

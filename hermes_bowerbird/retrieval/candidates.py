@@ -59,11 +59,22 @@ def nearest(
 
 
 def asked_questions(
-    store: Store, vectors: VectorTier, query_vector: np.ndarray, allowed: Collection[int]
+    store: Store,
+    vectors: VectorTier,
+    query_vector: np.ndarray,
+    allowed: Collection[int],
+    floor: float = 0.0,
 ) -> Ranked:
     """Memories whose stored questions (store/questions.py) come closest to the query: question matched to question,
-    each memory at the cosine of its best question."""
-    hits = vectors.search(ItemKind.QUESTION, query_vector, QUESTION_LIMIT, allowed)
+    each memory at the cosine of its best question, if that reaches `floor` (a question no nearer than two unrelated
+    questions of the same shape, "what is my ...?", says nothing)."""
+    hits = [
+        (question_id, score)
+        for question_id, score in vectors.search(
+            ItemKind.QUESTION, query_vector, QUESTION_LIMIT, allowed
+        )
+        if score >= floor
+    ]
     owners = store.questions.memories_of([question_id for question_id, _ in hits])
     best: dict[int, float] = {}
     for question_id, score in hits:

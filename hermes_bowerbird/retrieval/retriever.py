@@ -186,6 +186,7 @@ class Retriever:
             analysis,
             scopes,
             allowed={kind: self._scope_ids.allowed(kind, scopes) for kind in _searched(kinds)},
+            weights=self.config.weights,
         )
         items = _Items()
 
@@ -248,7 +249,8 @@ class Retriever:
         """The query and vector stages' signals, a note when vectors were unavailable, the input with the query
         vector (None without a model), and what `meanwhile` made of the signals found before the vector stage is
         waited for: the query stage's while it runs beside them (a large store), else all of them at the end."""
-        if self._pool is None or sum(map(len, given.allowed.values())) < PARALLEL_FROM_ITEMS:
+        returned = sum(len(ids) for kind, ids in given.allowed.items() if kind in kinds)
+        if self._pool is None or returned < PARALLEL_FROM_ITEMS:
             signals = run_stage(self.signals, Stage.QUERY, given, kinds)
             vector, given = self._vector_signals(given, kinds)
             made = meanwhile(signals + vector)

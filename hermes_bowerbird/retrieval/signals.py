@@ -51,6 +51,7 @@ class SignalInput:
     query_vector: np.ndarray | None = None
     allowed: Mapping[ItemKind, frozenset[int]] = field(default_factory=dict)
     seeds: Mapping[int, float] = field(default_factory=dict)
+    weights: RetrievalWeights = field(default_factory=RetrievalWeights)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ def _asked_questions(given: SignalInput) -> Ranked:
         given.vectors,
         given.query_vector,
         given.allowed.get(ItemKind.QUESTION, frozenset()),
+        given.weights.question_floor,
     )
 
 
