@@ -717,6 +717,38 @@ def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
     assert {q.origin for q in lisbon} == {QuestionOrigin.RULES}
 
 
+def test_a_model_that_ignores_a_known_memory_may_still_give_its_questions(env: Env) -> None:
+    def decide(prompt: str) -> str:
+        existing = {subject: int(i) for i, subject, _ in _EXISTING.findall(prompt)}
+        known = existing["user:residence"]
+        return json.dumps(
+            {
+                "decisions": [
+                    {
+                        "action": "ignore",
+                        "content": "The user lives in Porto.",
+                        "target_id": known,
+                        "questions": ["which city do I call home?"],
+                    },
+                    {"action": "ignore", "content": "Nothing new.", "target_id": 999_999},
+                ]
+            }
+        )
+
+    with GeminiStub(api_key="good-key") as stub:
+        stub.reply_fn = lambda body: decide(body["contents"][0]["parts"][0]["text"])
+        llm = GeminiLLM("good-key", model="gemini-test", base_url=stub.url, wait_max=0.05)
+        curator = env.curator(llm, llm_timeout=10)
+        curator.process(env.entry(env.capture("I live in Porto.", "Lovely.")))
+        result = curator.process(env.entry(env.capture("Porto is great in spring.", "Indeed.")))
+    [porto] = env.store.memories.current_by_subject(SCOPE, "user:residence")
+    asked = env.store.questions.of([porto.id])[porto.id]
+    assert result.llm == "applied"
+    assert [(q.text, q.origin) for q in asked] == [
+        ("which city do I call home?", QuestionOrigin.MODEL)
+    ]
+
+
 def test_the_models_questions_cost_no_call_of_their_own(env: Env, gemini_backend: Backend) -> None:
     llm = BudgetedLLM(gemini_backend.llm, env.store, daily_budget=5, clock=env.store.clock)
     curator = env.curator(llm, llm_timeout=10)

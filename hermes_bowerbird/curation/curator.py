@@ -35,7 +35,7 @@ from . import pasted
 from .chunking import chunk_text
 from .entities import find_entities
 from .extract import extract_candidates, said_of_before
-from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, system_prompt
+from .llm_batch import ASK, BatchTurn, Decision, build_prompt, parse_decisions, system_prompt
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise, people_named
 from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
@@ -678,6 +678,7 @@ class Curator:
         ids: Sequence[int],
     ) -> CurationResult:
         every = tuple(Provenance(e.session_id, e.turn_index) for e in entries)
+        asks = [d.candidate for d in decisions if d.action == ASK]
         candidates = [
             (
                 _weigh_decision(d, entries),
@@ -686,15 +687,28 @@ class Curator:
                 else every,
             )
             for d in decisions
+            if d.action != ASK
         ]
         embedder = self._embedder()
         called = called_by_role(self.store, scope)
         asked = [_questions(c, _mentions(c.content, c.entities), called) for c, _ in candidates]
         vectors = _embed(embedder, [c.content for c, _ in candidates])
-        by_question = _embed_questions(embedder, [q for qs in asked for q in qs])
+        by_question = _embed_questions(
+            embedder, [q for qs in (*asked, *(c.questions for c in asks)) for q in qs]
+        )
         result = CurationResult(llm="applied")
         ctx = _MergeContext(scope, embedder, _IndexUpdates())
         with self.store.transaction():
+            for candidate in asks:  # questions for a memory the batch repeats
+                target = self.store.memories.get(candidate.supersedes or 0)
+                if target is not None and target.scope == scope and not target.forgotten:
+                    request = _MergeRequest(
+                        candidate,
+                        _new_memory(scope, candidate, None, ()),
+                        None,
+                        questions={q: by_question[q] for q in candidate.questions},
+                    )
+                    _add_questions(self.store, ctx, target.id, request)
             self._merge_all(
                 ctx,
                 _requests(

@@ -15,6 +15,8 @@ from .questions import MAX_QUESTION_CHARS, MAX_QUESTIONS
 from .redact import redact
 
 ACTIONS = ("add", "update", "supersede", "ignore")
+# an `ignore` of an existing memory that brings questions for it: they are stored with that memory
+ASK = "ask"
 MAX_CONTENT_CHARS = 600
 _TURN_CHARS = 2_000
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
@@ -29,10 +31,10 @@ def system_prompt() -> str:
         "talk, one-off requests and anything only true for this moment. Write each memory as one short standalone "
         'sentence in the third person ("The user ..."). Compare with the existing memories: if a turn changes one '
         "of them (a new city, a new job, a changed plan), answer `supersede` with its id; if it only rephrases or "
-        "refines one, answer `update` with its id; if it is already known, answer `ignore`. For each memory you "
-        f"add, update or supersede, write up to {MAX_QUESTIONS} short questions the user might later ask you to get "
-        'it back, in the user\'s own voice and in different words ("who do I report to?", "what is my boss '
-        'called?"). Reply with JSON only.'
+        "refines one, answer `update` with its id; if it is already known, answer `ignore` with its id. For each "
+        f"memory you add, update, supersede or ignore, write up to {MAX_QUESTIONS} short questions the user might "
+        'later ask you to get it back, in the user\'s own voice and in different words ("who do I report to?", '
+        '"what is my boss called?"). Reply with JSON only.'
     )
 
 
@@ -61,7 +63,7 @@ def response_schema() -> dict[str, Any]:
                         "importance": {"type": "number", "minimum": 0, "maximum": 1},
                         "target_id": {
                             "type": ["integer", "null"],
-                            "description": "existing memory id for update/supersede",
+                            "description": "existing memory id for update/supersede/ignore",
                         },
                         "turn": {
                             "type": ["integer", "null"],
@@ -176,6 +178,9 @@ def _decision(item: dict[str, Any], known_ids: Collection[int], turns: int) -> D
     target = _int(item.get("target_id"))
     if action in ("update", "supersede") and (target is None or target not in known_ids):
         action, target = "add", None
+    questions = _questions(item.get("questions"))
+    if action == "ignore" and target in known_ids and questions:
+        action = ASK
     candidate = Candidate(
         type=memory_type,
         content=redact(" ".join(content.split()))[:MAX_CONTENT_CHARS],
@@ -184,9 +189,9 @@ def _decision(item: dict[str, Any], known_ids: Collection[int], turns: int) -> D
         subject=subject,
         entities=_strings(item.get("entities")),
         role="model",
-        supersedes=target if action in ("update", "supersede") else None,
+        supersedes=target if action in ("update", "supersede", ASK) else None,
         relations=_relations(item.get("relations"), known_ids),
-        questions=_questions(item.get("questions")),
+        questions=questions,
     )
     turn = _int(item.get("turn"))
     return Decision(action, candidate, turn if turn is not None and 1 <= turn <= turns else None)
