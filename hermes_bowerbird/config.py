@@ -54,9 +54,10 @@ class RetrievalWeights:
     vector_episode: float = 0.8
     # the questions stored with memories, matched to the query (retrieval/signals.py "question")
     question: float = 0.6
-    question_floor: float = (
-        0.0  # a stored question less similar to the query than this finds nothing
-    )
+    # a stored question less similar to the query than this finds nothing; measured on the dev sets with the same
+    # vectors: 0 costs LoCoMo any@5 0.707 -> 0.705, session hit@5 0.880 -> 0.875 and LongMemEval R@1 0.872 -> 0.868;
+    # 0.6 costs nothing there and keeps everyday's 0.779 injected
+    question_floor: float = 0.6
     graph: float = 0.3
     # memories filling a profile slot a question about the user names ("where do I live")
     subject: float = 1.0
