@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from .curation.curator import ask_missing
 from .curation.redact import redact
 from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
@@ -84,11 +85,15 @@ class Admin:
             return self._maintenance.run(job, dry_run=dry_run, progress=progress)
 
     def reindex(self, progress: Progress | None = None) -> int:
+        """Give memories without questions theirs (curation/questions.py), then embed every item, question included,
+        that has no vector from the active model; returns how many were embedded. Resumable: what an interrupted run
+        finished stays done."""
         self._store.require_writable()
         if not self._embeddings.wait_ready(timeout=120):
             raise InvalidInputError(
                 f"no embedding model is available: {self._embeddings.status().get('reason')}"
             )
+        ask_missing(self._store)
         return self._vectors.catch_up(progress=progress)
 
     def doctor(self, *, repair: bool = False) -> dict[str, object]:

@@ -418,8 +418,11 @@ class Bowerbird:
     ) -> Memory:
         self.store.require_writable()
         memory = self.store.memories.require(memory_id, scopes)
-        self.store.forget(memory.id, reason=reason or "forgotten on request", actor=actor)
+        questions = self.store.forget(
+            memory.id, reason=reason or "forgotten on request", actor=actor
+        )
         self.vectors.remove(ItemKind.MEMORY, [memory.id])
+        self.vectors.remove(ItemKind.QUESTION, questions)
         return self.store.memories.require(memory.id)
 
     def forget_turn(
@@ -440,6 +443,7 @@ class Bowerbird:
         )
         self.vectors.remove(ItemKind.EPISODE, episodes)
         self.vectors.remove(ItemKind.MEMORY, memories)
+        self.vectors.remove(ItemKind.QUESTION, self.store.questions.ids_of(memories))
         return episodes, memories
 
     def relate(

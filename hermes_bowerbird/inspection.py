@@ -18,6 +18,7 @@ from .types import (
     ItemKind,
     Memory,
     MemoryFilter,
+    MemoryQuestion,
     MemoryType,
     Provenance,
     Relation,
@@ -39,6 +40,8 @@ class MemoryDetail:
     audit: tuple[AuditEntry, ...]
     entities: tuple[Entity, ...]
     quarantine: str | None = None  # why the screen holds it back, if it does
+    # the questions it is found by (curation/questions.py), who wrote each
+    questions: tuple[MemoryQuestion, ...] = ()
 
 
 class Inspection:
@@ -69,6 +72,7 @@ class Inspection:
             audit=tuple(store.audit.of_memory(memory.id)),
             entities=tuple(store.graph.get_entities(entity_ids).values()),
             quarantine=store.quarantine.reasons(ItemKind.MEMORY, [memory.id]).get(memory.id),
+            questions=tuple(store.questions.of([memory.id]).get(memory.id, ())),
         )
 
     def versions(self, memory_id: int, *, scopes: Sequence[str], limit: int = 50) -> list[Memory]:

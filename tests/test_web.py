@@ -255,6 +255,16 @@ def test_memory_page_shows_source_turn_entities_and_history(
     assert "<td>create</td>" in html
 
 
+def test_memory_page_shows_the_questions_it_is_found_by(
+    client: TestClient, ids: dict[str, int]
+) -> None:
+    html = client.get(f"/memories/{ids['tea']}").text
+    assert "Found by the questions" in html
+    assert re.search(
+        r'<ul class="questions"><li>[^<]+<span class="muted">from the rules</span>', html
+    )
+
+
 def test_edit_writes_a_new_version_that_supersedes(fresh: tuple[Bowerbird, dict[str, int]]) -> None:
     engine, ids = fresh
     client = clients(engine)[1]

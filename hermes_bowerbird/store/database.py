@@ -19,6 +19,7 @@ from .journal import Episodes, Journal
 from .memories import Memories, Retention
 from .meta import Meta
 from .provenance import Provenances
+from .questions import Questions
 from .search import Search
 from .vectors import EmbeddingCache, Vectors
 
@@ -39,6 +40,7 @@ class Store:
         self.memories.guard_types()
         self.retention = Retention(db)
         self.provenance = Provenances(db)
+        self.questions = Questions(db)
         self.journal = Journal(db)
         self.episodes = Episodes(db)
         self.graph = Graph(db)
@@ -139,11 +141,15 @@ class Store:
             self.graph.add_edge(new_id, old_id, Relation.UPDATES, 1.0)
             self.audit.add(old_id, AuditAction.SUPERSEDE, reason, actor, {"superseded_by": new_id})
 
-    def forget(self, memory_id: int, *, reason: str, actor: str) -> None:
-        """Soft-delete: the row stays (audit, provenance) but search and listings skip it."""
+    def forget(self, memory_id: int, *, reason: str, actor: str) -> list[int]:
+        """Soft-delete: the row stays (audit, provenance, its questions) but search and listings skip it; the
+        vectors of its questions go (a restore embeds them again). Returns the ids of those questions."""
         with self._db.transaction():
             self.memories.mark_forgotten(memory_id)
             self.audit.add(memory_id, AuditAction.FORGET, reason, actor)
+            questions = self.questions.ids_of([memory_id])
+            self.vectors.delete(ItemKind.QUESTION, questions)
+        return questions
 
     def forget_turn(
         self, scope: str, session_id: str, turn_index: int, *, reason: str, actor: str
@@ -163,6 +169,7 @@ class Store:
             for memory_id in learnt:
                 self.memories.mark_forgotten(memory_id)
                 self.audit.add(memory_id, AuditAction.FORGET, reason, actor)
+            self.vectors.delete(ItemKind.QUESTION, self.questions.ids_of(learnt))
             self.vectors.delete(ItemKind.EPISODE, episode_ids)
             self.episodes.delete(episode_ids)
             self.journal.erase_turn(scope, session_id, turn_index)
@@ -179,9 +186,10 @@ class Store:
             self.audit.add(memory_id, AuditAction.UPDATE, reason, actor, {"importance": importance})
 
     def purge(self, memory_id: int, *, reason: str, actor: str) -> None:
-        """Hard-delete a forgotten memory and its vectors; its audit trail stays."""
+        """Hard-delete a forgotten memory, its questions and their vectors; its audit trail stays."""
         with self._db.transaction():
             self.vectors.delete(ItemKind.MEMORY, [memory_id])
+            self.vectors.delete(ItemKind.QUESTION, self.questions.ids_of([memory_id]))
             self.memories.delete_forgotten(memory_id)
             self.audit.add(memory_id, AuditAction.PURGE, reason, actor)
 
