@@ -599,6 +599,8 @@ def gate_record(
                 "z": float(sig.get("gate_z", 0.0)),
                 "chance": float(sig.get("gate_chance", 0.0)),
                 "subject": float("subject" in sig),
+                # the best of the hit's stored questions matched to the query (-1: none came near)
+                "question": float(sig.get("question", -1.0)),
                 "answers": float(answerable and answers(hit)),
             }
         )
@@ -713,6 +715,10 @@ def run_lme(
     """Session recall@1/@5 of the engine and both baselines; gate records (abstention = unanswerable)."""
     rows: dict[str, list[tuple[str, float, float]]] = {"engine": [], "fts5": [], "vector": []}
     gate: list[GateRecord] = []
+    # what prefetch injects in a new session: the answer's session for an answerable question, nothing for the
+    # question before it (asked of another haystack, so unrelated to this one)
+    injected: list[bool] = []
+    silent: list[bool] = []
     # the engine's misses, for reading a run: questions whose answer session is not first / not in the top 5
     misses: dict[str, list[str]] = {"r@1": [], "r@5": []}
     for n, q in enumerate(questions):
@@ -743,6 +749,11 @@ def run_lme(
             def answers(hit: Hit, q: LmeQuestion = q) -> bool:
                 return any(p.session_id in q.answers for p in hit.provenance)
 
+            if not q.abstention:
+                injected.append(any(answers(h) for h in _prefetched(system, q.text)))
+            if n > 0:
+                silent.append(not _prefetched(system, questions[n - 1].text))
+
             gate.append(
                 gate_record(system.retriever, q.text, (LME_SCOPE,), not q.abstention, answers)
             )
@@ -772,10 +783,26 @@ def run_lme(
     return {
         "table": table,
         "by_type": by_type,
+        "prefetch": {"injected": _share(injected), "silent": _share(silent)},
         "gate": gate,
         "abstention": sum(q.abstention for q in questions),
         "misses": misses,
     }
+
+
+def _prefetched(system: System, text: str) -> list[Hit]:
+    """What prefetch injects for `text` in a new session: recall at the prefetch gate within its token budget."""
+    config = system.config
+    return system.retriever.search(
+        RecallRequest(
+            text,
+            (LME_SCOPE,),
+            limit=config.recall_limit,
+            budget_tokens=config.prefetch_budget_tokens,
+            min_relevance=config.prefetch_gate,
+        ),
+        touch=False,
+    )
 
 
 def _baseline_vector(
@@ -992,6 +1019,14 @@ def render_summary(
                 f"| LongMemEval_S dev | session recall{metric[1:]} | {t['engine'][metric]:.3f} | "
                 f"{t['fts5'][metric]:.3f} | {t['vector'][metric]:.3f} |"
             )
+        prefetch = lme.get("prefetch")
+        if prefetch:
+            lines += [
+                f"| LongMemEval_S dev | prefetch, new session: answer session injected | "
+                f"{prefetch['injected']:.3f} | - | - |",
+                f"| LongMemEval_S dev | prefetch, unrelated question: nothing injected | "
+                f"{prefetch['silent']:.3f} | - | - |",
+            ]
     everyday = meta.get("everyday")
     if everyday:
         lines += [
@@ -1050,6 +1085,14 @@ def render_lme(lme: dict[str, Any]) -> list[str]:
         "|---|---|---|",
     ]
     lines += [f"| {name} | {row['r@1']:.3f} | {row['r@5']:.3f} |" for name, row in t.items()]
+    prefetch = lme.get("prefetch")
+    if prefetch:
+        lines += [
+            "",
+            f"Through prefetch in a new session (recall at the prefetch gate within its budget): the answer's session "
+            f"injected {prefetch['injected']:.3f}; the question before it, asked of this haystack (unrelated), got "
+            f"nothing {prefetch['silent']:.3f}.",
+        ]
     types = sorted(lme["by_type"]["engine"])
     lines += [
         "",

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from .curation.curator import ask_missing
 from .curation.redact import redact
 from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
@@ -88,6 +89,8 @@ class Admin:
         wait_seconds: float = 60.0,
     ) -> dict[str, object]:
         """Run maintenance now, as the memory home's one runner (waits up to `wait_seconds` for another)."""
+        if not dry_run:
+            self._store.require_writable()
         with self._store.runner_lock("maintenance").held(timeout=wait_seconds) as held:
             if not held:
                 raise DatabaseError(
@@ -96,15 +99,22 @@ class Admin:
             return self._maintenance.run(job, dry_run=dry_run, progress=progress)
 
     def reindex(self, progress: Progress | None = None) -> int:
+        """Give memories without questions theirs (curation/questions.py), then embed every item, question included,
+        that has no vector from the active model; returns how many were embedded. Resumable: what an interrupted run
+        finished stays done."""
+        self._store.require_writable()
         if not self._embeddings.wait_ready(timeout=120):
             raise InvalidInputError(
                 f"no embedding model is available: {self._embeddings.status().get('reason')}"
             )
+        ask_missing(self._store)
         return self._vectors.catch_up(progress=progress)
 
     def doctor(self, *, repair: bool = False) -> dict[str, object]:
         """Integrity, FTS and vector consistency, orphans; `repair` rebuilds and cleans what it can."""
         store = self._store
+        if repair:
+            store.require_writable()
         report: dict[str, object] = {
             "integrity": store.health.integrity_check(),
             "fts": store.search.integrity(),

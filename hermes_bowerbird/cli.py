@@ -20,8 +20,16 @@ import click
 from . import __version__, render, scopes
 from .addresses import is_server_address, shown
 from .config import Config, load_config
-from .errors import BowerbirdError, ConfigError, DatabaseError, InvalidInputError, NotFoundError
-from .explain import describe
+from .errors import (
+    AmbiguousUserError,
+    BowerbirdError,
+    ConfigError,
+    DatabaseError,
+    InvalidInputError,
+    NotFoundError,
+    ReadOnlyStoreError,
+)
+from .explain import describe, nothing_stored, read_only_store
 from .options import RecallOptions, RememberOptions
 from .sanitize import storable
 from .serialize import bulletin_dict, detail_json, hit_dict, memory_json
@@ -73,6 +81,8 @@ class State:
     _engine: Bowerbird | None = None
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    _owner: tuple[str | None, str | None] | None = None
 
     def config(self) -> Config:
         if self._config is None:
@@ -84,12 +94,55 @@ class State:
             self._config = load_config(self.hermes_home, overrides=overrides)
         return self._config
 
+    def stored(self) -> bool:
+        """Whether the database exists: read commands answer "nothing yet" without creating it."""
+        return self.config().db_path.exists()
+
+    def note(self, text: str) -> None:
+        """Something to know beside the answer: on stderr as text, in the envelope's `notes` with --json."""
+        if self.json_mode:
+            self.notes.append(text)
+        else:
+            click.echo(f"note: {text}", err=True)
+
+    def nothing_yet(self) -> str:
+        """The note of a read command on a home where nothing was captured yet."""
+        return (
+            f"nothing is remembered yet (no database at {self.config().db_path}; "
+            "the agent's first stored turn creates it)"
+        )
+
     @property
     def _user_platform(self) -> tuple[str | None, str | None]:
-        """--user ID or PLATFORM:ID (e.g. telegram:12345, the way a gateway user is keyed)."""
+        """--user PLATFORM:ID (e.g. telegram:12345, the way a gateway user is keyed) or ID, looked up once."""
+        if self._owner is None:
+            self._owner = self._find_user()
+        return self._owner
+
+    def _find_user(self) -> tuple[str | None, str | None]:
+        """An ID given without its platform is read on the one platform that holds it; when several do, the
+        caller must say which (a usage error listing them); when none does, the ID alone, as it always was."""
         if not self.user:
             return None, None
-        return scopes.split_user(storable(self.user))
+        user, platform = scopes.split_user(storable(self.user))
+        if platform is not None or not self.stored():
+            return user, platform
+        held = self.engine().inspect.user_platforms(user)
+        try:
+            platform = scopes.choose_platform(user, held)
+        except AmbiguousUserError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--user'") from exc
+        if platform:
+            self.note(
+                f"user {user!r} is held on {platform} only: read as --user "
+                f"{scopes.written(user, platform)!r}"
+            )
+        elif platform is None:
+            self.note(
+                f"nothing is stored for user {user!r} yet, on any platform; a gateway user is "
+                f"given with their platform, e.g. --user telegram:{user}"
+            )
+        return user, platform
 
     @property
     def write_scope(self) -> str:
@@ -107,8 +160,16 @@ class State:
         user, platform = self._user_platform
         return scopes.own_scopes(user, self.profile, platform)
 
-    def engine(self, *, create: bool = False, model: bool = False) -> Bowerbird:
-        """Open the store without background threads; `model` also loads the embedding model and waits for it."""
+    @property
+    def user_and_platform(self) -> tuple[str | None, str | None]:
+        """The --user as found (its platform looked up when not given), for the MCP server's scopes."""
+        return self._user_platform
+
+    def engine(
+        self, *, create: bool = False, write: bool = False, model: bool = False
+    ) -> Bowerbird:
+        """Open the store without background threads; `create` makes a missing one (for a command that stores),
+        `write` refuses a read-only one at once, naming why, and `model` loads the embedding model and waits."""
         if self._engine is None:
             from .engine import Bowerbird
 
@@ -119,6 +180,9 @@ class State:
                     "pass --db or --hermes-home to use another one)"
                 )
             self._engine = Bowerbird(config, background=False)
+        reason = self._engine.inspect.read_only_reason
+        if (create or write) and reason is not None:
+            raise ReadOnlyStoreError(nothing_stored(self._engine.store.location, reason))
         if model:
             _load_model(self._engine)
         return self._engine
@@ -150,7 +214,8 @@ def emit(
 ) -> None:
     """Print the JSON envelope with --json, else the human text (a string or a function making one)."""
     if state.json_mode:
-        envelope = {"command": state.command, "success": True, "data": dict(data)}
+        extra = {"notes": list(state.notes)} if state.notes else {}
+        envelope = {"command": state.command, "success": True, "data": {**data, **extra}}
         click.echo(json.dumps(envelope, ensure_ascii=False, default=_json_default))
         return
     text = human() if callable(human) else human
@@ -169,7 +234,11 @@ def _json_default(value: object) -> object:
 def _fail(state: State, exc: BaseException, code: int = 1) -> None:
     message = storable(describe(exc))
     if state.json_mode:
-        data = {"error": {"type": type(exc).__name__, "message": message}}
+        error: dict[str, Any] = {"type": type(exc).__name__, "message": message}
+        ambiguous = exc.__cause__
+        if isinstance(ambiguous, AmbiguousUserError):  # the PLATFORM:ID forms to choose from
+            error["choices"] = list(ambiguous.choices)
+        data = {"error": error}
         click.echo(
             json.dumps(
                 {"command": state.command, "success": False, "data": data}, ensure_ascii=False
@@ -209,7 +278,9 @@ class BowerbirdGroup(click.Group):
         except click.UsageError as exc:
             if not state.json_mode:
                 raise
-            _fail(state, InvalidInputError(exc.format_message()), exc.exit_code)
+            failure = InvalidInputError(exc.format_message())
+            failure.__cause__ = exc.__cause__
+            _fail(state, failure, exc.exit_code)
         except NotFoundError as exc:
             _fail(state, exc, 3)
         except (BowerbirdError, sqlite3.Error, OSError, UnicodeError) as exc:
@@ -390,7 +461,12 @@ pass_state = click.make_pass_decorator(State, ensure=True)
 @cli.command()
 @pass_state
 def status(state: State) -> None:
-    """Counts by type, journal backlog, embedding state, database path and bulletin age."""
+    """Counts by type, journal backlog, embedding state, database path, bulletin age and whether the Hermes home
+    has bowerbird switched on. Where nothing was captured yet it says so (and creates nothing)."""
+    if not state.stored():
+        data = _empty_status(state)
+        emit(state, data, lambda: _empty_status_text(data))
+        return
     engine = state.engine()
     info = engine.status()
     by_type = engine.inspect.counts(state.visible)
@@ -413,8 +489,70 @@ def status(state: State) -> None:
         "bulletin_age_seconds": None
         if bulletin is None
         else round(engine.clock() - bulletin.created_at, 1),
+        "exists": True,
+        "provider": _provider_json(state),
     }
     emit(state, data, lambda: _status_text(data, by_type))
+
+
+def _empty_status(state: State) -> dict[str, Any]:
+    """`status` where no database exists yet: the same keys where they have a meaning, all empty."""
+    return {
+        "db_path": str(state.config().db_path),
+        "exists": False,
+        "read_only": False,
+        "read_only_reason": None,
+        "scopes": list(state.visible),
+        "memories": {},
+        "visible_memories": {},
+        "journal_backlog": 0,
+        "bulletin_age_seconds": None,
+        "provider": _provider_json(state),
+    }
+
+
+def _empty_status_text(data: Mapping[str, Any]) -> str:
+    summary = {
+        "database": f"{data['db_path']} (not created yet: the agent's first stored turn creates it)",
+        "scopes": ", ".join(data.get("scopes") or []),
+        "provider": _provider_text(data["provider"]),
+    }
+    return "No memory yet: nothing has been captured.\n\n" + render.key_values(summary)
+
+
+def _provider_json(state: State) -> dict[str, Any]:
+    from . import hermes_setup
+
+    found = hermes_setup.provider_state(state.config().hermes_home)
+    return {
+        "active": found.active,
+        "provider": found.provider,
+        "config": str(found.config_path),
+        "plugin_dir": str(found.plugin_dir),
+        "plugin_present": found.plugin_present,
+        "problem": found.problem,
+        "install_command": None if found.active else _install_command(state),
+    }
+
+
+def _install_command(state: State) -> str:
+    home = state.hermes_home
+    return "bowerbird hermes-install" + (f" --hermes-home {home}" if home else "")
+
+
+def _provider_text(provider: Mapping[str, Any]) -> str:
+    """Whether Hermes runs bowerbird, and the command that switches it on when it does not."""
+    if provider.get("active"):
+        return f"bowerbird (memory.provider in {provider['config']})"
+    if provider.get("problem"):
+        where = f"cannot read {provider['config']} ({provider['problem']})"
+    elif provider.get("provider") == "bowerbird":
+        where = f"memory.provider is bowerbird but {provider['plugin_dir']} is missing"
+    elif provider.get("provider"):
+        where = f"memory.provider is {provider['provider']!r} in {provider['config']}"
+    else:
+        where = f"no memory.provider in {provider['config']}"
+    return f"off ({where}): run `{provider['install_command']}` to switch bowerbird on"
 
 
 def _vector_models(data: Mapping[str, Any]) -> str:
@@ -442,12 +580,18 @@ def _runtime_note(embedding: Mapping[str, Any]) -> str:
     return f", runtime {runtime}" if runtime else ""
 
 
+def _database_text(data: Mapping[str, Any]) -> str:
+    reason = data.get("read_only_reason")
+    return f"{data.get('db_path')}" + (f" (read-only: {reason})" if reason else "")
+
+
 def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
     counts = data.get("counts") or {}
     embedding = data.get("embedding") or {}
     age = data.get("bulletin_age_seconds")
     summary = {
-        "database": f"{data.get('db_path')}{' (read-only)' if data.get('read_only') else ''}",
+        "database": _database_text(data),
+        "provider": _provider_text(data["provider"]),
         "scopes": ", ".join(data.get("scopes") or []),
         "memories": sum(by_type.values()),
         "episodes": counts.get("episodes", 0),
@@ -494,11 +638,19 @@ def recall(
     query = storable(query)
     if not query.strip():
         raise InvalidInputError("the query is empty")
+    if not state.stored():
+        for value in (since, until):
+            parse_time(value, 0.0)  # a time it cannot read is an error with or without memories
+        state.note(state.nothing_yet())
+        nothing = {"query": query, "count": 0, "results": [], "read_only": False}
+        emit(state, {**nothing, "read_only_reason": None}, "No memories match.")
+        return
+    visible = state.visible  # a --user to look up is found before the model loads
     engine = state.engine(model=True)
     now = engine.clock()
     hits = engine.recall(
         query,
-        scopes=state.visible,
+        scopes=visible,
         options=RecallOptions(
             limit=limit,
             types=[memory_type(t) for t in types],
@@ -514,10 +666,13 @@ def recall(
         "count": len(hits),
         "results": [hit_dict(h) for h in hits],
         "read_only": engine.inspect.read_only,
+        "read_only_reason": engine.inspect.read_only_reason,
     }
-    if engine.inspect.read_only and not state.json_mode:
+    reason = engine.inspect.read_only_reason
+    if reason is not None and not state.json_mode:
         click.echo(
-            f"note: {engine.config.db_path} is read-only; recall works, access counts are not updated",
+            f"note: {read_only_store(engine.store.location, reason)}; recall works, "
+            "access counts are not updated",
             err=True,
         )
     emit(state, data, lambda: render.hit_lines(hits, explain=explain) or "No memories match.")
@@ -538,11 +693,13 @@ def remember(
     text = storable(text)
     if not text.strip():
         raise InvalidInputError("nothing to remember: the text is empty")
-    engine = state.engine(create=True, model=True)
+    state.engine(create=True)
+    scope = state.write_scope  # a --user to look up is found before the model loads
+    engine = state.engine(model=True)
     tag_list = [t.strip() for t in storable(tags or "").split(",") if t.strip()]
     memory = engine.remember(
         text,
-        scope=state.write_scope,
+        scope=scope,
         options=RememberOptions(
             type=memory_type(kind) if kind else None,
             importance=importance,
@@ -565,7 +722,9 @@ def remember(
 @pass_state
 def relate(state: State, src: int, dst: int, relation: str) -> None:
     """Link memory SRC to memory DST with a typed relation."""
-    edge = state.engine().relate(src, dst, Relation(relation), scopes=state.own, actor="cli")
+    edge = state.engine(write=True).relate(
+        src, dst, Relation(relation), scopes=state.own, actor="cli"
+    )
     data = {
         "edge": {
             "id": edge.id,
@@ -587,8 +746,9 @@ def update(state: State, memory_id: int, text: str) -> None:
     text = storable(text)
     if not text.strip():
         raise InvalidInputError("the new text is empty")
-    engine = state.engine(model=True)
-    memory = engine.update(memory_id, text, scopes=state.own, actor="cli")
+    own = state.own
+    engine = state.engine(write=True, model=True)
+    memory = engine.update(memory_id, text, scopes=own, actor="cli")
     emit(
         state,
         {"memory": memory_json(memory), "supersedes": memory_id},
@@ -602,7 +762,7 @@ def update(state: State, memory_id: int, text: str) -> None:
 @pass_state
 def forget(state: State, memory_id: int, reason: str) -> None:
     """Forget memory ID (soft delete: search skips it, the audit trail stays)."""
-    memory = state.engine().forget(
+    memory = state.engine(write=True).forget(
         memory_id, scopes=state.own, reason=storable(reason) or "forgotten via CLI", actor="cli"
     )
     emit(
@@ -617,6 +777,8 @@ def forget(state: State, memory_id: int, reason: str) -> None:
 @pass_state
 def show(state: State, memory_id: int) -> None:
     """A memory with its edges, provenance, entities and audit history."""
+    if not state.stored():
+        raise NotFoundError(f"no memory with id {memory_id}: {state.nothing_yet()}")
     engine = state.engine()
     detail = engine.inspect.show(memory_id, scopes=state.visible)
     emit(state, detail_json(detail), lambda: render.detail_text(detail, engine.clock()))
@@ -627,7 +789,7 @@ def show(state: State, memory_id: int) -> None:
 @pass_state
 def release(state: State, memory_id: int) -> None:
     """Release memory ID from quarantine: it may be recalled and put in prompts again."""
-    released = state.engine().release_quarantined(
+    released = state.engine(write=True).release_quarantined(
         memory_id, scopes=(state.write_scope,), actor="cli"
     )
     emit(
@@ -651,6 +813,14 @@ def list_command(
     state: State, types: Sequence[str], include_old: bool, quarantined: bool, limit: int
 ) -> None:
     """The newest memories, as a table."""
+    if not state.stored():
+        state.note(state.nothing_yet())
+        emit(
+            state,
+            {"count": 0, "memories": []},
+            "No quarantined memories." if quarantined else "No memories.",
+        )
+        return
     engine = state.engine()
     if quarantined:
         held = engine.inspect.quarantined(state.visible)[:limit]
@@ -705,9 +875,9 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
         from . import markdown
 
         markdown.read_entries(path)  # validate before touching the database
-        report = markdown.import_file(
-            state.engine(create=True, model=True), path, scope=state.write_scope, target=target
-        )
+        state.engine(create=True)
+        scope = state.write_scope
+        report = markdown.import_file(state.engine(model=True), path, scope=scope, target=target)
         data = {"format": kind, **asdict(report)}
         emit(
             state,
@@ -717,7 +887,9 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
         )
         return
     plan = importers.parse_file(path, kind)
-    engine = state.engine(create=True, model=not no_curate)
+    state.engine(create=True)
+    scope = state.write_scope
+    engine = state.engine(model=not no_curate)
     with progress_bar(state, "journaling", len(plan.turns)) as update_bar:
         done = [0]
 
@@ -725,7 +897,7 @@ def import_command(state: State, path: Path, fmt: str, target: str | None, no_cu
             done[0] += n
             update_bar(done[0], len(plan.turns))
 
-        applied = importers.apply_plan(engine, plan, scope=state.write_scope, progress=step)
+        applied = importers.apply_plan(engine, plan, scope=scope, progress=step)
     curated = 0 if no_curate else _curate(state, engine)
     data = {
         "format": kind,
@@ -791,14 +963,21 @@ def export(
     own = state.own
     shared = not own[0].startswith("user:")
     home = state.config().hermes_home
+    stored = state.stored()
+    if not stored:
+        state.note(state.nothing_yet())
     if markdown_dir is not None:
         from . import markdown
 
         exporter.check_markdown_target(
             markdown_dir, ("MEMORY.md", "USER.md"), hermes_home=home, shared=shared, force=force
         )
-        counts = markdown.export_markdown(
-            state.engine(), markdown_dir, scopes=own, within_limits=within_limits
+        counts = (
+            markdown.export_markdown(
+                state.engine(), markdown_dir, scopes=own, within_limits=within_limits
+            )
+            if stored
+            else markdown.write_markdown(markdown_dir, [], within_limits=within_limits)
         )
         emit(
             state,
@@ -808,7 +987,7 @@ def export(
         return
     if output is not None:
         exporter.check_file_target(output, hermes_home=home, force=force)
-    records = list(state.engine().inspect.export_records(own))
+    records = list(state.engine().inspect.export_records(own)) if stored else []
     kinds: dict[str, int] = {}
     for record in records:
         kinds[str(record["kind"])] = kinds.get(str(record["kind"]), 0) + 1
@@ -869,6 +1048,10 @@ def _report_text(report: Mapping[str, Any]) -> str:
 @pass_state
 def bulletin(state: State, force: bool) -> None:
     """The short briefing the agent gets at session start: who the user is and what is going on."""
+    if not state.stored():
+        state.note(state.nothing_yet())
+        emit(state, {"bulletin": None}, "No bulletin yet: nothing is remembered in this scope.")
+        return
     engine = state.engine()
     result = engine.bulletin(state.write_scope, visible=state.visible, force=force)
     if result is None:
@@ -912,10 +1095,12 @@ def doctor(state: State, repair: bool) -> None:
     path = config.db_path
     check = recovery.check_file(path)
     if not check.exists:
-        raise DatabaseError(
-            f"no bowerbird database at {path} (nothing captured yet; "
-            "pass --db or --hermes-home to use another one)"
+        emit(
+            state,
+            {"path": str(path), "exists": False, "healthy": True, "problems": []},
+            f"Nothing to check: {state.nothing_yet()}.",
         )
+        return
     data = {"path": str(path), "file": _file_json(check)}
     if not check.healthy:
         data["problems"] = [_file_problem(check)]
@@ -1043,6 +1228,8 @@ def backup(state: State, dest: Path) -> None:
     """Copy the database to DEST with SQLite's online backup (safe while an agent is running)."""
     if dest.exists():
         raise InvalidInputError(f"{dest} already exists; choose a new file name")
+    if not state.stored():
+        raise DatabaseError(f"nothing to back up: {state.nothing_yet()}")
     state.engine().admin.backup(dest)
     emit(state, {"path": str(dest), "bytes": dest.stat().st_size}, f"Backed up to {dest}.")
 
@@ -1131,7 +1318,11 @@ def mcp(state: State) -> None:
     """Serve memory over MCP on stdin/stdout (memory_search, memory_store, ...)."""
     from .mcp_server import serve
 
-    serve(state.config(), user=state.user, profile=state.profile)
+    user, platform = state.user_and_platform
+    for note in state.notes:  # stdout carries the protocol
+        click.echo(f"note: {note}", err=True)
+    state.close()  # the server opens the store itself, for as long as it runs
+    serve(state.config(), user=user, platform=platform, profile=state.profile)
 
 
 @cli.command()
@@ -1153,8 +1344,10 @@ def serve(state: State, port: int | None, no_open: bool) -> None:
         raise ConfigError(
             f"the inspector needs its extra: pip install 'hermes-bowerbird[web]' ({exc})"
         ) from exc
-    engine = state.engine(model=True)
+    if not state.stored():
+        raise DatabaseError(f"nothing to inspect: {state.nothing_yet()}")
     fixed = state.visible if state.user or state.profile else None
+    engine = state.engine(model=True)
     serve_inspector(
         engine,
         scopes=fixed,

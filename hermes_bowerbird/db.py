@@ -7,8 +7,11 @@ import functools
 import importlib.util
 import logging
 import os
+import shutil
 import sqlite3
+import tempfile
 import urllib.parse
+import weakref
 from collections.abc import Callable, Collection
 from importlib import resources
 from pathlib import Path
@@ -264,51 +267,128 @@ def _has_table(conn: sqlite3.Connection, name: str) -> bool:
 
 
 # -- read-only stores ----------------------------------------------------------------------------------------
-def file_writable(path: Path) -> bool:
-    """Whether this process may write the database file (False for a read-only or immutable file, or a
-    read-only file system); a file that does not exist yet counts as writable (it will be created)."""
+ASKED_READ_ONLY = "it was opened read-only on request"
+_FILE_BLOCKERS = {
+    errno.EROFS: "the file system holding it is read-only",
+    errno.EACCES: "the file is not writable (permission denied)",
+    errno.EPERM: "the file may not be changed (operation not permitted: an immutable file?)",
+}
+_SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
+
+
+def write_blocker(path: Path) -> str | None:
+    """Why this process cannot write the database file itself (a read-only file system, a read-only or
+    immutable file), or None; a file that does not exist yet is not blocked (it will be created)."""
     try:
         fd = os.open(path, os.O_RDWR)
     except FileNotFoundError:
-        return True
+        return None
     except OSError as exc:
-        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            return False
+        if exc.errno in _FILE_BLOCKERS:
+            return _FILE_BLOCKERS[exc.errno]
         raise
     os.close(fd)
-    return True
+    return None
+
+
+def file_writable(path: Path) -> bool:
+    """Whether this process may write the database file (see write_blocker)."""
+    return write_blocker(path) is None
+
+
+def folder_blocker(path: Path) -> str:
+    """Why SQLite could not write a database whose file itself is writable: a side file it may not write, else
+    the folder, where it must create them."""
+    for suffix in _SIDE_SUFFIXES:
+        side = path.with_name(path.name + suffix)
+        if side.exists() and write_blocker(side) is not None:
+            return f"its side file {side.name} is not writable"
+    return (
+        f"its folder {path.parent} is not writable, and SQLite must create the database's "
+        "-wal and -shm files there"
+    )
+
+
+class _SnapshotConnection(sqlite3.Connection):
+    """A read-only connection to a private copy of a database and its WAL; closing it deletes the copy (so does
+    collecting it, or the interpreter's exit, should it never be closed)."""
+
+    remove_copy: weakref.finalize[..., object] | None = None
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self.remove_copy is not None:
+                self.remove_copy()
 
 
 def connect_read_only(path: Path) -> sqlite3.Connection:
     """Open an existing database without ever writing to it or its folder.
 
-    `mode=ro` first (it still shares the WAL with writers); when the folder cannot hold the WAL's side files,
-    `immutable=1`, which reads the main file as it is.
-    """
+    `mode=ro` first (it still shares the WAL with writers). When the folder cannot hold the WAL's side files:
+    `immutable=1`, which reads the main file as it is, or, when the WAL still holds changes not yet copied
+    into the main file (a store copied or mounted while an agent ran), a private copy of both, so recall sees
+    every change (SQLite reads a WAL only beside its -shm file, which it cannot create in that folder)."""
     if not path.is_file():
         raise DatabaseError(f"no database at {path}")
+    try:
+        return _open_uri(path, "mode=ro")
+    except sqlite3.Error as exc:
+        if "unable to open" not in str(exc).lower():
+            raise DatabaseError(f"cannot open database {path} read-only: {exc}") from exc
+    try:
+        if _wal_holds_changes(path):
+            return _open_snapshot(path)
+        return _open_uri(path, "mode=ro&immutable=1")
+    except (sqlite3.Error, OSError) as exc:
+        raise DatabaseError(f"cannot open database {path} read-only: {exc}") from exc
+
+
+def _open_uri(
+    path: Path, params: str, factory: type[sqlite3.Connection] = sqlite3.Connection
+) -> sqlite3.Connection:
     base = "file:" + urllib.parse.quote(str(path.resolve()))
-    failure: sqlite3.Error | None = None
-    for params in ("mode=ro", "mode=ro&immutable=1"):
-        conn = sqlite3.connect(
-            f"{base}?{params}",
-            uri=True,
-            timeout=BUSY_TIMEOUT_MS / 1000,
-            isolation_level=None,
-            check_same_thread=False,
-        )
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.Error as exc:
-            conn.close()
-            failure = exc
-            if "unable to open" not in str(exc).lower():
-                break
-            continue
-        log.info("opened %s read-only (%s)", path, params)
-        return conn
-    raise DatabaseError(f"cannot open database {path} read-only: {failure}") from failure
+    conn = sqlite3.connect(
+        f"{base}?{params}",
+        uri=True,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+        factory=factory,
+    )
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        conn.close()
+        raise
+    log.info("opened %s read-only (%s)", path, params)
+    return conn
+
+
+def _wal_holds_changes(path: Path) -> bool:
+    wal = path.with_name(path.name + "-wal")
+    try:
+        return wal.stat().st_size > 0
+    except FileNotFoundError:
+        return False
+
+
+def _open_snapshot(path: Path) -> sqlite3.Connection:
+    """`path` and its WAL copied into a private temporary folder and opened read-only there."""
+    folder = Path(tempfile.mkdtemp(prefix="bowerbird-snapshot-"))
+    try:
+        copy = folder / path.name
+        for suffix in ("", "-wal"):
+            shutil.copyfile(path.with_name(path.name + suffix), copy.with_name(copy.name + suffix))
+        conn = cast(_SnapshotConnection, _open_uri(copy, "mode=ro", factory=_SnapshotConnection))
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    conn.remove_copy = weakref.finalize(conn, shutil.rmtree, folder, ignore_errors=True)
+    log.info("%s: its WAL cannot be shared from a read-only folder; reading a private copy", path)
+    return conn
 
 
 def pending_migrations(conn: sqlite3.Connection) -> list[str]:

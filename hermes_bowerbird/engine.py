@@ -26,6 +26,7 @@ from .embeddings.index import IndexRegistry
 from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
 from .errors import InvalidInputError, NotFoundError
+from .explain import nothing_stored
 from .inspection import Inspection
 from .llm.selection import select_llm
 from .maintenance.bulletin import BulletinBuilder
@@ -51,6 +52,8 @@ from .types import (
 
 log = logging.getLogger(__name__)
 
+# who writes a memory as the user typing it (the command line, the inspector), not the agent, a tool or a host file
+_TYPED_BY_THE_USER = frozenset({"cli", "inspector"})
 _MAX_TEXT_CHARS = 200_000  # one captured or remembered text; the journal is not a file store
 IMPORT_THREAD_NAME = "bowerbird-import"
 SHUTDOWN_SECONDS = 4.0  # the host gives a provider's shutdown 5 s
@@ -194,11 +197,9 @@ class Bowerbird:
         if not self.store.readonly:
             self._start_curation()
         self.embeddings.start()  # loads the model on its own thread, then embeds whatever has no vector yet
-        if self.store.readonly:
-            log.warning(
-                "memory store %s is read-only: recall works, nothing new is stored",
-                self.config.db_path,
-            )
+        reason = self.store.readonly_reason
+        if reason is not None:
+            log.warning("%s; recall works", nothing_stored(self.store.location, reason))
             return
         if self._scheduler is None and primary and self.config.maintenance_enabled:
             self._scheduler = Scheduler(self.maintenance, self.clock, primary=primary)
@@ -248,6 +249,7 @@ class Bowerbird:
         With a worker process writing the database, a turn that would wait for its write lock is appended by
         the capture thread instead, right after it (None then: the row id is not known yet).
         """
+        self.store.require_writable()
         row = replace(turn, user=clean_text(turn.user), assistant=clean_text(turn.assistant))
         if self._capture is not None:
             self._capture.append(row)
@@ -272,12 +274,14 @@ class Bowerbird:
 
     def curate_now(self, limit: int | None = None) -> int:
         """Curate pending journal rows on this thread (CLI imports, tests, benchmarks without threads)."""
+        self.store.require_writable()
         return self.curator.run_pending(limit)
 
     def remember(
         self, content: str, *, scope: str, options: RememberOptions = REMEMBER_DEFAULTS
     ) -> Memory:
         """Store one memory now (dedup by content; a same-subject memory is superseded)."""
+        self.store.require_writable()
         text = clean_text(content).strip()
         if not text:
             raise InvalidInputError("nothing to remember: the content is empty")
@@ -296,13 +300,14 @@ class Bowerbird:
             confidence=1.0,
         )
         memory = self.curator.store_memory(new, actor=options.actor)
-        self._screen(memory.id, text, strict=options.source in (Source.IMPORT, Source.MIRROR))
+        self._screen(memory.id, text, source=options.source, actor=options.actor)
         return memory
 
     def remember_many(
         self, entries: Sequence[tuple[str, MemoryType]], *, scope: str, source: Source, actor: str
     ) -> list[int]:
         """Store typed texts (an import) in one batch: one model call, one transaction. Empty ones are skipped."""
+        self.store.require_writable()
         news = []
         for content, memory_type in entries:
             text = clean_text(content).strip()
@@ -320,9 +325,8 @@ class Bowerbird:
                 )
             )
         ids = self.curator.store_memories(news, actor=actor)
-        strict = source in (Source.IMPORT, Source.MIRROR)
         for memory_id, new in zip(ids, news, strict=True):
-            self._screen(memory_id, new.content, strict=strict)
+            self._screen(memory_id, new.content, source=source, actor=actor)
         return ids
 
     def import_in_background(self, work: Callable[[threading.Event], object]) -> None:
@@ -363,6 +367,7 @@ class Bowerbird:
         The new version goes through the curator like any stored memory (dedup, entity links, same-subject
         supersession), in one transaction with superseding the old: content another current memory already
         holds reinforces that one, which then supersedes the old; the old's own content only reinforces it."""
+        self.store.require_writable()
         old = self.store.memories.require(memory_id, scopes)
         text = clean_text(content).strip()
         if not text:
@@ -379,12 +384,16 @@ class Bowerbird:
             confidence=1.0,
         )
         memory = self.curator.store_memory(new, actor=actor, supersedes=old.id)
-        self._screen(memory.id, text, strict=source in (Source.IMPORT, Source.MIRROR))
+        self._screen(memory.id, text, source=source, actor=actor)
         return memory
 
-    def _screen(self, memory_id: int, text: str, *, strict: bool) -> None:
-        """Quarantine a memory whose text could steer a model (host files get the host's strict screen)."""
-        reasons = screen(text, strict=strict)
+    def _screen(self, memory_id: int, text: str, *, source: Source, actor: str) -> None:
+        """Quarantine a memory whose text could steer a model: host files get the host's strict screen, and only
+        what the user typed themselves (the command line, the inspector) may give standing orders."""
+        strict = source in (Source.IMPORT, Source.MIRROR)
+        reasons = screen(
+            text, strict=strict, said_by_user=not strict and actor in _TYPED_BY_THE_USER
+        )
         if reasons:
             self.store.quarantine_item(ItemKind.MEMORY, memory_id, ", ".join(reasons))
 
@@ -392,6 +401,7 @@ class Bowerbird:
         self, memory_id: int, *, scopes: Sequence[str], actor: str = "user"
     ) -> bool:
         """Let a quarantined memory be recalled again (and the episodes of its turns); False if it was not held."""
+        self.store.require_writable()
         memory = self.store.memories.require(memory_id, scopes)
         released = self.store.release(ItemKind.MEMORY, memory.id, actor=actor)
         if released and memory.session_id:
@@ -407,9 +417,13 @@ class Bowerbird:
     def forget(
         self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool"
     ) -> Memory:
+        self.store.require_writable()
         memory = self.store.memories.require(memory_id, scopes)
-        self.store.forget(memory.id, reason=reason or "forgotten on request", actor=actor)
+        questions = self.store.forget(
+            memory.id, reason=reason or "forgotten on request", actor=actor
+        )
         self.vectors.remove(ItemKind.MEMORY, [memory.id])
+        self.vectors.remove(ItemKind.QUESTION, questions)
         return self.store.memories.require(memory.id)
 
     def forget_turn(
@@ -417,6 +431,7 @@ class Bowerbird:
     ) -> tuple[list[int], list[int]]:
         """Forget the turn an episode of `scopes` belongs to: both sides of it and what was learnt from it (see
         `Database.forget_turn`); returns the episode and memory ids."""
+        self.store.require_writable()
         episode = self.store.episodes.get_many([episode_id]).get(episode_id)
         if episode is None or episode.scope not in scopes:
             raise NotFoundError(f"no episode with id {episode_id}")
@@ -429,11 +444,13 @@ class Bowerbird:
         )
         self.vectors.remove(ItemKind.EPISODE, episodes)
         self.vectors.remove(ItemKind.MEMORY, memories)
+        self.vectors.remove(ItemKind.QUESTION, self.store.questions.ids_of(memories))
         return episodes, memories
 
     def relate(
         self, src: int, dst: int, relation: Relation, *, scopes: Sequence[str], actor: str = "tool"
     ) -> Edge:
+        self.store.require_writable()
         self.store.memories.require(src, scopes)
         self.store.memories.require(dst, scopes)
         return self.store.add_edge(
@@ -478,6 +495,7 @@ class Bowerbird:
         return {
             "db_path": self.store.location,
             "read_only": self.store.readonly,
+            "read_only_reason": self.store.readonly_reason,
             "memories": self.store.memories.count_by_type(),
             "counts": self.store.health.counts(),
             "journal_backlog": journal.get("pending", 0),
@@ -500,6 +518,7 @@ class Bowerbird:
         self, memory_id: int, *, scopes: Sequence[str], reason: str = "", actor: str = "tool"
     ) -> Memory:
         """Undo a forget: the memory is searchable again."""
+        self.store.require_writable()
         memory = self.store.memories.require(memory_id, scopes)
         self.store.restore(memory.id, reason=reason or "restored on request", actor=actor)
         self.vectors.add(ItemKind.MEMORY, [(memory.id, memory.content)])
@@ -508,6 +527,7 @@ class Bowerbird:
     def set_importance(
         self, memory_id: int, importance: float, *, scopes: Sequence[str], actor: str = "tool"
     ) -> Memory:
+        self.store.require_writable()
         if not 0.0 <= importance <= 1.0:
             raise InvalidInputError("importance must be between 0 and 1")
         memory = self.store.memories.require(memory_id, scopes)

@@ -19,6 +19,10 @@ class ServerUnavailableError(DatabaseError):
     """The database server could not be reached, or the connection to it was lost (worth trying again)."""
 
 
+class ReadOnlyStoreError(DatabaseError):
+    """A write was asked of a store opened read-only; the message names why it cannot be written."""
+
+
 class MigrationError(DatabaseError):
     """A migration file is malformed, duplicated or failed to apply."""
 
@@ -33,6 +37,14 @@ class NotFoundError(BowerbirdError):
 
 class InvalidInputError(BowerbirdError):
     """Input from a user, a tool call or a file is malformed; the message says where."""
+
+
+class AmbiguousUserError(InvalidInputError):
+    """A user id given without its platform is held on several platforms; `choices` are the PLATFORM:ID forms."""
+
+    def __init__(self, message: str, *, choices: list[str]) -> None:
+        super().__init__(message)
+        self.choices = choices
 
 
 class EmbeddingError(BowerbirdError):

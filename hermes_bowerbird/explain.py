@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+from pathlib import Path
 
-from .errors import BowerbirdError
+from .errors import BowerbirdError, ReadOnlyStoreError
 
 _SQLITE_CAUSES = {
     "SQLITE_READONLY": "the memory database is read-only (the file or its folder cannot be written)",
@@ -29,6 +30,7 @@ _MESSAGE_CAUSES = (
     ("disk i/o error", "SQLITE_IOERR"),
     ("database or disk is full", "SQLITE_FULL"),
 )
+_OWN_LIMIT = 1000  # our own messages name files (twice, at times): room for long paths
 _OS_CAUSES = {
     errno.EACCES: "permission denied",
     errno.EPERM: "operation not permitted",
@@ -66,8 +68,20 @@ def _base_code(name: str) -> str:
     return "_".join(parts[:2]) if len(parts) > 2 else name
 
 
+def read_only_store(path: Path | str, reason: str) -> str:
+    """The one sentence for a store opened read-only: which file, and why it cannot be written."""
+    return f"the memory database {path} is read-only because {reason}"
+
+
+def nothing_stored(path: Path | str, reason: str) -> str:
+    """What a write to a read-only store answers: nothing was stored, and why."""
+    return f"nothing new is stored: {read_only_store(path, reason)}"
+
+
 def is_read_only(exc: BaseException) -> bool:
     """Whether an error means the database (or its folder) cannot be written."""
+    if isinstance(exc, ReadOnlyStoreError):
+        return True
     if sqlite_cause(exc) in {"SQLITE_READONLY", "SQLITE_PERM"}:
         return True
     return isinstance(exc, OSError) and exc.errno in {errno.EACCES, errno.EPERM, errno.EROFS}
@@ -75,11 +89,15 @@ def is_read_only(exc: BaseException) -> bool:
 
 def describe(exc: BaseException) -> str:
     """One sentence naming the cause, for a person; never 'internal error', never a traceback."""
+    if isinstance(
+        exc, ReadOnlyStoreError
+    ):  # it names the file and the reason; SQLite's code would not
+        return _one_line(str(exc), _OWN_LIMIT)
     cause = sqlite_cause(exc)
     if cause in _SQLITE_CAUSES:
         return _SQLITE_CAUSES[cause]
     if isinstance(exc, BowerbirdError):
-        return _one_line(str(exc)) or type(exc).__name__
+        return _one_line(str(exc), _OWN_LIMIT) or type(exc).__name__
     if isinstance(exc, OSError):
         return _os_sentence(exc)
     if isinstance(exc, sqlite3.Error):

@@ -96,6 +96,35 @@ def uninstall(hermes_home: Path) -> InstallReport:
     )
 
 
+@dataclass(frozen=True)
+class ProviderState:
+    """Whether a Hermes home runs bowerbird: the provider its config.yaml names and whether the plugin folder
+    Hermes 0.19 loads it from is there (`problem` says why it could not be read)."""
+
+    config_path: Path
+    plugin_dir: Path
+    provider: str | None
+    plugin_present: bool
+    problem: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.provider == PROVIDER_NAME and self.plugin_present
+
+
+def provider_state(hermes_home: Path) -> ProviderState:
+    """Read, never change, how the home's memory provider is set (for `bowerbird status`)."""
+    hermes_home = hermes_home.expanduser()
+    config_path = hermes_home / "config.yaml"
+    target = plugin_dir(hermes_home)
+    present = (target / "__init__.py").is_file()
+    try:
+        provider = _current_provider(config_path)
+    except (HostError, OSError, UnicodeDecodeError) as exc:
+        return ProviderState(config_path, target, None, present, problem=str(exc))
+    return ProviderState(config_path, target, provider, present)
+
+
 def is_installed(hermes_home: Path) -> bool:
     return (plugin_dir(hermes_home) / "__init__.py").exists() and _current_provider(
         hermes_home / "config.yaml"

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import exporter
+from . import exporter, scopes
 from .maintenance.bulletin import changes_since
 from .store import Store, content_hash
 from .types import (
@@ -18,6 +18,7 @@ from .types import (
     ItemKind,
     Memory,
     MemoryFilter,
+    MemoryQuestion,
     MemoryType,
     Provenance,
     Relation,
@@ -39,6 +40,8 @@ class MemoryDetail:
     audit: tuple[AuditEntry, ...]
     entities: tuple[Entity, ...]
     quarantine: str | None = None  # why the screen holds it back, if it does
+    # the questions it is found by (curation/questions.py), who wrote each
+    questions: tuple[MemoryQuestion, ...] = ()
 
 
 class Inspection:
@@ -57,6 +60,11 @@ class Inspection:
         """The store was opened read-only: recall works, nothing new is stored."""
         return self._store.readonly
 
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why the store cannot be written (its file, folder or file system), or None when it can."""
+        return self._store.readonly_reason
+
     # -- one memory -----------------------------------------------------------------------------------------
     def show(self, memory_id: int, *, scopes: Sequence[str]) -> MemoryDetail:
         store = self._store
@@ -69,6 +77,7 @@ class Inspection:
             audit=tuple(store.audit.of_memory(memory.id)),
             entities=tuple(store.graph.get_entities(entity_ids).values()),
             quarantine=store.quarantine.reasons(ItemKind.MEMORY, [memory.id]).get(memory.id),
+            questions=tuple(store.questions.of([memory.id]).get(memory.id, ())),
         )
 
     def versions(self, memory_id: int, *, scopes: Sequence[str], limit: int = 50) -> list[Memory]:
@@ -112,6 +121,17 @@ class Inspection:
     def scopes(self) -> dict[str, int]:
         """Every scope in this file with its count of live memories."""
         return self._store.memories.scopes()
+
+    def user_platforms(self, user_id: str) -> tuple[str, ...]:
+        """The platforms on which this raw user id has memories, episodes or turns waiting for curation;
+        scopes.NO_PLATFORM stands for its keys without a platform (an older store's readable-only key too, which
+        every platform's reader sees as well, so that key alone is never a choice of its own)."""
+        store = self._store
+        keys = {*store.memories.scopes(), *store.episodes.scopes(), *store.journal.waiting_scopes()}
+        held = scopes.platforms_holding(user_id, keys)
+        if not held and scopes.legacy_user_scope(user_id) in keys:
+            return (scopes.NO_PLATFORM,)
+        return held
 
     def list_memories(
         self,

@@ -132,7 +132,13 @@ def export_markdown(
     Quarantined memories are left out (the host injects these files). Returns the number of entries per file.
     """
     # quarantined ones never: the host puts these files in its prompt
-    memories = engine.inspect.prompt_safe(scopes)
+    return write_markdown(folder, engine.inspect.prompt_safe(scopes), within_limits=within_limits)
+
+
+def write_markdown(
+    folder: Path, memories: Sequence[Memory], *, within_limits: bool = False
+) -> dict[str, int]:
+    """MEMORY.md and USER.md of these memories in `folder` (both written, empty when none goes in one)."""
     grouped = group_for_export(memories)
     folder.mkdir(parents=True, exist_ok=True)
     counts = {}

@@ -35,6 +35,7 @@ def build_server(
     engine: Bowerbird,
     *,
     user: str | None = None,
+    platform: str | None = None,
     profile: str | None = None,
     session_id: str | None = None,
 ) -> MCPServer:
@@ -50,8 +51,8 @@ def build_server(
 
     ctx = ToolContext(
         engine=engine,
-        write_scope=scopes.write_scope(user, profile),
-        visible=scopes.visible_scopes(user, profile),
+        write_scope=scopes.write_scope(user, profile, platform),
+        visible=scopes.visible_scopes(user, profile, platform),
         session_id=session_id or f"mcp:{os.getpid()}:{int(time.time())}",
         writable=True,
     )
@@ -151,14 +152,21 @@ def status_view(engine: Bowerbird, visible: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-def serve(config: Config, *, user: str | None = None, profile: str | None = None) -> None:
-    """Run until stdin closes. No curator or maintenance threads: a running agent owns those; only the model loads."""
+def serve(
+    config: Config,
+    *,
+    user: str | None = None,
+    platform: str | None = None,
+    profile: str | None = None,
+) -> None:
+    """Run until stdin closes. No curator or maintenance threads: a running agent owns those; only the model loads.
+    A `user` is a gateway user's raw id on `platform` (None: the id's key without a platform)."""
     from .engine import Bowerbird
 
     engine = Bowerbird(config, background=False)
     try:
         engine.admin.load_model()
-        server = build_server(engine, user=user, profile=profile)
+        server = build_server(engine, user=user, platform=platform, profile=profile)
         log.info("bowerbird MCP server on stdio for %s", config.db_path)
         server.run("stdio")
     finally:

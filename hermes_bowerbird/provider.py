@@ -21,7 +21,7 @@ from .curation.screen import inert
 from .curation.summary import durable_points
 from .engine import Bowerbird, clean_text
 from .errors import BowerbirdError
-from .explain import describe
+from .explain import describe, read_only_store
 from .inspection import capture_digest
 from .options import RememberOptions, TurnCapture
 from .retrieval import Hit
@@ -121,11 +121,15 @@ class BowerbirdProvider(_Base):
         return self._unavailable
 
     @property
+    def writes_allowed(self) -> bool:
+        """This agent may write memory (the primary agent; not a subagent, cron or flush agent)."""
+        return self.agent_context in _WRITE_CONTEXTS
+
+    @property
     def writable(self) -> bool:
+        """This agent may write and the store can be written (it opens read-only when it cannot)."""
         engine = self.engine
-        return self.agent_context in _WRITE_CONTEXTS and not (
-            engine is not None and engine.inspect.read_only
-        )
+        return self.writes_allowed and not (engine is not None and engine.inspect.read_only)
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     @_guarded(None)
@@ -155,10 +159,11 @@ class BowerbirdProvider(_Base):
             _report_once(f"{self._unavailable} (database {shown(config.store_target)})")
             log.debug("opening the memory store failed", exc_info=True)
             return
-        if self.engine.inspect.read_only:
+        reason = self.engine.inspect.read_only_reason
+        if reason is not None:
             log.warning(
-                "memory store %s is read-only: recall works, new turns are not stored",
-                shown(config.store_target),
+                "%s: recall works, this session's turns are not stored",
+                read_only_store(shown(config.store_target), reason),
             )
         if self.writable:
             self.engine.start(primary=True)
@@ -213,6 +218,12 @@ class BowerbirdProvider(_Base):
             "decision or todo; bowerbird_update to correct one by id; bowerbird_forget to drop one; "
             "bowerbird_relate to link two.",
         ]
+        reason = engine.inspect.read_only_reason
+        if reason is not None:
+            lines.append(
+                f"Memory is read-only in this session ({read_only_store(engine.store.location, reason)}): "
+                "recall works; remember, update, forget and relate store nothing."
+            )
         # never waits for a model on the session-start path; the maintenance job writes the briefing later
         bulletin = engine.bulletin(self.write_scope, visible=self.visible, synthesise=False)
         self.recall.bulletin_seen = bulletin
@@ -506,7 +517,7 @@ class BowerbirdProvider(_Base):
             write_scope=self.write_scope,
             visible=self.visible,
             session_id=self.session_id,
-            writable=self.writable,
+            writable=self.writes_allowed,
         )
         return handle_tool_call(ctx, tool_name, args)
 

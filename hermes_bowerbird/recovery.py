@@ -115,7 +115,7 @@ def recover(path: Path, *, stamp: str | None = None) -> RecoveryReport:
     except OSError as exc:
         if is_read_only(exc):
             raise DatabaseError(
-                f"cannot repair {path}: the file or its folder is read-only"
+                f"cannot repair {path}: {describe(exc)} (the repair writes its new file beside it)"
             ) from exc
         raise
     except sqlite3.Error as exc:

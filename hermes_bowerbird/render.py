@@ -127,6 +127,9 @@ def detail_text(detail: MemoryDetail, now: float) -> str:
         ]
     if detail.entities:
         lines += ["", "entities: " + ", ".join(map(_entity, detail.entities))]
+    if detail.questions:
+        lines += ["", "found by the questions:"]
+        lines += [f"  {q.text}  ({q.origin})" for q in detail.questions]
     if detail.edges:
         lines += ["", "edges:"]
         lines += [

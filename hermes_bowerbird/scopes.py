@@ -4,12 +4,18 @@ A user's key is `user:<platform>:<readable id>~<hash>`: the readable part is for
 platform and the raw id keeps two users apart whose ids differ only in characters the readable part drops
 (`a.b` and `a_b`) or who share an id on two platforms. Stores written before this keyed users as
 `user:<readable id>`; those keys stay readable by the user they most likely belong to (a legacy alias).
+
+A user id given without its platform (on the command line) is looked up: the platforms on which that exact raw id
+owns a key are found by recomputing its key there, so a lookup never reaches another user.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Sequence
+
+from .errors import AmbiguousUserError
 
 _UNSAFE = re.compile(r"[^\w.@:+-]")
 _READABLE = re.compile(r"[^\w.@+-]")
@@ -43,12 +49,56 @@ def legacy_user_scope(user_id: str) -> str:
     return f"user:{_clean(user_id)}"
 
 
+NO_PLATFORM = ""  # the platform of the key of an id kept without one (`user:<readable id>~<hash>`)
+
+
 def split_user(value: str) -> tuple[str, str | None]:
-    """`telegram:12345` -> ('12345', 'telegram'); an id without a platform prefix -> (id, None)."""
+    """`telegram:12345` -> ('12345', 'telegram'); `:12345` -> ('12345', NO_PLATFORM), the id's key without a
+    platform; an id without a platform prefix -> (id, None), a platform still to be looked up."""
     head, sep, tail = value.partition(":")
-    if sep and tail and _PLATFORM.match(head):
+    if sep and tail and (head == NO_PLATFORM or _PLATFORM.match(head)):
         return tail, head
     return value, None
+
+
+def written(user_id: str, platform: str | None) -> str:
+    """A user as the command line takes it: `telegram:12345`, or `:12345` for the key without a platform."""
+    return f"{platform or NO_PLATFORM}:{user_id}"
+
+
+def key_platform(key: str) -> str | None:
+    """The platform a user key names: `user:telegram:12345~...` -> 'telegram', `user:bob~...` -> NO_PLATFORM;
+    None for any other key (the profile's, or an older store's readable-only `user:bob`)."""
+    if not key.startswith("user:") or "~" not in key:
+        return None
+    head, sep, _ = key.removeprefix("user:").partition(":")
+    return head if sep else NO_PLATFORM
+
+
+def platforms_holding(user_id: str, keys: Iterable[str]) -> tuple[str, ...]:
+    """The platforms on which this raw user id owns one of `keys` (NO_PLATFORM last). A key counts only when it is
+    exactly this id's key there: the hash is of the raw id, so ids that differ only in characters the readable
+    part drops (`a.b`, `a_b`, `a b`) never find each other's keys."""
+    found = {
+        platform
+        for key in keys
+        if (platform := key_platform(key)) is not None
+        and user_scope(user_id, platform or None) == key
+    }
+    return tuple(sorted(found, key=lambda platform: (platform == NO_PLATFORM, platform)))
+
+
+def choose_platform(user_id: str, held: Sequence[str]) -> str | None:
+    """The platform to read and write a user id given without one: the one holding it, None when none does; when
+    several hold it, which one is the caller's to say (AmbiguousUserError lists them as PLATFORM:ID)."""
+    if len(held) > 1:
+        choices = ", ".join(written(user_id, platform) for platform in held)
+        raise AmbiguousUserError(
+            f"user id {user_id!r} has memories on several platforms ({choices}); "
+            "give one of them as PLATFORM:ID",
+            choices=[written(user_id, platform) for platform in held],
+        )
+    return held[0] if held else None
 
 
 def _platform(platform: str | None) -> str:

@@ -92,6 +92,7 @@ def detail_json(detail: MemoryDetail) -> dict[str, Any]:
         "entities": [entity_dict(e) for e in detail.entities],
         "audit": [audit_dict(a) for a in detail.audit],
         "quarantine": detail.quarantine,
+        "questions": [{"text": q.text, "origin": str(q.origin)} for q in detail.questions],
     }
 
 

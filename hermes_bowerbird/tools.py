@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .curation.screen import inert
 from .errors import BowerbirdError, InvalidInputError, NotFoundError
-from .explain import describe
+from .explain import describe, nothing_stored, read_only_store
 from .options import RecallOptions, RememberOptions
 from .sanitize import storable
 from .serialize import edge_dict, hit_dict, memory_dict
@@ -131,7 +131,8 @@ def tool_schemas() -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class ToolContext:
-    """Who is calling: the write scope and the scopes they may read."""
+    """Who is calling: the write scope, the scopes they may read, and whether this agent may write at all (a
+    subagent or cron agent may not; whether the store itself can be written is the engine's to say)."""
 
     engine: Bowerbird
     write_scope: str
@@ -194,8 +195,12 @@ def _recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         "results": [{**hit_dict(h), "content": inert(h.content)} for h in hits],
         "count": len(hits),
     }
-    if ctx.engine.inspect.read_only:
-        result["note"] = "the memory store is read-only: recall works, nothing new can be stored"
+    reason = ctx.engine.inspect.read_only_reason
+    if reason is not None:
+        result["note"] = (
+            f"{read_only_store(ctx.engine.store.location, reason)}: recall works, "
+            "nothing new can be stored"
+        )
     return result
 
 
@@ -279,11 +284,14 @@ def _own(ctx: ToolContext) -> tuple[str, ...]:
 
 
 def _require_writable(ctx: ToolContext) -> None:
+    """A write needs a writable store (the reason it is not comes first: it holds for every agent) and an agent
+    that may write."""
+    reason = ctx.engine.inspect.read_only_reason
+    if reason is not None:
+        raise InvalidInputError(nothing_stored(ctx.engine.store.location, reason))
     if not ctx.writable:
-        raise InvalidInputError("memory is read-only in this agent (not the primary agent)")
-    if ctx.engine.inspect.read_only:
         raise InvalidInputError(
-            "the memory database is read-only (the file or its folder cannot be written)"
+            "nothing new is stored: memory is read-only in this agent (only the primary agent writes)"
         )
 
 

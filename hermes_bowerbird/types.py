@@ -294,6 +294,7 @@ class ItemKind(StrEnum):
 
     MEMORY = "memory"
     EPISODE = "episode"
+    QUESTION = "question"  # a question that gets a memory back (store/questions.py); its hits point at the memory
 
 
 @dataclass(frozen=True)
@@ -356,6 +357,24 @@ class NewMemory:
     @property
     def effective_importance(self) -> float:
         return self.importance if self.importance is not None else type_spec(self.type).importance
+
+
+class QuestionOrigin(StrEnum):
+    """Who wrote a memory's question: the language model, or the rules of curation/questions.py."""
+
+    MODEL = "model"
+    RULES = "rules"
+
+
+@dataclass(frozen=True)
+class MemoryQuestion:
+    """A question a user would ask to get a memory back, in the user's voice ("who do I report to?")."""
+
+    id: int
+    memory_id: int
+    text: str
+    origin: QuestionOrigin
+    created_at: float
 
 
 @dataclass(frozen=True)
@@ -481,6 +500,8 @@ class Candidate:
     origin: str = ""  # who said it: user, assistant, tool or explicit ("" until curation weighs it)
     supersedes: int | None = None  # an existing memory id this candidate replaces (LLM decisions)
     relations: tuple[tuple[Relation, int], ...] = ()  # (relation, existing memory id)
+    # the questions a user would ask to get it back, when a model wrote them (else curation/questions.py writes them)
+    questions: tuple[str, ...] = ()
     # kept only when it closes an open item or changes a value: "Flights are booked!" is worth a memory only after
     # "I need to book flights" (curation/completion.py), "The standup moved to 10am" after "Our standup is at 9:30"
     # (curation/changes.py)

@@ -46,28 +46,142 @@ def remember(home: Path, text: str, *extra: str) -> int:
     return int(envelope["data"]["memory"]["id"])
 
 
+# -- a home where nothing was captured yet: read commands answer, and create nothing --------------------------
+def _no_database(home: Path) -> bool:
+    return list((home / "bowerbird").glob("memory.db*")) == []
+
+
 @pytest.mark.parametrize(
-    "args",
+    ("args", "data"),
     [
-        ("status",),
-        ("recall", "anything"),
-        ("show", "1"),
-        ("bulletin",),
-        ("export",),
-        ("doctor",),
-        ("forget", "1"),
+        (("recall", "anything"), {"query": "anything", "count": 0, "results": []}),
+        (("list",), {"count": 0, "memories": []}),
+        (("list", "--quarantined"), {"count": 0, "memories": []}),
+        (("export",), {"scopes": ["profile:default"], "counts": {}, "records": []}),
+        (("bulletin",), {"bulletin": None}),
     ],
 )
-def test_missing_database_fails_with_a_clear_message(home: Path, args: tuple[str, ...]) -> None:
+def test_read_commands_on_an_empty_home_answer_empty_and_say_why(
+    home: Path, args: tuple[str, ...], data: dict[str, Any]
+) -> None:
+    envelope = run_json(home, *args)
+    assert envelope["success"] is True
+    assert {key: envelope["data"][key] for key in data} == data
+    assert envelope["data"]["notes"] == [
+        f"nothing is remembered yet (no database at {home / 'bowerbird' / 'memory.db'}; "
+        "the agent's first stored turn creates it)"
+    ]
+    assert _no_database(home)
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (("recall", "anything"), "No memories match."),
+        (("list",), "No memories."),
+        (("bulletin",), "No bulletin yet: nothing is remembered in this scope."),
+    ],
+)
+def test_read_commands_on_an_empty_home_succeed_as_text(
+    home: Path, args: tuple[str, ...], text: str
+) -> None:
+    result = run(home, *args)
+    assert (result.exit_code, result.stdout.strip()) == (0, text)
+    assert result.stderr.startswith("note: nothing is remembered yet (no database at ")
+
+
+def test_status_on_an_empty_home_says_there_is_no_memory_yet(home: Path) -> None:
+    result = run(home, "status")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0] == "No memory yet: nothing has been captured."
+    assert f"{home / 'bowerbird' / 'memory.db'} (not created yet" in result.stdout
+    assert _no_database(home)
+
+
+def test_status_on_an_empty_home_says_how_to_switch_bowerbird_on(home: Path) -> None:
+    lines = run(home, "status").stdout.splitlines()
+    assert [line.split(None, 1)[1] for line in lines if line.startswith("provider")] == [
+        f"off (no memory.provider in {home / 'config.yaml'}): run "
+        f"`bowerbird hermes-install --hermes-home {home}` to switch bowerbird on"
+    ]
+
+
+def test_status_json_on_an_empty_home(home: Path) -> None:
+    envelope = run_json(home, "status")
+    data = envelope["data"]
+    assert (envelope["success"], data["exists"], data["visible_memories"]) == (True, False, {})
+    assert (data["provider"]["active"], data["provider"]["install_command"]) == (
+        False,
+        f"bowerbird hermes-install --hermes-home {home}",
+    )
+
+
+def test_status_names_another_provider_the_home_runs(home: Path) -> None:
+    (home / "config.yaml").write_text("memory:\n  provider: holographic\n", encoding="utf-8")
+    provider = run_json(home, "status")["data"]["provider"]
+    assert (provider["active"], provider["provider"]) == (False, "holographic")
+
+
+def test_status_says_when_bowerbird_is_switched_on(home: Path) -> None:
+    assert run(home, "hermes-install").exit_code == 0
+    lines = run(home, "status").stdout.splitlines()
+    assert [line.split(None, 1)[1] for line in lines if line.startswith("provider")] == [
+        f"bowerbird (memory.provider in {home / 'config.yaml'})"
+    ]
+    assert _no_database(home)
+
+
+def test_doctor_on_an_empty_home_has_nothing_to_check(home: Path) -> None:
+    result = run(home, "doctor")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Nothing to check: nothing is remembered yet (no database at ")
+    assert run_json(home, "doctor")["data"]["healthy"] is True
+    assert _no_database(home)
+
+
+def test_export_to_a_file_on_an_empty_home_writes_no_records(home: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dump.jsonl"
+    result = run(home, "export", "-o", str(out))
+    assert (result.exit_code, out.read_text(encoding="utf-8")) == (0, "")
+    assert _no_database(home)
+
+
+def test_markdown_export_on_an_empty_home_writes_empty_files(home: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    assert run(home, "export", "--markdown", str(folder)).exit_code == 0
+    assert {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir()} == {
+        "MEMORY.md": "",
+        "USER.md": "",
+    }
+    assert _no_database(home)
+
+
+def test_show_on_an_empty_home_finds_no_memory_and_says_why(home: Path) -> None:
+    result = run(home, "show", "1")
+    assert result.exit_code == 3
+    assert result.stderr.startswith("Error: no memory with id 1: nothing is remembered yet (")
+    assert _no_database(home)
+
+
+@pytest.mark.parametrize(
+    ("args", "start"),
+    [
+        (("backup", "copy.db"), "Error: nothing to back up: nothing is remembered yet ("),
+        (("serve", "--no-open"), "Error: nothing to inspect: nothing is remembered yet ("),
+        (("forget", "1"), "Error: no bowerbird database at "),
+        (("maintain",), "Error: no bowerbird database at "),
+    ],
+)
+def test_commands_that_need_a_store_say_there_is_none_yet(
+    home: Path, args: tuple[str, ...], start: str
+) -> None:
     result = run(home, *args)
     assert result.exit_code == 1
-    assert "no bowerbird database at" in result.output
+    assert result.stderr.startswith(start)
     assert "Traceback" not in result.output
     envelope = run_json(home, *args)
-    assert envelope["success"] is False
-    assert envelope["command"] == args[0]
-    assert "no bowerbird database" in envelope["data"]["error"]["message"]
-    assert not (home / "bowerbird" / "memory.db").exists()
+    assert (envelope["success"], envelope["command"]) == (False, args[0])
+    assert _no_database(home)
 
 
 def test_remember_show_update_forget_round_trip(home: Path) -> None:

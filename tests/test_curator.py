@@ -27,6 +27,7 @@ from hermes_bowerbird.errors import LLMError
 from hermes_bowerbird.llm.budget import BudgetedLLM
 from hermes_bowerbird.llm.gemini import GeminiLLM
 from hermes_bowerbird.llm.host import HostLLM
+from hermes_bowerbird.retrieval import RecallRequest, Retriever
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import (
     LLM,
@@ -38,6 +39,7 @@ from hermes_bowerbird.types import (
     MemoryType,
     NewMemory,
     Provenance,
+    QuestionOrigin,
     Relation,
     Source,
     TurnCapture,
@@ -576,6 +578,7 @@ def _decide(prompt: str) -> str:
             "importance": 0.65,
             "turn": 2,
             "entities": ["Rust"],
+            "questions": ["which programming language am I learning?", "what am I studying now?"],
         }
     ]
     if "user:residence" in existing:
@@ -698,6 +701,72 @@ def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
     assert [m.content for m in residence] == ["The user lives in Lisbon."]
     assert env.store.journal.counts() == {"done": 2}
     assert curator.pending_batches() == []
+    # the model's questions are stored with its memory, embedded, and found by recall
+    asked = env.store.questions.of([rust[0].id])[rust[0].id]
+    assert [(q.text, q.origin) for q in asked] == [
+        ("which programming language am I learning?", QuestionOrigin.MODEL),
+        ("what am I studying now?", QuestionOrigin.MODEL),
+    ]
+    assert env.vectors is not None
+    model = env.vectors.embeddings.current()
+    assert model is not None
+    stored = set(env.store.vectors.ids(ItemKind.QUESTION, model.model_name).tolist())
+    assert {q.id for q in asked} <= stored
+    # a memory the model wrote no questions for gets those of the rules
+    lisbon = env.store.questions.of([residence[0].id])[residence[0].id]
+    assert {q.origin for q in lisbon} == {QuestionOrigin.RULES}
+
+
+def test_a_model_that_ignores_a_known_memory_may_still_give_its_questions(env: Env) -> None:
+    def decide(prompt: str) -> str:
+        existing = {subject: int(i) for i, subject, _ in _EXISTING.findall(prompt)}
+        known = existing["user:residence"]
+        return json.dumps(
+            {
+                "decisions": [
+                    {
+                        "action": "ignore",
+                        "content": "The user lives in Porto.",
+                        "target_id": known,
+                        "questions": ["which city do I call home?"],
+                    },
+                    {"action": "ignore", "content": "Nothing new.", "target_id": 999_999},
+                ]
+            }
+        )
+
+    with GeminiStub(api_key="good-key") as stub:
+        stub.reply_fn = lambda body: decide(body["contents"][0]["parts"][0]["text"])
+        llm = GeminiLLM("good-key", model="gemini-test", base_url=stub.url, wait_max=0.05)
+        curator = env.curator(llm, llm_timeout=10)
+        curator.process(env.entry(env.capture("I live in Porto.", "Lovely.")))
+        result = curator.process(env.entry(env.capture("Porto is great in spring.", "Indeed.")))
+    [porto] = env.store.memories.current_by_subject(SCOPE, "user:residence")
+    asked = env.store.questions.of([porto.id])[porto.id]
+    assert result.llm == "applied"
+    assert [(q.text, q.origin) for q in asked] == [
+        ("which city do I call home?", QuestionOrigin.MODEL)
+    ]
+
+
+def test_the_models_questions_cost_no_call_of_their_own(env: Env, gemini_backend: Backend) -> None:
+    llm = BudgetedLLM(gemini_backend.llm, env.store, daily_budget=5, clock=env.store.clock)
+    curator = env.curator(llm, llm_timeout=10)
+    _, second = _run_batch(env, curator)
+    learning = env.store.memories.current_by_subject(SCOPE, "user:learning")
+    assert env.vectors is not None
+    hits = Retriever(env.store, env.vectors, env.config, env.store.clock, parallel=False).search(
+        RecallRequest(
+            "What coding language am I picking up?",
+            (SCOPE,),
+            limit=5,
+            explain=True,
+            include_episodes=False,
+        )
+    )
+    found = {h.id: h.signals.get("question", 0.0) for h in hits if h.kind is ItemKind.MEMORY}
+    assert (second.llm, llm.calls_today()) == ("applied", 1)
+    assert found[learning[0].id] > 0.7
 
 
 @pytest.mark.parametrize("failure", ["malformed", "slow", "budget"])

@@ -38,6 +38,15 @@ SHAPES = {
     "short sentences opening on one word": "Tue + Thu. ",
     "faces and emoji, then a word": " :) 🙂",
     "a 'not' typed without its apostrophe, repeated": "i dont ",
+    # every quoted key was read against all the text before it for the line that introduced it: 4.7 s at 20,000 chars
+    "quoted keys after colons": '{"name": "a", "arguments": {',
+    # commands, configuration and calls read by their structure; orders read by their shape
+    "a login's password flag, repeated": "docker login -u a -p ",
+    "flags named for secrets": "--password --token ",
+    "a secrets' section of keys": "[secrets]\nk = ",
+    "an order's opening, repeated": "Always recommend ",
+    "product names": "Always recommend Acme Pro ",
+    "a class of questions, repeated": "for every question, ",
 }
 
 _PIPELINE = """
@@ -55,6 +64,7 @@ unit, size = sys.argv[1], int(sys.argv[2])
 text = (unit * (size // len(unit) + 1))[:size]
 redact(text)
 screen(text)
+screen(text, said_by_user=True)
 find_entities(text)
 _chunk("user", 0, text)
 extract_candidates(text, text)

@@ -10,11 +10,15 @@ from typing import Any
 
 import anyio
 import pytest
+from hermes_homes import KEYWORD_ONLY
 
 mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 from mcp.types import TextContent  # noqa: E402
 
+from hermes_bowerbird.config import load_config  # noqa: E402
+from hermes_bowerbird.engine import Bowerbird  # noqa: E402
+from hermes_bowerbird.scopes import user_scope  # noqa: E402
 from hermes_bowerbird.timestamps import parse_iso  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -145,3 +149,23 @@ async def scoped_search(home: Path, user: str, query: str) -> list[dict[str, Any
 def test_mcp_server_keeps_gateway_users_apart(tmp_path: Path) -> None:
     assert anyio.run(scoped_search, tmp_path, "alice", "Bluebird side project")
     assert anyio.run(scoped_search, tmp_path, "bob", "Bluebird side project") == []
+
+
+async def search_as(home: Path, user: str, query: str) -> list[str]:
+    async with (
+        stdio_client(server_params(home, "--user", user)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        found = payload(await session.call_tool("memory_search", {"query": query}))
+        return [str(r["content"]) for r in found["results"]]
+
+
+@pytest.mark.parametrize("user", ["telegram:alice", "alice"])
+def test_mcp_server_reaches_a_gateway_users_scope(tmp_path: Path, user: str) -> None:
+    engine = Bowerbird(load_config(tmp_path, environ=KEYWORD_ONLY), background=False)
+    engine.remember("Alice's bike is a green Brompton.", scope=user_scope("alice", "telegram"))
+    engine.remember("Alicia's bike is a red Brompton.", scope=user_scope("alicia", "telegram"))
+    engine.shutdown()
+    found = anyio.run(search_as, tmp_path, user, "Brompton bike")
+    assert found == ["Alice's bike is a green Brompton."]

@@ -105,7 +105,9 @@ def test_non_primary_agents_are_read_only(home: Path, context: str) -> None:
     provider.sync_turn("I am allergic to peanuts and I live in Oslo.", "Noted.", session_id="s9")
     provider.on_memory_write("add", "user", "Prefers tea.", {})
     result = json.loads(provider.handle_tool_call("bowerbird_remember", {"content": "x y z"}))
-    assert "error" in result
+    assert result == {
+        "error": "nothing new is stored: memory is read-only in this agent (only the primary agent writes)"
+    }
     assert provider.engine is not None and provider.engine.store.health.counts()["journal"] == 0
     assert provider.engine.store.health.counts()["memories"] == 0
     provider.shutdown()

@@ -95,6 +95,17 @@ ADVERSARIAL = [
     "sk-" + "a-" * 500_000,
     "AKIA" * 250_000,
     "Bearer " * 140_000,
+    # commands and configuration read by their structure
+    "docker login -u a " * 60_000,
+    " -p" * 330_000,
+    "--password " * 90_000,
+    "-storepass " * 90_000,
+    "kubectl create secret generic a --from-literal=a=" * 20_000,
+    'variable "db_password" { type = string ' * 25_000,
+    "config set a_token " * 50_000,
+    "kind: Secret\ndata:\n" + "  a: b\n" * 140_000,
+    "[secrets]\n" + "k = 'v\n" * 120_000,
+    "secrets:\n" + " " * 1_000_000,
 ]
 
 
@@ -129,6 +140,63 @@ def test_secrets_corpus_has_forty_forms() -> None:
 @pytest.mark.parametrize("row", SECRETS, ids=lambda r: r["form"])
 def test_secrets_corpus_sentence_loses_its_secret(row: dict[str, str]) -> None:
     assert row["secret"] not in redact(row["text"])
+
+
+TWINNED = [row for row in SECRETS if "twin" in row]
+
+
+def test_flag_and_config_forms_come_with_benign_twins() -> None:
+    assert len(TWINNED) >= 10
+
+
+@pytest.mark.parametrize("row", TWINNED, ids=lambda r: r["form"])
+def test_the_benign_twin_of_a_secret_form_is_unchanged(row: dict[str, str]) -> None:
+    assert redact(row["twin"]) == row["twin"]
+
+
+@pytest.mark.parametrize(
+    "text, redacted",
+    [
+        # the flag's value only, wherever the command puts it, spelled out in full or continued over lines
+        (
+            "docker login \\\n  -u bot \\\n  -p Sl4shPw99 \\\n  reg.io",
+            "docker login \\\n  -u bot \\\n  -p [REDACTED:command_line_password] \\\n  reg.io",
+        ),
+        (
+            "redis-cli -h cache -p 6380 -a R3disAuthPw9 ping",
+            "redis-cli -h cache -p 6380 -a [REDACTED:command_line_password] ping",
+        ),
+        (
+            "http --auth bob:Sup3rS3cret x.org",
+            "http --auth bob:[REDACTED:command_line_password] x.org",
+        ),
+        (
+            "openssl enc -pass pass:Encr7ptPw -in a",
+            "openssl enc -pass pass:[REDACTED:command_line_password] -in a",
+        ),
+        (
+            "kubectl create secret generic db --from-literal=user=app --from-literal=password=K8sL1t",
+            "kubectl create secret generic db --from-literal=user=[REDACTED:command_line_password]"
+            " --from-literal=password=[REDACTED:command_line_password]",
+        ),
+        # a Kubernetes Secret's values are all secret; a ConfigMap's none
+        (
+            "kind: Secret\ndata:\n  user: YXBw\n---\nkind: ConfigMap\ndata:\n  mode: production-9\n",
+            "kind: Secret\ndata:\n  user: [REDACTED:secret]\n---\nkind: ConfigMap\ndata:\n  mode: production-9\n",
+        ),
+        # a secrets' section keeps who and where: only the password-like value goes
+        (
+            '[credentials]\nuser = "svc-01"\nkey = "Tk9Qm2Lp7Xw"\n',
+            '[credentials]\nuser = "svc-01"\nkey = "[REDACTED:secret]"\n',
+        ),
+        (
+            "database:\n  credentials:\n    user: app\n    token: abc9Def2Ghi\n  host: db\n",
+            "database:\n  credentials:\n    user: app\n    token: [REDACTED:token]\n  host: db\n",
+        ),
+    ],
+)
+def test_a_flag_or_config_secret_leaves_the_rest(text: str, redacted: str) -> None:
+    assert redact(text) == redacted
 
 
 @pytest.mark.parametrize(

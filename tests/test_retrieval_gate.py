@@ -54,7 +54,7 @@ def test_chance_maximum_is_the_gaussian_extreme() -> None:
 
 def test_relevance_rises_with_the_cosine() -> None:
     base = gate.Baseline(0.1, 0.05, 200)
-    assert gate.relevance(0.2, 0.0, base, WEIGHTS) < gate.relevance(0.5, 0.0, base, WEIGHTS)
+    assert gate.relevance(0.3, 0.0, base, WEIGHTS) < gate.relevance(0.5, 0.0, base, WEIGHTS)
 
 
 def test_relevance_rises_with_keyword_coverage() -> None:
@@ -140,4 +140,32 @@ def test_the_plain_cosine_part_is_neutral_at_its_center() -> None:
     weighted = RetrievalWeights(gate_cosine=10.0, gate_cosine_center=0.3)
     assert gate.relevance(0.3, 0.0, base, weighted) == pytest.approx(
         gate.relevance(0.3, 0.0, base, RetrievalWeights(gate_cosine=0.0, gate_cosine_center=0.3))
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "change"),
+    [
+        (None, 0.0),  # no stored question came near: the relevance as it was
+        (WEIGHTS.gate_question_center - 0.1, 0.0),  # a question below the centre says nothing
+        (WEIGHTS.gate_question_center + 0.2, WEIGHTS.gate_question * 0.2),
+        (1.0, WEIGHTS.gate_question * (1.0 - WEIGHTS.gate_question_center)),
+    ],
+)
+def test_a_close_stored_question_vouches_for_the_memory(
+    question: float | None, change: float
+) -> None:
+    base = gate.Baseline(0.1, 0.1, 50)
+    before = gate.relevance(0.3, 0.0, base, WEIGHTS)
+    after = gate.relevance(0.3, 0.0, base, WEIGHTS, question)
+    logit = math.log(after / (1 - after)) - math.log(before / (1 - before))
+    assert logit == pytest.approx(change)
+
+
+def test_a_matched_question_lifts_a_memory_the_statement_alone_would_not_pass() -> None:
+    base = gate.Baseline(0.1, 0.1, 50)
+    assert (
+        gate.relevance(0.3, 0.0, base, WEIGHTS)
+        < 0.5
+        <= gate.relevance(0.3, 0.0, base, WEIGHTS, 0.98)
     )

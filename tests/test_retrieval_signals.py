@@ -139,6 +139,7 @@ def test_registry_names_are_unique() -> None:
         ("graph_entity_episode", 0.3),
         ("graph_edge", 0.3),
         ("subject", 1.0),
+        ("question", 0.6),
     ],
 )
 def test_each_signal_reads_its_weight_from_config(name: str, expected: float) -> None:

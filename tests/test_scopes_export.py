@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -71,10 +72,170 @@ def test_user_keys_carry_platform_and_a_readable_id(
         ("telegram:12345", ("12345", "telegram")),
         ("12345", ("12345", None)),
         ("@alice:matrix.org", ("@alice:matrix.org", None)),
+        (":12345", ("12345", "")),
     ],
 )
 def test_cli_user_may_name_its_platform(value: str, expected: tuple[str, str | None]) -> None:
     assert scopes.split_user(value) == expected
+
+
+# -- a user id given without its platform is looked up ------------------------------------------------------
+KEYS = [
+    scopes.user_scope("u2", "cli"),
+    scopes.user_scope("u3", "cli"),
+    scopes.user_scope("u3", "telegram"),
+    scopes.user_scope("a b", "discord"),
+    scopes.user_scope("bob", None),
+    scopes.legacy_user_scope("carol"),
+    scopes.profile_scope(),
+]
+
+
+@pytest.mark.parametrize(
+    ("user", "held"),
+    [
+        ("u2", ("cli",)),
+        ("u3", ("cli", "telegram")),
+        ("a b", ("discord",)),
+        ("a_b", ()),  # differs from "a b" only where the readable part is the same
+        ("a.b", ()),
+        ("U2", ()),
+        ("bob", ("",)),
+        ("carol", ()),  # an older store's readable-only key is an alias, not a platform
+        ("dave", ()),
+    ],
+)
+def test_a_user_id_is_found_only_on_the_platforms_holding_exactly_it(
+    user: str, held: tuple[str, ...]
+) -> None:
+    assert scopes.platforms_holding(user, KEYS) == held
+
+
+U2_FACT = "u2 keeps the bike lock combination in the blue notebook."
+U3_CLI = "u3 drinks oolong tea in the morning."
+U3_TELEGRAM = "u3 drinks green tea at work."
+SPACED = "a b plays chess on Sundays."
+
+
+@pytest.fixture
+def users(home: Path) -> Path:
+    """A store as the gateway writes it: u2 on the cli platform, u3 on two platforms, "a b" on discord."""
+    engine = Bowerbird(load_config(home), background=False)
+    for text, user, platform in (
+        (U2_FACT, "u2", "cli"),
+        (U3_CLI, "u3", "cli"),
+        (U3_TELEGRAM, "u3", "telegram"),
+        (SPACED, "a b", "discord"),
+    ):
+        engine.remember(text, scope=scopes.user_scope(user, platform))
+    engine.remember(SHARED, scope="profile:default")
+    engine.shutdown()
+    return home
+
+
+def _contents(envelope: dict[str, Any], key: str) -> list[str]:
+    return sorted(
+        r["content"] for r in envelope["data"][key] if r.get("kind", "memory") == "memory"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "key", "expected"),
+    [
+        (("recall", "bike lock notebook"), "results", [U2_FACT]),
+        (("list",), "memories", sorted([U2_FACT, SHARED])),
+        (("export",), "records", [U2_FACT]),
+    ],
+)
+def test_a_user_without_platform_reads_the_platform_holding_it(
+    users: Path, args: tuple[str, ...], key: str, expected: list[str]
+) -> None:
+    envelope = json.loads(_run(users, "--json", "--user", "u2", *args).stdout)
+    assert _contents(envelope, key) == expected
+    assert envelope["data"]["notes"] == ["user 'u2' is held on cli only: read as --user 'cli:u2'"]
+
+
+def test_show_finds_a_users_memory_without_the_platform(users: Path) -> None:
+    shown = json.loads(_run(users, "--json", "--user", "u2", "show", "1").stdout)
+    assert shown["data"]["memory"]["content"] == U2_FACT
+
+
+def test_status_of_a_user_without_platform_shows_their_key(users: Path) -> None:
+    data = json.loads(_run(users, "--json", "--user", "u2", "status").stdout)["data"]
+    assert data["scopes"] == [
+        scopes.user_scope("u2", "cli"),
+        scopes.legacy_user_scope("u2"),
+        "profile:default",
+    ]
+
+
+def test_remember_for_a_user_without_platform_goes_to_their_key(users: Path) -> None:
+    stored = json.loads(
+        _run(users, "--json", "--user", "u2", "remember", "u2 cycles to work.").stdout
+    )
+    assert stored["data"]["memory"]["scope"] == scopes.user_scope("u2", "cli")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("recall", "tea"),
+        ("remember", "u3 likes jasmine tea."),
+        ("export",),
+        ("show", "2"),
+        ("list",),
+        ("status",),
+        ("serve", "--no-open"),
+        ("mcp",),
+    ],
+)
+def test_a_user_on_several_platforms_is_asked_which(users: Path, args: tuple[str, ...]) -> None:
+    result = _run(users, "--user", "u3", *args)
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: Invalid value for '--user': user id 'u3' has memories on several platforms "
+        "(cli:u3, telegram:u3); give one of them as PLATFORM:ID"
+    )
+
+
+def test_the_json_error_lists_the_choices(users: Path) -> None:
+    envelope = json.loads(_run(users, "--json", "--user", "u3", "recall", "tea").stdout)
+    assert (envelope["success"], envelope["data"]["error"]["choices"]) == (
+        False,
+        ["cli:u3", "telegram:u3"],
+    )
+
+
+@pytest.mark.parametrize(("user", "fact"), [("cli:u3", U3_CLI), ("telegram:u3", U3_TELEGRAM)])
+def test_a_user_with_platform_reads_that_platform_only(users: Path, user: str, fact: str) -> None:
+    envelope = json.loads(_run(users, "--json", "--user", user, "recall", "tea").stdout)
+    assert _contents(envelope, "results") == [fact]
+
+
+@pytest.mark.parametrize("user", ["a_b", "a.b", "U2"])
+def test_a_lookup_never_reaches_a_similar_id(users: Path, user: str) -> None:
+    envelope = json.loads(_run(users, "--json", "--user", user, "export").stdout)
+    assert _contents(envelope, "records") == []
+    assert envelope["data"]["notes"] == [
+        f"nothing is stored for user {user!r} yet, on any platform; a gateway user is given with "
+        f"their platform, e.g. --user telegram:{user}"
+    ]
+
+
+def test_a_new_user_without_platform_is_kept_under_the_id_alone(users: Path) -> None:
+    first = _run(users, "--user", "erin", "remember", "Erin's desk is by the window.")
+    again = json.loads(_run(users, "--json", "--user", "erin", "recall", "desk window").stdout)
+    assert "nothing is stored for user 'erin' yet" in first.stderr
+    assert _contents(again, "results") == ["Erin's desk is by the window."]
+    assert "notes" not in again["data"]
+
+
+def test_the_key_without_platform_is_reached_as_colon_id(users: Path) -> None:
+    _run(users, "--user", ":u2", "remember", "u2 also keeps a spare key at the office.")
+    envelope = json.loads(_run(users, "--json", "--user", "u2", "recall", "key").stdout)
+    assert envelope["data"]["error"]["choices"] == ["cli:u2", ":u2"]
+    found = json.loads(_run(users, "--json", "--user", ":u2", "recall", "spare key office").stdout)
+    assert _contents(found, "results") == ["u2 also keeps a spare key at the office."]
 
 
 def _old_store(home: Path) -> None:

@@ -19,6 +19,7 @@ CORPUS = [
     if line
 ]
 SECRETS = sorted({row["secret"] for row in CORPUS})
+TWINS = [row for row in CORPUS if "twin" in row]
 ENV = {
     "BOWERBIRD_LLM_BACKEND": "none",
     "BOWERBIRD_EMBEDDING_BACKEND": "none",
@@ -53,6 +54,11 @@ def _session(home: Path) -> tuple[BowerbirdProvider, list[str]]:
             "bowerbird_update",
             {"id": stored["stored"]["id"], "content": f"Note {n} again: {row['text']}"},
         )
+    for row in TWINS:  # the benign look-alike of each flag and config form, said on its own
+        if row["role"] == "user":
+            provider.sync_turn(row["twin"], "Got it.")
+        else:
+            provider.sync_turn("Show me how.", row["twin"])
     handed_back = [
         provider.on_pre_compress([*messages[:40], {"role": "user", "content": "I am new, hi"}])
     ]
@@ -113,3 +119,18 @@ def test_no_text_handed_to_the_host_holds_the_secret(
 def test_the_session_stored_the_harmless_parts(finished_home: tuple[Path, list[str]]) -> None:
     home, _ = finished_home
     assert b"sshpass" in (home / "exports" / "all.jsonl").read_bytes()
+
+
+def _exported_turns(home: Path) -> list[str]:
+    records = [
+        json.loads(line) for line in (home / "exports" / "all.jsonl").read_text().splitlines()
+    ]
+    return [r["content"] for r in records if r.get("kind") == "episode"]
+
+
+@pytest.mark.parametrize("row", TWINS, ids=lambda r: r["form"])
+def test_the_benign_twin_is_stored_verbatim(
+    finished_home: tuple[Path, list[str]], row: dict[str, str]
+) -> None:
+    home, _ = finished_home
+    assert [t for t in _exported_turns(home) if row["twin"].strip() in t] != []

@@ -60,7 +60,7 @@ def _rows(store: Store, table: str, columns: tuple[str, ...]) -> list[tuple[Any,
 def _everything(store: Store) -> dict[str, list[tuple[Any, ...]]]:
     out = {table.name: _rows(store, table.name, table.columns) for table in TABLES}
     out["successors"] = _rows(store, "memories", ("id", "superseded_by"))
-    for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
+    for kind in ItemKind:
         vectors = store.vectors.rows_after(kind, 0, 10_000)
         out[f"vectors {kind}"] = [(i, m, v.tobytes()) for i, m, v in vectors]
     return out
@@ -87,9 +87,9 @@ def test_a_store_copied_to_a_server_and_back_is_the_same(
     returned = Store.open(back)
     original = _everything(source)
     assert counts == {name: len(rows) for name, rows in original.items() if name in counts} | {
-        "embeddings": len(original[f"vectors {ItemKind.MEMORY}"])
-        + len(original[f"vectors {ItemKind.EPISODE}"])
+        "embeddings": sum(len(original[f"vectors {kind}"]) for kind in ItemKind)
     }
+    assert original["memory_questions"] and original[f"vectors {ItemKind.QUESTION}"]
     assert _everything(server) == original
     assert _everything(returned) == original
     assert _searches(server) == _searches(source) == _searches(returned)

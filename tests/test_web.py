@@ -255,6 +255,16 @@ def test_memory_page_shows_source_turn_entities_and_history(
     assert "<td>create</td>" in html
 
 
+def test_memory_page_shows_the_questions_it_is_found_by(
+    client: TestClient, ids: dict[str, int]
+) -> None:
+    html = client.get(f"/memories/{ids['tea']}").text
+    assert "Found by the questions" in html
+    assert re.search(
+        r'<ul class="questions"><li>[^<]+<span class="muted">from the rules</span>', html
+    )
+
+
 def test_edit_writes_a_new_version_that_supersedes(fresh: tuple[Bowerbird, dict[str, int]]) -> None:
     engine, ids = fresh
     client = clients(engine)[1]
@@ -367,6 +377,45 @@ def test_bowerbird_serve_prints_a_token_link_that_works(tmp_path: Path) -> None:
         assert httpx.get(base + "/memories", timeout=30).status_code == 403
         page = httpx.get(url.group(0), follow_redirects=True, timeout=30)
         assert "The garden gate sticks in wet weather" in page.text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_bowerbird_serve_finds_a_users_platform_and_shows_only_their_memories(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "hermes"
+    env = {
+        **os.environ,
+        "BOWERBIRD_EMBEDDING_BACKEND": "none",
+        "BOWERBIRD_LLM_BACKEND": "none",
+        "BOWERBIRD_MAINTENANCE_ENABLED": "false",
+    }
+    command = [sys.executable, "-m", "hermes_bowerbird.cli", "--hermes-home", str(home)]
+    for user, text in (("cli:u2", "The garden gate sticks"), ("cli:u20", "The shed door creaks")):
+        subprocess.run(
+            [*command, "--user", user, "remember", text],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    server = subprocess.Popen(
+        [*command, "--user", "u2", "serve", "--no-open", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+", line)
+        assert url is not None, line
+        page = httpx.get(url.group(0), follow_redirects=True, timeout=30).text
+        assert ("The garden gate sticks" in page, "The shed door creaks" in page) == (True, False)
     finally:
         server.terminate()
         server.wait(timeout=30)

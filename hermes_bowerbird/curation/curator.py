@@ -7,7 +7,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from ..types import (
     NewEpisode,
     NewMemory,
     Provenance,
+    QuestionOrigin,
     Source,
 )
 from . import pasted
@@ -35,11 +36,12 @@ from .chunking import chunk_text
 from .claims import release_dead, worker_name
 from .entities import find_entities
 from .extract import extract_candidates, said_of_before
-from .llm_batch import BatchTurn, Decision, build_prompt, parse_decisions, system_prompt
+from .llm_batch import ASK, BatchTurn, Decision, build_prompt, parse_decisions, system_prompt
 from .merge import MergeOutcome, Merger, Neighbour
 from .noise import is_noise, people_named
 from .provenance import EXPLICIT, ORIGIN_KEY, TOOL, USER, column_origin, model_origin, weigh
-from .roles import ONE_HOLDER, find_roles
+from .questions import MAX_QUESTIONS, Known, questions_for
+from .roles import ONE_HOLDER, ROLE_ALIASES, find_roles
 from .screen import screen
 
 if TYPE_CHECKING:
@@ -118,9 +120,15 @@ class _Prepared:
     chunk_vectors: list[np.ndarray | None] = field(default_factory=list)
     candidate_vectors: list[np.ndarray | None] = field(default_factory=list)
     flags: dict[str, str] = field(default_factory=dict)  # role -> why its text is quarantined
+    # the questions each candidate answers (curation/questions.py), and their vectors by text
+    candidate_questions: list[tuple[str, ...]] = field(default_factory=list)
+    question_vectors: dict[str, np.ndarray | None] = field(default_factory=dict)
 
     def texts(self) -> list[str]:
         return [c.text for c in self.chunks] + [c.content for c, _ in self.candidates]
+
+    def questions(self) -> list[str]:
+        return list(dict.fromkeys(q for qs in self.candidate_questions for q in qs))
 
 
 @dataclass
@@ -128,8 +136,9 @@ class _IndexUpdates:
     """Vectors to append to the in-memory indexes once the transaction has committed."""
 
     items: dict[ItemKind, list[tuple[int, np.ndarray]]] = field(
-        default_factory=lambda: {ItemKind.MEMORY: [], ItemKind.EPISODE: []}
+        default_factory=lambda: {kind: [] for kind in ItemKind}
     )
+    removed: dict[ItemKind, list[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -156,6 +165,8 @@ class _MergeRequest:
     new: NewMemory
     vector: np.ndarray | None
     mentions: Mapping[str, str] | None = None  # None: found in the candidate's own text
+    # the questions it answers and their vectors (None: not embedded yet, left for VectorTier.catch_up)
+    questions: Mapping[str, np.ndarray | None] = field(default_factory=dict)
 
 
 class Curator:
@@ -283,10 +294,16 @@ class Curator:
         new = _with_origin(new, candidate.origin)
         with self._lock:
             embedder = self._embedder()
-            vectors = self._embed(embedder, [new.content])
+            asked = _questions(
+                candidate, _mentions(candidate.content), called_by_role(self.store, new.scope)
+            )
+            vectors = _embed(embedder, [new.content])
             ctx = _MergeContext(new.scope, embedder, _IndexUpdates(), actor)
+            questions = _embed_questions(embedder, asked)
             with self.store.transaction():
-                outcome = self._merge_one(ctx, _MergeRequest(candidate, new, vectors[0]))
+                outcome = self._merge_one(
+                    ctx, _MergeRequest(candidate, new, vectors[0], questions=questions)
+                )
                 if supersedes is not None and supersedes not in (
                     outcome.memory_id,
                     *outcome.superseded,
@@ -304,17 +321,28 @@ class Curator:
             return []
         with self._lock:
             embedder = self._embedder()
-            vectors = self._embed(embedder, [n.content for n in news])
+            candidates = [_explicit(new) for new in news]
+            called = called_by_role(self.store, news[0].scope)
+            asked = [_questions(c, _mentions(c.content), called) for c in candidates]
+            vectors = _embed(embedder, [n.content for n in news])
+            by_question = _embed_questions(embedder, [q for qs in asked for q in qs])
             ctx = _MergeContext(news[0].scope, embedder, _IndexUpdates(), actor)
             ids = []
             with self.store.transaction():
                 ctx.allowed = (
                     self.store.memories.live_ids([ctx.scope]) if embedder is not None else None
                 )
-                for new, vector in zip(news, vectors, strict=True):
-                    candidate = _explicit(new)
+                for new, candidate, vector, qs in zip(
+                    news, candidates, vectors, asked, strict=True
+                ):
                     outcome = self._merge_one(
-                        ctx, _MergeRequest(candidate, _with_origin(new, candidate.origin), vector)
+                        ctx,
+                        _MergeRequest(
+                            candidate,
+                            _with_origin(new, candidate.origin),
+                            vector,
+                            questions={q: by_question[q] for q in qs},
+                        ),
                     )
                     ids.append(outcome.memory_id)
             self._index(ctx.updates)
@@ -326,45 +354,44 @@ class Curator:
             return None
         return self.vectors.embeddings.current()
 
-    def _embed(self, embedder: Embedder | None, texts: Sequence[str]) -> list[np.ndarray | None]:
-        """Vectors for all texts (each distinct text embedded once); Nones when there is no model."""
-        if embedder is None or not texts:
-            return [None] * len(texts)
-        unique = list(dict.fromkeys(texts))
-        try:
-            matrix = np.asarray(embedder.embed_batch(unique), dtype=np.float32)
-        except Exception:
-            # a failing model must not lose the turn: curate without vectors, catch up later
-            log.warning("embedding failed; curating without vectors", exc_info=True)
-            return [None] * len(texts)
-        by_text = dict(zip(unique, matrix, strict=True))
-        return [by_text[t] for t in texts]
-
     def _prepare_rows(self, entries: Sequence[JournalEntry]) -> list[_Prepared]:
         """Chunks, noise and candidates per row, then every text of every row embedded in one model call."""
         people: dict[str, set[str]] = {}  # per scope, grown row by row
-        prepared = [self._prepare(entry, people) for entry in entries]
+        called: dict[str, dict[str, str]] = {}  # per scope: name -> the role the user calls them by
+        prepared = [self._prepare(entry, people, called) for entry in entries]
         embedder = self._embedder()
         texts = [t for p in prepared for t in p.texts()]
-        vectors = iter(self._embed(embedder, texts))
+        vectors = iter(_embed(embedder, texts))
         for prep in prepared:
             prep.embedder = embedder
             prep.chunk_vectors = [next(vectors) for _ in prep.chunks]
             prep.candidate_vectors = [next(vectors) for _ in prep.candidates]
+        by_question = _embed_questions(embedder, [q for p in prepared for q in p.questions()])
+        for prep in prepared:
+            prep.question_vectors = {q: by_question[q] for q in prep.questions()}
         return prepared
 
-    def _people(self, entry: JournalEntry, known: dict[str, set[str]]) -> set[str]:
+    def _people(
+        self, entry: JournalEntry, known: dict[str, set[str]], called: dict[str, dict[str, str]]
+    ) -> set[str]:
         """Whom the user called by a role in the row's scope: in the store, in earlier rows of the batch (not yet
-        written) and in this row ("My sister Meera ... Meera moved to Vancouver.")."""
+        written) and in this row ("My sister Meera ... Meera moved to Vancouver."); `called` learns their roles."""
         people = known.get(entry.scope)
         if people is None:
             people = known[entry.scope] = set(self.store.graph.people(entry.scope))
+        roles = called.get(entry.scope)
+        if roles is None:
+            roles = called[entry.scope] = called_by_role(self.store, entry.scope)
         own = pasted.own_words(entry.user_content)
-        people.update(find_roles(own, _mentions(own)))
+        found = find_roles(own, _mentions(own))
+        people.update(found)
+        roles.update({name: aliases[0] for name, aliases in found.items() if aliases})
         return people
 
-    def _prepare(self, entry: JournalEntry, known: dict[str, set[str]]) -> _Prepared:
-        people = self._people(entry, known)
+    def _prepare(
+        self, entry: JournalEntry, known: dict[str, set[str]], called: dict[str, dict[str, str]]
+    ) -> _Prepared:
+        people = self._people(entry, known, called)
         bodies = (("user", entry.user_content), ("assistant", entry.assistant_content))
         # what the user tells of someone they named in the turn before ("he collects vinyl") is told of them by name
         told = said_of_before(
@@ -395,15 +422,24 @@ class Curator:
             # short one that fills a profile slot ("Use pnpm, not npm.") is no filler
             if c.role not in noisy or c.closing_only or (c.role == "user" and c.subject)
         ]
+        mentions: list[Mapping[str, str]] = [
+            _mentions(c.content, (*c.entities, *people_named(c.content, people)))
+            for c, _ in candidates
+        ]
         return _Prepared(
             chunks,
             candidates,
             noise=noisy >= {"user", "assistant"},
-            candidate_mentions=[
-                _mentions(c.content, (*c.entities, *people_named(c.content, people)))
-                for c, _ in candidates
+            candidate_mentions=mentions,
+            flags={
+                role: ", ".join(why)
+                for role, body in bodies
+                if (why := screen(body, said_by_user=column_origin(role, entry.platform) == USER))
+            },
+            candidate_questions=[
+                _questions(c, found, called[entry.scope])
+                for (c, _), found in zip(candidates, mentions, strict=True)
             ],
-            flags={role: ", ".join(why) for role, body in bodies if (why := screen(body))},
         )
 
     # -- writing (inside the caller's transaction) ---------------------------------------------------------------
@@ -440,6 +476,10 @@ class Curator:
                 prepared.candidates,
                 prepared.candidate_vectors,
                 prepared.candidate_mentions,
+                [
+                    {q: prepared.question_vectors.get(q) for q in asked}
+                    for asked in prepared.candidate_questions
+                ],
             ),
             result,
         )
@@ -470,7 +510,9 @@ class Curator:
         outcome = self.merger.apply(plan, new, candidate, actor=ctx.actor)
         if outcome.action == "dropped":
             return outcome
-        if outcome.action == "created" and (reasons := screen(new.content)):
+        # an explicit write is screened by the engine, which knows who wrote it
+        mine = candidate.origin in (USER, EXPLICIT)
+        if outcome.action == "created" and (reasons := screen(new.content, said_by_user=mine)):
             self.store.quarantine_item(ItemKind.MEMORY, outcome.memory_id, ", ".join(reasons))
         found = (
             request.mentions
@@ -491,6 +533,7 @@ class Curator:
             self._stage_vector(
                 ItemKind.MEMORY, outcome.memory_id, vector, ctx.embedder, ctx.updates
             )
+        _add_questions(self.store, ctx, outcome.memory_id, request)
         return outcome
 
     def _entity_ids(
@@ -536,6 +579,10 @@ class Curator:
         """Append committed vectors to the in-memory indexes (they are already stored; a reload finds them)."""
         if self.vectors is None:
             return
+        for kind, ids in updates.removed.items():
+            index = self.vectors.index(kind) if ids else None
+            if index is not None:
+                index.remove(np.asarray(ids, dtype=np.int64))
         for kind, items in updates.items.items():
             try:
                 index = self.vectors.index(kind) if items else None
@@ -645,6 +692,7 @@ class Curator:
         ids: Sequence[int],
     ) -> CurationResult:
         every = tuple(Provenance(e.session_id, e.turn_index) for e in entries)
+        asks = [d.candidate for d in decisions if d.action == ASK]
         candidates = [
             (
                 _weigh_decision(d, entries),
@@ -653,14 +701,38 @@ class Curator:
                 else every,
             )
             for d in decisions
+            if d.action != ASK
         ]
         embedder = self._embedder()
-        vectors = self._embed(embedder, [c.content for c, _ in candidates])
+        called = called_by_role(self.store, scope)
+        asked = [_questions(c, _mentions(c.content, c.entities), called) for c, _ in candidates]
+        vectors = _embed(embedder, [c.content for c, _ in candidates])
+        by_question = _embed_questions(
+            embedder, [q for qs in (*asked, *(c.questions for c in asks)) for q in qs]
+        )
         result = CurationResult(llm="applied")
         ctx = _MergeContext(scope, embedder, _IndexUpdates())
         with self.store.transaction():
+            for candidate in asks:  # questions for a memory the batch repeats
+                target = self.store.memories.get(candidate.supersedes or 0)
+                if target is not None and target.scope == scope and not target.forgotten:
+                    request = _MergeRequest(
+                        candidate,
+                        _new_memory(scope, candidate, None, ()),
+                        None,
+                        questions={q: by_question[q] for q in candidate.questions},
+                    )
+                    _add_questions(self.store, ctx, target.id, request)
             self._merge_all(
-                ctx, _requests(scope, entries[-1] if entries else None, candidates, vectors), result
+                ctx,
+                _requests(
+                    scope,
+                    entries[-1] if entries else None,
+                    candidates,
+                    vectors,
+                    questions=[{q: by_question[q] for q in qs} for qs in asked],
+                ),
+                result,
             )
             self._drop_from_batch(key, ids)
         self._index(ctx.updates)
@@ -680,9 +752,7 @@ class Curator:
         embedder = self._embedder()
         if embedder is not None and self.vectors is not None:
             allowed = self.store.memories.live_ids([scope])
-            queries = self._embed(
-                embedder, [e.user_content or e.assistant_content for e in entries]
-            )
+            queries = _embed(embedder, [e.user_content or e.assistant_content for e in entries])
             for vector in queries:
                 if vector is not None and allowed:
                     for memory_id, score in self.vectors.search(
@@ -701,6 +771,118 @@ class Curator:
             (m for m in memories.values() if m.is_current(now)), key=lambda m: -hits[m.id]
         )
         return ranked[:_EXISTING_FOR_PROMPT]
+
+
+def _embed(embedder: Embedder | None, texts: Sequence[str]) -> list[np.ndarray | None]:
+    """Vectors for all texts (each distinct text embedded once); Nones when there is no model."""
+    if embedder is None or not texts:
+        return [None] * len(texts)
+    unique = list(dict.fromkeys(texts))
+    try:
+        matrix = np.asarray(embedder.embed_batch(unique), dtype=np.float32)
+    except Exception:
+        # a failing model must not lose the turn: curate without vectors, catch up later
+        log.warning("embedding failed; curating without vectors", exc_info=True)
+        return [None] * len(texts)
+    by_text = dict(zip(unique, matrix, strict=True))
+    return [by_text[t] for t in texts]
+
+
+def _embed_questions(
+    embedder: Embedder | None, questions: Sequence[str]
+) -> dict[str, np.ndarray | None]:
+    """Vectors of questions by text, in a model call of their own: the int8 model quantises each call's
+    activations together, so texts embedded beside them would come out a little different."""
+    unique = list(dict.fromkeys(questions))
+    return dict(zip(unique, _embed(embedder, unique), strict=True))
+
+
+def _add_questions(
+    store: Store, ctx: _MergeContext, memory_id: int, request: _MergeRequest
+) -> None:
+    """Store the questions the memory answers with their vectors. A model's questions replace those the rules
+    wrote; a merged duplicate adds what the memory lacks, up to MAX_QUESTIONS."""
+    if not request.questions:
+        return
+    origin = QuestionOrigin.MODEL if request.candidate.questions else QuestionOrigin.RULES
+    if origin is QuestionOrigin.MODEL:
+        dropped = store.questions.drop_rules(memory_id)
+        store.vectors.delete(ItemKind.QUESTION, dropped)
+        ctx.updates.removed.setdefault(ItemKind.QUESTION, []).extend(dropped)
+    held = len(store.questions.ids_of([memory_id]))
+    texts = list(request.questions)[: max(0, MAX_QUESTIONS - held)]
+    for question_id, text in store.questions.add(memory_id, texts, origin):
+        vector = request.questions.get(text)
+        if vector is not None and ctx.embedder is not None:  # else left for VectorTier.catch_up
+            store.vectors.put(ItemKind.QUESTION, ctx.embedder.model_name, [(question_id, vector)])
+            ctx.updates.items[ItemKind.QUESTION].append((question_id, vector))
+
+
+def ask_missing(
+    store: Store, batch: int = 200, progress: Callable[[int], None] | None = None
+) -> int:
+    """Give every live memory without a question the rules' questions (a store from before they existed, or one
+    curated with no model and no rules that fit then); their vectors are left for `VectorTier.catch_up`. Each batch
+    commits on its own, so an interrupted run resumes where it stopped. Returns how many memories got questions."""
+    done, after = 0, 0
+    roles = functools.cache(lambda scope: called_by_role(store, scope))
+    while ids := store.questions.without_questions(batch, after):
+        memories = store.memories.get_many(ids)
+        linked = store.graph.entities_of_memories(ids)
+        entities = store.graph.get_entities(sorted({e for es in linked.values() for e in es}))
+        with store.transaction():
+            for memory in memories.values():
+                names = {
+                    entities[e].name: entities[e].kind
+                    for e in linked.get(memory.id, [])
+                    if e in entities
+                }
+                known = Known(
+                    memory.type,
+                    memory.content,
+                    memory.subject,
+                    tuple(names),
+                    find_roles(memory.content, names),
+                    {n: r for n, r in roles(memory.scope).items() if n in names},
+                )
+                done += bool(
+                    store.questions.add(memory.id, questions_for(known), QuestionOrigin.RULES)
+                )
+        after = ids[-1]
+        if progress is not None:
+            progress(done)
+    return done
+
+
+def called_by_role(store: Store, scope: str) -> dict[str, str]:
+    """Each person of the scope the user calls by a role, by name as written: the role ("Tomasz" -> "husband", the
+    first of his aliases that is a role of its own in curation/roles.py's table)."""
+    order = {role: n for n, role in enumerate(ROLE_ALIASES)}
+    called: dict[str, str] = {}
+    for alias, name in sorted(
+        store.graph.names_and_roles([scope])[1].items(), key=lambda kv: order.get(kv[0], len(order))
+    ):
+        called.setdefault(name, alias)
+    return called
+
+
+def _questions(
+    candidate: Candidate, mentions: Mapping[str, str], called: Mapping[str, str]
+) -> tuple[str, ...]:
+    """The questions a candidate answers: the model's, else those curation/questions.py writes from what is known
+    of it (its type, subject slot, the tools it names, the roles its text gives people and those the user gave the
+    people it names before)."""
+    if candidate.questions:
+        return candidate.questions[:MAX_QUESTIONS]
+    known = Known(
+        candidate.type,
+        candidate.content,
+        candidate.subject,
+        tuple(mentions),
+        find_roles(candidate.content, mentions),
+        {name: role for name, role in called.items() if name in mentions},
+    )
+    return questions_for(known)
 
 
 def _chunk(role: str, index: int, text: str, people: Collection[str] = ()) -> _Chunk:
@@ -747,14 +929,17 @@ def _requests(
     candidates: Sequence[tuple[Candidate, tuple[Provenance, ...]]],
     vectors: Sequence[np.ndarray | None],
     mentions: Sequence[Mapping[str, str]] = (),
+    questions: Sequence[Mapping[str, np.ndarray | None]] = (),
 ) -> list[_MergeRequest]:
-    """Merge requests for extracted candidates (with their provenance), their vectors and, when known, mentions."""
+    """Merge requests for extracted candidates (with their provenance), their vectors and, when known, mentions
+    and the questions each answers with their vectors."""
     return [
         _MergeRequest(
             candidate,
             _new_memory(scope, candidate, entry, provenance),
             vector,
             mentions[i] if mentions else None,
+            questions[i] if questions else {},
         )
         for i, ((candidate, provenance), vector) in enumerate(zip(candidates, vectors, strict=True))
     ]

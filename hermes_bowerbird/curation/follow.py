@@ -60,7 +60,7 @@ class IndexFollower:
             version = self.store.db.data_version()
             if version == self._version:
                 return
-            for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
+            for kind in ItemKind:
                 self._follow(kind)
             self._version = version
 

@@ -11,9 +11,12 @@ from typing import Any
 from ..errors import LLMError
 from ..types import MEMORY_TYPES, Candidate, Memory, MemoryType, Relation, type_spec, type_specs
 from ..vocabulary import importance_floor, prompt_keys
+from .questions import MAX_QUESTION_CHARS, MAX_QUESTIONS
 from .redact import redact
 
 ACTIONS = ("add", "update", "supersede", "ignore")
+# an `ignore` of an existing memory that brings questions for it: they are stored with that memory
+ASK = "ask"
 MAX_CONTENT_CHARS = 600
 _TURN_CHARS = 2_000
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
@@ -28,7 +31,10 @@ def system_prompt() -> str:
         "talk, one-off requests and anything only true for this moment. Write each memory as one short standalone "
         'sentence in the third person ("The user ..."). Compare with the existing memories: if a turn changes one '
         "of them (a new city, a new job, a changed plan), answer `supersede` with its id; if it only rephrases or "
-        "refines one, answer `update` with its id; if it is already known, answer `ignore`. Reply with JSON only."
+        "refines one, answer `update` with its id; if it is already known, answer `ignore` with its id. For each "
+        f"memory you add, update, supersede or ignore, write up to {MAX_QUESTIONS} short questions the user might "
+        'later ask you to get it back, in the user\'s own voice and in different words ("who do I report to?", '
+        '"what is my boss called?"). Reply with JSON only.'
     )
 
 
@@ -57,13 +63,19 @@ def response_schema() -> dict[str, Any]:
                         "importance": {"type": "number", "minimum": 0, "maximum": 1},
                         "target_id": {
                             "type": ["integer", "null"],
-                            "description": "existing memory id for update/supersede",
+                            "description": "existing memory id for update/supersede/ignore",
                         },
                         "turn": {
                             "type": ["integer", "null"],
                             "description": "number of the turn it comes from",
                         },
                         "entities": {"type": "array", "items": {"type": "string"}},
+                        "questions": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "questions the user might ask to get this memory back, in the "
+                            "user's voice",
+                        },
                         "relations": {
                             "type": "array",
                             "items": {
@@ -166,6 +178,9 @@ def _decision(item: dict[str, Any], known_ids: Collection[int], turns: int) -> D
     target = _int(item.get("target_id"))
     if action in ("update", "supersede") and (target is None or target not in known_ids):
         action, target = "add", None
+    questions = _questions(item.get("questions"))
+    if action == "ignore" and target in known_ids and questions:
+        action = ASK
     candidate = Candidate(
         type=memory_type,
         content=redact(" ".join(content.split()))[:MAX_CONTENT_CHARS],
@@ -174,8 +189,9 @@ def _decision(item: dict[str, Any], known_ids: Collection[int], turns: int) -> D
         subject=subject,
         entities=_strings(item.get("entities")),
         role="model",
-        supersedes=target if action in ("update", "supersede") else None,
+        supersedes=target if action in ("update", "supersede", ASK) else None,
         relations=_relations(item.get("relations"), known_ids),
+        questions=questions,
     )
     turn = _int(item.get("turn"))
     return Decision(action, candidate, turn if turn is not None and 1 <= turn <= turns else None)
@@ -213,6 +229,18 @@ def _strings(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
     return tuple(v.strip()[:80] for v in value if isinstance(v, str) and v.strip())[:10]
+
+
+def _questions(value: Any) -> tuple[str, ...]:
+    """The model's questions, each one line of at most MAX_QUESTION_CHARS, secrets redacted, each once."""
+    if not isinstance(value, list):
+        return ()
+    found = (
+        redact(" ".join(v.split()))[:MAX_QUESTION_CHARS]
+        for v in value
+        if isinstance(v, str) and v.strip()
+    )
+    return tuple(dict.fromkeys(found))[:MAX_QUESTIONS]
 
 
 def _relations(value: Any, known_ids: Collection[int]) -> tuple[tuple[Relation, int], ...]:

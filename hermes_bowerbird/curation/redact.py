@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..text import whitespace_token_spans, whitespace_tokens
+from .config_sections import PlacedValue, placed_values
 
 Span = tuple[int, int]
 Locator = Callable[[re.Match[str]], Span | None]
@@ -170,11 +171,127 @@ def _full_key(m: re.Match[str]) -> str:
     return text[start:end]
 
 
+# the parts of a setting's name that say it holds a secret ("db_password", "webhook_token", "stripe_api_key"): a
+# "key" only when they say whose
+_SECRET_PARTS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "passphrase",
+        "secret",
+        "token",
+        "credential",
+        "credentials",
+        "apikey",
+    }
+)
+_KEY_OWNERS = frozenset(
+    {
+        "api",
+        "private",
+        "access",
+        "secret",
+        "encryption",
+        "signing",
+        "master",
+        "client",
+        "app",
+        "license",
+        "webhook",
+    }
+)
+# ...and the parts that say the setting is about one, not one ("password_min_length", "token_ttl", "ssh_key_name",
+# "api_key_rotation_days")
+_ABOUT_A_SECRET = frozenset(
+    {
+        "name",
+        "id",
+        "arn",
+        "path",
+        "file",
+        "length",
+        "min",
+        "max",
+        "size",
+        "ttl",
+        "expiry",
+        "expires",
+        "days",
+        "hours",
+        "minutes",
+        "seconds",
+        "header",
+        "type",
+        "policy",
+        "version",
+        "rotation",
+        "hash",
+        "url",
+        "uri",
+        "prefix",
+        "count",
+        "enabled",
+        "format",
+    }
+)
+
+
+# what the other entries of a secrets' section hold: who, where and how, not the secret
+_NAMES_NO_SECRET = _ABOUT_A_SECRET | {
+    "user",
+    "username",
+    "login",
+    "email",
+    "mail",
+    "host",
+    "hostname",
+    "server",
+    "endpoint",
+    "region",
+    "provider",
+    "profile",
+    "database",
+    "db",
+    "dbname",
+    "port",
+    "scope",
+    "scopes",
+    "audience",
+    "issuer",
+    "account",
+    "tenant",
+    "domain",
+    "domains",
+    "method",
+    "mode",
+}
+
+
+def _names_a_secret(name: str) -> bool:
+    parts = re.split(r"[_.-]+", name.lower())
+    if _ABOUT_A_SECRET.intersection(parts):
+        return False
+    return any(
+        part in _SECRET_PARTS or (part == "key" and i > 0 and parts[i - 1] in _KEY_OWNERS)
+        for i, part in enumerate(parts)
+    )
+
+
+def _secret_variable_default(m: re.Match[str]) -> Span | None:
+    start, end, value, quoted = _value_span(m)
+    if not quoted or not _names_a_secret(m.group("key")) or _is_code_or_placeholder(value, True):
+        return None
+    return start, end
+
+
 def _password_is(m: re.Match[str]) -> Span | None:
     start, end, value, quoted = _value_span(m)
     if len(value) < 4 or _is_code_or_placeholder(value, quoted):
         return None
-    if not quoted and value.isalpha():
+    # a word, or the rest of an address whose scheme's colon read as the one before a password ("ftp://...")
+    if not quoted and (value.isalpha() or value.startswith("//")):
         return None
     return start, end
 
@@ -279,6 +396,9 @@ def _login_name(m: re.Match[str]) -> Span | None:
     9920")."""
     start, end, value, _ = _value_span(m)
     if value.startswith("[REDACTED") or not any(c.isdigit() or c in ".@_" for c in value):
+        return None
+    # "docker login ghcr.io": a command and the registry it logs in to
+    if _LOGIN_COMMAND_BEFORE.search(_before(m, 40)):
         return None
     return start, end
 
@@ -468,6 +588,9 @@ def _login_password(m: re.Match[str]) -> Span | None:
     start, end, value, quoted = _value_span(m)
     if len(value) < 3 or _is_code_or_placeholder(value, quoted) or value.lower() in _STOP_WORDS:
         return None
+    # an address's "//" read as the pair's slash: "oc login https://api.cluster:6443"
+    if value.startswith("/"):
+        return None
     if m.group("named") is None and m.group("after_slash") is None and not _password_like(value):
         return None
     return start, end
@@ -516,9 +639,10 @@ def _emailed_password(m: re.Match[str]) -> Span | None:
 
 
 def _bare_password(m: re.Match[str]) -> Span | None:
-    """`the password Tr0ub4dor&3`: a password word followed straight by a password-like value."""
+    """`the password Tr0ub4dor&3`: a password word followed straight by a password-like value (not a flag's name or
+    value, with the command's next argument after it: "--ask-password ftp://...", "-field=password secret/db")."""
     start, end, value, quoted = _value_span(m)
-    if len(value) < 4 or not _chosen_password(value, quoted):
+    if len(value) < 4 or not _chosen_password(value, quoted) or _before(m, 1) in ("=", "-"):
         return None
     return start, end
 
@@ -546,7 +670,8 @@ def _header_value(m: re.Match[str]) -> Span | None:
 
 
 def _cmdline_value(m: re.Match[str]) -> Span | None:
-    return _cmdline_value_of(m, "value")
+    """The password of `-u user:pass`, not the rest of an address (`-u http://app`)."""
+    return None if m.group("value").startswith("//") else _cmdline_value_of(m, "value")
 
 
 def _rule(
@@ -562,8 +687,6 @@ def _rule(
 
 
 _VAL = r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
-_VAL2 = r"(?P<flagvalue>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256})"
-_VAL_INNER = r"\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`]{1,256}"
 # a digit said as a word, once or more: "four", "oh" (zero), "double seven"
 _SPELLED_DIGIT = (
     r"(?:(?:double|triple)[ \t]+)?(?:zero|oh|nought|one|two|three|four|five|six|seven|eight|nine)"
@@ -583,18 +706,125 @@ _SET_ANEW = (
 _SAID_PASSWORD = r"(?P<value>\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'`,;]{4,128})"
 
 
-def _cmdline_any(m: re.Match[str]) -> Span | None:
-    for group in ("value", "attached", "flagvalue"):
-        if m.group(group) is not None:
-            return _cmdline_value_of(m, group)
-    return None
-
-
 def _cmdline_value_of(m: re.Match[str], group: str) -> Span | None:
     start, end, value, _quoted = _value_span(m, group)
     if not value or value[0] in "-$<{" or value.lower() in _NON_VALUES:
         return None
     return start, end
+
+
+# one shell command, continued over lines by a backslash: what may come between a command's name and its flag
+_SAME_COMMAND = r"(?:[^\n|;&]|\\\r?\n){0,200}?"
+# the clients whose `login` takes a password after -p: "docker login -u bot -p X registry.io", "az login -u app -p X"
+_LOGIN_CLIS = r"(?:docker|podman|buildah|skopeo|nerdctl|oc|cf|az|helm[ \t]+registry)[ \t]+login"
+# commands and the short flag that takes their password, as their manuals spell it (a short flag means a password
+# only to its own command: "ssh -p 22", "psql -p 5432" and "docker run -p 8080:80" give ports); mysql's and 7z's
+# value is attached ("mysql -u root -p shop" prompts, and opens the database "shop")
+_PASSWORD_FLAGS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    (_LOGIN_CLIS, r"(?:-p|--password)(?:=|[ \t]+)", ("login",)),
+    (r"mongo(?:sh|dump|restore|export|import|stat|top|files)?", r"-p(?:=|[ \t]+)", ("mongo",)),
+    (r"redis-cli", r"-a[ \t]+", ("redis-cli",)),
+    (
+        r"sqlcmd|bcp|mosquitto_(?:pub|sub|rr)|zip|unzip|zipcloak",
+        r"-P[ \t]+",
+        ("sqlcmd", "bcp", "mosquitto", "zip"),
+    ),
+    (r"ldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)", r"-w[ \t]+", ("ldap",)),
+    (r"sshpass", r"-p[ \t]*", ("sshpass",)),
+    (r"mysql|mysqldump|mysqladmin|mariadb|mariadb-dump", r"-p", ("mysql", "mariadb")),
+    (r"7z|7za|7zr|rar|unrar", r"-p", ("7z", "rar")),
+    (r"gh[ \t]+secret[ \t]+set", r"(?:-b|--body)(?:=|[ \t]+)", ("secret",)),
+    # a login's name and password in one value: "lftp -u bob,X", "smbclient -U alice%X"
+    (r"lftp", r"-u[ \t]+[^\s,\"']{1,64},", ("lftp",)),
+    (
+        r"smbclient|rpcclient|smbcacls|smbget|smbmap",
+        r"-U[ \t]+[^\s%\"']{1,64}%",
+        ("smb", "rpcclient"),
+    ),
+)
+# a flag named for a secret, in any command: "--password X", "--http-password=X", "--client-secret X", "--_authToken
+# X", "-storepass X", openssl's "-passin pass:X"; not one naming where the secret is read from ("--password-stdin",
+# "--token-file") nor a switch ("--ask-pass", "--no-password", "--with-token")
+_SECRET_FLAG = (
+    r"(?<![\w-])(?:--(?!(?:ask|no|prompt|with|use|show|print|read|generate|require|skip)-)(?:[a-z0-9]*[-_]){0,4}"
+    r"(?:password|passwd|passphrase|pass|pwd|token|secret|api[-_]?key|access[-_]key|secret[-_]key|auth[-_]?token"
+    r"|auth)"
+    r"|-[a-z]{0,12}pass(?:word|wd|phrase|in|out)?)(?![\w-])(?:=|[ \t]+)"
+)
+# a value that says where the secret is, not what it is: "env:PASS", "file:pw.txt", "stdin", "~/.token", "creds.json"
+_NAMES_A_SOURCE = re.compile(
+    r"(?:env|file|fd|stdin)(?::|$)|[~.]{0,2}/|.*\.(?:json|txt|pem|key|ya?ml|env|p12|pfx|crt|cfg|conf|ini)$",
+    re.IGNORECASE,
+)
+# a `login` that is a command's, followed by the registry it logs in to: "docker login ghcr.io"
+_LOGIN_COMMAND_BEFORE = re.compile(
+    r"\b(?:docker|podman|buildah|skopeo|nerdctl|oc|cf|az|helm[ \t]+registry|npm|gh)[ \t]+$"
+)
+# a Kubernetes secret given on the command line: "kubectl create secret generic db --from-literal=password=X"
+_CREATES_SECRET = re.compile(r"\bcreate[ \t]+secret\b(?:[^\n|;&]|\\\r?\n)*$")
+
+
+# what prose says after a flag's name: "the --token flag is deprecated", "--password works too"
+_SAID_OF_A_FLAG = frozenset(
+    {
+        "flag",
+        "flags",
+        "option",
+        "options",
+        "argument",
+        "arg",
+        "parameter",
+        "param",
+        "switch",
+        "works",
+        "instead",
+    }
+)
+
+
+def _flag_value(m: re.Match[str]) -> Span | None:
+    """The value of a flag that takes a secret, unless it names where the secret comes from or is prose ("use -p
+    to pass the password")."""
+    start, end, value, _ = _value_span(m)
+    if value.startswith("pass:"):  # openssl's "-passin pass:X"
+        start, value = start + 5, value[5:]
+    if (
+        not value
+        or value[0] == "-"
+        or value.lower() in _STOP_WORDS
+        or value.lower() in _SAID_OF_A_FLAG
+        or _is_code_or_placeholder(value, True)
+        or _NAMES_A_SOURCE.match(value)
+    ):
+        return None
+    return start, end
+
+
+def _secret_flag_value(m: re.Match[str]) -> Span | None:
+    """A flag named for a secret: its value; of an `--auth user:pass`, only the password."""
+    span = _flag_value(m)
+    flag = m.group(0)[: m.start("value") - m.start()].rstrip(" \t=").lower()
+    if span is None or not flag.endswith("auth"):
+        return span
+    colon = m.string.find(":", span[0], span[1])
+    return (colon + 1, span[1]) if colon >= 0 and colon + 1 < span[1] else None
+
+
+def _literal_of_created_secret(m: re.Match[str]) -> Span | None:
+    return _flag_value(m) if _CREATES_SECRET.search(_before(m, 400)) else None
+
+
+def _command_rules() -> tuple[_Rule, ...]:
+    return tuple(
+        _rule(
+            "command_line_password",
+            rf"\b(?:{commands})\b{_SAME_COMMAND}[ \t]{flag}" + _VAL,
+            triggers,
+            lower=True,
+            locate=_flag_value,
+        )
+        for commands, flag, triggers in _PASSWORD_FLAGS
+    )
 
 
 def _near_or_assigned(m: re.Match[str]) -> Span | None:
@@ -660,7 +890,10 @@ _ID_WHERE = r"(?:[ \t]+(?:there|here)|[ \t]+(?:at|with|for)(?:[ \t]+[\w'’-]{1,
 _GENERIC_KEYS = (
     r"(?:passwd|password|passphrase|pwd|client[_-]?secret|secret[_-]?key|secret|api[_-]?key|apikey"
     r"|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token"
-    r"|credentials?)"
+    r"|credentials?"
+    # "pass" and "pw" only as code names them: the end of a key ("db_pass", "ansible_become_pass") or a quoted one
+    # ('"pass": ...'), never the word ("a bus pass: ...")
+    r"|(?<=[A-Za-z0-9][_-])(?:pass|pw)|(?<=[\"'])(?:pass|pw)(?=[\"']))"
 )
 
 _RULES: tuple[_Rule, ...] = (
@@ -768,17 +1001,40 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "credit_card", r"(?<![0-9.-])[2-6]\d{3}(?:[ -]?\d){9,15}(?![0-9])", (), locate=_credit_card
     ),
+    *_command_rules(),
     _rule(
         "command_line_password",
-        r"\bsshpass[ \t]+-p[ \t]*"
-        + _VAL
-        + r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?"
-        r"[ \t]-p(?P<attached>" + _VAL_INNER + r")"
-        r"|--(?:password|passwd|pass|token|api[-_]key|secret|client-secret|auth-token)(?:=|[ \t]+)"
-        + _VAL2,
-        ("sshpass", "-p", "--pass", "--token", "--api", "--secret", "--client", "--auth"),
+        _SECRET_FLAG + _VAL,
+        ("pass", "pwd", "token", "secret", "key", "auth"),
         lower=True,
-        locate=_cmdline_any,
+        locate=_secret_flag_value,
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "command_line_password",
+        r"--from-literal[= ][^=\s]{1,120}=" + _VAL,
+        ("--from-literal",),
+        lower=True,
+        locate=_literal_of_created_secret,
+    ),
+    _rule(
+        # a token given to vault's login: "vault login hvs.CAES..." (not "vault login -method=userpass ...")
+        "command_line_password",
+        r"\bvault[ \t]+login[ \t]+(?P<value>[^\s\"'`=-][^\s\"'`=]{7,256})(?![^\s])",
+        ("vault",),
+        lower=True,
+        locate=_flag_value,
+    ),
+    _rule(
+        # a client's setting named for a secret: "aws configure set aws_secret_access_key X", "npm config set
+        # //registry.npmjs.org/:_authToken X", "git config --global github.token X"
+        "secret_assignment",
+        r"\bconfig(?:ure)?[ \t]+(?:set[ \t]+)?(?:--?[\w-]{1,30}[ \t]+){0,3}"
+        r"(?P<key>[\w./:@-]{0,100}?(?:token|secret|password|passwd|pass|pwd|api[-_]?key|access[-_]?key"
+        r"|secret[-_]?key|credentials?))[ \t]+" + _VAL,
+        ("config",),
+        lower=True,
+        locate=_flag_value,
         flags=re.IGNORECASE,
     ),
     _rule(
@@ -854,10 +1110,20 @@ _RULES: tuple[_Rule, ...] = (
         flags=re.IGNORECASE,
     ),
     _rule(
+        # a Terraform variable named for a secret, given a default: 'variable "db_password" { default = "X" }' (not
+        # its description, its type or `sensitive = true`)
+        "secret_assignment",
+        r"\bvariable[ \t]+\"(?P<key>[\w-]{1,80})\"[ \t]*\{[^{}]{0,800}?\bdefault[ \t]*=[ \t]*"
+        + _VAL,
+        ("variable",),
+        lower=True,
+        locate=_secret_variable_default,
+    ),
+    _rule(
         "secret_assignment",
         rf"(?P<key>{_GENERIC_KEYS})(?![A-Za-z0-9_])[\"']?[ \t]{{0,8}}(?P<sep>:=|=>|=|:)(?!=)[ \t]{{0,8}}"
         r"(?P<value>\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`,;]{1,256})",
-        ("pass", "pwd", "secret", "key", "token", "credential"),
+        ("pass", "pw", "secret", "key", "token", "credential"),
         lower=True,
         locate=_assignment,
         flags=re.IGNORECASE,
@@ -1394,7 +1660,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
     if not text:
         return []
     lowered = text.lower()
-    taken: list[Span] = []
+    taken: list[Span] = [m.span() for m in _PLACEHOLDERS.finditer(text)]  # what an earlier pass hid
     found: list[SecretMatch] = []
     for rule in _RULES:
         if not _triggered(rule, text, lowered):
@@ -1415,8 +1681,33 @@ def find_secrets(text: str) -> list[SecretMatch]:
             )
             bisect.insort(taken, span)
             found.append(SecretMatch(kind, span[0], span[1]))
+    found += _placed_secrets(text, taken)
     found.sort(key=lambda s: s.start)
     return found
+
+
+def _placed_secrets(text: str, taken: list[Span]) -> list[SecretMatch]:
+    """The values of a secrets' section (see `config_sections`) that no rule took."""
+    found: list[SecretMatch] = []
+    for placed in placed_values(text):
+        span = (placed.start, placed.end)
+        if _overlaps(span, taken) or not _placed_secret(text[placed.start : placed.end], placed):
+            continue
+        bisect.insort(taken, span)
+        found.append(SecretMatch("secret", *span))
+    return found
+
+
+def _placed_secret(value: str, placed: PlacedValue) -> bool:
+    """A value in a secrets' section is one unless it is code or a placeholder; outside a Kubernetes Secret it must
+    also read as a password or a token, under a key that names no account, place or setting (a `[credentials]`
+    table's `provider = "aws"` and `email: ada@example.com` are none)."""
+    if len(value) < 4 or _is_code_or_placeholder(value, placed.quoted):
+        return False
+    if placed.manifest:
+        return True
+    named = re.split(r"[_.-]+", placed.key.lower())[-1]
+    return named not in _NAMES_NO_SECRET and (_password_like(value) or _token_like(value))
 
 
 def redact(text: str) -> str:

@@ -7,6 +7,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from . import pasted
+from .orders import standing_orders
+
 log = logging.getLogger(__name__)
 
 _MAX_SCAN_CHARS = 65_536
@@ -33,6 +36,9 @@ _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u180e\
 _HIDDEN = re.compile(
     "[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u180e\ufeff\U000e0000-\U000e007f]"
 )
+
+# a JSON key's quote, as JSON and Python's dicts write it
+_Q = "[\"']"
 
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -199,6 +205,23 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # a function or tool call as a model API writes one, which a model reading it may carry out, whoever wrote
+        # it: OpenAI's "tool_calls": [{...}] and "function_call": {"name": ...}, Gemini's "functionCall", Anthropic's
+        # {"type": "tool_use", ...}, Llama's <function=name>, and {"name": ..., "arguments" | "parameters": ...} in
+        # either order (Hermes' and Llama's calls, and {"type": "function", "function": {...}}); not a tool's
+        # definition, whose "parameters" are a JSON schema, nor JSON that only has a "name", nor prose about calls
+        "tool_call",
+        re.compile(
+            rf"{_Q}tool_calls{_Q}\s*:\s*\[\s*\{{"
+            rf"|{_Q}(?:function_call|functionCall){_Q}\s*:\s*\{{\s*{_Q}(?:name|arguments|args){_Q}"
+            r"|<function=[\w.-]{1,64}>"
+            rf"|{_Q}type{_Q}\s*:\s*{_Q}tool_use{_Q}"
+            rf"|{_Q}name{_Q}\s*:\s*{_Q}[\w.:-]{{1,64}}{_Q}\s*,\s*{_Q}(?:arguments|parameters|args(?={_Q}\s*:\s*\{{)){_Q}\s*:"
+            rf"(?!\s*\{{\s*{_Q}(?:type|properties|required|\$schema|additionalProperties){_Q})"
+            rf"|{_Q}arguments{_Q}\s*:\s*(?:\{{[^{{}}]{{0,2000}}\}}|\"(?:[^\"\\\n]|\\.){{0,2000}}\")\s*,\s*{_Q}name{_Q}\s*:"
+        ),
+    ),
+    (
         "exfiltration_link",
         re.compile(
             r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//[^)\s]{1,2048}[?#=][^)\s]{0,2048}\)"
@@ -213,6 +236,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # words without which a rule cannot match (lowercase substrings of the folded text): checked first, as a pattern of
 # many alternatives costs more than a few substring tests on the text most turns are
 _GATES: dict[str, tuple[str, ...]] = {
+    "tool_call": ("tool_calls", "function", "tool_use", "arguments", "parameters", "args"),
     "planted_memory": (
         "authori",
         "asked",
@@ -272,11 +296,13 @@ def _host_scanner() -> Callable[[str, str], list[str]] | None:
 _HOST_SCAN = _host_scanner()
 
 
-def screen(text: str, *, strict: bool = False) -> list[str]:
+def screen(text: str, *, strict: bool = False, said_by_user: bool = False) -> list[str]:
     """Why `text` must not reach a prompt unreviewed (empty when it is fine).
 
     Our rules always; Hermes' own threat scan when installed: its narrow "all" set for turns, its "strict" set
-    (what its memory tool blocks) for `strict` paths such as importing MEMORY.md.
+    (what its memory tool blocks) for `strict` paths such as importing MEMORY.md. A third party's standing order
+    (`orders`) counts wherever someone else wrote it: `said_by_user` marks the user's own turn or typed memory, where
+    only what they pasted counts and the rest is how they want to be served.
     """
     if not text:
         return []
@@ -287,6 +313,8 @@ def screen(text: str, *, strict: bool = False) -> list[str]:
     reasons += [
         name for name, pattern in _RULES if _gated(name, lowered) and pattern.search(folded)
     ]
+    if _planted_order(folded, said_by_user=said_by_user):
+        reasons.append("standing_order")
     if _HOST_SCAN is not None:
         try:
             reasons += [
@@ -297,6 +325,19 @@ def screen(text: str, *, strict: bool = False) -> list[str]:
         except Exception:  # a host bug must not stop capture: our own rules have already run
             log.warning("Hermes' threat scan failed; our own rules stand", exc_info=True)
     return list(dict.fromkeys(reasons))
+
+
+_THE_USER = re.compile(r"\bthe\s+user\b", re.IGNORECASE)
+
+
+def _planted_order(text: str, *, said_by_user: bool) -> bool:
+    """Whether someone else's standing order is in `text`: anywhere, or in the user's turn in what they pasted or
+    in an order about "the user" (their own speaks of "me")."""
+    orders = standing_orders(text)
+    if not orders or not said_by_user:
+        return bool(orders)
+    own = pasted.own_words(text)
+    return any(order not in own or _THE_USER.search(order) for order in orders)
 
 
 def _hidden_characters(text: str) -> list[str]:

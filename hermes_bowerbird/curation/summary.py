@@ -35,7 +35,7 @@ def durable_points(messages: Sequence[Mapping[str, Any]], *, limit_chars: int = 
     for _, _, candidate in sorted(candidates, key=lambda item: (-item[0], item[1])):
         digest = content_hash(candidate.content)
         # text that could steer the model is no durable point
-        if digest in seen or screen(candidate.content):
+        if digest in seen or screen(candidate.content, said_by_user=candidate.role == "user"):
             continue
         line = f"- [{candidate.type}] {_shorten(redact(candidate.content))}"
         if used + len(line) + 1 > limit_chars:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-KINDS = (ItemKind.MEMORY, ItemKind.EPISODE)
+KINDS = (ItemKind.MEMORY, ItemKind.EPISODE, ItemKind.QUESTION)
 ProgressFn = Callable[[int, int], None]
 KindProgressFn = Callable[[ItemKind, int, int], None]
 

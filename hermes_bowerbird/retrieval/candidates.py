@@ -19,6 +19,7 @@ from .tuning import (
     FTS_PREFIX_MIN,
     GRAPH_LIMIT,
     GRAPH_LINK_ROWS,
+    QUESTION_LIMIT,
     SECOND_HOP_DAMPING,
     VECTOR_LIMIT,
 )
@@ -59,6 +60,33 @@ def nearest(
 ) -> Ranked:
     """Cosine top-k of one kind among the allowed ids (the items of `scopes`)."""
     return tuple(vectors.search(kind, query_vector, VECTOR_LIMIT, allowed, scopes))
+
+
+def asked_questions(
+    store: Store,
+    vectors: VectorTier,
+    query_vector: np.ndarray,
+    allowed: Collection[int],
+    scopes: Sequence[str],
+    floor: float = 0.0,
+) -> Ranked:
+    """Memories whose stored questions (store/questions.py) come closest to the query: question matched to question,
+    each memory at the cosine of its best question, if that reaches `floor` (a question no nearer than two unrelated
+    questions of the same shape, "what is my ...?", says nothing)."""
+    hits = [
+        (question_id, score)
+        for question_id, score in vectors.search(
+            ItemKind.QUESTION, query_vector, QUESTION_LIMIT, allowed, scopes
+        )
+        if score >= floor
+    ]
+    owners = store.questions.memories_of([question_id for question_id, _ in hits])
+    best: dict[int, float] = {}
+    for question_id, score in hits:
+        memory_id = owners.get(question_id)
+        if memory_id is not None and score > best.get(memory_id, -2.0):
+            best[memory_id] = score
+    return tuple(sorted(best.items(), key=lambda kv: -kv[1])[:VECTOR_LIMIT])
 
 
 def entity_links(

@@ -61,16 +61,23 @@ def baseline(sample: np.ndarray, query: np.ndarray, size: int) -> Baseline | Non
 
 
 def relevance(
-    cosine: float | None, coverage: float, base: Baseline | None, weights: RetrievalWeights
+    cosine: float | None,
+    coverage: float,
+    base: Baseline | None,
+    weights: RetrievalWeights,
+    question: float | None = None,
 ) -> float:
     """How plainly an item answers the query, in (0, 1): the logistic of
 
     w_z x (z(cosine) / chance_max - w_chance) + w_cosine x (cosine - cosine_center) + w_cov x coverage
+      + w_question x max(0, question - question_center)
 
     where coverage is the idf-weighted share of the query's keywords the item holds. The z-score says how far the
     item stands out of this store for this query; the plain cosine says how close it is in absolute terms, which
-    matters in a small store where a question about anything stands out a little. Without a vector (no model, or
-    a store too small for a baseline) coverage alone decides, with a bias of its own.
+    matters in a small store where a question about anything stands out a little. `question` is the cosine of the
+    query to the closest of the questions stored with a memory: a question and the statement answering it sit far
+    apart for a sentence model, two wordings of one question close, so a near question vouches for the memory.
+    Without a vector (no model, or a store too small for a baseline) coverage alone decides, with a bias of its own.
     """
     if cosine is None or base is None:
         value = weights.gate_coverage * coverage + weights.gate_keywords_bias
@@ -80,6 +87,8 @@ def relevance(
             + weights.gate_cosine * (cosine - weights.gate_cosine_center)
             + weights.gate_coverage * coverage
         )
+    if question is not None:
+        value += weights.gate_question * max(0.0, question - weights.gate_question_center)
     return 1.0 / (1.0 + math.exp(-value))
 
 

@@ -191,7 +191,8 @@ class Retriever:
             self.vectors,
             analysis,
             scopes,
-            allowed={kind: self._scope_ids.allowed(kind, scopes) for kind in kinds},
+            allowed={kind: self._scope_ids.allowed(kind, scopes) for kind in _searched(kinds)},
+            weights=self.config.weights,
         )
         items = _Items()
 
@@ -254,7 +255,8 @@ class Retriever:
         """The query and vector stages' signals, a note when vectors were unavailable, the input with the query
         vector (None without a model), and what `meanwhile` made of the signals found before the vector stage is
         waited for: the query stage's while it runs beside them (a large store), else all of them at the end."""
-        if self._pool is None or sum(map(len, given.allowed.values())) < PARALLEL_FROM_ITEMS:
+        returned = sum(len(ids) for kind, ids in given.allowed.items() if kind in kinds)
+        if self._pool is None or returned < PARALLEL_FROM_ITEMS:
             signals = run_stage(self.signals, Stage.QUERY, given, kinds)
             vector, given = self._vector_signals(given, kinds)
             made = meanwhile(signals + vector)
@@ -339,10 +341,14 @@ class Retriever:
                 cosine = float(np.dot(vector, gate_vector))
                 entry.signals["gate_cosine"] = cosine
             coverage = entry.signals.get("coverage", 0.0)
-            value = gate.relevance(cosine, coverage, base, weights)
+            # the closest of a memory's stored questions (a question in another language is not compared)
+            question = None if analysis.foreign else entry.signals.get("question")
+            value = gate.relevance(cosine, coverage, base, weights, question)
             if alone is not None and cosine is not None and vector is not None:
                 alone_cosine = float(np.dot(vector, alone[0]))
-                value = max(value, gate.relevance(alone_cosine, coverage, alone[1], weights))
+                value = max(
+                    value, gate.relevance(alone_cosine, coverage, alone[1], weights, question)
+                )
             if analysis.names_asked and _names_holder(_content(items.get(entry.key)), analysis):
                 # "who is my boss?": what says who holds the role answers it, however little it shares with the
                 # question's words or meaning
@@ -393,8 +399,10 @@ class Retriever:
         vector)."""
         if query_vector is None:
             return None
-        ids = _ScopeKeys(list(allowed.items()))
-        sample = self._sample.get((*scopes, *map(str, allowed)), ids)
+        ids = _ScopeKeys([(k, ids) for k, ids in allowed.items() if k is not ItemKind.QUESTION])
+        sample = self._sample.get(
+            (*scopes, *(str(k) for k in allowed if k is not ItemKind.QUESTION)), ids
+        )
         return gate.baseline(sample, query_vector, len(ids))
 
     def _sample_vectors(self, keys: Sequence[Key]) -> np.ndarray:
@@ -762,6 +770,11 @@ class _ScopeKeys(Sequence[Key]):
 def episodes_on(request: RecallRequest) -> bool:
     """Whether a request searches episodes too (not when it asks for memories of given types)."""
     return request.include_episodes and not request.types
+
+
+def _searched(kinds: list[ItemKind]) -> list[ItemKind]:
+    """The kinds whose ids a search reads: those it returns, and the questions that point at memories."""
+    return [*kinds, ItemKind.QUESTION] if ItemKind.MEMORY in kinds else kinds
 
 
 def kinds_of(with_episodes: bool) -> list[ItemKind]:

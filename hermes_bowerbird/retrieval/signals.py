@@ -51,6 +51,7 @@ class SignalInput:
     query_vector: np.ndarray | None = None
     allowed: Mapping[ItemKind, frozenset[int]] = field(default_factory=dict)
     seeds: Mapping[int, float] = field(default_factory=dict)
+    weights: RetrievalWeights = field(default_factory=RetrievalWeights)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,18 @@ def _nearest(kind: ItemKind) -> Callable[[SignalInput], Ranked]:
         )
 
     return find
+
+
+def _asked_questions(given: SignalInput) -> Ranked:
+    assert given.query_vector is not None  # SignalSpec.run skips vector signals without one
+    return cand.asked_questions(
+        given.store,
+        given.vectors,
+        given.query_vector,
+        given.allowed.get(ItemKind.QUESTION, frozenset()),
+        given.scopes,
+        given.weights.question_floor,
+    )
 
 
 def _entity_links(kind: ItemKind) -> Callable[[SignalInput], Ranked]:
@@ -134,6 +147,11 @@ SIGNALS: tuple[SignalSpec, ...] = (
         _nearest(EPISODE),
         lambda w: w.vector_episode,
         Match.MEANING,
+    ),
+    # the questions stored with each memory (curation/questions.py), matched to the query: a question asked in other
+    # words than the statement that answers it is still near the questions that statement answers
+    SignalSpec(
+        "question", MEMORY, Stage.VECTOR, _asked_questions, lambda w: w.question, Match.MEANING
     ),
     SignalSpec(
         "graph_edge",

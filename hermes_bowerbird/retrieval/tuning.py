@@ -10,6 +10,8 @@ from __future__ import annotations
 FTS_LIMIT = 30  # per full-text signal; measured: LoCoMo dev ranks alike with 30 and 50, and 30 hydrates less
 FTS_PREFIX_MIN = 0  # 0 = whole words only; measured: porter stemming already folds most inflections
 VECTOR_LIMIT = 50  # per vector signal; bound
+# stored questions read per search (several per memory, so VECTOR_LIMIT memories' worth); bound
+QUESTION_LIMIT = 150
 GRAPH_LIMIT = 50  # per entity, subject or edge signal; bound, as VECTOR_LIMIT
 # entity links read per candidate kept (x GRAPH_LIMIT): an item mentions a few named entities
 GRAPH_LINK_ROWS = 4

@@ -96,7 +96,11 @@ class Database(Protocol):
 
     dialect: Dialect
     clock: Clock
-    readonly: bool
+    # why the store was opened read-only, in words, or None when it is writable
+    readonly_reason: str | None
+
+    @property
+    def readonly(self) -> bool: ...
 
     @property
     def location(self) -> str:

@@ -37,15 +37,19 @@ class Connection:
         path: Path,
         clock: Clock = time.time,
         *,
-        readonly: bool = False,
+        readonly_reason: str | None = None,
     ) -> None:
         self._conn = conn
         self._lock = threading.RLock()
         self.path = path
         self.clock = clock
-        # opened read-only: reads work, the read path skips its bookkeeping writes
-        self.readonly = readonly
+        # opened read-only (why, in words): reads work, the read path skips its bookkeeping writes
+        self.readonly_reason = readonly_reason
         self.dialect = SQLITE
+
+    @property
+    def readonly(self) -> bool:
+        return self.readonly_reason is not None
 
     @property
     def location(self) -> str:
@@ -212,42 +216,60 @@ def open_connection(
 ) -> Connection:
     """Open or create the database at `path` and apply pending migrations.
 
-    An existing store whose file or folder cannot be written opens read-only instead of failing.
+    An existing store whose file, folder or file system cannot be written opens read-only instead of failing,
+    and the connection says which of them it was.
     """
     path = Path(path)
-    if readonly or (str(path) != ":memory:" and not db.file_writable(path)):
-        return _open_read_only(path, clock)
+    if readonly:
+        return _open_read_only(path, clock, db.ASKED_READ_ONLY)
+    blocker = None if str(path) == ":memory:" else db.write_blocker(path)
+    if blocker is not None:
+        return _open_read_only(path, clock, blocker)
+    conn = _open_writable(path)
+    if conn is None:  # opened outside the failure, so its error is not taken for this one's cause
+        return _open_read_only(path, clock, db.folder_blocker(path))
+    return Connection(conn, path, clock)
+
+
+def _open_writable(path: Path) -> sqlite3.Connection | None:
+    """A migrated read-write connection, or None when SQLite cannot write beside an existing file."""
     try:
         conn = db.connect(path)
     except (DatabaseError, OSError) as exc:
         if not (path.is_file() and _cannot_write(exc)):
             raise
         log.info("cannot write %s (%s): opening it read-only", path, exc)
-        return _open_read_only(path, clock)
+        return None
     try:
         db.migrate(conn)
         guard_types(conn)
-    except Exception:
+    except (DatabaseError, sqlite3.Error) as exc:
+        conn.close()
+        if not (path.is_file() and _cannot_write(exc)):
+            raise
+        log.info("cannot write %s (%s): opening it read-only", path, exc)
+        return None
+    except BaseException:
         conn.close()
         raise
-    return Connection(conn, path, clock)
+    return conn
 
 
-def _open_read_only(path: Path, clock: Clock) -> Connection:
+def _open_read_only(path: Path, clock: Clock, reason: str) -> Connection:
     conn = db.connect_read_only(path)
     try:
         pending = db.pending_migrations(conn)
-    except Exception:
+    except BaseException:
         conn.close()
         raise
     if pending:
         conn.close()
         raise DatabaseError(
-            f"the database {path} is read-only and needs an upgrade ({', '.join(pending)}); "
-            "open it once with write access"
+            f"the memory database {path} is read-only because {reason}, and it needs an upgrade "
+            f"({', '.join(pending)}) that only a writable copy can get: open it once with write access"
         )
     guard_types(conn)
-    return Connection(conn, path, clock, readonly=True)
+    return Connection(conn, path, clock, readonly_reason=reason)
 
 
 def guard_types(conn: sqlite3.Connection) -> None:

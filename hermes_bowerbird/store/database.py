@@ -13,7 +13,8 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from ..addresses import is_server_address
-from ..errors import DatabaseError, InvalidInputError
+from ..errors import DatabaseError, InvalidInputError, ReadOnlyStoreError
+from ..explain import nothing_stored
 from ..types import AuditAction, Clock, Edge, ItemKind, Memory, NewMemory, Provenance, Relation
 from .audit import Audit, Quarantine
 from .base import Database, FullTextSearch, RunnerLock, TextIndex
@@ -25,6 +26,7 @@ from .journal import Episodes, Journal
 from .memories import Memories, Retention
 from .meta import Meta
 from .provenance import Provenances
+from .questions import Questions
 from .search import Search
 from .vectors import EmbeddingCache, Vectors
 
@@ -54,6 +56,7 @@ class Store:
         self.memories = Memories(db, text)
         self.retention = Retention(db)
         self.provenance = Provenances(db)
+        self.questions = Questions(db)
         self.journal = Journal(db)
         self.episodes = Episodes(db, text)
         self.graph = Graph(db)
@@ -71,7 +74,8 @@ class Store:
         """Open or create the store at `target` (a file path, or a `postgresql://` server address) and apply
         pending migrations.
 
-        An existing SQLite store whose file or folder cannot be written opens read-only instead of failing.
+        An existing SQLite store whose file, folder or file system cannot be written opens read-only instead of
+        failing.
         """
         if is_server_address(target):
             from .postgres import open_server
@@ -108,6 +112,17 @@ class Store:
     def readonly(self) -> bool:
         """Opened read-only: reads work, the read path skips its bookkeeping writes."""
         return self._db.readonly
+
+    @property
+    def readonly_reason(self) -> str | None:
+        """Why the store was opened read-only ("its folder ... is not writable"), or None when it is writable."""
+        return self._db.readonly_reason
+
+    def require_writable(self) -> None:
+        """Refuse a write to a store opened read-only, naming why it cannot be written (before any work is done)."""
+        reason = self.readonly_reason
+        if reason is not None:
+            raise ReadOnlyStoreError(nothing_stored(self.location, reason))
 
     def close(self) -> None:
         self._db.close()
@@ -177,11 +192,15 @@ class Store:
             self.graph.add_edge(new_id, old_id, Relation.UPDATES, 1.0)
             self.audit.add(old_id, AuditAction.SUPERSEDE, reason, actor, {"superseded_by": new_id})
 
-    def forget(self, memory_id: int, *, reason: str, actor: str) -> None:
-        """Soft-delete: the row stays (audit, provenance) but search and listings skip it."""
+    def forget(self, memory_id: int, *, reason: str, actor: str) -> list[int]:
+        """Soft-delete: the row stays (audit, provenance, its questions) but search and listings skip it; the
+        vectors of its questions go (a restore embeds them again). Returns the ids of those questions."""
         with self._db.transaction():
             self.memories.mark_forgotten(memory_id)
             self.audit.add(memory_id, AuditAction.FORGET, reason, actor)
+            questions = self.questions.ids_of([memory_id])
+            self.vectors.delete(ItemKind.QUESTION, questions)
+        return questions
 
     def forget_turn(
         self, scope: str, session_id: str, turn_index: int, *, reason: str, actor: str
@@ -201,6 +220,7 @@ class Store:
             for memory_id in learnt:
                 self.memories.mark_forgotten(memory_id)
                 self.audit.add(memory_id, AuditAction.FORGET, reason, actor)
+            self.vectors.delete(ItemKind.QUESTION, self.questions.ids_of(learnt))
             self.vectors.delete(ItemKind.EPISODE, episode_ids)
             self.episodes.delete(episode_ids)
             self.journal.erase_turn(scope, session_id, turn_index)
@@ -217,9 +237,10 @@ class Store:
             self.audit.add(memory_id, AuditAction.UPDATE, reason, actor, {"importance": importance})
 
     def purge(self, memory_id: int, *, reason: str, actor: str) -> None:
-        """Hard-delete a forgotten memory and its vectors; its audit trail stays."""
+        """Hard-delete a forgotten memory, its questions and their vectors; its audit trail stays."""
         with self._db.transaction():
             self.vectors.delete(ItemKind.MEMORY, [memory_id])
+            self.vectors.delete(ItemKind.QUESTION, self.questions.ids_of([memory_id]))
             self.memories.delete_forgotten(memory_id)
             self.audit.add(memory_id, AuditAction.PURGE, reason, actor)
 

@@ -38,6 +38,11 @@ _ORPHANS = {
         FROM embeddings
         WHERE kind = 'episode' AND item_id NOT IN (SELECT id FROM episodes)
     """,
+    "question_vectors": """
+        SELECT count(*)
+        FROM embeddings
+        WHERE kind = 'question' AND item_id NOT IN (SELECT id FROM memory_questions)
+    """,
 }
 
 
@@ -75,6 +80,7 @@ class Health:
                 DELETE FROM embeddings
                 WHERE (kind = 'memory' AND item_id NOT IN (SELECT id FROM memories))
                    OR (kind = 'episode' AND item_id NOT IN (SELECT id FROM episodes))
+                   OR (kind = 'question' AND item_id NOT IN (SELECT id FROM memory_questions))
             """).rowcount
         return removed
 

@@ -258,6 +258,13 @@ class Journal:
         rows = self._db.query("SELECT status, count(*) AS n FROM journal GROUP BY status")
         return {row["status"]: row["n"] for row in rows}
 
+    def waiting_scopes(self) -> list[str]:
+        """The scopes of turns not curated yet (pending, or failed): owners with no episode or memory so far."""
+        rows = self._db.query(
+            "SELECT DISTINCT scope FROM journal WHERE status IN ('pending', 'failed') ORDER BY scope"
+        )
+        return [row["scope"] for row in rows]
+
     def retrying(self) -> dict[str, float | int | None]:
         """Pending rows that failed at least once: how many, the most attempts, seconds until the next retry."""
         row = self._db.query("""
@@ -404,6 +411,11 @@ class Episodes:
                 params,
             ),
         )
+
+    def scopes(self) -> list[str]:
+        """Every scope that holds episodes."""
+        rows = self._db.query("SELECT DISTINCT scope FROM episodes ORDER BY scope")
+        return [row["scope"] for row in rows]
 
     def of_turn(self, scope: str, session_id: str, turn_index: int) -> list[int]:
         """Ids of every episode (both roles, every chunk) of one turn of a scope."""

@@ -141,10 +141,12 @@ class Search:
             return []
 
     def ids_after(self, kind: ItemKind, scopes: Sequence[str], after_id: int = 0) -> list[int]:
-        """Ids of memories (any state) or episodes in these scopes with id > after_id, ascending.
+        """Ids of memories (any state), episodes or memories' questions in these scopes with id > after_id, ascending.
 
         `+scope` keeps SQLite on the id range instead of a scope index (which reads every row of the scope and
         sorts them): asked before each search with the newest id seen, 3 ms -> 0.01 ms at 10,000 memories."""
+        if kind is ItemKind.QUESTION:
+            return self._question_ids_after(scopes, after_id)
         table = "memories" if kind is ItemKind.MEMORY else "episodes"
         rows = self._db.query(
             f"""
@@ -152,6 +154,19 @@ class Search:
             FROM {table}
             WHERE id > ? AND +scope IN ({marks(len(scopes))})
             ORDER BY id
+        """,
+            (after_id, *scopes),
+        )
+        return [int(row["id"]) for row in rows]
+
+    def _question_ids_after(self, scopes: Sequence[str], after_id: int) -> list[int]:
+        rows = self._db.query(
+            f"""
+            SELECT q.id
+            FROM memory_questions q
+            JOIN memories m ON m.id = q.memory_id
+            WHERE q.id > ? AND +m.scope IN ({marks(len(scopes))})
+            ORDER BY q.id
         """,
             (after_id, *scopes),
         )

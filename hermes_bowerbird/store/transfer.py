@@ -69,6 +69,7 @@ TABLES = (
         ),
     ),
     Table("memories", tuple(_MEMORY_COLUMNS.split(", ")), indexed=("content", "summary", "tags")),
+    Table("memory_questions", ("id", "memory_id", "text", "origin", "created_at")),
     Table(
         "episodes",
         tuple(
@@ -102,7 +103,7 @@ TABLES = (
     Table("meta", ("key", "value"), key=("key",)),
     Table("quarantine", ("kind", "item_id", "reason", "created_at"), key=("kind", "item_id")),
 )
-_KINDS = (ItemKind.MEMORY, ItemKind.EPISODE)
+_KINDS = (ItemKind.MEMORY, ItemKind.EPISODE, ItemKind.QUESTION)
 
 
 def copy_store(source: Store, target: Store, progress: Progress | None = None) -> dict[str, int]:

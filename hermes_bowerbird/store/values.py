@@ -12,7 +12,15 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from ..types import MEMORY_TYPES, AuditAction, JournalStatus, MemoryType, Relation, Source
+from ..types import (
+    MEMORY_TYPES,
+    AuditAction,
+    JournalStatus,
+    MemoryType,
+    QuestionOrigin,
+    Relation,
+    Source,
+)
 
 T = TypeVar("T")
 
@@ -38,6 +46,7 @@ _DECODE: dict[str, Callable[[Any], Any]] = {
     "relation": Relation,
     "status": JournalStatus,
     "action": AuditAction,
+    "origin": QuestionOrigin,
 }
 
 

@@ -13,10 +13,17 @@ from .values import blob_vector, vector_blob
 
 
 def _table(kind: ItemKind) -> tuple[str, str]:
-    """The table holding items of `kind`, and the condition that keeps only live ones."""
+    """The rows holding items of `kind` (as t, with their text as t.content), and the condition that keeps only live
+    ones: a question lives while its memory is not forgotten."""
     if kind is ItemKind.MEMORY:
-        return "memories", "AND t.forgotten = 0"
-    return "episodes", ""
+        return "memories t", "AND t.forgotten = 0"
+    if kind is ItemKind.QUESTION:
+        return (
+            "(SELECT q.id, q.text AS content, m.forgotten FROM memory_questions q "
+            "JOIN memories m ON m.id = q.memory_id) t",
+            "AND t.forgotten = 0",
+        )
+    return "episodes t", ""
 
 
 class Vectors:
@@ -178,7 +185,7 @@ class Vectors:
         rows = self._db.query(
             f"""
             SELECT t.id, t.content
-            FROM {table} t
+            FROM {table}
             LEFT JOIN embeddings e ON e.kind = ? AND e.item_id = t.id AND e.model = ? AND e.dim = ?
             WHERE e.item_id IS NULL AND t.id > ? {live}
             ORDER BY t.id
@@ -195,7 +202,7 @@ class Vectors:
             self._db.scalar(
                 f"""
             SELECT count(*)
-            FROM {table} t
+            FROM {table}
             LEFT JOIN embeddings e ON e.kind = ? AND e.item_id = t.id AND e.model = ? AND e.dim = ?
             WHERE e.item_id IS NULL {live}
         """,

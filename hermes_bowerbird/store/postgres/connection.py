@@ -152,8 +152,13 @@ class ServerConnection:
         self._held = threading.local()
         self.address = address
         self.clock = clock
-        self.readonly = readonly
+        # opened read-only on request (a server store is never read-only by accident: its grants refuse writes)
+        self.readonly_reason = "it was opened read-only" if readonly else None
         self.dialect = POSTGRESQL
+
+    @property
+    def readonly(self) -> bool:
+        return self.readonly_reason is not None
 
     @property
     def location(self) -> str:

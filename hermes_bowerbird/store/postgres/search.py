@@ -255,8 +255,14 @@ class ServerSearch:
 
     # -- what recall's idf and the listings need --------------------------------------------------------------
     def ids_after(self, kind: ItemKind, scopes: Sequence[str], after_id: int = 0) -> list[int]:
-        """Ids of memories (any state) or episodes in these scopes with id > after_id, ascending."""
-        table = "memories" if kind is ItemKind.MEMORY else "episodes"
+        """Ids of memories (any state), episodes or memories' questions in these scopes with id > after_id,
+        ascending."""
+        table = {
+            ItemKind.MEMORY: "memories",
+            ItemKind.EPISODE: "episodes",
+            ItemKind.QUESTION: "(SELECT q.id, m.scope FROM memory_questions q "
+            "JOIN memories m ON m.id = q.memory_id) t",
+        }[kind]
         rows = self._db.query(
             f"""
             SELECT id

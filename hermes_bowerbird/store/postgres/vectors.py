@@ -34,6 +34,12 @@ log = logging.getLogger(__name__)
 EXACT_BELOW = 20_000
 EF_SEARCH = 100  # HNSW candidates per search (pgvector's default is 40; recall@10 0.99 at 1M here)
 _SCOPE_COUNT_SECONDS = 60.0  # how long a scope's vector count is trusted
+# the rows (as t, with t.id and t.scope) whose scope a stored vector of each kind takes: a question its memory's
+_SCOPED = {
+    ItemKind.MEMORY: "memories",
+    ItemKind.EPISODE: "episodes",
+    ItemKind.QUESTION: "(SELECT q.id, m.scope FROM memory_questions q JOIN memories m ON m.id = q.memory_id)",
+}
 
 
 def configure(conn: psycopg.Connection[Any]) -> None:
@@ -101,7 +107,7 @@ class ServerVectors(Vectors):
         if not items:
             return
         dims = {int(v.shape[-1]) for _, v in items}
-        table = "memories" if kind is ItemKind.MEMORY else "episodes"
+        table = _SCOPED[kind]
         with self._db.transaction():
             for dim in dims:
                 self._ensure_index(model, dim)
