@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 from fts_oracle import dev_texts
@@ -118,3 +119,52 @@ def test_only_current_memories_when_asked(stores: tuple[Store, Store]) -> None:
     assert _ranked(server.search.memories(match, SCOPES, 100, current_only=True)) == _ranked(
         file.search.memories(match, SCOPES, 100, current_only=True)
     )
+
+
+def test_term_counts_follow_rows_that_come_change_and_go(
+    tmp_path: Path, pg_server: PgTestServer
+) -> None:
+    """fts_terms, the server's document frequencies, stays what a count over the rows gives as rows are added,
+    edited by hand and repaired, and deleted; search and term counts stay FTS5's."""
+    texts, questions = _corpus()
+    pair = (Store.open(tmp_path / "m.db"), Store.open(pg_server.fresh()))
+    words = sorted({w for q in questions[:30] for w in q.lower().split() if w.isalpha()})
+    for store in pair:
+        _fill(store, texts[:120])
+        store.db.execute("DELETE FROM episodes WHERE id % 4 = 0")
+        store.db.execute("UPDATE memories SET content = 'deploy rollback on fridays' WHERE id = 2")
+        store.search.rebuild()
+        store.db.execute("DELETE FROM memories WHERE id % 5 = 0")
+        _fill(store, texts[120:160])
+    file, server = pair
+    recount = {
+        (str(row[0]), str(row[1])): int(row[2])
+        for row in server.db.query(
+            """
+            SELECT tbl, lexeme, count(*) FROM (
+                SELECT 'memories' AS tbl, unnest(tsvector_to_array(fts)) AS lexeme FROM memories
+                UNION ALL
+                SELECT 'episodes', unnest(tsvector_to_array(fts)) FROM episodes
+            ) held
+            GROUP BY tbl, lexeme
+        """
+        )
+    }
+    kept = {
+        (str(row[0]), str(row[1])): int(row[2])
+        for row in server.db.query("SELECT tbl, lexeme, rows FROM fts_terms WHERE rows <> 0")
+    }
+    assert kept == recount
+    assert server.search.term_document_counts(words) == file.search.term_document_counts(words)
+    for question in questions[:30]:
+        match = fts_match_expression(question)
+        if match is not None:  # ids of rows added after a deletion differ: SQLite reuses the highest
+            assert _by_text(server, match) == _by_text(file, match)
+    for store in pair:
+        store.close()
+
+
+def _by_text(store: Store, match: str) -> list[tuple[float, str]]:
+    hits = store.search.memories(match, SCOPES, 1000)
+    texts = {i: m.content for i, m in store.memories.get_many([i for i, _ in hits]).items()}
+    return sorted((-round(score, 6), texts[i]) for i, score in hits)

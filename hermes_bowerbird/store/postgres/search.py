@@ -15,6 +15,7 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ...errors import InvalidInputError
 from ...types import ItemKind
@@ -192,7 +193,7 @@ class ServerSearch:
         """The best `limit` rows of one-token phrases, in one statement: the table's totals, each phrase's idf from
         the rows it matches, and bm25 from each matching row's positions."""
         weight = " ".join(f"WHEN '{_LABELS[i]}' THEN {w!r}" for i, w in enumerate(weights))
-        counts = ", ".join("count(*) FILTER (WHERE fts @@ ?::tsquery)" for _ in phrases)
+        hits, hit_params = _document_frequencies(table, phrases, query)
         norm = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / stats.avgdl)"  # k1 (1 - b + b D / avgdl)
         rows = self._db.query(
             f"""
@@ -200,8 +201,7 @@ class ServerSearch:
                 SELECT rows::float8 AS n, tokens::float8 / rows AS avgdl
                 FROM fts_stats
                 WHERE tbl = '{table}' AND rows > 0
-            ), hits AS (
-                SELECT ARRAY[{counts}]::float8[] AS df FROM {table} WHERE fts @@ ?::tsquery
+            ), hits AS ({hits}
             ), idf AS (
                 SELECT array_agg(
                     CASE WHEN ln((stats.n - d.df + 0.5) / (d.df + 0.5)) > 0
@@ -228,8 +228,7 @@ class ServerSearch:
             LIMIT ?
         """,
             (
-                *(p.tsquery for p in phrases),
-                query,
+                *hit_params,
                 [p.tokens[0] for p in phrases],
                 [p.prefix for p in phrases],
                 query,
@@ -284,26 +283,42 @@ class ServerSearch:
 
     def term_document_counts(self, words: Sequence[str], cap: int = 10_000) -> dict[str, int]:
         """In how many episodes plus memories each word occurs (stemmed as full-text search matches it), each
-        table's count stopping at `cap`."""
+        table's count stopping at `cap`: a word of one lexeme is read from fts_terms, any other is counted."""
         from ..search import fts_match_expression
 
         out: dict[str, int] = {}
+        single: dict[str, str] = {}
         for word in words:
             match = fts_match_expression(word)
             phrases = parse_match(match)[0] if match else []
-            if not phrases:
-                continue
-            query = " | ".join(f"({p.tsquery})" for p in phrases)
-            out[word] = sum(
-                int(
-                    self._db.scalar(
-                        f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE fts @@ ?::tsquery LIMIT ?) AS hits",
-                        (query, cap),
-                    )
-                )
-                for table in _TABLES
+            if len(phrases) == 1 and len(phrases[0].tokens) == 1 and not phrases[0].prefix:
+                single[word] = phrases[0].tokens[0]
+            elif phrases:
+                out[word] = self._counted(" | ".join(f"({p.tsquery})" for p in phrases), cap)
+        if single:
+            rows = self._db.query(
+                """
+                SELECT lexeme, sum(least(rows, ?))
+                FROM fts_terms
+                WHERE lexeme = ANY(?::text[]) AND tbl IN ('memories', 'episodes')
+                GROUP BY lexeme
+            """,
+                (cap, sorted(set(single.values()))),
             )
-        return out
+            found = {str(row[0]): int(row[1]) for row in rows}
+            out |= {word: found.get(lexeme, 0) for word, lexeme in single.items()}
+        return {word: out[word] for word in words if word in out}
+
+    def _counted(self, query: str, cap: int) -> int:
+        return sum(
+            int(
+                self._db.scalar(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE fts @@ ?::tsquery LIMIT ?) AS hits",
+                    (query, cap),
+                )
+            )
+            for table in _TABLES
+        )
 
     # -- checks and upkeep ---------------------------------------------------------------------------------------
     def integrity(self) -> dict[str, bool]:
@@ -349,10 +364,45 @@ class ServerSearch:
                 """,
                     (table,),
                 )
+                self._db.execute("DELETE FROM fts_terms WHERE tbl = ?", (table,))
+                self._db.execute(
+                    f"""
+                    INSERT INTO fts_terms (tbl, lexeme, rows)
+                    SELECT ?, lexeme, count(*)
+                    FROM {table}, unnest(tsvector_to_array(fts)) AS lexeme
+                    GROUP BY lexeme
+                """,
+                    (table,),
+                )
         return list(_TABLES.values())
 
     def optimize(self) -> None:
         """Nothing to merge: a GIN index keeps itself (the health check's VACUUM reclaims deleted rows' space)."""
+
+
+def _document_frequencies(
+    table: str, phrases: Sequence[_Phrase], query: str
+) -> tuple[str, tuple[Any, ...]]:
+    """The SQL (one row, `df`: rows holding each phrase, in order) and its parameters: read from fts_terms when no
+    phrase is a prefix, else counted over the rows the query matches."""
+    if not any(p.prefix for p in phrases):
+        return (
+            f"""
+                SELECT ARRAY(
+                    SELECT coalesce(
+                        (SELECT rows FROM fts_terms WHERE tbl = '{table}' AND lexeme = l.lexeme), 0
+                    )
+                    FROM unnest(?::text[]) WITH ORDINALITY AS l(lexeme, ord)
+                    ORDER BY l.ord
+                )::float8[] AS df""",
+            ([p.tokens[0] for p in phrases],),
+        )
+    counts = ", ".join("count(*) FILTER (WHERE fts @@ ?::tsquery)" for _ in phrases)
+    return (
+        f"""
+                SELECT ARRAY[{counts}]::float8[] AS df FROM {table} WHERE fts @@ ?::tsquery""",
+        (*(p.tsquery for p in phrases), query),
+    )
 
 
 def _positions(text: str) -> dict[str, list[tuple[int, str]]]:
