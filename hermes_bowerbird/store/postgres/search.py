@@ -156,6 +156,8 @@ class ServerSearch:
         if not phrases or not scopes or limit <= 0:
             return []
         query = (" | " if operator == "OR" else " & ").join(f"({p.tsquery})" for p in phrases)
+        if all(len(p.tokens) == 1 and not p.prefix for p in phrases):
+            return self._scored_from_postings(table, phrases, scopes, limit, live, weights)
         if all(len(p.tokens) == 1 for p in phrases):
             return self._scored_in_sql(table, phrases, query, scopes, limit, live, weights)
         stats = self._idf(table, phrases, query)
@@ -179,6 +181,48 @@ class ServerSearch:
         )[0]
         idf = [math.log((rows - int(n) + 0.5) / (int(n) + 0.5)) for n in hits]
         return tuple(value if value > 0 else MIN_IDF for value in idf), tokens / rows
+
+    def _scored_from_postings(
+        self,
+        table: str,
+        phrases: Sequence[_Phrase],
+        scopes: Sequence[str],
+        limit: int,
+        live: str,
+        weights: Sequence[float],
+    ) -> list[tuple[int, float]]:
+        """The best `limit` rows of single words, in one statement from fts_postings (the words' rows in these
+        scopes only, with their counts per column), fts_terms (each word's idf) and the table's totals."""
+        weighted = " + ".join(f"p.hits_{_LABELS[i].lower()} * {w!r}" for i, w in enumerate(weights))
+        norm = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / stats.avgdl)"  # k1 (1 - b + b D / avgdl)
+        idf = "ln((stats.n - coalesce(f.rows, 0) + 0.5) / (coalesce(f.rows, 0) + 0.5))"
+        rows = self._db.query(
+            f"""
+            WITH stats AS (
+                SELECT rows::float8 AS n, tokens::float8 / rows AS avgdl
+                FROM fts_stats
+                WHERE tbl = '{table}' AND rows > 0
+            ), words AS (
+                SELECT w.lexeme, CASE WHEN {idf} > 0 THEN {idf} ELSE {MIN_IDF!r} END AS idf
+                FROM stats, unnest(?::text[]) AS w(lexeme)
+                LEFT JOIN fts_terms f ON f.tbl = '{table}' AND f.lexeme = w.lexeme
+            ), found AS (
+                SELECT p.item_id, words.idf, ({weighted})::float8 AS f
+                FROM words
+                JOIN fts_postings p ON p.tbl = '{table}' AND p.lexeme = words.lexeme
+                WHERE p.scope IN ({marks(len(scopes))})
+            )
+            SELECT t.id, sum(found.idf * (found.f * {K1 + 1!r}) / (found.f + {norm})) AS score
+            FROM found
+            JOIN {table} t ON t.id = found.item_id, stats
+            WHERE {live}
+            GROUP BY t.id
+            ORDER BY score DESC, t.id
+            LIMIT ?
+        """,
+            ([p.tokens[0] for p in phrases], *scopes, limit),
+        )
+        return [(int(row[0]), float(row[1])) for row in rows]
 
     def _scored_in_sql(
         self,
