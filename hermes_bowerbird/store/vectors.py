@@ -33,6 +33,8 @@ class Vectors:
     them in memory); a backend whose server ranks them itself says so with `ranks_nearest` and `nearest`."""
 
     ranks_nearest = False
+    # how a SELECT reads a stored vector (what `_vector` decodes)
+    VECTOR = "vector"
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -68,8 +70,8 @@ class Vectors:
     def load(self, kind: ItemKind, model: str) -> tuple[np.ndarray, np.ndarray]:
         """All stored vectors of one kind and model: (int64 ids, float32 matrix of shape n x dim)."""
         rows = self._db.query(
-            """
-            SELECT item_id, dim, vector
+            f"""
+            SELECT item_id, dim, {self.VECTOR} AS vector
             FROM embeddings
             WHERE kind = ? AND model = ?
             ORDER BY item_id
@@ -91,8 +93,8 @@ class Vectors:
     ) -> list[tuple[int, str, np.ndarray]]:
         """(item id, model, vector) of the next `limit` stored vectors of a kind after `after_id`, by id."""
         rows = self._db.query(
-            """
-            SELECT item_id, model, vector
+            f"""
+            SELECT item_id, model, {self.VECTOR} AS vector
             FROM embeddings
             WHERE kind = ? AND item_id > ?
             ORDER BY item_id
@@ -141,8 +143,8 @@ class Vectors:
     def after(self, kind: ItemKind, model: str, after_id: int) -> tuple[np.ndarray, np.ndarray]:
         """Stored vectors of one kind and model with item ids above `after_id`: (int64 ids, float32 matrix)."""
         rows = self._db.query(
-            """
-            SELECT item_id, vector
+            f"""
+            SELECT item_id, {self.VECTOR} AS vector
             FROM embeddings
             WHERE model = ? AND kind = ? AND item_id > ?
             ORDER BY item_id
@@ -160,7 +162,7 @@ class Vectors:
         for chunk in chunks(list(ids), SQL_VARS - 3):
             rows = self._db.query(
                 f"""
-                SELECT item_id, vector
+                SELECT item_id, {self.VECTOR} AS vector
                 FROM embeddings
                 WHERE kind = ? AND (? OR model = ?) AND item_id IN ({marks(len(chunk))})
             """,
