@@ -182,7 +182,7 @@ class State:
             self._engine = Bowerbird(config, background=False)
         reason = self._engine.inspect.read_only_reason
         if (create or write) and reason is not None:
-            raise ReadOnlyStoreError(nothing_stored(self._engine.store.location, reason))
+            raise ReadOnlyStoreError(nothing_stored(self._engine.inspect.location, reason))
         if model:
             _load_model(self._engine)
         return self._engine
@@ -671,7 +671,7 @@ def recall(
     reason = engine.inspect.read_only_reason
     if reason is not None and not state.json_mode:
         click.echo(
-            f"note: {read_only_store(engine.store.location, reason)}; recall works, "
+            f"note: {read_only_store(engine.inspect.location, reason)}; recall works, "
             "access counts are not updated",
             err=True,
         )

@@ -221,7 +221,7 @@ class BowerbirdProvider(_Base):
         reason = engine.inspect.read_only_reason
         if reason is not None:
             lines.append(
-                f"Memory is read-only in this session ({read_only_store(engine.store.location, reason)}): "
+                f"Memory is read-only in this session ({read_only_store(engine.inspect.location, reason)}): "
                 "recall works; remember, update, forget and relate store nothing."
             )
         # never waits for a model on the session-start path; the maintenance job writes the briefing later

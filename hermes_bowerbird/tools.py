@@ -198,7 +198,7 @@ def _recall(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     reason = ctx.engine.inspect.read_only_reason
     if reason is not None:
         result["note"] = (
-            f"{read_only_store(ctx.engine.store.location, reason)}: recall works, "
+            f"{read_only_store(ctx.engine.inspect.location, reason)}: recall works, "
             "nothing new can be stored"
         )
     return result
@@ -288,7 +288,7 @@ def _require_writable(ctx: ToolContext) -> None:
     that may write."""
     reason = ctx.engine.inspect.read_only_reason
     if reason is not None:
-        raise InvalidInputError(nothing_stored(ctx.engine.store.location, reason))
+        raise InvalidInputError(nothing_stored(ctx.engine.inspect.location, reason))
     if not ctx.writable:
         raise InvalidInputError(
             "nothing new is stored: memory is read-only in this agent (only the primary agent writes)"
