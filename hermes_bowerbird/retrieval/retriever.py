@@ -21,7 +21,7 @@ from ..store import Store
 from ..text import holds_name
 from ..types import Clock, Episode, ItemKind, Memory, Provenance
 from . import candidates as cand
-from . import gate
+from . import gate, injection
 from .asked_value import asked_value, lacks
 from .budget import fit_to_budget
 from .candidates import Signal
@@ -295,6 +295,10 @@ class Retriever:
                 self._asked_alone(analysis, scopes, given.allowed, query_vector),
             )
             ranked = self._relevant(ranked, items, reading)
+            if request.inject:
+                ranked = self._worth_injecting(
+                    ranked, items, request, (reading, query_vector, coverage)
+                )
         chosen = _with_carried(self._diversify(ranked, items, limit), ranked)
         missing = [
             e.key[1]
@@ -415,6 +419,81 @@ class Retriever:
                         amendment.signals["carried"] = 1.0
                         kept.add(amendment.key)
         return [e for e in ranked if e.key in kept]
+
+    def _worth_injecting(
+        self,
+        kept: list[Fused],
+        items: _Items,
+        request: RecallRequest,
+        query: tuple[_Reading, np.ndarray | None, KeywordCoverage],
+    ) -> list[Fused]:
+        """What passed the gate less the turns not worth injecting unasked (retrieval/injection.py): a message that
+        only asks, and one with a memory taken from it that answers the query and that the caller holds already
+        (`request.exclude_ids`: given earlier in the session, or in its context) or that passed here. A memory that
+        passed stands in for its turn, at the better of their scores."""
+        episodes = [items.episodes[i] for k, i in (e.key for e in kept) if k is ItemKind.EPISODE]
+        if not episodes:
+            return kept
+        stated = self.store.provenance.memories_from_episodes([e.id for e in episodes])
+        memories = self.store.memories.get_many(sorted({m for ids in stated.values() for m in ids}))
+        told = {
+            e.id: [
+                memories[m]
+                for m in stated.get(e.id, [])
+                if m in memories and injection.said_on(memories[m], e.role)
+            ]
+            for e in episodes
+        }
+        held = {
+            m.id: m
+            for ms in told.values()
+            for m in ms
+            if item_key(ItemKind.MEMORY, m.id) in request.exclude_ids
+        }
+        answering = self._answering(held.values(), *query)
+        pooled = {e.key: e for e in kept}
+        dropped: set[Key] = set()
+        for episode in episodes:
+            entry = pooled[(ItemKind.EPISODE, episode.id)]
+            passed = [
+                pooled[k] for m in told[episode.id] if (k := (ItemKind.MEMORY, m.id)) in pooled
+            ]
+            if injection.asks_only(episode, told[episode.id]):
+                entry.signals["asks_only"] = 1.0
+            elif passed or any(m.id in answering for m in told[episode.id]):
+                entry.signals["restated"] = 1.0
+                for memory in passed:
+                    memory.score = max(memory.score, entry.score)
+            else:
+                continue
+            dropped.add(entry.key)
+        return sorted((e for e in kept if e.key not in dropped), key=_order)
+
+    def _answering(
+        self,
+        memories: Iterable[Memory],
+        reading: _Reading,
+        query_vector: np.ndarray | None,
+        coverage: KeywordCoverage,
+    ) -> set[int]:
+        """Ids of these memories (held by the caller, so not searched) that pass the gate for this query, read as the
+        rerank and the gate read a candidate."""
+        by_id = {m.id: m for m in memories}
+        if not by_id:
+            return set()
+        vectors = self.vectors.vectors(ItemKind.MEMORY, list(by_id)) if self.vectors.ready() else {}
+        out: set[int] = set()
+        for memory in by_id.values():
+            vector = vectors.get(memory.id)
+            cosine = None
+            if vector is not None and query_vector is not None:
+                cosine = float(np.dot(vector, query_vector))
+            share = coverage(memory.content)
+            if memory.subject and memory.subject in reading.analysis.subjects:
+                share = max(share, self.config.weights.slot_coverage)
+            if reading.passes(memory.content, vector, cosine, share, {}):
+                out.add(memory.id)
+        return out
 
     def _baseline(
         self,
