@@ -60,8 +60,10 @@ class SessionRecall:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._injected: set[ItemKey] = set()
-        # the words of every line given: a later line holding none but these says nothing new
+        # the words of every line given: a later line holding none but these says nothing new; and its text (a
+        # turn quoting a line given whole repeats it)
         self._given_words: list[Words] = []
+        self._given_texts: set[str] = set()
         # episodes given whole: the memories taken from what they say were shown with them
         self._given_turns: set[int] = set()
         self._in_context: dict[str, int] = {}
@@ -75,6 +77,7 @@ class SessionRecall:
         with self._lock:
             self._injected.clear()
             self._given_words.clear()
+            self._given_texts.clear()
             self._given_turns.clear()
             self._queued = None
             self._in_context = dict(in_context)
@@ -143,12 +146,16 @@ class SessionRecall:
         note = _without_seen(note, seen.texts)
         held = self._held(engine, seen)
         with self._lock:
-            given = [
-                *self._given_words,
-                *seen.words,
-                *(words_of(line[2:]) for line in note.splitlines()[1:]),
-            ]
-        hits = [h for h in found if h.key not in held and not covered(words_of(h.content), given)]
+            noted = [line[2:] for line in note.splitlines()[1:]]
+            given = [*self._given_words, *seen.words, *map(words_of, noted)]
+            texts = [*self._given_texts, *map(normalised, noted)]
+        hits = [
+            h
+            for h in found
+            if h.key not in held
+            and not covered(words_of(h.content), given)
+            and not _already_given(h.content, texts)
+        ]
         # only what fits is given: a hit the budget leaves out may be injected on a later turn
         fitted = fit_to_budget(hits, budget)
         parts = [inert(note)] if note else []
@@ -161,6 +168,7 @@ class SessionRecall:
         with self._lock:
             self._injected.update(h.key for h in block.hits)
             self._given_words.extend(words_of(h.content) for h in block.hits)
+            self._given_texts.update(normalised(h.content) for h in block.hits)
             self._given_turns.update(
                 h.id for h in block.hits if h.kind is ItemKind.EPISODE and not h.truncated
             )

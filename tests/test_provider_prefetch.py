@@ -312,3 +312,16 @@ def test_a_held_memory_that_does_not_answer_leaves_its_turn_injectable(
         options=RecallOptions(min_relevance=0.5, inject=True, exclude=held, touch=False),
     )
     assert [h.content for h in hits] == [ADA]
+
+
+def test_a_turn_quoting_a_line_given_earlier_in_the_session_is_not_injected(
+    chat: BowerbirdProvider,
+) -> None:
+    engine = chat.engine
+    assert engine is not None
+    given = Hit(ItemKind.MEMORY, 1, None, "I always deploy with Ansible.", 1.0, 0.0)
+    chat.recall.mark_given(chat.recall.block(engine, [given], chat.visible, chat.write_scope))
+    quoting = Hit(ItemKind.EPISODE, 2, None, "Hi, I'm Ada. I always deploy with Ansible.", 1.0, 0.0)
+    other = Hit(ItemKind.EPISODE, 3, None, "We never deploy on Fridays.", 1.0, 0.0)
+    block = chat.recall.block(engine, [quoting, other], chat.visible, chat.write_scope)
+    assert [h.id for h in block.hits] == [3]
