@@ -28,7 +28,7 @@ class RecallRequest:
 
     `inject` asks for what is injected unasked (prefetch, with the gate on): a past message that only asks is left
     out, and so is a turn with a memory taken from it that answers the query and is held (`exclude_ids`) or
-    returned (retrieval/injection.py)."""
+    returned; hits come best answer first and stop where the next adds nothing (retrieval/injection.py)."""
 
     query: str
     scopes: tuple[str, ...]

@@ -300,6 +300,11 @@ class Retriever:
                     ranked, items, request, (reading, query_vector, coverage)
                 )
         chosen = _with_carried(self._diversify(ranked, items, limit), ranked)
+        if request.inject:
+            chosen = injection.adding(
+                injection.best_answer_first(chosen),
+                {e.key: _content(items.get(e.key)) for e in chosen},
+            )
         missing = [
             e.key[1]
             for e in chosen
