@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import through_provider  # noqa: E402
 from places import Places, places  # noqa: E402
 from report import machine_line, write_section  # noqa: E402
 
@@ -139,6 +140,8 @@ class System:
     clock: Callable[[], float]
     close: Callable[[], None]
     mode: str
+    # the engine that filled it (None for direct ingestion): a provider on the same home shares it
+    engine: Any = None
     retriever: Retriever = field(init=False)
 
     def __post_init__(self) -> None:
@@ -185,6 +188,7 @@ def build_system(
             **PLACES.overrides(workdir / name, name, fresh=not reuse),
             "maintenance_enabled": False,
             "llm_backend": "none",
+            "import_markdown": False,
             **overrides,
         },
     )
@@ -210,7 +214,8 @@ def _ingest_engine(
     from hermes_bowerbird.engine import Bowerbird
     from hermes_bowerbird.options import TurnCapture
 
-    engine = Bowerbird(config, embedder=embedder, clock=clock, background=False)
+    # shared, so that a provider opened on the same home (injected.py) uses it, with its clock
+    engine = Bowerbird.open_shared(config, embedder=embedder, clock=clock, background=False)
     for scope, session_id, turn_index, role, text, created_at in turns:
         user, assistant = (text, "") if role != "assistant" else ("", text)
         engine.capture_turn(
@@ -224,14 +229,25 @@ def _ingest_engine(
             )
         )
     engine.flush(timeout=3600)
-    return System(engine.store, engine.vectors, config, clock, lambda: engine.shutdown(), "engine")
+    return System(
+        engine.store, engine.vectors, config, clock, engine.release, "engine", engine=engine
+    )
 
 
 def _reopen(embedder: FileCachedEmbedder, config: Config, clock: FakeClock) -> System:
     """A store an earlier run of the same data filled (`--reuse`): ingestion does not depend on recall weights."""
-    store = Store.open(config.store_target, clock=clock)
-    vectors = VectorTier(store, EmbeddingService.from_embedder(embedder, store))
-    return System(store, vectors, config, clock, store.close, "reused from an earlier run")
+    from hermes_bowerbird.engine import Bowerbird
+
+    engine = Bowerbird.open_shared(config, embedder=embedder, clock=clock, background=False)
+    return System(
+        engine.store,
+        engine.vectors,
+        config,
+        clock,
+        engine.release,
+        "reused from an earlier run",
+        engine=engine,
+    )
 
 
 def _ingest_direct(
@@ -384,6 +400,30 @@ def run_locomo(
         ranked = system.vectors.search(ItemKind.EPISODE, vector, 10, set(episode_ids[q.scope]))
         out["vector"].add(q.category, _episode_slots(system, [i for i, _ in ranked]), q.evidence)
     return out
+
+
+def locomo_injected(
+    system: System, questions: Sequence[Question]
+) -> dict[str, through_provider.Injected]:
+    """Each conversation's questions through the provider (it reads the conversation's scope as its user's)."""
+    total = {"alone": through_provider.Injected(), "session": through_provider.Injected()}
+    for scope in sorted({q.scope for q in questions}):
+        asks = [
+            through_provider.Ask(q.text, functools.partial(_from_turns, turns=q.evidence))
+            for q in questions
+            if q.scope == scope
+        ]
+        user = scope.removeprefix("user:")
+        for way, got in through_provider.ask_through_provider(
+            system.config, asks, user_id=user, name=user
+        ).items():
+            total[way].add(got)
+    return total
+
+
+def _from_turns(text: str, slots: list[list[str]], turns: frozenset[str]) -> bool:
+    """Whether a line of the block came from one of these turns ("session#turn")."""
+    return any(set(hit) & turns for hit in slots)
 
 
 def _baseline_fts(system: System, q: Question, k: int = 10) -> list[list[str]]:
@@ -562,6 +602,32 @@ def run_persona(system: System, truth: dict[str, Any]) -> dict[str, Any]:
     return {"changes": changes, "pairs": pairs, "kinds": system.store.health.counts()}
 
 
+def persona_injected(system: System, truth: dict[str, Any]) -> dict[str, through_provider.Injected]:
+    """The persona's questions (each change's topic, then the relevance queries) through the provider: a block
+    answers a change when it states the new value, a query when it states one of its expected facts."""
+    asks = [
+        through_provider.Ask(
+            f"What is Marcus's {change['query_topic']}?",
+            functools.partial(_states, values=(str(change["new_value"]),)),
+        )
+        for change in truth["changes"]
+    ]
+    asks += [
+        through_provider.Ask(
+            pair["query"],
+            functools.partial(_states, values=tuple(map(str, pair["expected_relevant_facts"]))),
+        )
+        for pair in truth["query_relevance_pairs"]
+    ]
+    return through_provider.ask_through_provider(
+        system.config, asks, user_id="persona", name="persona"
+    )
+
+
+def _states(text: str, slots: list[list[str]], values: Sequence[str]) -> bool:
+    return any(mentions(text, value) for value in values)
+
+
 def _first_rank(hits: Sequence[Any], value: str, unless: str | None = None) -> int | None:
     """1-based rank of the first hit carrying `value` (and not `unless`), or None."""
     return next(
@@ -724,6 +790,7 @@ def run_lme(
     """Session recall@1/@5 of the engine and both baselines; gate records (abstention = unanswerable)."""
     rows: dict[str, list[tuple[str, float, float]]] = {"engine": [], "fts5": [], "vector": []}
     gate: list[GateRecord] = []
+    prefetched = {"alone": through_provider.Injected()}
     # what prefetch injects in a new session: the answer's session for an answerable question, nothing for the
     # question before it (asked of another haystack, so unrelated to this one)
     injected: list[bool] = []
@@ -766,6 +833,19 @@ def run_lme(
             gate.append(
                 gate_record(system.retriever, q.text, (LME_SCOPE,), not q.abstention, answers)
             )
+            if system.engine is not None:
+                ask = through_provider.Ask(
+                    q.text,
+                    None if q.abstention else functools.partial(_from_sessions, sessions=q.answers),
+                )
+                got = through_provider.ask_through_provider(
+                    system.config,
+                    [ask],
+                    user_id=LME_SCOPE.removeprefix("user:"),
+                    name=q.qid,
+                    one_session=False,
+                )
+                prefetched["alone"].add(got["alone"])
         finally:
             system.retriever.close()
             system.close()
@@ -796,6 +876,7 @@ def run_lme(
         "gate": gate,
         "abstention": sum(q.abstention for q in questions),
         "misses": misses,
+        "prefetched": prefetched,
     }
 
 
@@ -809,9 +890,15 @@ def _prefetched(system: System, text: str) -> list[Hit]:
             limit=config.recall_limit,
             budget_tokens=config.prefetch_budget_tokens,
             min_relevance=config.prefetch_gate,
+            inject=True,
         ),
         touch=False,
     )
+
+
+def _from_sessions(text: str, slots: list[list[str]], sessions: frozenset[str]) -> bool:
+    """Whether a line of the block came from one of these sessions."""
+    return any(slot.split("#")[0] in sessions for hit in slots for slot in hit)
 
 
 def _baseline_vector(
@@ -948,6 +1035,12 @@ def run_everyday(
         k: v for k, v in holder.store.health.counts().items() if k in ("memories", "episodes")
     }
     provider.shutdown()
+    asks = [
+        through_provider.Ask(q, lambda text, slots, terms=terms: holds(text, terms))
+        for q, terms in data.asks
+    ]
+    asks += [through_provider.Ask(q) for q in data.unanswerable]
+    prefetched = through_provider.ask_through_provider(config, asks, name="everyday")
     holder.release()
     return {
         "facts": len(data.facts),
@@ -963,6 +1056,7 @@ def run_everyday(
         "tool_misses": tool_misses,
         "noisy": noisy,
         "counts": counts,
+        "prefetched": prefetched,
     }
 
 
@@ -1004,6 +1098,13 @@ def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dic
         ]
     if meta.get("gates"):
         lines += ["### Prefetch gate", "", *render_gates(meta["gates"]), ""]
+    if meta.get("injected"):
+        lines += [
+            "### What prefetch injects, through the provider",
+            "",
+            *through_provider.render(_in_set_order(meta["injected"])),
+            "",
+        ]
     if persona is not None:
         lines += ["### Persona", "", *render_persona(persona)]
     return "\n".join(lines)
@@ -1048,6 +1149,11 @@ def render_summary(
         ok = sum(c["ok"] for c in persona["changes"])
         lines.append(
             f"| persona | changes: new value above the old | {ok} of {len(persona['changes'])} | - | - |"
+        )
+    for name, ways in _in_set_order(meta.get("injected", {})).items():
+        tokens = " / ".join(f"{got.row()['tokens']:.1f}" for got in ways.values())
+        lines.append(
+            f"| {name} | prefetch tokens per injected turn ({' / '.join(ways)}) | {tokens} | - | - |"
         )
     return lines
 
@@ -1213,7 +1319,7 @@ def _run(
     started_all: float,
 ) -> int:
     results: dict[str, Scores] = {}
-    meta: dict[str, Any] = {"gates": {}}
+    meta: dict[str, Any] = {"gates": {}, "injected": {}}
     persona = None
     with tempfile.TemporaryDirectory(prefix="bench_recall_") as tmp:
         workdir = args.workdir or Path(tmp)
@@ -1224,12 +1330,15 @@ def _run(
             questions = load_lme(args.lme)[: args.lme_limit or None]
             meta["lme"] = run_lme(questions, embedder, workdir, args.direct, overrides, args.reuse)
             meta["gates"]["LongMemEval_S"] = gate_curve(meta["lme"]["gate"])
+            if meta["lme"]["prefetched"]["alone"].asked:
+                meta["injected"]["LongMemEval_S"] = meta["lme"]["prefetched"]
             embedder.save()
         if "everyday" in args.only and args.everyday.exists():
             meta["everyday"] = run_everyday(
                 load_everyday(args.everyday), embedder, workdir, overrides
             )
             meta["gates"]["everyday"] = gate_curve(meta["everyday"]["gate"])
+            meta["injected"]["everyday"] = meta["everyday"]["prefetched"]
         if meta["gates"]:
             meta["gates"]["all sets, pooled"] = gate_curve(
                 [r for key in ("locomo_gate", "lme", "everyday") for r in _gate_records(meta, key)]
@@ -1244,6 +1353,8 @@ def _run(
                 p_turns, embedder, workdir, "persona", args.direct, overrides, args.reuse
             )
             persona = run_persona(p_system, truth)
+            if p_system.engine is not None:
+                meta["injected"]["persona"] = persona_injected(p_system, truth)
             p_system.retriever.close()
             p_system.close()
             texts += [t[4] for t in p_turns]
@@ -1352,6 +1463,8 @@ def _locomo_part(
     system = build_system(turns, embedder, workdir, "locomo", args.direct, overrides, args.reuse)
     ingest_seconds = time.perf_counter() - started
     results = run_locomo(system, questions, embedder)
+    if system.engine is not None:
+        meta["injected"]["LoCoMo"] = locomo_injected(system, questions)
     meta["off"] = latency_vectors_off(system, questions)
     meta["locomo_gate"] = locomo_gate(system, questions)
     meta["gates"]["LoCoMo"] = gate_curve(meta["locomo_gate"])
@@ -1371,6 +1484,11 @@ def _locomo_part(
     return results, [t[4] for t in turns]
 
 
+def _in_set_order(sets: dict[str, Any]) -> dict[str, Any]:
+    order = ("LoCoMo", "persona", "LongMemEval_S", "everyday")
+    return {name: sets[name] for name in order if name in sets}
+
+
 def _gate_records(meta: dict[str, Any], key: str) -> list[GateRecord]:
     if key == "locomo_gate":
         return list(meta.get(key, []))
@@ -1388,14 +1506,17 @@ def _raw(
         ]
         for key in ("locomo_gate", "lme", "everyday")
     }
-    lme = {k: v for k, v in (meta.get("lme") or {}).items() if k != "gate"}
-    everyday = {k: v for k, v in (meta.get("everyday") or {}).items() if k != "gate"}
+    lme = {k: v for k, v in (meta.get("lme") or {}).items() if k not in ("gate", "prefetched")}
+    everyday = {
+        k: v for k, v in (meta.get("everyday") or {}).items() if k not in ("gate", "prefetched")
+    }
     return {
         "locomo": {k: v.table() for k, v in results.items()},
         "persona": persona,
         "lme": lme,
         "everyday": everyday,
         "gate_features": gates,
+        "injected": through_provider.raw(meta.get("injected", {})),
     }
 
 

@@ -475,6 +475,7 @@ class Bowerbird:
             exclude_ids=frozenset(options.exclude),
             include_episodes=options.include_episodes,
             min_relevance=options.min_relevance,
+            inject=options.inject,
         )
         return self.retriever.search(request, touch=options.touch)
 

@@ -203,6 +203,10 @@ class Inspection:
     def session_episodes(self, scopes: Sequence[str], session_id: str) -> list[Episode]:
         return self._store.episodes.find(scopes, session_id=session_id)
 
+    def episodes(self, ids: Iterable[int]) -> dict[int, Episode]:
+        """These episodes by id (any scope: the ids come from the caller's own earlier results)."""
+        return self._store.episodes.get_many(ids)
+
     def memories_from_episodes(self, episode_ids: Sequence[int]) -> dict[int, list[int]]:
         """Episode id -> ids of live memories extracted from that episode's turn."""
         return self._store.provenance.memories_from_episodes(episode_ids)

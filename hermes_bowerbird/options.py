@@ -33,7 +33,8 @@ class RememberOptions:
 @dataclass(frozen=True)
 class RecallOptions:
     """How to search: `limit` None is the configured recall_limit; `exclude` holds item keys the caller already
-    has; `touch=False` leaves access counts alone (a person looking is not the agent using them)."""
+    has; `touch=False` leaves access counts alone (a person looking is not the agent using them); `inject` chooses
+    what prefetch injects unasked (see `RecallRequest`)."""
 
     limit: int | None = None
     types: Sequence[MemoryType] = ()
@@ -45,6 +46,7 @@ class RecallOptions:
     include_episodes: bool = True
     min_relevance: float = 0.0
     touch: bool = True
+    inject: bool = False
 
 
 REMEMBER_DEFAULTS = RememberOptions()

@@ -12,6 +12,8 @@ from .curation.screen import inert
 from .options import RecallOptions
 from .retrieval import Hit, fit_to_budget, item_key
 from .retrieval.budget import hit_lines
+from .retrieval.injection import Words, covered, said_on, words_of
+from .retrieval.results import ItemKey
 from .types import Bulletin, ItemKind
 
 if TYPE_CHECKING:
@@ -31,10 +33,12 @@ MODEL_WAIT_SHARE = 0.8
 
 @dataclass(frozen=True)
 class _Seen:
-    """Item keys of what the host's context already holds, and the memories' texts among them (normalised)."""
+    """Item keys of what the host's context already holds, and the memories among them: their texts (normalised)
+    and their words (a turn's words would not do: a question holds the words of its answer)."""
 
-    keys: frozenset[tuple[str, int]] = frozenset()
+    keys: frozenset[ItemKey] = frozenset()
     texts: tuple[str, ...] = ()
+    words: tuple[Words, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,9 +59,13 @@ class SessionRecall:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._injected: set[tuple[str, int]] = set()
-        # an episode and the memory taken from it say the same thing
-        self._injected_texts: set[str] = set()
+        self._injected: set[ItemKey] = set()
+        # the words of every line given: a later line holding none but these says nothing new; and its text (a
+        # turn quoting a line given whole repeats it)
+        self._given_words: list[Words] = []
+        self._given_texts: set[str] = set()
+        # episodes given whole: the memories taken from what they say were shown with them
+        self._given_turns: set[int] = set()
         self._in_context: dict[str, int] = {}
         self._queued: tuple[str, str, Queued] | None = None  # query, session, hits
         # the bulletin in the frozen system prompt, or noted since
@@ -68,7 +76,9 @@ class SessionRecall:
         """A new session id: nothing was given in it yet, and no queued search belongs to it."""
         with self._lock:
             self._injected.clear()
-            self._injected_texts.clear()
+            self._given_words.clear()
+            self._given_texts.clear()
+            self._given_turns.clear()
             self._queued = None
             self._in_context = dict(in_context)
 
@@ -103,17 +113,17 @@ class SessionRecall:
         return None
 
     def search(self, engine: Bowerbird, query: str, visible: Sequence[str]) -> list[Hit]:
+        """What this session would be given for `query`: what passes the gate and is worth injecting, less what it
+        holds already (retrieval/injection.py)."""
         self._await_model(engine)
-        seen = self._seen_in_context(engine, visible)
-        with self._lock:
-            exclude = self._injected | seen.keys
         return engine.recall(
             query,
             scopes=visible,
             options=RecallOptions(
                 budget_tokens=engine.config.prefetch_budget_tokens,
-                exclude=exclude,
+                exclude=self._held(engine, self._seen_in_context(engine, visible)),
                 min_relevance=engine.config.prefetch_gate,
+                inject=True,
             ),
         )
 
@@ -134,16 +144,17 @@ class SessionRecall:
         latest, note = self._bulletin_note(engine, write_scope)
         seen = self._seen_in_context(engine, visible)
         note = _without_seen(note, seen.texts)
+        held = self._held(engine, seen)
         with self._lock:
-            exclude = self._injected | seen.keys
-            given = [
-                *self._injected_texts,
-                *(normalised(line[2:]) for line in note.splitlines()[1:]),
-            ]
+            noted = [line[2:] for line in note.splitlines()[1:]]
+            given = [*self._given_words, *seen.words, *map(words_of, noted)]
+            texts = [*self._given_texts, *map(normalised, noted)]
         hits = [
             h
             for h in found
-            if (str(h.kind), h.id) not in exclude and not _already_given(h.content, given)
+            if h.key not in held
+            and not covered(words_of(h.content), given)
+            and not _already_given(h.content, texts)
         ]
         # only what fits is given: a hit the budget leaves out may be injected on a later turn
         fitted = fit_to_budget(hits, budget)
@@ -155,10 +166,32 @@ class SessionRecall:
     def mark_given(self, block: Block) -> None:
         """The block reached the host: its hits and bulletin note are never injected again in this session."""
         with self._lock:
-            self._injected.update((str(h.kind), h.id) for h in block.hits)
-            self._injected_texts.update(normalised(h.content) for h in block.hits)
+            self._injected.update(h.key for h in block.hits)
+            self._given_words.extend(words_of(h.content) for h in block.hits)
+            self._given_texts.update(normalised(h.content) for h in block.hits)
+            self._given_turns.update(
+                h.id for h in block.hits if h.kind is ItemKind.EPISODE and not h.truncated
+            )
             if block.bulletin is not None:
                 self.bulletin_seen = block.bulletin
+
+    def _held(self, engine: Bowerbird, seen: _Seen) -> frozenset[ItemKey]:
+        """What the agent has already: what this session was given, what its context holds, and the memories taken
+        from what a turn given whole said (the words of a memory said by the user, from the user's message)."""
+        with self._lock:
+            given, turns = set(self._injected), list(self._given_turns)
+        if not turns:
+            return frozenset(given | seen.keys)
+        episodes = engine.inspect.episodes(turns)
+        stated = engine.inspect.memories_from_episodes(turns)
+        memories = engine.inspect.memories({m for ids in stated.values() for m in ids})
+        told = {
+            item_key(ItemKind.MEMORY, m)
+            for e, ids in stated.items()
+            for m in ids
+            if m in memories and e in episodes and said_on(memories[m], episodes[e].role)
+        }
+        return frozenset(given | seen.keys | told)
 
     def _seen_in_context(self, engine: Bowerbird, visible: Sequence[str]) -> _Seen:
         """Episodes of turns the host still holds in its context, and the memories taken from them: the agent
@@ -166,7 +199,7 @@ class SessionRecall:
         with self._lock:
             spans = dict(self._in_context)
         episodes = [
-            e.id
+            e
             for session, first in spans.items()
             if session
             for e in engine.inspect.session_episodes(visible, session)
@@ -175,13 +208,17 @@ class SessionRecall:
         if not episodes:
             return _Seen()
         memory_ids = {
-            m for ids in engine.inspect.memories_from_episodes(episodes).values() for m in ids
+            m
+            for ids in engine.inspect.memories_from_episodes([e.id for e in episodes]).values()
+            for m in ids
         }
-        keys = {item_key(ItemKind.EPISODE, e) for e in episodes} | {
+        keys = {item_key(ItemKind.EPISODE, e.id) for e in episodes} | {
             item_key(ItemKind.MEMORY, m) for m in memory_ids
         }
-        texts = tuple(normalised(m.content) for m in engine.inspect.memories(memory_ids).values())
-        return _Seen(frozenset(keys), texts)
+        memories = engine.inspect.memories(memory_ids).values()
+        texts = tuple(normalised(m.content) for m in memories)
+        words = tuple(words_of(m.content) for m in memories)
+        return _Seen(frozenset(keys), texts, words)
 
     def _bulletin_note(self, engine: Bowerbird, write_scope: str) -> tuple[Bulletin | None, str]:
         """A one-time short note when a newer bulletin appeared after the system prompt was frozen."""

@@ -1,7 +1,7 @@
 """Drive the real Hermes AIAgent with bowerbird as its memory provider against a local fake model server.
 
 Run as a script in a fresh process (HERMES_HOME must be set before Hermes is imported):
-    python tests/host_scenario.py first|second|ada   -> prints one JSON object with what the fake server saw.
+    python tests/host_scenario.py first|second|ada|asked_again -> one JSON object with what the fake server saw.
 """
 
 from __future__ import annotations
@@ -209,10 +209,41 @@ def ada(home: Path) -> dict[str, Any]:
     return out
 
 
+ASKED_BEFORE = (
+    "Remind me, how do we deploy things here?",
+    "Which tool should I use to deploy the billing service?",
+)
+ASKED_AGAIN = ("How do we deploy?", "Which deployment tool do we rely on again?")
+
+
+def asked_again(home: Path) -> dict[str, Any]:
+    """The Ada turn and two questions about deploying in one session, then two more in a new session: what each
+    prefetch of the new session injected."""
+    out: dict[str, Any] = {}
+    with OpenAIStub(default=Reply.of_text("Sure.")) as stub:
+        agent = _agent(stub, home)
+        history: list[dict[str, Any]] = []
+        for text in (ADA, *ASKED_BEFORE):
+            history = agent.run_conversation(text, conversation_history=history)["messages"]
+            _settle(agent)
+        agent._memory_manager.on_session_end(history)
+        agent._memory_manager.shutdown_all()
+        later = _agent(stub, home)
+        history = []
+        out["contexts"] = []
+        for text in ASKED_AGAIN:
+            before = len(stub.chat_requests)
+            history = later.run_conversation(text, conversation_history=history)["messages"]
+            out["contexts"].append(_contexts(stub.chat_requests[before]))
+        out["sessions"] = [agent.session_id, later.session_id]
+        later._memory_manager.shutdown_all()
+    return out
+
+
 if __name__ == "__main__":
     started = time.time()
-    result = {"first": first, "second": second, "ada": ada}[sys.argv[1]](
-        Path(os.environ["HERMES_HOME"])
-    )
+    result = {"first": first, "second": second, "ada": ada, "asked_again": asked_again}[
+        sys.argv[1]
+    ](Path(os.environ["HERMES_HOME"]))
     result["seconds"] = round(time.time() - started, 2)
     print("RESULT " + json.dumps(result))

@@ -135,3 +135,27 @@ def test_ada_new_session_gets_the_deploy_tool_injected(ada: dict[str, Any]) -> N
 
 def test_ada_new_session_bulletin_names_her(ada: dict[str, Any]) -> None:
     assert "Ada Lovelace" in ada["new_session_bulletin"]
+
+
+# ------------------------------------------------------------------ asked again in a new session
+
+
+@pytest.fixture(scope="module")
+def asked_again(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    path = tmp_path_factory.mktemp("hermes_home_asked_again")
+    (path / "config.yaml").write_text("memory:\n  provider: bowerbird\n")
+    install(path)
+    return _run("asked_again", path)
+
+
+def test_asked_again_the_deploy_tool_is_injected_once(asked_again: dict[str, Any]) -> None:
+    """Two questions about one thing in a new session: Ansible reaches the agent once, as a memory or its turn."""
+    injected = ["".join(contexts) for contexts in asked_again["contexts"]]
+    assert len(injected) == 2
+    assert sum(text.count("Ansible") for text in injected) == 1
+
+
+def test_asked_again_no_past_question_is_injected(asked_again: dict[str, Any]) -> None:
+    joined = "".join("".join(contexts) for contexts in asked_again["contexts"])
+    assert "Remind me, how do we deploy things here?" not in joined
+    assert "Which tool should I use to deploy the billing service?" not in joined

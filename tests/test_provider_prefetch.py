@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -15,7 +16,7 @@ from hermes_bowerbird.config import Config, load_config
 from hermes_bowerbird.embeddings.cache import WrappedEmbedder
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder
 from hermes_bowerbird.engine import Bowerbird
-from hermes_bowerbird.options import TurnCapture
+from hermes_bowerbird.options import RecallOptions, TurnCapture
 from hermes_bowerbird.provider import BowerbirdProvider
 from hermes_bowerbird.retrieval import Hit
 from hermes_bowerbird.session_recall import MODEL_WAIT_SHARE, SessionRecall
@@ -238,3 +239,91 @@ def test_a_question_wrapped_in_chat_gets_what_the_question_alone_gets(
         chat.on_session_switch(f"ask{n}", reset=True)
         block = chat.prefetch(question)
         assert "Clementine" in block, question
+
+
+# ------------------------------------------------------------------ what is worth injecting, and only once
+
+ADA = "Hi, I'm Ada Lovelace. I always deploy with Ansible, and we never deploy on Fridays."
+ASKED = "Which tool should I use to deploy the billing service?"
+ANSWERED = "Use Ansible: the billing playbook lives in the ops repository and runs from the release branch."
+
+
+def _told(chat: BowerbirdProvider, *turns: tuple[str, str, str]) -> Bowerbird:
+    """Turns (user, assistant, session) captured and curated; then a new session opens."""
+    engine = chat.engine
+    assert engine is not None
+    for user, assistant, session in turns:
+        chat.sync_turn(user, assistant, session_id=session)
+        assert engine.flush(60)
+    chat.on_session_end([])
+    chat.on_session_switch("asking", reset=True)
+    return engine
+
+
+def _lines(block: str) -> list[str]:
+    return [line for line in block.splitlines() if line.startswith("- [")]
+
+
+def test_a_past_question_is_not_injected_but_the_tool_still_finds_it(
+    chat: BowerbirdProvider,
+) -> None:
+    _told(chat, (ADA, "Noted.", "s1"), ("Remind me, how do we deploy things here?", "Sure.", "s2"))
+    block = chat.prefetch("How do we deploy?")
+    assert _lines(block) == [next(line for line in _lines(block) if "Ansible" in line)]
+    assert "Remind me" not in block
+    found = json.loads(chat.handle_tool_call("bowerbird_recall", {"query": "how do we deploy"}))
+    assert "Remind me, how do we deploy things here?" in [r["content"] for r in found["results"]]
+
+
+def test_an_answer_stays_injectable_when_its_question_is_not(chat: BowerbirdProvider) -> None:
+    _told(chat, (ASKED, ANSWERED, "s1"))
+    block = chat.prefetch("Where does the billing playbook live?")
+    assert ANSWERED in block
+    assert ASKED not in block
+
+
+def test_the_turn_a_given_memory_came_from_is_not_injected_later(
+    chat: BowerbirdProvider,
+) -> None:
+    _told(chat, (ADA, "Noted.", "s1"))
+    first = chat.prefetch("Which deployment tool do we rely on again?")
+    second = chat.prefetch("How do we deploy?")
+    assert [block.count("Ansible") for block in (first, second)] == [1, 0]
+
+
+def test_a_memory_shown_in_the_turn_it_came_from_is_not_injected_again(
+    chat: BowerbirdProvider,
+) -> None:
+    engine = _told(chat, (ADA, "Noted.", "s1"))
+    turn = next(e for e in engine.inspect.session_episodes(chat.visible, "s1") if e.role == "user")
+    shown = Hit(ItemKind.EPISODE, turn.id, None, turn.content, 1.0, turn.created_at)
+    chat.recall.mark_given(chat.recall.block(engine, [shown], chat.visible, chat.write_scope))
+    assert "Ansible" not in chat.prefetch("Which deployment tool do we rely on again?")
+
+
+def test_a_held_memory_that_does_not_answer_leaves_its_turn_injectable(
+    chat: BowerbirdProvider,
+) -> None:
+    engine = _told(chat, (ADA, "Noted.", "s1"))
+    memories = {m.content: m.id for m in engine.inspect.list_memories(chat.visible)}
+    engine.forget(memories["I always deploy with Ansible."], scopes=chat.visible, reason="test")
+    held = [("memory", memories["I'm Ada Lovelace."])]
+    hits = engine.recall(
+        "How do we deploy?",
+        scopes=chat.visible,
+        options=RecallOptions(min_relevance=0.5, inject=True, exclude=held, touch=False),
+    )
+    assert [h.content for h in hits] == [ADA]
+
+
+def test_a_turn_quoting_a_line_given_earlier_in_the_session_is_not_injected(
+    chat: BowerbirdProvider,
+) -> None:
+    engine = chat.engine
+    assert engine is not None
+    given = Hit(ItemKind.MEMORY, 1, None, "I always deploy with Ansible.", 1.0, 0.0)
+    chat.recall.mark_given(chat.recall.block(engine, [given], chat.visible, chat.write_scope))
+    quoting = Hit(ItemKind.EPISODE, 2, None, "Hi, I'm Ada. I always deploy with Ansible.", 1.0, 0.0)
+    other = Hit(ItemKind.EPISODE, 3, None, "We never deploy on Fridays.", 1.0, 0.0)
+    block = chat.recall.block(engine, [quoting, other], chat.visible, chat.write_scope)
+    assert [h.id for h in block.hits] == [3]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
 from .. import vocabulary as vocab
+from ..curation.noise import is_trivial_prompt, statement_before_question
 from ..curation.sentences import split_sentences
 from ..text import DIGIT_WORDS, search_word_spans
 from ..text import search_words as tokens  # the name retrieval modules use
@@ -433,6 +434,23 @@ def question_core(text: str) -> str:
     if _UNMARKED_QUESTION.match(core):
         core += "?"
     return core or text
+
+
+def only_asks(text: str) -> bool:
+    """Whether a message asks and tells nothing: read as `question_core` reads a question (without the words around
+    it that ask nothing, with the mark it was typed without), each of its sentences is a question with no statement
+    before it in the same sentence (extraction keeps "I'm 41 and my knee hurts" of "I'm 41 and my knee hurts, is
+    that normal?"), or says nothing at all ("Thanks!"), and one of them asks."""
+    sentences = split_sentences(question_core(text))
+    asked = [_asks_only(s) for s in sentences]
+    return any(asked) and all(
+        a or is_trivial_prompt(s) for a, s in zip(asked, sentences, strict=True)
+    )
+
+
+def _asks_only(sentence: str) -> bool:
+    core = question_core(sentence)
+    return core.endswith("?") and not statement_before_question(core)
 
 
 # "who is my boss?", "who's our landlord?", "what is my little girl called?", "what's my daughter's name?"

@@ -24,7 +24,11 @@ class RecallRequest:
     `min_relevance` (0 = off) drops items whose gate relevance (retrieval/gate.py: their cosine read against
     the query's similarity to this store, and the idf-weighted share of the query's keywords they hold) is
     below it. Config `prefetch_gate` is the value for automatic injection, where returning nothing beats
-    returning something unrelated."""
+    returning something unrelated.
+
+    `inject` asks for what is injected unasked (prefetch, with the gate on): a past message that only asks is left
+    out, and so is a turn with a memory taken from it that answers the query and is held (`exclude_ids`) or
+    returned; hits come best answer first and stop where the next adds nothing (retrieval/injection.py)."""
 
     query: str
     scopes: tuple[str, ...]
@@ -37,6 +41,7 @@ class RecallRequest:
     include_episodes: bool = True
     exclude_ids: frozenset[ItemKey] = frozenset()
     min_relevance: float = 0.0
+    inject: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -10,7 +12,7 @@ from typing import TypeVar, overload
 
 import numpy as np
 
-from ..config import Config
+from ..config import Config, RetrievalWeights
 from ..curation.changes import tells_of_someone_moving_on, who_moved_on
 from ..curation.given_up import amends, given_up_names
 from ..curation.provenance import USER, origin_of
@@ -19,7 +21,7 @@ from ..store import Store
 from ..text import holds_name
 from ..types import Clock, Episode, ItemKind, Memory, Provenance
 from . import candidates as cand
-from . import gate
+from . import gate, injection
 from .asked_value import asked_value, lacks
 from .budget import fit_to_budget
 from .candidates import Signal
@@ -88,6 +90,78 @@ class _Items:
 
     def get(self, key: Key) -> Memory | Episode | None:
         return self.memories.get(key[1]) if key[0] is ItemKind.MEMORY else self.episodes.get(key[1])
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How the gate reads an item for one query: the logistic of its cosine (read against the query's `base`) and
+    keyword coverage (`gate.relevance`), reaching `floor` to pass.
+
+    The cosine is read against `gate_vector` when the query's names were put after roles (see
+    `Retriever._gate_vector`), and a question said after something else counts the better of its readings whole and
+    `alone`. A memory filling a profile slot the question names (the subject signal found it) is scored like the
+    rest, with the keyword coverage the rerank credited it with (`slot_coverage`)."""
+
+    analysis: QueryAnalysis
+    base: gate.Baseline | None
+    floor: float
+    weights: RetrievalWeights
+    gate_vector: np.ndarray | None = None
+    alone: tuple[np.ndarray, gate.Baseline | None] | None = None
+
+    @functools.cached_property
+    def asked(self) -> re.Pattern[str] | None:
+        """The kind of value the question asks for, if it names one (`asked_value`)."""
+        return asked_value(self.analysis.text)
+
+    def passes(
+        self,
+        text: str,
+        vector: np.ndarray | None,
+        cosine: float | None,
+        coverage: float,
+        signals: dict[str, float],
+    ) -> bool:
+        """Whether the item answers plainly enough, recording its relevance and the gate's readings in `signals`."""
+        value = self.value(text, vector, cosine, coverage, signals)
+        if value >= self.floor and lacks(self.asked, text):
+            # "how much did I pay for my car?": "I drive a Golf" is a near miss, however close
+            signals["lacks_asked_value"] = 1.0
+            return False
+        return value >= self.floor
+
+    def value(
+        self,
+        text: str,
+        vector: np.ndarray | None,
+        cosine: float | None,
+        coverage: float,
+        signals: dict[str, float],
+    ) -> float:
+        analysis, base, weights = self.analysis, self.base, self.weights
+        # a question in another language is judged by its keywords: the English model's cosine says little
+        cosine = None if analysis.foreign else cosine
+        if self.gate_vector is not None and cosine is not None and vector is not None:
+            cosine = float(np.dot(vector, self.gate_vector))
+            signals["gate_cosine"] = cosine
+        # the closest of a memory's stored questions (a question in another language is not compared)
+        question = None if analysis.foreign else signals.get("question")
+        value = gate.relevance(cosine, coverage, base, weights, question)
+        if self.alone is not None and cosine is not None and vector is not None:
+            alone_cosine = float(np.dot(vector, self.alone[0]))
+            value = max(
+                value, gate.relevance(alone_cosine, coverage, self.alone[1], weights, question)
+            )
+        if analysis.names_asked and _names_holder(text, analysis):
+            # "who is my boss?": what says who holds the role answers it, however little it shares with the
+            # question's words or meaning
+            signals["names_holder"] = 1.0
+            value = max(value, self.floor)
+        signals["relevance"] = value
+        if base is not None and cosine is not None:
+            signals["gate_z"] = base.z(cosine)
+            signals["gate_chance"] = base.chance_max
+        return value
 
 
 class Retriever:
@@ -223,16 +297,25 @@ class Retriever:
         ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
         if request.min_relevance > 0:
             gate_vector = self._gate_vector(analysis, query_vector)
-            ranked = self._relevant(
-                ranked,
-                items,
+            reading = _Reading(
                 analysis,
                 self._baseline(scopes, given.allowed, gate_vector),
                 request.min_relevance,
+                self.config.weights,
                 None if gate_vector is query_vector else gate_vector,
                 self._asked_alone(analysis, scopes, given.allowed, query_vector),
             )
+            ranked = self._relevant(ranked, items, reading)
+            if request.inject:
+                ranked = self._worth_injecting(
+                    ranked, items, request, (reading, query_vector, coverage)
+                )
         chosen = _with_carried(self._diversify(ranked, items, limit), ranked)
+        if request.inject:
+            chosen = injection.adding(
+                injection.best_answer_first(chosen),
+                {e.key: _content(items.get(e.key)) for e in chosen},
+            )
         missing = [
             e.key[1]
             for e in chosen
@@ -308,60 +391,25 @@ class Retriever:
         vector = self.vectors.embed_query(analysis.asked_alone)
         return None if vector is None else (vector, self._baseline(scopes, allowed, vector))
 
-    def _relevant(
-        self,
-        ranked: list[Fused],
-        items: _Items,
-        analysis: QueryAnalysis,
-        base: gate.Baseline | None,
-        floor: float,
-        gate_vector: np.ndarray | None = None,
-        alone: tuple[np.ndarray, gate.Baseline | None] | None = None,
-    ) -> list[Fused]:
-        """The candidates whose gate relevance (see `gate.relevance`) reaches `floor`; recorded as a signal. A
-        question said after something else counts the better of its readings whole and `alone`.
+    def _relevant(self, ranked: list[Fused], items: _Items, reading: _Reading) -> list[Fused]:
+        """The candidates whose gate relevance (see `_Reading`) reaches the floor; recorded as a signal.
 
-        A memory filling a profile slot the question names (the subject signal found it) is scored like the rest,
-        with the keyword coverage the rerank credited it with (`slot_coverage`). A stale item that passes (a
-        superseded memory, or a turn that stated only superseded facts) carries the current successors in the pool
-        through with it: "I work at Deloitte" may answer "where do I work?" more plainly than "I started a new job
-        at KPMG", and is never given without it. So does a memory that holds only in part (or a turn that stated
-        one), with what amended it, and is marked amended by it: "I take metformin and atorvastatin" with "The
-        doctor switched my atorvastatin to rosuvastatin", and one naming someone, with the news that they moved or
-        started somewhere new.
+        A stale item that passes (a superseded memory, or a turn that stated only superseded facts) carries the
+        current successors in the pool through with it: "I work at Deloitte" may answer "where do I work?" more
+        plainly than "I started a new job at KPMG", and is never given without it. So does a memory that holds only
+        in part (or a turn that stated one), with what amended it, and is marked amended by it: "I take metformin
+        and atorvastatin" with "The doctor switched my atorvastatin to rosuvastatin", and one naming someone, with
+        the news that they moved or started somewhere new.
         """
         kept: set[Key] = set()
-        weights = self.config.weights
-        asked = asked_value(analysis.text)
         for entry in ranked[:RELEVANCE_POOL]:
-            # a question in another language is judged by its keywords: the English model's cosine says little
-            cosine = None if analysis.foreign else entry.signals.get("cosine")
-            vector = items.vectors.get(entry.key)
-            if gate_vector is not None and cosine is not None and vector is not None:
-                cosine = float(np.dot(vector, gate_vector))
-                entry.signals["gate_cosine"] = cosine
-            coverage = entry.signals.get("coverage", 0.0)
-            # the closest of a memory's stored questions (a question in another language is not compared)
-            question = None if analysis.foreign else entry.signals.get("question")
-            value = gate.relevance(cosine, coverage, base, weights, question)
-            if alone is not None and cosine is not None and vector is not None:
-                alone_cosine = float(np.dot(vector, alone[0]))
-                value = max(
-                    value, gate.relevance(alone_cosine, coverage, alone[1], weights, question)
-                )
-            if analysis.names_asked and _names_holder(_content(items.get(entry.key)), analysis):
-                # "who is my boss?": what says who holds the role answers it, however little it shares with the
-                # question's words or meaning
-                entry.signals["names_holder"] = 1.0
-                value = max(value, floor)
-            entry.signals["relevance"] = value
-            if base is not None and cosine is not None:
-                entry.signals["gate_z"] = base.z(cosine)
-                entry.signals["gate_chance"] = base.chance_max
-            if value >= floor and lacks(asked, _content(items.get(entry.key))):
-                # "how much did I pay for my car?": "I drive a Golf" is a near miss, however close
-                entry.signals["lacks_asked_value"] = 1.0
-            elif value >= floor:
+            if reading.passes(
+                _content(items.get(entry.key)),
+                items.vectors.get(entry.key),
+                entry.signals.get("cosine"),
+                entry.signals.get("coverage", 0.0),
+                entry.signals,
+            ):
                 kept.add(entry.key)
         pooled = {e.key: e for e in ranked}
         for key in [k for k in kept if pooled[k].signals.get("superseded")]:
@@ -388,6 +436,81 @@ class Retriever:
                         amendment.signals["carried"] = 1.0
                         kept.add(amendment.key)
         return [e for e in ranked if e.key in kept]
+
+    def _worth_injecting(
+        self,
+        kept: list[Fused],
+        items: _Items,
+        request: RecallRequest,
+        query: tuple[_Reading, np.ndarray | None, KeywordCoverage],
+    ) -> list[Fused]:
+        """What passed the gate less the turns not worth injecting unasked (retrieval/injection.py): a message that
+        only asks, and one with a memory taken from it that answers the query and that the caller holds already
+        (`request.exclude_ids`: given earlier in the session, or in its context) or that passed here. A memory that
+        passed stands in for its turn, at the better of their scores."""
+        episodes = [items.episodes[i] for k, i in (e.key for e in kept) if k is ItemKind.EPISODE]
+        if not episodes:
+            return kept
+        stated = self.store.provenance.memories_from_episodes([e.id for e in episodes])
+        memories = self.store.memories.get_many(sorted({m for ids in stated.values() for m in ids}))
+        told = {
+            e.id: [
+                memories[m]
+                for m in stated.get(e.id, [])
+                if m in memories and injection.said_on(memories[m], e.role)
+            ]
+            for e in episodes
+        }
+        held = {
+            m.id: m
+            for ms in told.values()
+            for m in ms
+            if item_key(ItemKind.MEMORY, m.id) in request.exclude_ids
+        }
+        answering = self._answering(held.values(), *query)
+        pooled = {e.key: e for e in kept}
+        dropped: set[Key] = set()
+        for episode in episodes:
+            entry = pooled[(ItemKind.EPISODE, episode.id)]
+            passed = [
+                pooled[k] for m in told[episode.id] if (k := (ItemKind.MEMORY, m.id)) in pooled
+            ]
+            if injection.asks_only(episode, told[episode.id]):
+                entry.signals["asks_only"] = 1.0
+            elif passed or any(m.id in answering for m in told[episode.id]):
+                entry.signals["restated"] = 1.0
+                for memory in passed:
+                    memory.score = max(memory.score, entry.score)
+            else:
+                continue
+            dropped.add(entry.key)
+        return sorted((e for e in kept if e.key not in dropped), key=_order)
+
+    def _answering(
+        self,
+        memories: Iterable[Memory],
+        reading: _Reading,
+        query_vector: np.ndarray | None,
+        coverage: KeywordCoverage,
+    ) -> set[int]:
+        """Ids of these memories (held by the caller, so not searched) that pass the gate for this query, read as the
+        rerank and the gate read a candidate."""
+        by_id = {m.id: m for m in memories}
+        if not by_id:
+            return set()
+        vectors = self.vectors.vectors(ItemKind.MEMORY, list(by_id)) if self.vectors.ready() else {}
+        out: set[int] = set()
+        for memory in by_id.values():
+            vector = vectors.get(memory.id)
+            cosine = None
+            if vector is not None and query_vector is not None:
+                cosine = float(np.dot(vector, query_vector))
+            share = coverage(memory.content)
+            if memory.subject and memory.subject in reading.analysis.subjects:
+                share = max(share, self.config.weights.slot_coverage)
+            if reading.passes(memory.content, vector, cosine, share, {}):
+                out.add(memory.id)
+        return out
 
     def _baseline(
         self,
