@@ -107,7 +107,8 @@ class Config:
     # threads for the local model; 0 = torch: one per core, ONNX and the curation worker process: up to 2
     # (curation/worker.py)
     embedding_threads: int = 0
-    # where built ONNX models are cached; empty = $HERMES_HOME/bowerbird/models
+    # where built ONNX models are cached, shared by every memory home of the user; empty = the user's cache folder
+    # ($XDG_CACHE_HOME or ~/.cache)/hermes-bowerbird/models
     embedding_models_dir: str = ""
     gemini_api_key: str = field(default="", repr=False)
     gemini_embedding_model: str = "gemini-embedding-001"
@@ -152,10 +153,25 @@ class Config:
 
     @property
     def model_cache_dir(self) -> Path:
-        """Where the local model's int8 ONNX build is cached (built once, on first use)."""
+        """Where the local model's int8 ONNX build is cached (built once per machine and user, on first use)."""
         if self.embedding_models_dir:
             return Path(self.embedding_models_dir).expanduser()
+        return user_models_dir(os.environ)
+
+    @property
+    def home_models_dir(self) -> Path:
+        """Where releases before the shared cache kept this home's own build (moved from there when found)."""
         return self.hermes_home / "bowerbird" / "models"
+
+
+def user_models_dir(env: Mapping[str, str]) -> Path:
+    """The user's cache of built models: $XDG_CACHE_HOME (when absolute, as the XDG spec asks) or ~/.cache, then
+    hermes-bowerbird/models."""
+    base = env.get("XDG_CACHE_HOME", "")
+    if not base or not Path(base).is_absolute():
+        home = env.get("HOME")
+        base = str(Path(home) / ".cache") if home else str(Path.home() / ".cache")
+    return Path(base) / "hermes-bowerbird" / "models"
 
 
 def load_config(
@@ -172,6 +188,8 @@ def load_config(
     if not values.get("gemini_api_key"):
         values["gemini_api_key"] = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY") or ""
     values.update(overrides or {})
+    if not values.get("embedding_models_dir"):
+        values["embedding_models_dir"] = str(user_models_dir(env))
     return build_config(home, values)
 
 

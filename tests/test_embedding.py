@@ -49,6 +49,11 @@ class CountingEmbedder(WrappedEmbedder):
         self.texts.extend(texts)
         return self.inner.embed_batch(texts)
 
+    def embed_query(self, text: str) -> np.ndarray:
+        self.calls += 1
+        self.texts.append(text)
+        return super().embed_query(text)
+
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:

@@ -16,7 +16,7 @@ from .cache import CachedEmbedder
 from .gemini import GeminiEmbedder, GeminiEmbeddingSettings
 from .index import DEFAULT_ANN_THRESHOLD, IndexRegistry
 from .local import resolve_local_model
-from .onnx_runtime import RUNTIME, OnnxEmbedder, build_dir, is_built, onnx_available
+from .onnx_runtime import RUNTIME, OnnxEmbedder, is_built, onnx_available, read_layout
 from .reindex import reindex_all
 from .torch_runtime import LocalEmbedder
 
@@ -204,6 +204,7 @@ class EmbeddingService:
                 self.config.model_cache_dir,
                 self.config.embedding_model,
                 threads=self.config.embedding_threads,
+                legacy=(self.config.home_models_dir,),
             )
         return LocalEmbedder(self.config.embedding_model, threads=self.config.embedding_threads)
 
@@ -319,5 +320,15 @@ def planned_runtime(config: Config) -> str:
         source = resolve_local_model(config.embedding_model)
     except EmbeddingError as exc:
         return f"none ({exc})"
-    built = is_built(build_dir(config.model_cache_dir, source.label, source.location))
+    fallback = "torch" if "torch" in runtimes else "none"
+    if not source.offline:
+        return f"{fallback} (the ONNX runtime builds from local weights only)"
+    try:
+        read_layout(source.location)
+    except EmbeddingError as exc:
+        return f"{fallback} ({exc})"
+    try:
+        built = is_built(config.model_cache_dir, source.label, source.location)
+    except OSError as exc:
+        return f"none ({exc})"
     return f"{RUNTIME} ({'built' if built else 'built on first use'})"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..types import Embedder, ItemKind
-from .cache import CachedEmbedder
+from .cache import query_vector
 from .index import VectorIndex
 from .reindex import reindex_all, shared_index
 
@@ -56,12 +56,7 @@ class VectorTier:
         if embedder is None or not text.strip():
             return None
         try:
-            vector = (
-                embedder.embed_query(text)
-                if isinstance(embedder, CachedEmbedder)
-                else embedder.embed(text)
-            )
-            return np.asarray(vector, dtype=np.float32)
+            return query_vector(embedder, text)
         except Exception:  # a broken model must cost the vector signal, never the search
             log.warning(
                 "query embedding failed; searching without the vector signal", exc_info=True
