@@ -46,8 +46,11 @@ class Admin:
         self._maintenance = maintenance
 
     # -- the embedding model --------------------------------------------------------------------------------
-    def load_model(self) -> None:
-        """Start loading the embedding model on its own thread (idempotent)."""
+    def load_model(self, *, reindex_in_background: bool = True) -> None:
+        """Start loading the embedding model on its own thread (idempotent); without `reindex_in_background`
+        the loader leaves what lacks a vector to `reindex`."""
+        if not reindex_in_background:
+            self._embeddings.auto_reindex = False
         self._embeddings.start()
 
     def wait_model(self, seconds: float) -> bool:

@@ -384,9 +384,11 @@ def status(state: State) -> None:
     }
     embedding = dict(info.get("embedding") or {})  # type: ignore[call-overload]
     if not embedding.get("runtime"):
-        from .embeddings.service import planned_runtime
+        from .embeddings.service import planned_model, planned_runtime
 
         embedding["planned"] = planned_runtime(engine.config)
+        embedding["planned_model"] = model = planned_model(engine.config)
+        embedding["other_models"] = _other_models(engine.inspect.vector_counts(), model)
     data = {
         **info,
         "embedding": embedding,
@@ -398,6 +400,16 @@ def status(state: State) -> None:
         else round(engine.clock() - bulletin.created_at, 1),
     }
     emit(state, data, lambda: _status_text(data, by_type))
+
+
+def _other_models(counts: Mapping[tuple[str, str, int], int], model: str | None) -> dict[str, int]:
+    """Stored vectors by model name, of models other than `model` (the one a local model would store under)."""
+    others: dict[str, int] = {}
+    for (_kind, name, dim), n in counts.items():
+        if model is not None and name != model:
+            key = f"{name} ({dim} dimensions)"
+            others[key] = others.get(key, 0) + n
+    return others
 
 
 def _vector_models(data: Mapping[str, Any]) -> str:
@@ -425,6 +437,19 @@ def _runtime_note(embedding: Mapping[str, Any]) -> str:
     return f", runtime {runtime}" if runtime else ""
 
 
+def _model_text(embedding: Mapping[str, Any]) -> str:
+    """The embedding model and its state; says so when the store holds another model's vectors."""
+    model = embedding.get("model") or embedding.get("planned_model") or "-"
+    text = f"{model} ({embedding.get('state', '-')})"
+    others = embedding.get("other_models") or {}
+    if others:
+        text += (
+            f": the store holds vectors of other models ({_counts_text(others)}); recall uses keywords "
+            "and the graph until `bowerbird reindex`"
+        )
+    return text
+
+
 def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
     counts = data.get("counts") or {}
     embedding = data.get("embedding") or {}
@@ -441,6 +466,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
         "curation worker": _worker_text(data.get("curation_worker") or {}),
         "embeddings": f"{counts.get('embeddings', 0)} stored ({_vector_models(data)}) · "
         f"backend {embedding.get('configured', '-')}{_runtime_note(embedding)}",
+        "embedding model": _model_text(embedding),
         "llm": data.get("llm") or "none (heuristics)",
         "bulletin": "none yet" if age is None else f"{age / 3600:.1f} h old",
     }
@@ -864,13 +890,22 @@ def bulletin(state: State, force: bool) -> None:
 @cli.command()
 @pass_state
 def reindex(state: State) -> None:
-    """Embed every memory and episode that lacks a vector from the active model."""
+    """Embed every memory and episode that lacks a vector from the configured model, replacing the vectors of
+    another model (recall leaves vectors out until none is left). Stopped midway, a rerun resumes."""
     engine = state.engine()
-    engine.admin.load_model()
+    engine.admin.load_model(reindex_in_background=False)
     with progress_bar(state, "embedding", 1) as update_bar:
         count = engine.admin.reindex(progress=update_bar)
-    model = engine.admin.model_status().get("model")
-    emit(state, {"embedded": count, "model": model}, f"Embedded {count} items with {model}.")
+    info = engine.admin.model_status()
+    model, left = info.get("model"), dict(info.get("other_models") or {})  # type: ignore[call-overload]
+    text = f"Embedded {count} items with {model}."
+    if left:
+        text += f" Vectors of other models remain ({_counts_text(left)}): run it again."
+    emit(state, {"embedded": count, "model": model, "other_models": left}, text)
+
+
+def _counts_text(counts: Mapping[str, Any]) -> str:
+    return ", ".join(f"{n} by {name}" for name, n in counts.items())
 
 
 @cli.command()

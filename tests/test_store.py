@@ -311,7 +311,7 @@ def test_journal_lifecycle(store: Store) -> None:
 def test_vectors_round_trip_little_endian(store: Store) -> None:
     vectors = np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32)
     store.vectors.put(ItemKind.MEMORY, "m", [(i + 1, v) for i, v in enumerate(vectors)])
-    ids, matrix = store.vectors.load(ItemKind.MEMORY, "m")
+    ids, matrix = store.vectors.load(ItemKind.MEMORY, "m", 8)
     assert ids.tolist() == [1, 2, 3, 4, 5]
     assert np.array_equal(matrix, vectors)
     store.embedding_cache.put([("h", "m", vectors[0])])

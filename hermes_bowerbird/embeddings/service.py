@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..config import EMBEDDING_BACKENDS
 from ..errors import DatabaseError, EmbeddingError
-from ..types import Clock, Embedder, ItemKind
+from ..types import Clock, Embedder, ItemKind, VectorModel
 from .cache import CachedEmbedder
 from .gemini import GeminiEmbedder, GeminiEmbeddingSettings
 from .index import DEFAULT_ANN_THRESHOLD, IndexRegistry
@@ -32,8 +32,14 @@ LOAD_THREAD_NAME = "bowerbird-embed-load"
 class EmbeddingState(StrEnum):
     LOADING = "loading"
     READY = "ready"
+    # loaded, but the store's vectors were made by another model: recall leaves vectors out until a reindex
+    OTHER_MODEL = "other model"
     UNAVAILABLE = "unavailable"
     DISABLED = "disabled"
+
+
+# how often a service whose store holds another model's vectors looks again (a reindex may have finished)
+RECHECK_SECONDS = 2.0
 
 
 LOCAL_RUNTIMES: dict[str, tuple[str, ...]] = {"onnx": ("onnx",), "torch": ("torch",)}
@@ -73,6 +79,8 @@ class EmbeddingService:
         self._reason = "not started"
         self._reindex: dict[str, object] | None = None
         self._started = False
+        self._loaded_reason = ""
+        self._checked = 0.0
 
     @classmethod
     def from_embedder(
@@ -135,11 +143,61 @@ class EmbeddingService:
             thread.join(timeout)
 
     def current(self) -> Embedder | None:
-        """The (cached) embedder when ready; None while loading or when there is none."""
+        """The (cached) embedder vectors are made and searched with: None while loading, when there is none, and
+        while the store's vectors come from another model (never compared across models; see `check_store`)."""
+        if not self._ready.is_set():
+            return None
+        if (
+            self._state is EmbeddingState.OTHER_MODEL
+            and time.monotonic() - self._checked > RECHECK_SECONDS
+        ):
+            self.check_store()
+        return self._embedder if self._state is EmbeddingState.READY else None
+
+    def loaded(self) -> Embedder | None:
+        """The loaded embedder also while the store's vectors come from another model (to re-embed the store)."""
         return self._embedder if self._ready.is_set() else None
 
+    def check_store(self) -> None:
+        """Compare the loaded model with the ones the store's vectors were made with (a reindex, here or in
+        another process, may have changed them): ready when every stored vector is the loaded model's, else on
+        another model, with a warning when that starts."""
+        embedder = self._embedder
+        if not self._ready.is_set() or embedder is None or self.store is None:
+            return
+        self._checked = time.monotonic()
+        mine = VectorModel(embedder.model_name, embedder.dimension)
+        try:
+            other = self.store.vectors.any_other_model(mine.name, mine.dim)
+            if not other:
+                self._now_on_store_model()
+            elif self._state is not EmbeddingState.OTHER_MODEL:
+                self._now_on_other_model(mine, self.store.vectors.other_models(mine.name, mine.dim))
+        except DatabaseError:
+            log.warning("cannot read which models made the stored vectors", exc_info=True)
+
+    def _now_on_other_model(self, mine: VectorModel, others: dict[VectorModel, int]) -> None:
+        named = ", ".join(f"{count} by {model}" for model, count in sorted(others.items(), key=str))
+        reason = (
+            f"stored vectors were made with another model ({named}); the configured model is {mine}: "
+            f"recall uses keywords and the graph, not vectors, until every item is re-embedded with "
+            f"{mine.name} (`bowerbird reindex`)"
+        )
+        log.warning("%s", reason)
+        with self._lock:
+            self._state, self._reason = EmbeddingState.OTHER_MODEL, reason
+
+    def _now_on_store_model(self) -> None:
+        with self._lock:
+            was_other = self._state is EmbeddingState.OTHER_MODEL
+            if was_other:
+                self._state, self._reason = EmbeddingState.READY, self._loaded_reason
+        if was_other:
+            log.info("every stored vector is now from the configured model: recall uses them again")
+
     def wait_ready(self, timeout: float | None = None) -> bool:
-        """Wait until the backend is chosen; True when an embedder is ready."""
+        """Wait until the backend is chosen; True when an embedder is loaded (see `current` for whether its
+        vectors are the store's)."""
         self._settled.wait(timeout)
         return self._ready.is_set()
 
@@ -152,8 +210,10 @@ class EmbeddingService:
         return True
 
     def status(self) -> dict[str, object]:
+        self.current()  # looks at the store again when it held another model's vectors
         embedder = self._embedder if self._ready.is_set() else None
         return {
+            "other_models": self._other_models(embedder),
             "backend": self._backend,
             "runtime": self._runtime if embedder is not None else None,
             "configured": self.config.embedding_backend if self.config is not None else "provided",
@@ -163,6 +223,17 @@ class EmbeddingService:
             "reason": self._reason,
             "reindex": self._reindex,
         }
+
+    def _other_models(self, embedder: Embedder | None) -> dict[str, int]:
+        """Stored vectors by model, of models other than the loaded one (only looked up while there are any)."""
+        if embedder is None or self.store is None or self._state is not EmbeddingState.OTHER_MODEL:
+            return {}
+        try:
+            found = self.store.vectors.other_models(embedder.model_name, embedder.dimension)
+        except DatabaseError:
+            log.warning("cannot read which models made the stored vectors", exc_info=True)
+            return {}
+        return {str(model): count for model, count in found.items()}
 
     # ----- background work ---------------------------------------------------------------------
 
@@ -247,7 +318,9 @@ class EmbeddingService:
         )
 
     def _after_ready(self) -> None:
-        embedder = self.current()
+        """Embed what has no vector from the loaded model (new items, and every item of a store embedded by
+        another model: recall leaves vectors out until that is done), then look at the store again."""
+        embedder = self.loaded()
         if embedder is None or self.store is None or not self.auto_reindex:
             return
         try:
@@ -255,6 +328,11 @@ class EmbeddingService:
         except (EmbeddingError, DatabaseError) as exc:
             log.error("background reindex failed: %s", exc, exc_info=True)
             self._reindex = {**(self._reindex or {}), "error": str(exc)}
+            return
+        was_other = self._state is EmbeddingState.OTHER_MODEL
+        self.check_store()
+        if was_other and self._state is EmbeddingState.READY and not self._stop.is_set():
+            self._after_ready()  # what came in while the last items were re-embedded
 
     def _reindex_all(self, embedder: Embedder) -> None:
         assert self.store is not None
@@ -288,7 +366,9 @@ class EmbeddingService:
         with self._lock:
             self._embedder, self._runtime = wrapped, runtime
             self._backend, self._state, self._reason = backend, EmbeddingState.READY, reason
+            self._loaded_reason = reason
         self._ready.set()
+        self.check_store()
         self._settled.set()
 
     def _set_unavailable(self, reason: str) -> None:
@@ -300,6 +380,16 @@ class EmbeddingService:
     def _set_state(self, state: EmbeddingState, backend: str, reason: str) -> None:
         with self._lock:
             self._state, self._backend, self._reason = state, backend, reason
+
+
+def planned_model(config: Config) -> str | None:
+    """The name a local model's vectors would be stored under, told without loading it (None: not local)."""
+    if config.embedding_backend in ("none", "gemini"):
+        return None
+    try:
+        return resolve_local_model(config.embedding_model).label
+    except EmbeddingError:
+        return None
 
 
 def planned_runtime(config: Config) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 from ..types import Embedder, ItemKind
 from .cache import query_vector
 from .index import VectorIndex
-from .reindex import reindex_all, shared_index
+from .reindex import KINDS, reindex_all, shared_index
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -102,19 +102,27 @@ class VectorTier:
         return out
 
     def catch_up(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Embed every item that has no vector from the active model (new, or embedded by another model)."""
-        embedder = self._embedder()
+        """Embed every item that has no vector from the loaded model (new, or embedded by another model, whose
+        vector it replaces); searches use vectors again once no other model's are left."""
+        embedder = self.embeddings.loaded()
         if embedder is None:
             return 0
 
-        def report(kind: ItemKind, done: int, total: int) -> None:
-            if progress is not None and total:
-                progress(done, total)
+        before, total = {}, 0
+        for kind in KINDS:  # one count over both kinds: each kind's starts after those before it
+            before[kind] = total
+            total += self.store.vectors.count_missing(kind, embedder.model_name, embedder.dimension)
 
-        return reindex_all(
+        def report(kind: ItemKind, done: int, _kind_total: int) -> None:
+            if progress is not None and total:
+                progress(before[kind] + done, max(total, before[kind] + done))
+
+        done = reindex_all(
             self.store,
             embedder,
             self.embeddings.indexes,
             ann_threshold=self.ann_threshold,
             progress=report,
         )
+        self.embeddings.check_store()
+        return done
