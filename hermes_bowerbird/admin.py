@@ -11,6 +11,7 @@ from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
 from .errors import DatabaseError, InvalidInputError
 from .maintenance.scheduler import Maintenance, RunnerLock, runner_lock_path
+from .retrieval.cross_encoder import CrossEncoderReranker
 from .store import Store, content_hash
 from .types import Source, TurnCapture
 
@@ -39,8 +40,11 @@ class Admin:
         embeddings: EmbeddingService,
         vectors: VectorTier,
         maintenance: Maintenance,
+        *,
+        reranker: CrossEncoderReranker | None = None,
     ) -> None:
         self._store = store
+        self._reranker = reranker
         self._embeddings = embeddings
         self._vectors = vectors
         self._maintenance = maintenance
@@ -52,10 +56,16 @@ class Admin:
         if not reindex_in_background:
             self._embeddings.auto_reindex = False
         self._embeddings.start()
+        if self._reranker is not None:
+            self._reranker.start()
 
     def wait_model(self, seconds: float) -> bool:
         """Wait until the model is loaded (True) or `seconds` pass (False)."""
         return self._embeddings.wait_ready(seconds)
+
+    def wait_reranker(self, seconds: float) -> bool:
+        """Wait until the configured reranker loaded (True), or failed, or `seconds` pass; True without one."""
+        return self._reranker is None or self._reranker.wait_ready(seconds)
 
     def stop_model(self, timeout: float = 5.0) -> None:
         self._embeddings.stop(timeout=timeout)

@@ -130,6 +130,7 @@ class State:
 
 def _load_model(engine: Bowerbird) -> None:
     engine.admin.load_model()
+    engine.admin.wait_reranker(MODEL_WAIT_SECONDS)  # a failure is logged by the reranker itself
     if not engine.admin.wait_model(MODEL_WAIT_SECONDS):
         info = engine.admin.model_status()
         if info.get("state") == "disabled":
@@ -395,6 +396,7 @@ def status(state: State) -> None:
         "scopes": list(state.visible),
         "visible_memories": by_type,
         "vector_models": vector_models,
+        "reranker_model": engine.config.reranker_model or None,
         "bulletin_age_seconds": None
         if bulletin is None
         else round(engine.clock() - bulletin.created_at, 1),
@@ -437,6 +439,16 @@ def _runtime_note(embedding: Mapping[str, Any]) -> str:
     return f", runtime {runtime}" if runtime else ""
 
 
+def _reranker_text(reranker: Mapping[str, Any] | None, configured: str | None) -> str:
+    if not configured:
+        return "none"
+    if not reranker or reranker.get("state") == "not started":
+        return f"{configured} (loaded on first use)"
+    timing = reranker.get("ms_per_candidate")
+    cost = f", {timing} ms per candidate" if timing is not None else ""
+    return f"{configured} ({reranker.get('state')}{cost}): {reranker.get('reason')}"
+
+
 def _model_text(embedding: Mapping[str, Any]) -> str:
     """The embedding model and its state; says so when the store holds another model's vectors."""
     model = embedding.get("model") or embedding.get("planned_model") or "-"
@@ -467,6 +479,7 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
         "embeddings": f"{counts.get('embeddings', 0)} stored ({_vector_models(data)}) · "
         f"backend {embedding.get('configured', '-')}{_runtime_note(embedding)}",
         "embedding model": _model_text(embedding),
+        "reranker": _reranker_text(data.get("reranker"), data.get("reranker_model")),
         "llm": data.get("llm") or "none (heuristics)",
         "bulletin": "none yet" if age is None else f"{age / 3600:.1f} h old",
     }

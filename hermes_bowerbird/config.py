@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 import types
 import typing
@@ -126,6 +127,14 @@ class Config:
     related_threshold: float = 0.75
     shutdown_drain_seconds: float = 10.0
     # read path
+    # an optional cross-encoder (name or path of a sentence-transformers CrossEncoder; empty = none) that rereads the
+    # best `reranker_candidates` of a search beside the query, when it fits the time left (retrieval/cross_encoder.py).
+    # A candidate's score is multiplied by exp(reranker_weight x (p - p_best)), p its cross-encoder relevance in
+    # (0, 1); the gate adds reranker_gate_weight x (p - 0.5) to its logit (gate.relevance)
+    reranker_model: str = ""
+    reranker_candidates: int = 20
+    reranker_weight: float = 2.0
+    reranker_gate_weight: float = 0.0
     prefetch_budget_tokens: int = 600
     prefetch_timeout_seconds: float = 3.0
     # the gate's operating point: items of lower relevance are not injected unasked
@@ -211,9 +220,26 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
     _check_types("decay_exempt_types", kwargs.get("decay_exempt_types", ""))
     for key, choices in CHOICES.items():
         _check_choice(key, kwargs.get(key, choices[0]), choices)
+    _check_reranker(kwargs)
     db = kwargs.get("db_path")
     kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
     return Config(**kwargs)
+
+
+MAX_RERANKER_CANDIDATES = 100
+
+
+def _check_reranker(values: Mapping[str, Any]) -> None:
+    """The reranker's settings: a candidate count the reranker can read within a turn, finite weights of 0 or more."""
+    candidates = values.get("reranker_candidates", 20)
+    if not 1 <= candidates <= MAX_RERANKER_CANDIDATES:
+        raise ConfigError(
+            f"setting 'reranker_candidates': {candidates} is not between 1 and {MAX_RERANKER_CANDIDATES}"
+        )
+    for key in ("reranker_weight", "reranker_gate_weight"):
+        weight = values.get(key, 0.0)
+        if not math.isfinite(weight) or weight < 0:
+            raise ConfigError(f"setting {key!r}: {weight} is not a finite number of 0 or more")
 
 
 def _check_types(key: str, value: str) -> None:

@@ -32,6 +32,7 @@ from .maintenance.bulletin import BulletinBuilder
 from .maintenance.scheduler import Maintenance, Scheduler
 from .options import RECALL_DEFAULTS, REMEMBER_DEFAULTS, RecallOptions, RememberOptions, TurnCapture
 from .retrieval import Hit, RecallRequest, Retriever
+from .retrieval.cross_encoder import CrossEncoderReranker
 from .sanitize import storable
 from .store import Store
 from .types import (
@@ -155,7 +156,13 @@ class Bowerbird:
         self.vectors = VectorTier(self.store, self.embeddings, ann_threshold=config.ann_threshold)
         self.llm = llm if llm is not None else select_llm(config, self.store, clock)
         self.curator = Curator(self.store, self.vectors, config, clock, self.llm)
-        self.retriever = Retriever(self.store, self.vectors, config, clock)
+        # the optional cross-encoder, off unless configured
+        self.reranker = (
+            CrossEncoderReranker(config.reranker_model, candidates=config.reranker_candidates)
+            if config.reranker_model
+            else None
+        )
+        self.retriever = Retriever(self.store, self.vectors, config, clock, reranker=self.reranker)
         self.bulletins = BulletinBuilder(self.store, config, clock, self.llm)
         self.maintenance = Maintenance(
             self.store,
@@ -176,7 +183,9 @@ class Bowerbird:
         self._capture: Capture | None = None
         self.inspect = Inspection(self.store)  # what the edges read
         # the owner's operations
-        self.admin = Admin(self.store, self.embeddings, self.vectors, self.maintenance)
+        self.admin = Admin(
+            self.store, self.embeddings, self.vectors, self.maintenance, reranker=self.reranker
+        )
         self._worker: CuratorWorker | None = None
         self._scheduler: Scheduler | None = None
         self._importer: threading.Thread | None = None
@@ -193,6 +202,8 @@ class Bowerbird:
         if not self.store.readonly:
             self._start_curation()
         self.embeddings.start()  # loads the model on its own thread, then embeds whatever has no vector yet
+        if self.reranker is not None:
+            self.reranker.start()
         if self.store.readonly:
             log.warning(
                 "memory store %s is read-only: recall works, nothing new is stored",
@@ -483,6 +494,7 @@ class Bowerbird:
             "journal": journal,
             "journal_retrying": self.store.journal.retrying(),
             "embedding": self.embeddings.status(),
+            "reranker": None if self.reranker is None else self.reranker.status(),
             "llm": self.llm.name if self.llm is not None else None,
             "threads": {
                 "curator": self._worker is not None and self._worker.is_alive(),
@@ -574,6 +586,8 @@ class Bowerbird:
         if self._scheduler is not None:
             stopped = self._scheduler.stop(timeout=_left(deadline)) and stopped
         self.retriever.close()  # a search's vector step in flight takes milliseconds
+        if self.reranker is not None:
+            self.reranker.close()
         return self.embeddings.wait_idle(_left(deadline)) and stopped
 
     def _finish_at_exit(self, seconds: float) -> None:

@@ -61,7 +61,11 @@ def baseline(sample: np.ndarray, query: np.ndarray, size: int) -> Baseline | Non
 
 
 def relevance(
-    cosine: float | None, coverage: float, base: Baseline | None, weights: RetrievalWeights
+    cosine: float | None,
+    coverage: float,
+    base: Baseline | None,
+    weights: RetrievalWeights,
+    cross: tuple[float, float] | None = None,
 ) -> float:
     """How plainly an item answers the query, in (0, 1): the logistic of
 
@@ -70,7 +74,8 @@ def relevance(
     where coverage is the idf-weighted share of the query's keywords the item holds. The z-score says how far the
     item stands out of this store for this query; the plain cosine says how close it is in absolute terms, which
     matters in a small store where a question about anything stands out a little. Without a vector (no model, or
-    a store too small for a baseline) coverage alone decides, with a bias of its own.
+    a store too small for a baseline) coverage alone decides, with a bias of its own. `cross`: the cross-encoder's
+    relevance p of the item and the weight w it has (config `reranker_gate_weight`), adding w x (p - 0.5).
     """
     if cosine is None or base is None:
         value = weights.gate_coverage * coverage + weights.gate_keywords_bias
@@ -80,6 +85,8 @@ def relevance(
             + weights.gate_cosine * (cosine - weights.gate_cosine_center)
             + weights.gate_coverage * coverage
         )
+    if cross is not None:
+        value += cross[1] * (cross[0] - 0.5)
     return 1.0 / (1.0 + math.exp(-value))
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TypeVar, overload
+from typing import TYPE_CHECKING, TypeVar, overload
 
 import numpy as np
 
@@ -39,7 +40,7 @@ from .fusion import (
     weighted_rrf,
 )
 from .query import QueryAnalysis, analyze_query
-from .rerank import TermStats, rerank
+from .rerank import TermStats, cross_rerank, rerank
 from .results import Hit, RecallRequest, item_key
 from .scoring import effective_importance
 from .signals import (
@@ -63,8 +64,12 @@ from .tuning import (
     PARALLEL_FROM_ITEMS,
     RELEVANCE_POOL,
     RERANK_POOL,
+    RERANK_TIME_SHARE,
     SUCCESSOR_HOPS,
 )
+
+if TYPE_CHECKING:
+    from .cross_encoder import CrossEncoderReranker
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -108,8 +113,11 @@ class Retriever:
         *,
         parallel: bool = True,
         signals: Sequence[SignalSpec] = SIGNALS,
+        reranker: CrossEncoderReranker | None = None,
     ) -> None:
+        """`reranker`: the optional cross-encoder, run on the best candidates when it fits the time left."""
         self.store = store
+        self.reranker = reranker
         self.signals = tuple(signals)
         self.vectors = vectors
         self.config = config
@@ -178,6 +186,7 @@ class Retriever:
         if not scopes or not request.query.strip() or request.limit <= 0:
             return []
         now = self.clock()
+        deadline = time.monotonic() + self.config.prefetch_timeout_seconds * RERANK_TIME_SHARE
         analysis = self.analyze(request.query, scopes)
         kinds = kinds_of(episodes_on(request))
         given = SignalInput(
@@ -213,7 +222,7 @@ class Retriever:
         pool = max(
             RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR
         )
-        ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
+        ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, (pool, deadline))
         if request.min_relevance > 0:
             gate_vector = self._gate_vector(analysis, query_vector)
             ranked = self._relevant(
@@ -333,10 +342,11 @@ class Retriever:
                 cosine = float(np.dot(vector, gate_vector))
                 entry.signals["gate_cosine"] = cosine
             coverage = entry.signals.get("coverage", 0.0)
-            value = gate.relevance(cosine, coverage, base, weights)
+            cross = self._gate_cross(entry)
+            value = gate.relevance(cosine, coverage, base, weights, cross)
             if alone is not None and cosine is not None and vector is not None:
                 alone_cosine = float(np.dot(vector, alone[0]))
-                value = max(value, gate.relevance(alone_cosine, coverage, alone[1], weights))
+                value = max(value, gate.relevance(alone_cosine, coverage, alone[1], weights, cross))
             if analysis.names_asked and _names_holder(_content(items.get(entry.key)), analysis):
                 # "who is my boss?": what says who holds the role answers it, however little it shares with the
                 # question's words or meaning
@@ -376,6 +386,12 @@ class Retriever:
                         amendment.signals["carried"] = 1.0
                         kept.add(amendment.key)
         return [e for e in ranked if e.key in kept]
+
+    def _gate_cross(self, entry: Fused) -> tuple[float, float] | None:
+        """The cross-encoder's relevance of the entry and its weight in the gate, when it read the entry."""
+        p = entry.signals.get("cross")
+        weight = self.config.reranker_gate_weight
+        return None if p is None or weight <= 0 else (p, weight)
 
     def _baseline(
         self,
@@ -520,10 +536,13 @@ class Retriever:
         analysis: QueryAnalysis,
         query: tuple[np.ndarray | None, KeywordCoverage],
         now: float,
-        pool_size: int,
+        pool: tuple[int, float],
     ) -> list[Fused]:
-        """Fused scores -> session and neighbour lifts -> importance, type and time -> the `pool_size` best are
-        reranked by the items themselves -> superseded items demoted below their successors."""
+        """Fused scores -> session and neighbour lifts -> importance, type and time -> the best (`pool`: how many,
+        and the monotonic time the cross-encoder must be done by) are reranked by the items themselves, then the
+        best few by the cross-encoder when there is one and it fits -> superseded items demoted below their
+        successors."""
+        pool_size, deadline = pool
         weights = self.config.weights
         session_prior(fused, items.episodes, weights.session)
         spread_to_neighbours(fused, items.episodes, weights.neighbour_prev, weights.neighbour_next)
@@ -536,14 +555,26 @@ class Retriever:
                 else weights.episode_importance
             )
             rescore(entry, item, analysis, now, weights, importance)
-        pool = sorted(fused.values(), key=_order)[:pool_size]
-        self._rerank(pool, items, *query, _named_by_link(pool, analysis))
-        kept = {e.key: e for e in pool}
+        best = sorted(fused.values(), key=_order)[:pool_size]
+        self._rerank(best, items, *query, _named_by_link(best, analysis))
+        self._cross_rerank(best, items, analysis.text, deadline)
+        kept = {e.key: e for e in best}
         demote_superseded(kept, items.memories, now, weights.superseded_penalty)
         demote_stale_episodes(
             kept, items.stale_episodes, items.memories, weights.superseded_penalty
         )
-        return sorted(pool, key=_order)
+        return sorted(best, key=_order)
+
+    def _cross_rerank(self, pool: list[Fused], items: _Items, query: str, deadline: float) -> None:
+        """The cross-encoder's reading of the best `reranker_candidates` of the pool, when it is ready and fits
+        before `deadline`; else the pool stays as it is."""
+        reranker = self.reranker
+        if reranker is None:
+            return
+        top = sorted(pool, key=_order)[: self.config.reranker_candidates]
+        found = reranker.score(query, [_content(items.get(e.key)) for e in top], deadline)
+        if found is not None:
+            cross_rerank(top, found, self.config.reranker_weight)
 
     def _coverage(self, analysis: QueryAnalysis) -> KeywordCoverage:
         words = analysis.keywords[:COVERAGE_WORDS]
