@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,21 @@ def test_the_command_line_says_so_and_reindexes(tiny_model: Path, tmp_path: Path
     after = data(run(home, tiny_model, "status"))
     assert after["embedding"]["other_models"] == {}
     assert set(after["vector_models"]) == {f"memory/{tiny_model.name}/32"}
+
+
+def test_a_reindex_elsewhere_brings_vectors_back_without_a_search_waiting(
+    tiny: LocalEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_bowerbird.embeddings import service as service_module
+
+    monkeypatch.setattr(service_module, "RECHECK_SECONDS", 0.0)
+    store, _ids = old_store(tmp_path / "m.db")
+    service = EmbeddingService.from_embedder(tiny, store, auto_reindex=False)
+    assert service.current() is None
+    reindex_all(store, tiny, IndexRegistry(), ann_threshold=1000)  # as `bowerbird reindex` does
+    deadline = time.monotonic() + 10
+    while service.current() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert service.current() is not None
+    assert service.status()["state"] == str(EmbeddingState.READY)
+    store.close()

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOAD_THREAD_NAME = "bowerbird-embed-load"
+CHECK_THREAD_NAME = "bowerbird-embed-check"
 
 
 class EmbeddingState(StrEnum):
@@ -81,6 +82,7 @@ class EmbeddingService:
         self._started = False
         self._loaded_reason = ""
         self._checked = 0.0
+        self._rechecking = threading.Event()
 
     @classmethod
     def from_embedder(
@@ -150,9 +152,17 @@ class EmbeddingService:
         if (
             self._state is EmbeddingState.OTHER_MODEL
             and time.monotonic() - self._checked > RECHECK_SECONDS
+            and not self._rechecking.is_set()
         ):
-            self.check_store()
+            self._rechecking.set()  # looked at on a thread of its own: a search never waits for it
+            threading.Thread(target=self._recheck, name=CHECK_THREAD_NAME, daemon=True).start()
         return self._embedder if self._state is EmbeddingState.READY else None
+
+    def _recheck(self) -> None:
+        try:
+            self.check_store()
+        finally:
+            self._rechecking.clear()
 
     def loaded(self) -> Embedder | None:
         """The loaded embedder also while the store's vectors come from another model (to re-embed the store)."""
@@ -210,7 +220,8 @@ class EmbeddingService:
         return True
 
     def status(self) -> dict[str, object]:
-        self.current()  # looks at the store again when it held another model's vectors
+        if self._state is EmbeddingState.OTHER_MODEL:
+            self.check_store()  # a reindex may have ended since
         embedder = self._embedder if self._ready.is_set() else None
         return {
             "other_models": self._other_models(embedder),

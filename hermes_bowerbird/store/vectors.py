@@ -51,10 +51,17 @@ class Vectors:
         return {VectorModel(str(row["model"]), int(row["dim"])): int(row["n"]) for row in rows}
 
     def any_other_model(self, model: str, dim: int) -> bool:
-        """Whether any stored vector comes from another model than this one (name and dimension)."""
+        """Whether any stored vector comes from another model than this one (name and dimension): another name
+        is looked for in the model index alone, another dimension under the same name only when there is none."""
+        other_name = self._db.scalar(
+            "SELECT EXISTS (SELECT 1 FROM embeddings INDEXED BY embeddings_model WHERE model != ?)",
+            (model,),
+        )
+        if other_name:
+            return True
         return bool(
             self._db.scalar(
-                "SELECT EXISTS (SELECT 1 FROM embeddings WHERE model != ? OR dim != ?)",
+                "SELECT EXISTS (SELECT 1 FROM embeddings WHERE model = ? AND dim != ?)",
                 (model, dim),
             )
         )
