@@ -99,6 +99,15 @@ def test_the_int8_build_agrees_with_torch_on_each_side(
     assert (vectors(tiny_onnx) * vectors(tiny_torch)).sum(axis=1).min() > 0.999
 
 
+def test_the_int8_build_cuts_long_texts_where_the_model_does(
+    tiny_onnx: OnnxEmbedder, tiny_torch: LocalEmbedder
+) -> None:
+    # far past the tiny model's 64 tokens (saved as the tokenizer's model_max_length) and its 128 positions
+    long = [" ".join(TEXTS * 30), "tea " * 400]
+    together = (np.asarray(tiny_onnx.embed_batch(long)) * tiny_torch.embed_batch(long)).sum(axis=1)
+    assert together.min() > 0.999
+
+
 def test_the_int8_build_keeps_the_models_name_and_dimension(tiny_onnx: OnnxEmbedder) -> None:
     assert (tiny_onnx.model_name, tiny_onnx.dimension, tiny_onnx.prompts) == (
         "tiny-e5",

@@ -270,13 +270,26 @@ def _float_nodes(nodes: Any) -> list[str]:
 
 
 def _max_tokens(location: str) -> int:
+    """The model's sequence length as sentence-transformers reads it (its module config, or the tokenizer's
+    `model_max_length` where newer releases save it), never past the model's position embeddings."""
+    folder = Path(location)
+    saved = _json_number(folder / "sentence_bert_config.json", "max_seq_length") or _json_number(
+        folder / "tokenizer_config.json", "model_max_length"
+    )
+    positions = _json_number(folder / "config.json", "max_position_embeddings")
+    return min(saved or DEFAULT_MAX_TOKENS, positions or DEFAULT_MAX_TOKENS)
+
+
+def _json_number(path: Path, key: str) -> int | None:
+    """A positive whole number under `key` in a JSON file (None when absent, unreadable or absurdly large: the
+    tokenizer's "no limit" is 1e30)."""
     try:
-        config = json.loads(
-            (Path(location) / "sentence_bert_config.json").read_text(encoding="utf-8")
-        )
-    except (OSError, ValueError):
-        return DEFAULT_MAX_TOKENS
-    return int(config.get("max_seq_length") or DEFAULT_MAX_TOKENS)
+        value = json.loads(path.read_text(encoding="utf-8")).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e6:
+        return None
+    return int(value)
 
 
 # the sentence-transformers modules this runtime reproduces: the transformer, its pooling, and normalising
