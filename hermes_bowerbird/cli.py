@@ -129,7 +129,8 @@ class State:
 
 
 def _load_model(engine: Bowerbird) -> None:
-    engine.admin.load_model()
+    # a one-shot command embeds what it stores; re-embedding the rest is `bowerbird reindex`'s and the worker's
+    engine.admin.load_model(reindex_in_background=False)
     engine.admin.wait_reranker(MODEL_WAIT_SECONDS)  # a failure is logged by the reranker itself
     if not engine.admin.wait_model(MODEL_WAIT_SECONDS):
         info = engine.admin.model_status()
@@ -443,7 +444,7 @@ def _reranker_text(reranker: Mapping[str, Any] | None, configured: str | None) -
     if not configured:
         return "none"
     if not reranker or reranker.get("state") == "not started":
-        return f"{configured} (loaded on first use)"
+        return f"{configured} (not loaded by this command)"
     timing = reranker.get("ms_per_candidate")
     cost = f", {timing} ms per candidate" if timing is not None else ""
     return f"{configured} ({reranker.get('state')}{cost}): {reranker.get('reason')}"
@@ -451,8 +452,10 @@ def _reranker_text(reranker: Mapping[str, Any] | None, configured: str | None) -
 
 def _model_text(embedding: Mapping[str, Any]) -> str:
     """The embedding model and its state; says so when the store holds another model's vectors."""
-    model = embedding.get("model") or embedding.get("planned_model") or "-"
-    text = f"{model} ({embedding.get('state', '-')})"
+    if embedding.get("model"):
+        text = f"{embedding['model']} ({embedding.get('state', '-')})"
+    else:
+        text = f"{embedding.get('planned_model') or '-'} (not loaded by this command)"
     others = embedding.get("other_models") or {}
     if others:
         text += (

@@ -180,6 +180,10 @@ def test_the_command_line_says_so_and_reindexes(tiny_model: Path, tmp_path: Path
     before = data(run(home, tiny_model, "status"))["embedding"]
     assert before["planned_model"] == tiny_model.name
     assert before["other_models"] == {f"{OLD} (384 dimensions)": len(ids)}
+    hits = data(run(home, tiny_model, "recall", "cello"))["results"]
+    assert [h["content"] for h in hits][:1] == [
+        FACTS[2]
+    ]  # by keyword: no vector compared, none replaced
     done = data(run(home, tiny_model, "reindex"))
     assert done["embedded"] == len(ids) and done["other_models"] == {}
     after = data(run(home, tiny_model, "status"))
