@@ -83,6 +83,7 @@ class EmbeddingService:
         self._loaded_reason = ""
         self._checked = 0.0
         self._rechecking = threading.Event()
+        self._checker: threading.Thread | None = None
 
     @classmethod
     def from_embedder(
@@ -155,7 +156,10 @@ class EmbeddingService:
             and not self._rechecking.is_set()
         ):
             self._rechecking.set()  # looked at on a thread of its own: a search never waits for it
-            threading.Thread(target=self._recheck, name=CHECK_THREAD_NAME, daemon=True).start()
+            self._checker = threading.Thread(
+                target=self._recheck, name=CHECK_THREAD_NAME, daemon=True
+            )
+            self._checker.start()
         return self._embedder if self._state is EmbeddingState.READY else None
 
     def _recheck(self) -> None:
@@ -212,12 +216,16 @@ class EmbeddingService:
         return self._ready.is_set()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Wait for the background thread (loading and any reindex) to finish; True when it has."""
+        """Wait for the background threads (loading and any reindex, a look at the store) to finish; True when
+        they have."""
+        checker = self._checker
+        if checker is not None:
+            checker.join(timeout)
         thread = self._thread
         if thread is not None:
             thread.join(timeout)
-            return not thread.is_alive()
-        return True
+            return not thread.is_alive() and (checker is None or not checker.is_alive())
+        return checker is None or not checker.is_alive()
 
     def status(self) -> dict[str, object]:
         if self._state is EmbeddingState.OTHER_MODEL:
