@@ -158,7 +158,11 @@ class Bowerbird:
         self.curator = Curator(self.store, self.vectors, config, clock, self.llm)
         # the optional cross-encoder, off unless configured
         self.reranker = (
-            CrossEncoderReranker(config.reranker_model, candidates=config.reranker_candidates)
+            CrossEncoderReranker(
+                config.reranker_model,
+                candidates=config.reranker_candidates,
+                threads=config.embedding_threads,
+            )
             if config.reranker_model
             else None
         )

@@ -228,3 +228,21 @@ def test_a_broken_reranker_costs_the_reranker_only(
         assert texts == [FACTS[2]] and cross == [None]
     finally:
         engine.shutdown()
+
+
+def test_the_reranker_runs_on_the_configured_threads(tiny_cross_encoder: Path) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    reranker = CrossEncoderReranker(str(tiny_cross_encoder), candidates=4, threads=1)
+    try:
+        reranker.start()
+        assert reranker.wait_ready(60)
+        # torch's count is per thread: the reranker's own thread runs on one, the caller's is untouched
+        assert reranker._pool.submit(torch.get_num_threads).result() == 1
+        assert torch.get_num_threads() == before
+        scores = reranker.score("cello?", FACTS[:4], time.monotonic() + 60)
+        assert scores is not None and len(scores) == 4
+    finally:
+        reranker.close()
+        torch.set_num_threads(before)
