@@ -161,7 +161,8 @@ class Bowerbird:
             CrossEncoderReranker(
                 config.reranker_model,
                 candidates=config.reranker_candidates,
-                threads=config.embedding_threads,
+                # one thread unless configured: on a busy 2-core host torch's two spin (cross_encoder.py)
+                threads=config.embedding_threads or 1,
             )
             if config.reranker_model
             else None

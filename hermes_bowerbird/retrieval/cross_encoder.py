@@ -49,7 +49,7 @@ class CrossEncoderReranker:
     ) -> None:
         """`threads`: torch's threads for the reranker's runs (config `embedding_threads`; 0 keeps torch's one per
         core), set on its own thread, which loads and runs the model. On a busy 2-core machine 2 threads took
-        124 ms for 20 short pairs of a tiny model, 1 thread 5.6 ms."""
+        124 ms for 20 short pairs of a tiny model, 1 thread 5.6 ms (the engine gives it one unless configured)."""
         self.model = model
         self.threads = threads
         self.candidates = candidates
