@@ -3,6 +3,7 @@
     python benchmarks/bench_recall.py [--data PATH] [--persona PATH] [--lme PATH] [--everyday PATH]
                                       [--runtime onnx|torch] [--embed-cache FILE] [--write-results]
                                       [--postgres | --database-url URL]
+                                      [--embedder MODEL_DIR] [--reranker CROSS_ENCODER_DIR]
 
 Every LoCoMo conversation becomes its own scope; every turn is captured through the engine's capture path
 (journal -> curator -> episodes and memories) unless `--direct` asks for plain episode ingestion. Questions of
@@ -15,6 +16,8 @@ Baselines in the same run: SQLite FTS5 bm25 over the stored turns, and MiniLM co
 is reported as recall of answerable questions against silence on unanswerable ones, per operating point.
 The stores are SQLite files; `--postgres` puts each in a database of its own on a private PostgreSQL started for
 the run, `--database-url` on an existing server (its user creates and drops databases named bench_*).
+`--embedder` embeds with another sentence-transformers model (with its prompts); `--reranker` has a CrossEncoder
+read each search's best candidates, within the prefetch time as the provider does.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from hermes_bowerbird.embeddings.service import EmbeddingService  # noqa: E402
 from hermes_bowerbird.embeddings.tier import VectorTier  # noqa: E402
 from hermes_bowerbird.embeddings.torch_runtime import LocalEmbedder  # noqa: E402
 from hermes_bowerbird.retrieval import Hit, RecallRequest, Retriever, estimate_tokens, format_hits  # noqa: E402
+from hermes_bowerbird.retrieval.cross_encoder import CrossEncoderReranker  # noqa: E402
 from hermes_bowerbird.retrieval.query import STOP_WORDS, extract_keywords, tokens  # noqa: E402
 from hermes_bowerbird.store import Store, fts_match_expression  # noqa: E402
 from hermes_bowerbird.types import ItemKind, NewEpisode, Provenance  # noqa: E402
@@ -129,6 +133,24 @@ class FileCachedEmbedder(WrappedEmbedder):
         self.dirty = False
 
 
+# the cross-encoder every search of the run reads its best candidates with (--reranker); none by default
+RERANKERS: list[CrossEncoderReranker] = []
+
+
+def reranker() -> CrossEncoderReranker | None:
+    return RERANKERS[0] if RERANKERS else None
+
+
+def load_reranker(model: str, candidates: int) -> CrossEncoderReranker:
+    """The --reranker, loaded before any search (a run must not count searches made while it loads)."""
+    loaded = CrossEncoderReranker(model, candidates=candidates)
+    loaded.start()
+    if not loaded.wait_ready(600):
+        raise SystemExit(f"--reranker: {loaded.status()['reason']}")
+    RERANKERS.append(loaded)
+    return loaded
+
+
 # -- the system under test ----------------------------------------------------------------------------------------
 @dataclass
 class System:
@@ -145,7 +167,9 @@ class System:
     retriever: Retriever = field(init=False)
 
     def __post_init__(self) -> None:
-        self.retriever = Retriever(self.store, self.vectors, self.config, self.clock)
+        self.retriever = Retriever(
+            self.store, self.vectors, self.config, self.clock, reranker=reranker()
+        )
 
 
 class FakeClock:
@@ -441,7 +465,7 @@ def _episode_slots(system: System, ids: Sequence[int]) -> list[list[str]]:
 def latency_vectors_off(system: System, questions: Sequence[Question]) -> list[float]:
     """The same questions with the vector signal off (no model): keyword and graph signals only."""
     tier = VectorTier(system.store, EmbeddingService(None, system.store))
-    retriever = Retriever(system.store, tier, system.config, system.clock)
+    retriever = Retriever(system.store, tier, system.config, system.clock, reranker=reranker())
     out = []
     for q in questions:
         started = time.perf_counter()
@@ -504,7 +528,7 @@ def latency_at_scale(
     vectors.add(ItemKind.MEMORY, memories)
     out: dict[str, float] = {"items": float(size)}
     for label, tier in (("on", vectors), ("off", VectorTier(store, EmbeddingService(None, store)))):
-        retriever = Retriever(store, tier, config, clock)
+        retriever = Retriever(store, tier, config, clock, reranker=reranker())
         times = []
         for q in questions:
             started = time.perf_counter()
@@ -978,6 +1002,7 @@ def run_everyday(
     )
     # the provider shares this engine and its model
     holder = Bowerbird.open_shared(config, embedder=embedder)
+    holder.admin.wait_reranker(600)
     provider = BowerbirdProvider(config)
     provider.initialize("everyday-1", hermes_home=str(home), platform="cli")
     for session, said in data.facts:
@@ -1074,12 +1099,23 @@ RUNTIMES = {
 METRICS = ("any@1", "any@5", "any@10", "all@5", "all@10", "sess@1", "sess@5", "ndcg@10")
 
 
+def _reranker_line(status: dict[str, Any] | None) -> list[str]:
+    if status is None:
+        return []
+    skipped = sum(v for k, v in status.items() if k.startswith("skipped"))
+    return [
+        f"Reranker: {status['model']}, {status['candidates']} candidates, {status['runs']} runs, "
+        f"{skipped} skipped, {status['ms_per_candidate']} ms per candidate  "
+    ]
+
+
 def render(results: dict[str, Scores], persona: dict[str, Any] | None, meta: dict[str, Any]) -> str:
     lines = [
         f"Command: `{meta['command']}`  ",
         f"Machine: {meta['machine']}  ",
-        f"Model: all-MiniLM-L6-v2, {meta['runtime']}  ",
+        f"Model: {meta['model']}, {meta['runtime']}  ",
         f"Store: {meta['backend']}  ",
+        *_reranker_line(meta.get("reranker")),
         f"Run time: {meta['seconds']:.0f} s in all.",
         "",
         *render_summary(results, persona, meta),
@@ -1300,10 +1336,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     overrides = dict(item.split("=", 1) for item in args.set)
+    model = str(args.embedder or "")
     local = (
-        LocalEmbedder() if args.runtime == "torch" else OnnxEmbedder(load_config().model_cache_dir)
+        LocalEmbedder(model)
+        if args.runtime == "torch"
+        else OnnxEmbedder(load_config().model_cache_dir, model)
     )
-    embedder = FileCachedEmbedder(local, args.embed_cache, args.runtime)
+    # a cache holds one model's vectors: another model's run names it beside the runtime
+    embedder = FileCachedEmbedder(
+        local, args.embed_cache, args.runtime + (f":{local.model_name}" if model else "")
+    )
+    if model:
+        overrides["embedding_model"] = model
+    if args.reranker:
+        overrides["reranker_model"] = str(args.reranker)
+        load_reranker(str(args.reranker), build_config(ROOT, overrides).reranker_candidates)
     started_all = time.perf_counter()
     with places(args.database_url, args.postgres) as chosen:
         global PLACES
@@ -1368,6 +1415,8 @@ def _run(
         "machine": machine_line(),
         "runtime": RUNTIMES[args.runtime],
         "backend": PLACES.backend,
+        "model": embedder.model_name,
+        "reranker": None if reranker() is None else reranker().status(),  # type: ignore[union-attr]
         "seconds": time.perf_counter() - started_all,
     }
     text = render(results, persona, meta)
@@ -1409,6 +1458,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="onnx",
         help="local model runtime: the int8 build the provider runs by default, or torch (one embed cache "
         "per runtime)",
+    )
+    parser.add_argument(
+        "--embedder",
+        type=Path,
+        default=None,
+        help="a sentence-transformers model folder to embed with instead of the shipped MiniLM",
+    )
+    parser.add_argument(
+        "--reranker",
+        type=Path,
+        default=None,
+        help="a sentence-transformers CrossEncoder folder reading each search's best candidates",
     )
     parser.add_argument(
         "--reuse",

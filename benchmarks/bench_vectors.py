@@ -120,7 +120,7 @@ def bench_load(n: int) -> dict[str, str]:
                     list(zip(range(start + 1, start + 1 + len(block)), block, strict=True)),
                 )
             started = time.perf_counter()
-            ids, matrix = store.vectors.load(ItemKind.MEMORY, "bench")
+            ids, matrix = store.vectors.load(ItemKind.MEMORY, "bench", data.shape[1])
             loaded = time.perf_counter() - started
             index = VectorIndex.from_arrays(ids, matrix, ann_threshold=NEVER)
             total = time.perf_counter() - started

@@ -12,6 +12,7 @@ from .embeddings.service import EmbeddingService
 from .embeddings.tier import VectorTier
 from .errors import DatabaseError, InvalidInputError
 from .maintenance.scheduler import Maintenance
+from .retrieval.cross_encoder import CrossEncoderReranker
 from .store import Store, content_hash
 from .types import Source, TurnCapture
 
@@ -54,20 +55,32 @@ class Admin:
         embeddings: EmbeddingService,
         vectors: VectorTier,
         maintenance: Maintenance,
+        *,
+        reranker: CrossEncoderReranker | None = None,
     ) -> None:
         self._store = store
+        self._reranker = reranker
         self._embeddings = embeddings
         self._vectors = vectors
         self._maintenance = maintenance
 
     # -- the embedding model --------------------------------------------------------------------------------
-    def load_model(self) -> None:
-        """Start loading the embedding model on its own thread (idempotent)."""
+    def load_model(self, *, reindex_in_background: bool = True) -> None:
+        """Start loading the embedding model on its own thread (idempotent); without `reindex_in_background`
+        the loader leaves what lacks a vector to `reindex`."""
+        if not reindex_in_background:
+            self._embeddings.auto_reindex = False
         self._embeddings.start()
+        if self._reranker is not None:
+            self._reranker.start()
 
     def wait_model(self, seconds: float) -> bool:
         """Wait until the model is loaded (True) or `seconds` pass (False)."""
         return self._embeddings.wait_ready(seconds)
+
+    def wait_reranker(self, seconds: float) -> bool:
+        """Wait until the configured reranker loaded (True), or failed, or `seconds` pass; True without one."""
+        return self._reranker is None or self._reranker.wait_ready(seconds)
 
     def stop_model(self, timeout: float = 5.0) -> None:
         self._embeddings.stop(timeout=timeout)

@@ -199,7 +199,9 @@ class State:
 
 
 def _load_model(engine: Bowerbird) -> None:
-    engine.admin.load_model()
+    # a one-shot command embeds what it stores; re-embedding the rest is `bowerbird reindex`'s and the worker's
+    engine.admin.load_model(reindex_in_background=False)
+    engine.admin.wait_reranker(MODEL_WAIT_SECONDS)  # a failure is logged by the reranker itself
     if not engine.admin.wait_model(MODEL_WAIT_SECONDS):
         info = engine.admin.model_status()
         if info.get("state") == "disabled":
@@ -477,15 +479,18 @@ def status(state: State) -> None:
     }
     embedding = dict(info.get("embedding") or {})  # type: ignore[call-overload]
     if not embedding.get("runtime"):
-        from .embeddings.service import planned_runtime
+        from .embeddings.service import planned_model, planned_runtime
 
         embedding["planned"] = planned_runtime(engine.config)
+        embedding["planned_model"] = model = planned_model(engine.config)
+        embedding["other_models"] = _other_models(engine.inspect.vector_counts(), model)
     data = {
         **info,
         "embedding": embedding,
         "scopes": list(state.visible),
         "visible_memories": by_type,
         "vector_models": vector_models,
+        "reranker_model": engine.config.reranker_model or None,
         "bulletin_age_seconds": None
         if bulletin is None
         else round(engine.clock() - bulletin.created_at, 1),
@@ -555,6 +560,16 @@ def _provider_text(provider: Mapping[str, Any]) -> str:
     return f"off ({where}): run `{provider['install_command']}` to switch bowerbird on"
 
 
+def _other_models(counts: Mapping[tuple[str, str, int], int], model: str | None) -> dict[str, int]:
+    """Stored vectors by model name, of models other than `model` (the one a local model would store under)."""
+    others: dict[str, int] = {}
+    for (_kind, name, dim), n in counts.items():
+        if model is not None and name != model:
+            key = f"{name} ({dim} dimensions)"
+            others[key] = others.get(key, 0) + n
+    return others
+
+
 def _vector_models(data: Mapping[str, Any]) -> str:
     models = data.get("vector_models") or {}
     return ", ".join(f"{k} {v}" for k, v in dict(models).items()) or "none"
@@ -585,6 +600,31 @@ def _database_text(data: Mapping[str, Any]) -> str:
     return f"{data.get('db_path')}" + (f" (read-only: {reason})" if reason else "")
 
 
+def _reranker_text(reranker: Mapping[str, Any] | None, configured: str | None) -> str:
+    if not configured:
+        return "none"
+    if not reranker or reranker.get("state") == "not started":
+        return f"{configured} (not loaded by this command)"
+    timing = reranker.get("ms_per_candidate")
+    cost = f", {timing} ms per candidate" if timing is not None else ""
+    return f"{configured} ({reranker.get('state')}{cost}): {reranker.get('reason')}"
+
+
+def _model_text(embedding: Mapping[str, Any]) -> str:
+    """The embedding model and its state; says so when the store holds another model's vectors."""
+    if embedding.get("model"):
+        text = f"{embedding['model']} ({embedding.get('state', '-')})"
+    else:
+        text = f"{embedding.get('planned_model') or '-'} (not loaded by this command)"
+    others = embedding.get("other_models") or {}
+    if others:
+        text += (
+            f": the store holds vectors of other models ({_counts_text(others)}); recall uses keywords "
+            "and the graph until `bowerbird reindex`"
+        )
+    return text
+
+
 def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
     counts = data.get("counts") or {}
     embedding = data.get("embedding") or {}
@@ -602,6 +642,8 @@ def _status_text(data: Mapping[str, Any], by_type: Mapping[str, int]) -> str:
         "curation worker": _worker_text(data.get("curation_worker") or {}),
         "embeddings": f"{counts.get('embeddings', 0)} stored ({_vector_models(data)}) · "
         f"backend {embedding.get('configured', '-')}{_runtime_note(embedding)}",
+        "embedding model": _model_text(embedding),
+        "reranker": _reranker_text(data.get("reranker"), data.get("reranker_model")),
         "llm": data.get("llm") or "none (heuristics)",
         "bulletin": "none yet" if age is None else f"{age / 3600:.1f} h old",
     }
@@ -1064,13 +1106,22 @@ def bulletin(state: State, force: bool) -> None:
 @cli.command()
 @pass_state
 def reindex(state: State) -> None:
-    """Embed every memory and episode that lacks a vector from the active model."""
+    """Embed every memory and episode that lacks a vector from the configured model, replacing the vectors of
+    another model (recall leaves vectors out until none is left). Stopped midway, a rerun resumes."""
     engine = state.engine()
-    engine.admin.load_model()
+    engine.admin.load_model(reindex_in_background=False)
     with progress_bar(state, "embedding", 1) as update_bar:
         count = engine.admin.reindex(progress=update_bar)
-    model = engine.admin.model_status().get("model")
-    emit(state, {"embedded": count, "model": model}, f"Embedded {count} items with {model}.")
+    info = engine.admin.model_status()
+    model, left = info.get("model"), dict(info.get("other_models") or {})  # type: ignore[call-overload]
+    text = f"Embedded {count} items with {model}."
+    if left:
+        text += f" Vectors of other models remain ({_counts_text(left)}): run it again."
+    emit(state, {"embedded": count, "model": model, "other_models": left}, text)
+
+
+def _counts_text(counts: Mapping[str, Any]) -> str:
+    return ", ".join(f"{n} by {name}" for name, n in counts.items())
 
 
 @cli.command()

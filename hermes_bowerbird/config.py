@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 import types
 import typing
@@ -119,7 +120,8 @@ class Config:
     # threads for the local model; 0 = torch: one per core, ONNX and the curation worker process: up to 2
     # (curation/worker.py)
     embedding_threads: int = 0
-    # where built ONNX models are cached; empty = $HERMES_HOME/bowerbird/models
+    # where built ONNX models are cached, shared by every memory home of the user; empty = the user's cache folder
+    # ($XDG_CACHE_HOME or ~/.cache)/hermes-bowerbird/models
     embedding_models_dir: str = ""
     gemini_api_key: str = field(default="", repr=False)
     gemini_embedding_model: str = "gemini-embedding-001"
@@ -140,6 +142,14 @@ class Config:
     # host leaves its rows to the others after this; one that dies on this host is noticed at once)
     curation_lease_seconds: float = 60.0
     # read path
+    # an optional cross-encoder (name or path of a sentence-transformers CrossEncoder; empty = none) that rereads the
+    # best `reranker_candidates` of a search beside the query, when it fits the time left (retrieval/cross_encoder.py).
+    # A candidate's score is multiplied by exp(reranker_weight x (p - p_best)), p its cross-encoder relevance in
+    # (0, 1); the gate adds reranker_gate_weight x (p - 0.5) to its logit (gate.relevance)
+    reranker_model: str = ""
+    reranker_candidates: int = 20
+    reranker_weight: float = 2.0
+    reranker_gate_weight: float = 0.0
     prefetch_budget_tokens: int = 600
     prefetch_timeout_seconds: float = 3.0
     # the gate's operating point: items of lower relevance are not injected unasked
@@ -172,10 +182,25 @@ class Config:
 
     @property
     def model_cache_dir(self) -> Path:
-        """Where the local model's int8 ONNX build is cached (built once, on first use)."""
+        """Where the local model's int8 ONNX build is cached (built once per machine and user, on first use)."""
         if self.embedding_models_dir:
             return Path(self.embedding_models_dir).expanduser()
+        return user_models_dir(os.environ)
+
+    @property
+    def home_models_dir(self) -> Path:
+        """Where releases before the shared cache kept this home's own build (moved from there when found)."""
         return self.hermes_home / "bowerbird" / "models"
+
+
+def user_models_dir(env: Mapping[str, str]) -> Path:
+    """The user's cache of built models: $XDG_CACHE_HOME (when absolute, as the XDG spec asks) or ~/.cache, then
+    hermes-bowerbird/models."""
+    base = env.get("XDG_CACHE_HOME", "")
+    if not base or not Path(base).is_absolute():
+        home = env.get("HOME")
+        base = str(Path(home) / ".cache") if home else str(Path.home() / ".cache")
+    return Path(base) / "hermes-bowerbird" / "models"
 
 
 def load_config(
@@ -192,6 +217,8 @@ def load_config(
     if not values.get("gemini_api_key"):
         values["gemini_api_key"] = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY") or ""
     values.update(overrides or {})
+    if not values.get("embedding_models_dir"):
+        values["embedding_models_dir"] = str(user_models_dir(env))
     return build_config(home, values)
 
 
@@ -213,6 +240,7 @@ def build_config(hermes_home: Path, values: Mapping[str, Any]) -> Config:
     _check_types("decay_exempt_types", kwargs.get("decay_exempt_types", ""))
     for key, choices in CHOICES.items():
         _check_choice(key, kwargs.get(key, choices[0]), choices)
+    _check_reranker(kwargs)
     db = kwargs.get("db_path")
     kwargs["db_path"] = Path(db).expanduser() if db else hermes_home / "bowerbird" / "memory.db"
     _check_database_url(kwargs.get("database_url", ""))
@@ -226,6 +254,22 @@ def _check_database_url(url: str) -> None:
             "setting 'database_url': expected a postgresql:// address "
             "(leave it empty for the SQLite file at db_path)"
         )
+
+
+MAX_RERANKER_CANDIDATES = 100
+
+
+def _check_reranker(values: Mapping[str, Any]) -> None:
+    """The reranker's settings: a candidate count the reranker can read within a turn, finite weights of 0 or more."""
+    candidates = values.get("reranker_candidates", 20)
+    if not 1 <= candidates <= MAX_RERANKER_CANDIDATES:
+        raise ConfigError(
+            f"setting 'reranker_candidates': {candidates} is not between 1 and {MAX_RERANKER_CANDIDATES}"
+        )
+    for key in ("reranker_weight", "reranker_gate_weight"):
+        weight = values.get(key, 0.0)
+        if not math.isfinite(weight) or weight < 0:
+            raise ConfigError(f"setting {key!r}: {weight} is not a finite number of 0 or more")
 
 
 def _check_types(key: str, value: str) -> None:

@@ -33,6 +33,7 @@ from .maintenance.bulletin import BulletinBuilder
 from .maintenance.scheduler import Maintenance, Scheduler
 from .options import RECALL_DEFAULTS, REMEMBER_DEFAULTS, RecallOptions, RememberOptions, TurnCapture
 from .retrieval import Hit, RecallRequest, Retriever
+from .retrieval.cross_encoder import CrossEncoderReranker
 from .sanitize import storable
 from .store import Store
 from .types import (
@@ -159,7 +160,18 @@ class Bowerbird:
         self.vectors = VectorTier(self.store, self.embeddings, ann_threshold=config.ann_threshold)
         self.llm = llm if llm is not None else select_llm(config, self.store, clock)
         self.curator = Curator(self.store, self.vectors, config, clock, self.llm)
-        self.retriever = Retriever(self.store, self.vectors, config, clock)
+        # the optional cross-encoder, off unless configured
+        self.reranker = (
+            CrossEncoderReranker(
+                config.reranker_model,
+                candidates=config.reranker_candidates,
+                # one thread unless configured: on a busy 2-core host torch's two spin (cross_encoder.py)
+                threads=config.embedding_threads or 1,
+            )
+            if config.reranker_model
+            else None
+        )
+        self.retriever = Retriever(self.store, self.vectors, config, clock, reranker=self.reranker)
         self.bulletins = BulletinBuilder(self.store, config, clock, self.llm)
         self.maintenance = Maintenance(
             self.store,
@@ -180,7 +192,9 @@ class Bowerbird:
         self._capture: Capture | None = None
         self.inspect = Inspection(self.store)  # what the edges read
         # the owner's operations
-        self.admin = Admin(self.store, self.embeddings, self.vectors, self.maintenance)
+        self.admin = Admin(
+            self.store, self.embeddings, self.vectors, self.maintenance, reranker=self.reranker
+        )
         self._worker: CuratorWorker | None = None
         self._scheduler: Scheduler | None = None
         self._importer: threading.Thread | None = None
@@ -197,6 +211,8 @@ class Bowerbird:
         if not self.store.readonly:
             self._start_curation()
         self.embeddings.start()  # loads the model on its own thread, then embeds whatever has no vector yet
+        if self.reranker is not None:
+            self.reranker.start()
         reason = self.store.readonly_reason
         if reason is not None:
             log.warning("%s; recall works", nothing_stored(self.store.location, reason))
@@ -503,6 +519,7 @@ class Bowerbird:
             "journal": journal,
             "journal_retrying": self.store.journal.retrying(),
             "embedding": self.embeddings.status(),
+            "reranker": None if self.reranker is None else self.reranker.status(),
             "llm": self.llm.name if self.llm is not None else None,
             "threads": {
                 "curator": self._worker is not None and self._worker.is_alive(),
@@ -596,6 +613,8 @@ class Bowerbird:
         if self._scheduler is not None:
             stopped = self._scheduler.stop(timeout=_left(deadline)) and stopped
         self.retriever.close()  # a search's vector step in flight takes milliseconds
+        if self.reranker is not None:
+            self.reranker.close()
         return self.embeddings.wait_idle(_left(deadline)) and stopped
 
     def _finish_at_exit(self, seconds: float) -> None:

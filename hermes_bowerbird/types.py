@@ -464,6 +464,17 @@ class Embedder(Protocol):
     def embed_batch(self, texts: Sequence[str]) -> FloatArray: ...
 
 
+@dataclass(frozen=True)
+class VectorModel:
+    """An embedding model's name and dimension: vectors are only ever compared with vectors of the same one."""
+
+    name: str
+    dim: int
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.dim} dimensions)"
+
+
 @runtime_checkable
 class LLM(Protocol):
     """A text-completion model used for extraction, consolidation and the bulletin."""

@@ -77,6 +77,33 @@ def minilm() -> LocalEmbedder:
     return LocalEmbedder()
 
 
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny sentence-transformers model with e5's prompts ("query: ", "passage: ") and 32 dimensions, written
+    once per session (tests/tiny_models.py); the same bytes every session, so its ONNX build is cached too."""
+    from tiny_models import write_tiny_embedder
+
+    return write_tiny_embedder(tmp_path_factory.mktemp("tiny") / "tiny-e5")
+
+
+@pytest.fixture(scope="session")
+def tiny_model_build(tiny_model: Path) -> Path:
+    """The int8 ONNX build of `tiny_model` in the tests' shared build folder (built the first time only)."""
+    from hermes_bowerbird.embeddings.onnx_runtime import ensure_built
+
+    return ensure_built(
+        Path(os.environ["BOWERBIRD_EMBEDDING_MODELS_DIR"]), "tiny-e5", str(tiny_model)
+    )
+
+
+@pytest.fixture(scope="session")
+def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny sentence-transformers CrossEncoder (one relevance score per pair), written once per session."""
+    from tiny_models import write_tiny_cross_encoder
+
+    return write_tiny_cross_encoder(tmp_path_factory.mktemp("tiny") / "tiny-ce")
+
+
 @pytest.fixture
 def store(store_target: Path | str) -> Iterator[Store]:
     """A migrated store of the test's own on each backend (modules that need a clock override this)."""

@@ -710,7 +710,9 @@ def test_model_batch_applies_decisions(env: Env, backend: Backend) -> None:
     assert env.vectors is not None
     model = env.vectors.embeddings.current()
     assert model is not None
-    stored = set(env.store.vectors.ids(ItemKind.QUESTION, model.model_name).tolist())
+    stored = set(
+        env.store.vectors.ids(ItemKind.QUESTION, model.model_name, model.dimension).tolist()
+    )
     assert {q.id for q in asked} <= stored
     # a memory the model wrote no questions for gets those of the rules
     lisbon = env.store.questions.of([residence[0].id])[residence[0].id]

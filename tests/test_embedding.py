@@ -49,6 +49,11 @@ class CountingEmbedder(WrappedEmbedder):
         self.texts.extend(texts)
         return self.inner.embed_batch(texts)
 
+    def embed_query(self, text: str) -> np.ndarray:
+        self.calls += 1
+        self.texts.append(text)
+        return super().embed_query(text)
+
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
@@ -270,7 +275,7 @@ def test_reindex_embeds_missing_items_with_progress(minilm: LocalEmbedder, store
     assert seen == [(3, 4), (4, 4)]
     assert store.vectors.model_counts() == {("memory", MINILM_LABEL, 384): 4}
     assert reindex(store, minilm, ItemKind.MEMORY) == 0
-    loaded_ids, matrix = store.vectors.load(ItemKind.MEMORY, MINILM_LABEL)
+    loaded_ids, matrix = store.vectors.load(ItemKind.MEMORY, MINILM_LABEL, 384)
     assert list(loaded_ids) == ids and matrix.shape == (4, 384)
 
 
@@ -294,7 +299,7 @@ def test_dimension_mismatch_triggers_background_reindex(
         "memory",
         MINILM_LABEL,
         384,
-        lambda: store.vectors.load(ItemKind.MEMORY, MINILM_LABEL),
+        lambda: store.vectors.load(ItemKind.MEMORY, MINILM_LABEL, 384),
     )
     hits = index.search(embedder.embed("what instrument is the user practising?"), 1)
     assert hits[0][0] == ids[2]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +11,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hermes_bowerbird import filelock
 from hermes_bowerbird.config import EMBEDDING_BACKENDS, Config, build_config
 from hermes_bowerbird.embeddings import onnx_runtime
 from hermes_bowerbird.embeddings.local import MINILM_LABEL, resolve_local_model
@@ -180,72 +177,10 @@ def test_a_graph_without_attention_to_fuse_stays_as_exported(tmp_path: Path) -> 
     assert not (tmp_path / "fused.onnx").exists()
 
 
-def _stamped(folder: Path, **stamp: Any) -> Path:
-    folder.mkdir(parents=True)
-    (folder / onnx_runtime.STAMP_FILE).write_text(json.dumps(stamp), encoding="utf-8")
-    (folder / MODEL_FILE).write_bytes(b"model")
-    return folder
-
-
-def test_a_new_build_removes_the_models_builds_by_an_earlier_recipe(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    models = tmp_path / "models"
-    version = onnx_runtime.BUILD_VERSION
-    old = _stamped(models / "mini-int8-0ld", label="mini", version=version - 1)
-    (models / ".mini-int8-0ld.lock").touch()
-    other_model = _stamped(models / "other-int8-0ld", label="other", version=version - 1)
-    unfinished = models / "mini-int8-half"
-    unfinished.mkdir()
-
-    def build(target: Path, label: str, _location: str) -> None:
-        _stamped(target, label=label, version=version)
-
-    monkeypatch.setattr(onnx_runtime, "_build_in_subprocess", build)
-    built = ensure_built(models, "mini", "somewhere")
-    assert built.is_file()
-    assert not old.exists() and not (models / ".mini-int8-0ld.lock").exists()
-    assert other_model.exists() and unfinished.exists()
-
-
 def test_a_failed_build_says_why_and_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(EmbeddingError, match="building the ONNX model of broken failed"):
         ensure_built(tmp_path / "models", "broken", str(tmp_path / "not-a-model"))
     assert [p.name for p in (tmp_path / "models").iterdir() if not p.name.startswith(".")] == []
-
-
-def _build_while_locked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hold_seconds: float
-) -> tuple[list[Path], list[Path]]:
-    """Run ensure_built on a thread while this thread holds its build lock; the builds started before the
-    release, and all of them after it."""
-    models = tmp_path / "models"
-    target = build_dir(models, "held", "somewhere")
-    built: list[Path] = []
-    monkeypatch.setattr(
-        onnx_runtime, "_build_in_subprocess", lambda target, _label, _loc: built.append(target)
-    )
-    builder = threading.Thread(target=ensure_built, args=(models, "held", "somewhere"))
-    with filelock.held_exclusive(models / f".{target.name}.lock"):
-        builder.start()
-        time.sleep(hold_seconds)
-        before = list(built)
-    builder.join(30)
-    return before, built
-
-
-def test_a_build_waits_while_another_holder_has_the_build_lock(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    before, _ = _build_while_locked(tmp_path, monkeypatch, 0.5)
-    assert before == []
-
-
-def test_a_build_runs_once_the_build_lock_is_released(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _, after = _build_while_locked(tmp_path, monkeypatch, 0.1)
-    assert after == [build_dir(tmp_path / "models", "held", "somewhere")]
 
 
 def test_a_remote_model_name_is_refused(models_dir: Path) -> None:
@@ -270,10 +205,6 @@ def test_every_named_backend_is_accepted(tmp_path: Path, backend: str) -> None:
 def test_an_unknown_backend_is_rejected(tmp_path: Path, backend: str) -> None:
     with pytest.raises(ConfigError, match="embedding_backend"):
         build_config(tmp_path, {"embedding_backend": backend})
-
-
-def test_models_are_cached_under_hermes_home_by_default(tmp_path: Path) -> None:
-    assert build_config(tmp_path, {}).model_cache_dir == tmp_path / "bowerbird" / "models"
 
 
 @pytest.mark.parametrize(

@@ -40,6 +40,9 @@ class SlowModel(WrappedEmbedder):
     def embed(self, text: str) -> FloatArray:
         return self.embed_batch([text])[0]
 
+    def embed_query(self, text: str) -> FloatArray:
+        return self.embed(text)
+
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
         delay = self.delay
         vectors = self.inner.embed_batch(texts)

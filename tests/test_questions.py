@@ -185,7 +185,7 @@ def test_question_vectors_are_a_kind_of_their_own(store: Store) -> None:
         memory_id, ["who is my manager?"], QuestionOrigin.RULES
     )
     store.vectors.put(ItemKind.QUESTION, "m", [(question_id, np.ones(4, dtype=np.float32) / 2)])
-    ids, matrix = store.vectors.load(ItemKind.QUESTION, "m")
+    ids, matrix = store.vectors.load(ItemKind.QUESTION, "m", 4)
     assert (ids.tolist(), matrix.shape) == ([question_id], (1, 4))
     assert store.questions.memories_of([question_id]) == {question_id: memory_id}
 
@@ -199,7 +199,7 @@ def test_forgetting_drops_the_question_vectors_and_purging_the_questions(store: 
     )
     store.vectors.put(ItemKind.QUESTION, "m", [(question_id, np.ones(4, dtype=np.float32) / 2)])
     forgotten = store.forget(memory_id, reason="test", actor="test")
-    assert (forgotten, store.vectors.ids(ItemKind.QUESTION, "m").tolist()) == ([question_id], [])
+    assert (forgotten, store.vectors.ids(ItemKind.QUESTION, "m", 4).tolist()) == ([question_id], [])
     assert store.search.ids_after(ItemKind.QUESTION, [SCOPE]) == [question_id]
     assert store.vectors.missing_texts(ItemKind.QUESTION, "m", 4, 10) == []
     store.purge(memory_id, reason="test", actor="test")
@@ -240,7 +240,9 @@ def test_a_remembered_memory_gets_the_rules_questions_with_vectors(home: Bowerbi
     questions = home.store.questions.of([memory.id])[memory.id]
     model = home.vectors.embeddings.current()
     assert model is not None
-    stored = set(home.store.vectors.ids(ItemKind.QUESTION, model.model_name).tolist())
+    stored = set(
+        home.store.vectors.ids(ItemKind.QUESTION, model.model_name, model.dimension).tolist()
+    )
     assert "who do I report to?" in [q.text for q in questions]
     assert {q.origin for q in questions} == {QuestionOrigin.RULES}
     assert {q.id for q in questions} <= stored
@@ -273,7 +275,9 @@ def test_reindex_gives_memories_from_before_questions_theirs_and_embeds_them(
     questions = home.store.questions.of([memory.id])[memory.id]
     model = home.vectors.embeddings.current()
     assert model is not None
-    stored = set(home.store.vectors.ids(ItemKind.QUESTION, model.model_name).tolist())
+    stored = set(
+        home.store.vectors.ids(ItemKind.QUESTION, model.model_name, model.dimension).tolist()
+    )
     assert ("who do I report to?" in [q.text for q in questions], embedded) == (
         True,
         len(questions),

@@ -333,7 +333,7 @@ def test_vectors_round_trip_exactly(store: Store) -> None:
     vectors = np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32)
     ids = [_add(store, f"memory number {n}") for n in range(5)]
     store.vectors.put(ItemKind.MEMORY, "m", list(zip(ids, vectors, strict=True)))
-    loaded, matrix = store.vectors.load(ItemKind.MEMORY, "m")
+    loaded, matrix = store.vectors.load(ItemKind.MEMORY, "m", 8)
     assert loaded.tolist() == ids
     assert np.array_equal(matrix, vectors)
     store.embedding_cache.put([("h", "m", vectors[0])])

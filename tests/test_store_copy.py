@@ -142,8 +142,10 @@ def _every() -> Any:
 def test_vectors_arrive_as_they_left(filled: Bowerbird, pg_url: str) -> None:
     filled.admin.copy_store(pg_url)
     server = Store.open(pg_url)
-    for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
-        ids, matrix = filled.store.vectors.load(kind, filled.embeddings.current().model_name)  # type: ignore[union-attr]
-        copied = server.vectors.get_many(kind, ids.tolist())
+    model = filled.embeddings.current()
+    assert model is not None
+    for kind in ItemKind:
+        ids, matrix = filled.store.vectors.load(kind, model.model_name, model.dimension)
+        copied = server.vectors.get_many(kind, model.model_name, model.dimension, ids.tolist())
         assert np.array_equal(np.stack([copied[int(i)] for i in ids]), matrix)
     server.close()

@@ -310,7 +310,7 @@ def test_index_loaded_from_store_round_trips(tmp_path: Path) -> None:
         mat = unit(rng, 50)
         store.vectors.put(ItemKind.EPISODE, "m", list(zip(range(1, 51), mat, strict=True)))
         index = IndexRegistry().get(
-            store.path, "episode", "m", DIM, lambda: store.vectors.load(ItemKind.EPISODE, "m")
+            store.path, "episode", "m", DIM, lambda: store.vectors.load(ItemKind.EPISODE, "m", DIM)
         )
         assert len(index) == 50
         assert index.search(mat[9], 1)[0][0] == 10

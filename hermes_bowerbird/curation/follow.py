@@ -69,13 +69,13 @@ class IndexFollower:
         embedder = self.vectors.embeddings.current()
         if index is None or embedder is None:
             return
-        model = embedder.model_name
-        count, top = self.store.vectors.span(kind, model)
+        model, dim = embedder.model_name, embedder.dimension
+        count, top = self.store.vectors.span(kind, model, dim)
         seen = self._seen.get(kind)
         if seen is not None and seen.model == model and (seen.count, seen.top) == (count, top):
             return
         if seen is not None and seen.model == model and top >= seen.top:
-            ids, matrix = self.store.vectors.after(kind, model, seen.top)
+            ids, matrix = self.store.vectors.after(kind, model, dim, seen.top)
             if seen.count + len(ids) == count:  # only new items since the last look
                 if len(ids):
                     index.add(ids, matrix)
@@ -85,13 +85,14 @@ class IndexFollower:
         self._seen[kind] = _Seen(model, count, top)
 
     def _reconcile(self, kind: ItemKind, model: str, index: VectorIndex) -> None:
-        stored = np.unique(self.store.vectors.ids(kind, model))
+        dim = index.dim
+        stored = np.unique(self.store.vectors.ids(kind, model, dim))
         rows = np.unique(index.row_ids())
         held = rows[np.fromiter((int(i) in index for i in rows), dtype=bool, count=len(rows))]
         missing = np.setdiff1d(stored, held, assume_unique=True)
         extra = np.setdiff1d(held, stored, assume_unique=True)
         if len(missing):
-            found = self.store.vectors.get_many(kind, [int(i) for i in missing])
+            found = self.store.vectors.get_many(kind, model, dim, [int(i) for i in missing])
             if found:
                 index.add(
                     np.fromiter(found, dtype=np.int64, count=len(found)),

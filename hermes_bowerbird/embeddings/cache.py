@@ -31,10 +31,19 @@ def cache_key(model: str, text: str) -> str:
     return hashlib.sha256(f"{model}\0{text}".encode()).hexdigest()
 
 
+def query_vector(embedder: Embedder, text: str) -> FloatArray:
+    """A search query's vector: with the model's query prompt when the embedder knows one (`embed_query`, as the
+    local runtimes and wrappers do), else embedded as any text."""
+    embed_query = getattr(embedder, "embed_query", None)
+    vector = embed_query(text) if callable(embed_query) else embedder.embed(text)
+    return np.asarray(vector, np.float32)
+
+
 class WrappedEmbedder:
     """Base for an Embedder that stands in front of another: same model, dimension and locality.
 
-    Subclasses override `embed_batch`; `embed` goes through it.
+    Subclasses override `embed_batch` (texts to store; `embed` goes through it) and, to see queries too,
+    `embed_query` (the inner model's query embedding, with its query prompt).
     """
 
     def __init__(self, inner: Embedder) -> None:
@@ -54,6 +63,9 @@ class WrappedEmbedder:
 
     def embed(self, text: str) -> FloatArray:
         return self.embed_batch([text])[0]
+
+    def embed_query(self, text: str) -> FloatArray:
+        return query_vector(self.inner, text)
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
         return self.inner.embed_batch(texts)
@@ -79,11 +91,7 @@ class CachedEmbedder(WrappedEmbedder):
             if found is not None:
                 self._queries.move_to_end(key)
                 return found
-        vector = (
-            np.asarray(self.inner.embed_batch([text]), np.float32)[0]
-            if self.inner.is_local
-            else self.embed(text)
-        )
+        vector = query_vector(self.inner, text) if self.inner.is_local else self.embed(text)
         with self._queries_lock:
             self._queries[key] = vector
             while len(self._queries) > QUERY_CACHE_SIZE:

@@ -1,10 +1,13 @@
-"""What the local runtimes (torch, ONNX) share: where the model comes from, the loaded-model registry, batching."""
+"""What the local runtimes (torch, ONNX) share: where the model comes from, its prompts, the loaded-model registry,
+batching."""
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +21,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     FloatArray = npt.NDArray[np.float32]
+
+log = logging.getLogger(__name__)
 
 Model = TypeVar("Model")
 
@@ -58,6 +63,52 @@ def _looks_like_path(text: str) -> bool:
     return text.startswith((".", "~", os.sep)) or text.count("/") > 1 or "\\" in text
 
 
+# sentence-transformers' names for the prompt of stored texts, in the order it looks for them
+DOCUMENT_PROMPTS = ("document", "passage", "corpus")
+
+
+@dataclass(frozen=True)
+class Prompts:
+    """Text put before a search query and before a stored text: e5's "query: " and "passage: ", bge's retrieval
+    instruction for queries. Empty for models trained without them (MiniLM)."""
+
+    query: str = ""
+    document: str = ""
+
+
+def describe_prompts(prompts: Prompts) -> str:
+    """ "" for a model without prompts, else what its queries and stored texts start with (for a log line)."""
+    if prompts == Prompts():
+        return ""
+    return f"; queries start {prompts.query!r}, stored texts {prompts.document!r}"
+
+
+def read_prompts(location: str) -> Prompts:
+    """The prompts of the model saved at `location` (its config_sentence_transformers.json; see `choose_prompts`)."""
+    try:
+        config = json.loads(
+            (Path(location) / "config_sentence_transformers.json").read_text(encoding="utf-8")
+        )
+    except FileNotFoundError:
+        return Prompts()
+    except (OSError, ValueError) as exc:
+        log.warning("cannot read the prompts of %s (%s); embedding without prompts", location, exc)
+        return Prompts()
+    if not isinstance(config, dict) or not isinstance(config.get("prompts"), dict):
+        return Prompts()
+    return choose_prompts(config["prompts"], config.get("default_prompt_name"))
+
+
+def choose_prompts(prompts: Mapping[str, Any], default_name: object = None) -> Prompts:
+    """The query and document prompts as sentence-transformers' `encode_query` and `encode_document` choose them:
+    the prompt named "query" (for stored texts the first of "document", "passage", "corpus"), else the model's
+    default prompt, else none."""
+    default = str(prompts.get(str(default_name), "") or "") if default_name else ""
+    document = next((str(prompts[n] or "") for n in DOCUMENT_PROMPTS if n in prompts), default)
+    query = str(prompts["query"] or "") if "query" in prompts else default
+    return Prompts(query, document)
+
+
 # A local model's threads when `embedding_threads` is 0 (the ONNX runtime, and the curation worker's model under
 # either runtime): onnxruntime's idle threads sleep, so two leave the agent a core when it wakes (curation/worker.py).
 MODEL_THREADS = 2
@@ -90,10 +141,11 @@ def batches(lengths: Sequence[int], most: int, padded: int = PADDED_CHARS) -> li
 
 
 class LocalRuntime:
-    """What the local runtimes share: the model source, and batching by length around one `_encode` call."""
+    """What the local runtimes share: the model source, its prompts, and batching by length around `_encode`."""
 
     _source: ModelSource
     _batch_size: int
+    prompts: Prompts = Prompts()
 
     @property
     def model_name(self) -> str:
@@ -114,25 +166,33 @@ class LocalRuntime:
     def embed(self, text: str) -> FloatArray:
         return self.embed_batch([text])[0]
 
+    def embed_query(self, text: str) -> FloatArray:
+        """A search query's vector: the text with the model's query prompt."""
+        return self._embed_with([text], self.prompts.query)[0]
+
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
-        """Unit vectors in input order; texts of similar length share a model call.
+        """Unit vectors of texts to store, in input order, with the model's document prompt; texts of similar
+        length share a model call.
 
         A call pads every text to the longest one in it, so one long reply among short ones would multiply the
         work: texts go in by length, and a call holds at most `_batch_size` texts and PADDED_CHARS characters
         once padded (see `batches`).
         """
+        return self._embed_with(texts, self.prompts.document)
+
+    def _embed_with(self, texts: Sequence[str], prompt: str) -> FloatArray:
         if not texts:
             return np.empty((0, self.dimension), np.float32)
         out = np.empty((len(texts), self.dimension), np.float32)
         with self._encoding():
             for rows in batches([len(t) for t in texts], self._batch_size):
-                out[rows] = self._encode([texts[i] for i in rows])
+                out[rows] = self._encode([texts[i] for i in rows], prompt)
         return out
 
     def _encoding(self) -> AbstractContextManager[object]:
         return nullcontext()
 
-    def _encode(self, texts: list[str]) -> FloatArray:
+    def _encode(self, texts: list[str], prompt: str) -> FloatArray:
         raise NotImplementedError
 
 

@@ -1,4 +1,5 @@
-"""The local model as an int8 ONNX graph: built once from the shipped weights, cached, run by onnxruntime.
+"""The local model as an int8 ONNX graph: built once per machine and user from its weights (builds.py), run by
+onnxruntime with the model's own tokenizer, pooling (token mean, or the first token) and prompts.
 
 sentence-transformers' own `backend="onnx"` needs optimum-onnx, whose only release pins transformers below 5
 while sentence-transformers 6 needs 5 or later; so the graph is exported here with torch's ONNX exporter, its
@@ -22,7 +23,6 @@ gate against torch, so the build keeps the agreement, and curation finds its tim
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -33,14 +33,23 @@ import tempfile
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import filelock
 from ..errors import EmbeddingError
-from .local import LOADED_MODELS, LoadedModels, LocalRuntime, default_threads, resolve_local_model
+from .builds import BuildCache, BuildSource, Recipe, read_stamp, write_stamp
+from .local import (
+    LOADED_MODELS,
+    LoadedModels,
+    LocalRuntime,
+    Prompts,
+    default_threads,
+    read_prompts,
+    resolve_local_model,
+)
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -53,7 +62,7 @@ RUNTIME = "onnx-int8"
 # bump when the export or quantisation recipe changes: old builds are then ignored
 BUILD_VERSION = 3
 MODEL_FILE = "model_int8.onnx"
-STAMP_FILE = "build.json"
+RECIPE = Recipe(MODEL_FILE, "int8", BUILD_VERSION)
 DEFAULT_MAX_TOKENS = 256
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 QUANTISED_OPS = ("MatMul", "Attention")
@@ -70,47 +79,58 @@ def onnx_available() -> bool:
     return True
 
 
+def build_cache(models_dir: Path, legacy: Sequence[Path] = ()) -> BuildCache:
+    """The int8 builds under `models_dir` (the per-user cache), adopting builds found in `legacy` folders."""
+    return BuildCache(models_dir, RECIPE, legacy)
+
+
 def build_dir(models_dir: Path, label: str, location: str) -> Path:
-    """Where the int8 build of the model at `location` lives under `models_dir` (one folder per source)."""
-    digest = hashlib.sha256(f"{location}\0{BUILD_VERSION}".encode()).hexdigest()[:12]
-    return models_dir / f"{label}-int8-{digest}"
+    """Where the int8 build of the model at `location` lives under `models_dir` (one folder per model's files)."""
+    cache = build_cache(models_dir)
+    return cache.folder(cache.source(label, location))
 
 
-def ensure_built(models_dir: Path, label: str, location: str) -> Path:
-    """The cached int8 model file, building it first when absent; one builder at a time across processes."""
-    target = build_dir(models_dir, label, location)
-    if is_built(target):
-        return target / MODEL_FILE
-    models_dir.mkdir(parents=True, exist_ok=True)
-    with filelock.held_exclusive(models_dir / f".{target.name}.lock"):
-        if not is_built(target):  # another process may have finished while this one waited
-            _build_in_subprocess(target, label, location)
-            _remove_outdated(models_dir, label)
-    return target / MODEL_FILE
+def is_built(models_dir: Path, label: str, location: str) -> bool:
+    """Whether a complete int8 build of the model at `location` is cached in `models_dir`."""
+    cache = build_cache(models_dir)
+    return cache.built(cache.source(label, location)) is not None
 
 
-def _remove_outdated(models_dir: Path, label: str) -> None:
-    """Delete this model's builds by an earlier recipe (a new BUILD_VERSION builds into a new folder)."""
-    for folder in models_dir.glob(f"{label}-int8-*"):
-        try:
-            stamp = json.loads((folder / STAMP_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # unfinished, or another process's build in progress: not ours to judge
-        if stamp.get("label") == label and stamp.get("version") != BUILD_VERSION:
-            shutil.rmtree(folder, ignore_errors=True)
-            (models_dir / f".{folder.name}.lock").unlink(missing_ok=True)
-            log.info("removed the outdated ONNX build %s", folder.name)
+def ensure_built(
+    models_dir: Path,
+    label: str,
+    location: str,
+    *,
+    legacy: Sequence[Path] = (),
+    damaged: str | None = None,
+) -> Path:
+    """The cached int8 model file, building it first when absent (or when the build `damaged` would not load);
+    one builder at a time across processes, the others wait for its build."""
+    cache = build_cache(models_dir, legacy)
+    try:
+        source = cache.source(label, location)
+    except OSError as exc:
+        raise EmbeddingError(
+            f"cannot read the model files of {label} at {location}: {exc}"
+        ) from exc
+    try:
+        return cache.ensure(source, _build_in_subprocess, damaged=damaged)
+    except OSError as exc:
+        raise EmbeddingError(
+            f"cannot build the ONNX model of {label} in {models_dir}: {exc}"
+        ) from exc
 
 
-def _build_in_subprocess(target: Path, label: str, location: str) -> None:
+def _build_in_subprocess(target: Path, source: BuildSource) -> None:
     """Build in a child process: torch and the exporter never load into the host, nor hold its GIL for ~30 s."""
     command = [
         sys.executable,
         "-m",
         "hermes_bowerbird.embeddings.onnx_runtime",
         str(target),
-        label,
-        location,
+        source.label,
+        source.location,
+        source.digest,
     ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     try:
@@ -118,43 +138,36 @@ def _build_in_subprocess(target: Path, label: str, location: str) -> None:
             command, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise EmbeddingError(f"building the ONNX model of {label} failed: {exc}") from exc
-    if done.returncode != 0 or not is_built(target):
+        raise EmbeddingError(f"building the ONNX model of {source.label} failed: {exc}") from exc
+    if done.returncode != 0 or read_stamp(target) is None:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         raise EmbeddingError(
-            f"building the ONNX model of {label} failed (exit {done.returncode}): "
+            f"building the ONNX model of {source.label} failed (exit {done.returncode}): "
             f"{' / '.join(tail)}"
         )
 
 
-def is_built(target: Path) -> bool:
-    try:
-        stamp = json.loads((target / STAMP_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return bool(stamp.get("version") == BUILD_VERSION and (target / MODEL_FILE).is_file())
-
-
-def _build(target: Path, label: str, location: str) -> None:
+def _build(target: Path, source: BuildSource) -> None:
     """Export float32 ONNX from the local weights, quantise it to int8, then move the folder into place."""
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
     try:
         float_path = work / "model_float32.onnx"
         fused_path = work / "model_fused.onnx"
-        heads, hidden = _export(location, float_path)
+        heads, hidden = _export(source.location, float_path)
         _quantise(_fuse(float_path, fused_path, heads, hidden), work / MODEL_FILE)
         float_path.unlink()
         fused_path.unlink(missing_ok=True)
-        stamp = {"version": BUILD_VERSION, "source": location, "label": label, "runtime": RUNTIME}
-        (work / STAMP_FILE).write_text(json.dumps(stamp), encoding="utf-8")
-        if target.exists():  # an unfinished or outdated build
+        write_stamp(work, source, RECIPE)
+        if target.exists():  # an unfinished or damaged build
             shutil.rmtree(target)
         work.rename(target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    log.info("built the int8 ONNX model of %s in %.1f s", label, time.perf_counter() - started)
+    log.info(
+        "built the int8 ONNX model of %s in %.1f s", source.label, time.perf_counter() - started
+    )
 
 
 def _export(location: str, out: Path) -> tuple[int, int]:
@@ -257,27 +270,99 @@ def _float_nodes(nodes: Any) -> list[str]:
 
 
 def _max_tokens(location: str) -> int:
-    try:
-        config = json.loads(
-            (Path(location) / "sentence_bert_config.json").read_text(encoding="utf-8")
-        )
-    except (OSError, ValueError):
-        return DEFAULT_MAX_TOKENS
-    return int(config.get("max_seq_length") or DEFAULT_MAX_TOKENS)
+    """The model's sequence length as sentence-transformers reads it (its module config, or the tokenizer's
+    `model_max_length` where newer releases save it), never past the model's position embeddings."""
+    folder = Path(location)
+    saved = _json_number(folder / "sentence_bert_config.json", "max_seq_length") or _json_number(
+        folder / "tokenizer_config.json", "model_max_length"
+    )
+    positions = _json_number(folder / "config.json", "max_position_embeddings")
+    return min(saved or DEFAULT_MAX_TOKENS, positions or DEFAULT_MAX_TOKENS)
 
 
-def check_mean_pooling(location: str) -> None:
-    """The runtime pools by token mean then normalises: refuse models that pool otherwise."""
+def _json_number(path: Path, key: str) -> int | None:
+    """A positive whole number under `key` in a JSON file (None when absent, unreadable or absurdly large: the
+    tokenizer's "no limit" is 1e30)."""
     try:
-        pooling = json.loads(
-            (Path(location) / "1_Pooling" / "config.json").read_text(encoding="utf-8")
-        )
-    except (OSError, ValueError) as exc:
-        raise EmbeddingError(f"no pooling configuration at {location} ({exc})") from exc
-    if not pooling.get("pooling_mode_mean_tokens"):
+        value = json.loads(path.read_text(encoding="utf-8")).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e6:
+        return None
+    return int(value)
+
+
+# the sentence-transformers modules this runtime reproduces: the transformer, its pooling, and normalising
+RUN_MODULES = frozenset({"Transformer", "Pooling", "Normalize"})
+# pooling as sentence-transformers 6 writes it ("pooling_mode": "mean"), and as earlier releases did
+POOLING_MODES = {"mean": "mean", "cls": "cls"}
+POOLING_FLAGS = {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls"}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the model turns token states into a text's vector, as far as this runtime reproduces it."""
+
+    pooling: str  # "mean" or "cls"
+    prompts: Prompts
+    max_tokens: int
+
+
+def read_layout(location: str) -> Layout:
+    """The model's pooling and prompts; EmbeddingError for what the ONNX runtime cannot reproduce (torch can).
+
+    A plain transformers folder (no modules.json) is pooled by token mean, as sentence-transformers does."""
+    root = Path(location)
+    modules = _read_json(root / "modules.json", [])
+    kinds = {str(m.get("type", "")).rsplit(".", 1)[-1]: m for m in modules if isinstance(m, dict)}
+    extra = sorted(set(kinds) - RUN_MODULES)
+    if extra:
         raise EmbeddingError(
-            f"the ONNX runtime supports mean-pooling models only; {location} pools otherwise"
+            f"the ONNX runtime runs a transformer with pooling only; {location} also has "
+            f"{', '.join(extra)}"
         )
+    if str(kinds.get("Transformer", {}).get("path", "")) not in ("", "."):
+        raise EmbeddingError(f"the ONNX runtime needs the transformer at the top of {location}")
+    prompts = read_prompts(location)
+    pooling = "mean"
+    if modules:
+        folder = str(kinds.get("Pooling", {}).get("path", "1_Pooling"))
+        config = _read_json(root / folder / "config.json", None)
+        if not isinstance(config, dict):
+            raise EmbeddingError(f"no pooling configuration at {location}")
+        pooling = _pooling_mode(config, location)
+        if config.get("include_prompt") is False and prompts != Prompts():
+            raise EmbeddingError(
+                f"the ONNX runtime pools over the prompt too; {location} leaves its prompt out"
+            )
+    return Layout(pooling, prompts, _max_tokens(location))
+
+
+def _pooling_mode(config: dict[str, Any], location: str) -> str:
+    mode = config.get("pooling_mode")
+    if isinstance(mode, str):
+        modes = [POOLING_MODES.get(mode, f"{mode}?")]
+    else:
+        modes = [
+            POOLING_FLAGS.get(key, f"{key}?")
+            for key, on in config.items()
+            if key.startswith("pooling_mode_") and on
+        ]
+    if len(modes) != 1 or modes[0] not in POOLING_MODES.values():
+        raise EmbeddingError(
+            f"the ONNX runtime pools by token mean or the first token only; {location} pools "
+            f"by {', '.join(modes) or 'nothing'}"
+        )
+    return modes[0]
+
+
+def _read_json(path: Path, missing: Any) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return missing
+    except (OSError, ValueError) as exc:
+        raise EmbeddingError(f"cannot read {path}: {exc}") from exc
 
 
 class OnnxModel:
@@ -286,7 +371,9 @@ class OnnxModel:
     No lock: onnxruntime runs concurrent calls, so a short query is never queued behind a batch being curated.
     """
 
-    def __init__(self, model_file: Path, location: str, *, threads: int = 0) -> None:
+    def __init__(
+        self, model_file: Path, location: str, layout: Layout, *, threads: int = 0
+    ) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -304,13 +391,14 @@ class OnnxModel:
             self._tokenizer = Tokenizer.from_file(str(Path(location) / "tokenizer.json"))
         except Exception as exc:  # onnxruntime raises its own unexported error types
             raise EmbeddingError(f"cannot load the ONNX model {model_file}: {exc}") from exc
-        self._tokenizer.enable_truncation(_max_tokens(location))
+        self._tokenizer.enable_truncation(layout.max_tokens)
         self._tokenizer.no_padding()
         self._inputs = {i.name for i in self._session.get_inputs()}
+        self.layout = layout
         self.dimension = int(self._session.get_outputs()[0].shape[-1])
 
     def encode(self, texts: Sequence[str]) -> FloatArray:
-        """Unit mean-pooled vectors of one padded batch."""
+        """Unit pooled vectors of one padded batch."""
         encodings = self._tokenizer.encode_batch(list(texts))
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), np.int64)
@@ -320,8 +408,11 @@ class OnnxModel:
             mask[row, : len(encoding.ids)] = 1
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
-        summed = np.einsum("bth,bt->bh", hidden, mask.astype(np.float32))
-        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+        if self.layout.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            summed = np.einsum("bth,bt->bh", hidden, mask.astype(np.float32))
+            pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return np.asarray(pooled / np.maximum(norms, 1e-12), np.float32)
 
@@ -332,23 +423,47 @@ def load_onnx_model(
     location: str,
     *,
     threads: int = 0,
+    legacy: Sequence[Path] = (),
     models: LoadedModels = LOADED_MODELS,
 ) -> OnnxModel:
-    """The shared int8 model of `location`, built into `models_dir` on first use when no build is cached."""
-    return models.get(RUNTIME, location, lambda: _load(models_dir, label, location, threads))
+    """The shared int8 model of `location`, built into `models_dir` on first use when no build is cached there
+    (or moved there from a `legacy` folder)."""
+    return models.get(
+        RUNTIME, location, lambda: _load(models_dir, label, location, threads, legacy)
+    )
 
 
-def _load(models_dir: Path, label: str, location: str, threads: int) -> OnnxModel:
+def _load(
+    models_dir: Path, label: str, location: str, threads: int, legacy: Sequence[Path]
+) -> OnnxModel:
+    """Build when needed, then open; a cached build that will not open (a damaged file) is built again, once."""
     if not onnx_available():
         raise EmbeddingError("onnxruntime and onnx are not installed")
-    check_mean_pooling(location)
+    layout = read_layout(location)
+    model_file = _ensure(models_dir, label, location, legacy=legacy)
     try:
-        model_file = ensure_built(models_dir, label, location)
+        return OnnxModel(model_file, location, layout, threads=threads)
+    except EmbeddingError as exc:
+        stamp = read_stamp(model_file.parent) or {}
+        log.warning("the ONNX build of %s cannot be loaded (%s); building it again", label, exc)
+        model_file = _ensure(models_dir, label, location, damaged=str(stamp.get("build_id")))
+    return OnnxModel(model_file, location, layout, threads=threads)
+
+
+def _ensure(
+    models_dir: Path,
+    label: str,
+    location: str,
+    *,
+    legacy: Sequence[Path] = (),
+    damaged: str | None = None,
+) -> Path:
+    try:
+        return ensure_built(models_dir, label, location, legacy=legacy, damaged=damaged)
     except EmbeddingError:
         raise
     except Exception as exc:  # the exporter and quantiser raise many unrelated error types
         raise EmbeddingError(f"cannot build the ONNX model of {label}: {exc}") from exc
-    return OnnxModel(model_file, location, threads=threads)
 
 
 class OnnxEmbedder(LocalRuntime):
@@ -366,6 +481,7 @@ class OnnxEmbedder(LocalRuntime):
         *,
         batch_size: int = 16,
         threads: int = 0,
+        legacy: Sequence[Path] = (),
         models: LoadedModels = LOADED_MODELS,
     ) -> None:
         self._source = resolve_local_model(model)
@@ -375,29 +491,36 @@ class OnnxEmbedder(LocalRuntime):
                 "is not a local model"
             )
         self._model = load_onnx_model(
-            models_dir, self._source.label, self._source.location, threads=threads, models=models
+            models_dir,
+            self._source.label,
+            self._source.location,
+            threads=threads,
+            legacy=legacy,
+            models=models,
         )
+        self.prompts = self._model.layout.prompts
         self._batch_size = batch_size
 
     @property
     def dimension(self) -> int:
         return self._model.dimension
 
-    def _encode(self, texts: list[str]) -> FloatArray:
-        return self._model.encode(texts)
+    def _encode(self, texts: list[str], prompt: str) -> FloatArray:
+        return self._model.encode([prompt + t for t in texts] if prompt else texts)
 
 
 def main(argv: Sequence[str]) -> int:
-    """`python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION`: the build, run in a child process."""
-    if len(argv) != 3:
+    """`python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION DIGEST`: the build, run in a child
+    process."""
+    if len(argv) != 4:
         print(
-            "usage: python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION",
+            "usage: python -m hermes_bowerbird.embeddings.onnx_runtime TARGET LABEL LOCATION DIGEST",
             file=sys.stderr,
         )
         return 2
     logging.basicConfig(level=logging.INFO)
     try:
-        _build(Path(argv[0]), argv[1], argv[2])
+        _build(Path(argv[0]), BuildSource(argv[1], argv[2], argv[3]))
     except EmbeddingError as exc:
         print(str(exc), file=sys.stderr)
         return 1

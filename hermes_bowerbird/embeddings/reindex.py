@@ -1,4 +1,5 @@
-"""Reindexing: embed what has no vector from the active model, into the store and the shared index."""
+"""Reindexing: embed what has no vector from the active model (new, or embedded by another model, whose vector
+it replaces), into the store and the shared index."""
 
 from __future__ import annotations
 
@@ -27,13 +28,13 @@ def shared_index(
     indexes: IndexRegistry, store: Store, kind: ItemKind, embedder: Embedder, *, ann_threshold: int
 ) -> VectorIndex:
     """The index of `kind` for the embedder's model over `store`'s file, loaded from the store on first use."""
-    model = embedder.model_name
+    model, dim = embedder.model_name, embedder.dimension
     return indexes.get(
         store.location,
         str(kind),
         model,
-        embedder.dimension,
-        lambda: store.vectors.load(kind, model),
+        dim,
+        lambda: store.vectors.load(kind, model, dim),
         ann_threshold=ann_threshold,
     )
 

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 from ..config import EMBEDDING_BACKENDS
 from ..errors import DatabaseError, EmbeddingError
-from ..types import Clock, Embedder, ItemKind
+from ..types import Clock, Embedder, ItemKind, VectorModel
 from .cache import CachedEmbedder
 from .gemini import GeminiEmbedder, GeminiEmbeddingSettings
 from .index import DEFAULT_ANN_THRESHOLD, IndexRegistry
 from .local import resolve_local_model
-from .onnx_runtime import RUNTIME, OnnxEmbedder, build_dir, is_built, onnx_available
+from .onnx_runtime import RUNTIME, OnnxEmbedder, is_built, onnx_available, read_layout
 from .reindex import reindex_all
 from .torch_runtime import LocalEmbedder
 
@@ -27,13 +27,20 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOAD_THREAD_NAME = "bowerbird-embed-load"
+CHECK_THREAD_NAME = "bowerbird-embed-check"
 
 
 class EmbeddingState(StrEnum):
     LOADING = "loading"
     READY = "ready"
+    # loaded, but the store's vectors were made by another model: recall leaves vectors out until a reindex
+    OTHER_MODEL = "other model"
     UNAVAILABLE = "unavailable"
     DISABLED = "disabled"
+
+
+# how often a service whose store holds another model's vectors looks again (a reindex may have finished)
+RECHECK_SECONDS = 2.0
 
 
 LOCAL_RUNTIMES: dict[str, tuple[str, ...]] = {"onnx": ("onnx",), "torch": ("torch",)}
@@ -73,6 +80,10 @@ class EmbeddingService:
         self._reason = "not started"
         self._reindex: dict[str, object] | None = None
         self._started = False
+        self._loaded_reason = ""
+        self._checked = 0.0
+        self._rechecking = threading.Event()
+        self._checker: threading.Thread | None = None
 
     @classmethod
     def from_embedder(
@@ -135,25 +146,93 @@ class EmbeddingService:
             thread.join(timeout)
 
     def current(self) -> Embedder | None:
-        """The (cached) embedder when ready; None while loading or when there is none."""
+        """The (cached) embedder vectors are made and searched with: None while loading, when there is none, and
+        while the store's vectors come from another model (never compared across models; see `check_store`)."""
+        if not self._ready.is_set():
+            return None
+        if (
+            self._state is EmbeddingState.OTHER_MODEL
+            and time.monotonic() - self._checked > RECHECK_SECONDS
+            and not self._rechecking.is_set()
+        ):
+            self._rechecking.set()  # looked at on a thread of its own: a search never waits for it
+            self._checker = threading.Thread(
+                target=self._recheck, name=CHECK_THREAD_NAME, daemon=True
+            )
+            self._checker.start()
+        return self._embedder if self._state is EmbeddingState.READY else None
+
+    def _recheck(self) -> None:
+        try:
+            self.check_store()
+        finally:
+            self._rechecking.clear()
+
+    def loaded(self) -> Embedder | None:
+        """The loaded embedder also while the store's vectors come from another model (to re-embed the store)."""
         return self._embedder if self._ready.is_set() else None
 
+    def check_store(self) -> None:
+        """Compare the loaded model with the ones the store's vectors were made with (a reindex, here or in
+        another process, may have changed them): ready when every stored vector is the loaded model's, else on
+        another model, with a warning when that starts."""
+        embedder = self._embedder
+        if not self._ready.is_set() or embedder is None or self.store is None:
+            return
+        self._checked = time.monotonic()
+        mine = VectorModel(embedder.model_name, embedder.dimension)
+        try:
+            other = self.store.vectors.any_other_model(mine.name, mine.dim)
+            if not other:
+                self._now_on_store_model()
+            elif self._state is not EmbeddingState.OTHER_MODEL:
+                self._now_on_other_model(mine, self.store.vectors.other_models(mine.name, mine.dim))
+        except DatabaseError:
+            log.warning("cannot read which models made the stored vectors", exc_info=True)
+
+    def _now_on_other_model(self, mine: VectorModel, others: dict[VectorModel, int]) -> None:
+        named = ", ".join(f"{count} by {model}" for model, count in sorted(others.items(), key=str))
+        reason = (
+            f"stored vectors were made with another model ({named}); the configured model is {mine}: "
+            f"recall uses keywords and the graph, not vectors, until every item is re-embedded with "
+            f"{mine.name} (`bowerbird reindex`)"
+        )
+        log.warning("%s", reason)
+        with self._lock:
+            self._state, self._reason = EmbeddingState.OTHER_MODEL, reason
+
+    def _now_on_store_model(self) -> None:
+        with self._lock:
+            was_other = self._state is EmbeddingState.OTHER_MODEL
+            if was_other:
+                self._state, self._reason = EmbeddingState.READY, self._loaded_reason
+        if was_other:
+            log.info("every stored vector is now from the configured model: recall uses them again")
+
     def wait_ready(self, timeout: float | None = None) -> bool:
-        """Wait until the backend is chosen; True when an embedder is ready."""
+        """Wait until the backend is chosen; True when an embedder is loaded (see `current` for whether its
+        vectors are the store's)."""
         self._settled.wait(timeout)
         return self._ready.is_set()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Wait for the background thread (loading and any reindex) to finish; True when it has."""
+        """Wait for the background threads (loading and any reindex, a look at the store) to finish; True when
+        they have."""
+        checker = self._checker
+        if checker is not None:
+            checker.join(timeout)
         thread = self._thread
         if thread is not None:
             thread.join(timeout)
-            return not thread.is_alive()
-        return True
+            return not thread.is_alive() and (checker is None or not checker.is_alive())
+        return checker is None or not checker.is_alive()
 
     def status(self) -> dict[str, object]:
+        if self._state is EmbeddingState.OTHER_MODEL:
+            self.check_store()  # a reindex may have ended since
         embedder = self._embedder if self._ready.is_set() else None
         return {
+            "other_models": self._other_models(embedder),
             "backend": self._backend,
             "runtime": self._runtime if embedder is not None else None,
             "configured": self.config.embedding_backend if self.config is not None else "provided",
@@ -163,6 +242,17 @@ class EmbeddingService:
             "reason": self._reason,
             "reindex": self._reindex,
         }
+
+    def _other_models(self, embedder: Embedder | None) -> dict[str, int]:
+        """Stored vectors by model, of models other than the loaded one (only looked up while there are any)."""
+        if embedder is None or self.store is None or self._state is not EmbeddingState.OTHER_MODEL:
+            return {}
+        try:
+            found = self.store.vectors.other_models(embedder.model_name, embedder.dimension)
+        except DatabaseError:
+            log.warning("cannot read which models made the stored vectors", exc_info=True)
+            return {}
+        return {str(model): count for model, count in found.items()}
 
     # ----- background work ---------------------------------------------------------------------
 
@@ -204,6 +294,7 @@ class EmbeddingService:
                 self.config.model_cache_dir,
                 self.config.embedding_model,
                 threads=self.config.embedding_threads,
+                legacy=(self.config.home_models_dir,),
             )
         return LocalEmbedder(self.config.embedding_model, threads=self.config.embedding_threads)
 
@@ -246,7 +337,9 @@ class EmbeddingService:
         )
 
     def _after_ready(self) -> None:
-        embedder = self.current()
+        """Embed what has no vector from the loaded model (new items, and every item of a store embedded by
+        another model: recall leaves vectors out until that is done), then look at the store again."""
+        embedder = self.loaded()
         if embedder is None or self.store is None or not self.auto_reindex:
             return
         try:
@@ -254,6 +347,11 @@ class EmbeddingService:
         except (EmbeddingError, DatabaseError) as exc:
             log.error("background reindex failed: %s", exc, exc_info=True)
             self._reindex = {**(self._reindex or {}), "error": str(exc)}
+            return
+        was_other = self._state is EmbeddingState.OTHER_MODEL
+        self.check_store()
+        if was_other and self._state is EmbeddingState.READY and not self._stop.is_set():
+            self._after_ready()  # what came in while the last items were re-embedded
 
     def _reindex_all(self, embedder: Embedder) -> None:
         assert self.store is not None
@@ -287,7 +385,9 @@ class EmbeddingService:
         with self._lock:
             self._embedder, self._runtime = wrapped, runtime
             self._backend, self._state, self._reason = backend, EmbeddingState.READY, reason
+            self._loaded_reason = reason
         self._ready.set()
+        self.check_store()
         self._settled.set()
 
     def _set_unavailable(self, reason: str) -> None:
@@ -299,6 +399,16 @@ class EmbeddingService:
     def _set_state(self, state: EmbeddingState, backend: str, reason: str) -> None:
         with self._lock:
             self._state, self._backend, self._reason = state, backend, reason
+
+
+def planned_model(config: Config) -> str | None:
+    """The name a local model's vectors would be stored under, told without loading it (None: not local)."""
+    if config.embedding_backend in ("none", "gemini"):
+        return None
+    try:
+        return resolve_local_model(config.embedding_model).label
+    except EmbeddingError:
+        return None
 
 
 def planned_runtime(config: Config) -> str:
@@ -319,5 +429,15 @@ def planned_runtime(config: Config) -> str:
         source = resolve_local_model(config.embedding_model)
     except EmbeddingError as exc:
         return f"none ({exc})"
-    built = is_built(build_dir(config.model_cache_dir, source.label, source.location))
+    fallback = "torch" if "torch" in runtimes else "none"
+    if not source.offline:
+        return f"{fallback} (the ONNX runtime builds from local weights only)"
+    try:
+        read_layout(source.location)
+    except EmbeddingError as exc:
+        return f"{fallback} ({exc})"
+    try:
+        built = is_built(config.model_cache_dir, source.label, source.location)
+    except OSError as exc:
+        return f"none ({exc})"
     return f"{RUNTIME} ({'built' if built else 'built on first use'})"

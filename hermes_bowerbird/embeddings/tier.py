@@ -10,9 +10,9 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..types import Embedder, ItemKind
-from .cache import CachedEmbedder
+from .cache import query_vector
 from .index import VectorIndex
-from .reindex import reindex_all, shared_index
+from .reindex import KINDS, reindex_all, shared_index
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -58,12 +58,7 @@ class VectorTier:
         if embedder is None or not text.strip():
             return None
         try:
-            vector = (
-                embedder.embed_query(text)
-                if isinstance(embedder, CachedEmbedder)
-                else embedder.embed(text)
-            )
-            return np.asarray(vector, dtype=np.float32)
+            return query_vector(embedder, text)
         except Exception:  # a broken model must cost the vector signal, never the search
             log.warning(
                 "query embedding failed; searching without the vector signal", exc_info=True
@@ -120,7 +115,7 @@ class VectorTier:
         """Vectors of these items of the active model (from the in-memory index, or the store's ranking)."""
         embedder = self._embedder()
         if embedder is not None and self.store.vectors.ranks_nearest:
-            return self.store.vectors.get_many(kind, ids, model=embedder.model_name)
+            return self.store.vectors.get_many(kind, embedder.model_name, embedder.dimension, ids)
         index = self.index(kind)
         if index is None:
             return {}
@@ -132,19 +127,27 @@ class VectorTier:
         return out
 
     def catch_up(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Embed every item that has no vector from the active model (new, or embedded by another model)."""
-        embedder = self._embedder()
+        """Embed every item that has no vector from the loaded model (new, or embedded by another model, whose
+        vector it replaces); searches use vectors again once no other model's are left."""
+        embedder = self.embeddings.loaded()
         if embedder is None:
             return 0
 
-        def report(kind: ItemKind, done: int, total: int) -> None:
-            if progress is not None and total:
-                progress(done, total)
+        before, total = {}, 0
+        for kind in KINDS:  # one count over both kinds: each kind's starts after those before it
+            before[kind] = total
+            total += self.store.vectors.count_missing(kind, embedder.model_name, embedder.dimension)
 
-        return reindex_all(
+        def report(kind: ItemKind, done: int, _kind_total: int) -> None:
+            if progress is not None and total:
+                progress(before[kind] + done, max(total, before[kind] + done))
+
+        done = reindex_all(
             self.store,
             embedder,
             self.embeddings.indexes,
             ann_threshold=self.ann_threshold,
             progress=report,
         )
+        self.embeddings.check_store()
+        return done

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import EmbeddingError
-from .local import LOADED_MODELS, LoadedModels, LocalRuntime, ModelSource, resolve_local_model
+from .local import (
+    LOADED_MODELS,
+    LoadedModels,
+    LocalRuntime,
+    ModelSource,
+    Prompts,
+    choose_prompts,
+    describe_prompts,
+    resolve_local_model,
+)
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -29,6 +38,14 @@ class _LoadedModel:
         self.model = model
         self.lock = threading.Lock()
         self.dimension = int(_dimension_of(model))
+        self.prompts = _prompts_of(model)
+
+
+def _prompts_of(model: Any) -> Prompts:
+    prompts = getattr(model, "prompts", None)
+    if not isinstance(prompts, dict):
+        return Prompts()
+    return choose_prompts(prompts, getattr(model, "default_prompt_name", None))
 
 
 def _dimension_of(model: Any) -> int:
@@ -52,7 +69,12 @@ def _load_model(source: ModelSource) -> _LoadedModel:
         raise EmbeddingError(f"sentence-transformers is not installed ({exc})") from exc
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
         raise EmbeddingError(f"cannot load the embedding model {source.location!r}: {exc}") from exc
-    log.info("loaded embedding model %s in %.1f s", source.label, time.perf_counter() - started)
+    log.info(
+        "loaded embedding model %s in %.1f s%s",
+        source.label,
+        time.perf_counter() - started,
+        describe_prompts(loaded.prompts),
+    )
     return loaded
 
 
@@ -71,7 +93,8 @@ def _set_torch_threads(threads: int) -> None:
 
 
 class LocalEmbedder(LocalRuntime):
-    """sentence-transformers on the CPU (torch); unit float32 vectors."""
+    """sentence-transformers on the CPU (torch); unit float32 vectors, with the model's query and document
+    prompts."""
 
     runtime = "torch"
 
@@ -89,6 +112,7 @@ class LocalEmbedder(LocalRuntime):
             self.runtime, self._source.location, lambda: _load_model(self._source)
         )
         self._batch_size = batch_size
+        self.prompts = self._loaded.prompts
 
     @property
     def dimension(self) -> int:
@@ -97,10 +121,12 @@ class LocalEmbedder(LocalRuntime):
     def _encoding(self) -> AbstractContextManager[object]:
         return self._loaded.lock  # one model shared by every engine in the process
 
-    def _encode(self, texts: list[str]) -> FloatArray:
+    def _encode(self, texts: list[str], prompt: str) -> FloatArray:
+        # an explicit prompt, also an empty one, keeps sentence-transformers from adding the model's default
         return np.asarray(
             self._loaded.model.encode(
                 texts,
+                prompt=prompt,
                 batch_size=self._batch_size,
                 convert_to_numpy=True,
                 normalize_embeddings=True,

@@ -66,6 +66,7 @@ def relevance(
     base: Baseline | None,
     weights: RetrievalWeights,
     question: float | None = None,
+    cross: tuple[float, float] | None = None,
 ) -> float:
     """How plainly an item answers the query, in (0, 1): the logistic of
 
@@ -77,7 +78,9 @@ def relevance(
     matters in a small store where a question about anything stands out a little. `question` is the cosine of the
     query to the closest of the questions stored with a memory: a question and the statement answering it sit far
     apart for a sentence model, two wordings of one question close, so a near question vouches for the memory.
-    Without a vector (no model, or a store too small for a baseline) coverage alone decides, with a bias of its own.
+    `cross`: the cross-encoder's relevance p of the item and the weight w it has (config `reranker_gate_weight`),
+    adding w x (p - 0.5). Without a vector (no model, or a store too small for a baseline) coverage alone decides,
+    with a bias of its own.
     """
     if cosine is None or base is None:
         value = weights.gate_coverage * coverage + weights.gate_keywords_bias
@@ -89,6 +92,8 @@ def relevance(
         )
     if question is not None:
         value += weights.gate_question * max(0.0, question - weights.gate_question_center)
+    if cross is not None:
+        value += cross[1] * (cross[0] - 0.5)
     return 1.0 / (1.0 + math.exp(-value))
 
 

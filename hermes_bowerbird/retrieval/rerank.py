@@ -96,3 +96,17 @@ def rerank(
         entry.signals["rerank"] = factor
         if cosine is not None:
             entry.signals["cosine"] = cosine
+
+
+def cross_rerank(candidates: Sequence[Fused], relevance: Sequence[float], weight: float) -> None:
+    """Multiply each candidate's score by exp(weight x (p - p_best)), p the cross-encoder's relevance of it to
+    the query in (0, 1): the candidate it rates best keeps its score, the others fall by how much less it rates
+    them (weight 0: unchanged). Recorded as the signals "cross" (p) and "cross_factor"."""
+    if not candidates:
+        return
+    best = max(relevance)
+    for entry, p in zip(candidates, relevance, strict=True):
+        factor = math.exp(weight * (p - best))
+        entry.score *= factor
+        entry.signals["cross"] = p
+        entry.signals["cross_factor"] = factor

@@ -5,10 +5,11 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TypeVar, overload
+from typing import TYPE_CHECKING, TypeVar, overload
 
 import numpy as np
 
@@ -41,7 +42,7 @@ from .fusion import (
     weighted_rrf,
 )
 from .query import QueryAnalysis, analyze_query
-from .rerank import TermStats, rerank
+from .rerank import TermStats, cross_rerank, rerank
 from .results import Hit, RecallRequest, item_key
 from .scoring import effective_importance
 from .signals import (
@@ -65,8 +66,12 @@ from .tuning import (
     PARALLEL_FROM_ITEMS,
     RELEVANCE_POOL,
     RERANK_POOL,
+    RERANK_TIME_SHARE,
     SUCCESSOR_HOPS,
 )
+
+if TYPE_CHECKING:
+    from .cross_encoder import CrossEncoderReranker
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -108,6 +113,8 @@ class _Reading:
     weights: RetrievalWeights
     gate_vector: np.ndarray | None = None
     alone: tuple[np.ndarray, gate.Baseline | None] | None = None
+    # the weight of the cross-encoder's reading in the gate (config `reranker_gate_weight`; 0: not read)
+    cross_weight: float = 0.0
 
     @functools.cached_property
     def asked(self) -> re.Pattern[str] | None:
@@ -146,11 +153,15 @@ class _Reading:
             signals["gate_cosine"] = cosine
         # the closest of a memory's stored questions (a question in another language is not compared)
         question = None if analysis.foreign else signals.get("question")
-        value = gate.relevance(cosine, coverage, base, weights, question)
+        # the cross-encoder's reading of the item, when it read it and the gate weighs it
+        p = signals.get("cross")
+        cross = None if p is None or self.cross_weight <= 0 else (p, self.cross_weight)
+        value = gate.relevance(cosine, coverage, base, weights, question, cross)
         if self.alone is not None and cosine is not None and vector is not None:
             alone_cosine = float(np.dot(vector, self.alone[0]))
             value = max(
-                value, gate.relevance(alone_cosine, coverage, self.alone[1], weights, question)
+                value,
+                gate.relevance(alone_cosine, coverage, self.alone[1], weights, question, cross),
             )
         if analysis.names_asked and _names_holder(text, analysis):
             # "who is my boss?": what says who holds the role answers it, however little it shares with the
@@ -182,8 +193,11 @@ class Retriever:
         *,
         parallel: bool = True,
         signals: Sequence[SignalSpec] = SIGNALS,
+        reranker: CrossEncoderReranker | None = None,
     ) -> None:
+        """`reranker`: the optional cross-encoder, run on the best candidates when it fits the time left."""
         self.store = store
+        self.reranker = reranker
         self.signals = tuple(signals)
         self.vectors = vectors
         self.config = config
@@ -258,6 +272,7 @@ class Retriever:
         if not scopes or not request.query.strip() or request.limit <= 0:
             return []
         now = self.clock()
+        deadline = time.monotonic() + self.config.prefetch_timeout_seconds * RERANK_TIME_SHARE
         analysis = self.analyze(request.query, scopes)
         kinds = kinds_of(episodes_on(request))
         given = SignalInput(
@@ -294,7 +309,7 @@ class Retriever:
         pool = max(
             RERANK_POOL, RELEVANCE_POOL if request.min_relevance > 0 else 0, limit * MMR_POOL_FACTOR
         )
-        ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, pool)
+        ranked = self._rank(fused, items, analysis, (query_vector, coverage), now, (pool, deadline))
         if request.min_relevance > 0:
             gate_vector = self._gate_vector(analysis, query_vector)
             reading = _Reading(
@@ -304,6 +319,7 @@ class Retriever:
                 self.config.weights,
                 None if gate_vector is query_vector else gate_vector,
                 self._asked_alone(analysis, scopes, given.allowed, query_vector),
+                self.config.reranker_gate_weight,
             )
             ranked = self._relevant(ranked, items, reading)
             if request.inject:
@@ -655,10 +671,13 @@ class Retriever:
         analysis: QueryAnalysis,
         query: tuple[np.ndarray | None, KeywordCoverage],
         now: float,
-        pool_size: int,
+        pool: tuple[int, float],
     ) -> list[Fused]:
-        """Fused scores -> session and neighbour lifts -> importance, type and time -> the `pool_size` best are
-        reranked by the items themselves -> superseded items demoted below their successors."""
+        """Fused scores -> session and neighbour lifts -> importance, type and time -> the best (`pool`: how many,
+        and the monotonic time the cross-encoder must be done by) are reranked by the items themselves, then the
+        best few by the cross-encoder when there is one and it fits -> superseded items demoted below their
+        successors."""
+        pool_size, deadline = pool
         weights = self.config.weights
         session_prior(fused, items.episodes, weights.session)
         spread_to_neighbours(fused, items.episodes, weights.neighbour_prev, weights.neighbour_next)
@@ -671,14 +690,26 @@ class Retriever:
                 else weights.episode_importance
             )
             rescore(entry, item, analysis, now, weights, importance)
-        pool = sorted(fused.values(), key=_order)[:pool_size]
-        self._rerank(pool, items, *query, _named_by_link(pool, analysis))
-        kept = {e.key: e for e in pool}
+        best = sorted(fused.values(), key=_order)[:pool_size]
+        self._rerank(best, items, *query, _named_by_link(best, analysis))
+        self._cross_rerank(best, items, analysis.text, deadline)
+        kept = {e.key: e for e in best}
         demote_superseded(kept, items.memories, now, weights.superseded_penalty)
         demote_stale_episodes(
             kept, items.stale_episodes, items.memories, weights.superseded_penalty
         )
-        return sorted(pool, key=_order)
+        return sorted(best, key=_order)
+
+    def _cross_rerank(self, pool: list[Fused], items: _Items, query: str, deadline: float) -> None:
+        """The cross-encoder's reading of the best `reranker_candidates` of the pool, when it is ready and fits
+        before `deadline`; else the pool stays as it is."""
+        reranker = self.reranker
+        if reranker is None:
+            return
+        top = sorted(pool, key=_order)[: self.config.reranker_candidates]
+        found = reranker.score(query, [_content(items.get(e.key)) for e in top], deadline)
+        if found is not None:
+            cross_rerank(top, found, self.config.reranker_weight)
 
     def _coverage(self, analysis: QueryAnalysis) -> KeywordCoverage:
         words = analysis.keywords[:COVERAGE_WORDS]

@@ -30,6 +30,9 @@ PARALLEL_FROM_ITEMS = 5_000
 MAX_LIMIT = 100  # bound: the most hits one search returns, whatever the caller asks
 # bound: the best fused candidates the rerank re-weighs (at least; MMR's pool when larger)
 RERANK_POOL = 60
+# the share of the prefetch time (config prefetch_timeout_seconds, from the search's start) the cross-encoder must be
+# done within, leaving the rest for the steps after it and the hand-off to the host
+RERANK_TIME_SHARE = 0.7
 RELEVANCE_POOL = 100  # candidates checked against a relevance floor (prefetch): the gate sees past the rerank pool
 # the best-ranked candidates read for what amends a memory that passed the gate (a switch of one drug of two, news of
 # someone it names): an amendment ranked below them is not carried; reading all of the relevance pool cost ~1 ms a

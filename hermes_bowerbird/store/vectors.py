@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import DatabaseError
-from ..types import ItemKind
+from ..types import ItemKind, VectorModel
 from .base import SQL_VARS, Database, chunks, marks
 from .values import blob_vector, vector_blob
 
@@ -27,7 +27,10 @@ def _table(kind: ItemKind) -> tuple[str, str]:
 
 
 class Vectors:
-    """The embeddings table: one vector per (kind, item, model).
+    """The embeddings table: one vector per (kind, item), with the model and dimension that made it.
+
+    Reads name the model and dimension they want, so vectors of two models are never mixed or compared; a
+    re-embedding with another model replaces each item's vector in place.
 
     Here vectors are stored as little-endian float32 blobs and ranked in the process (embeddings/index.py keeps
     them in memory); a backend whose server ranks them itself says so with `ranks_nearest` and `nearest`."""
@@ -56,6 +59,38 @@ class Vectors:
             [(str(kind), int(i), model, int(v.shape[-1]), vector_blob(v)) for i, v in items],
         )
 
+    def other_models(self, model: str, dim: int) -> dict[VectorModel, int]:
+        """How many stored vectors each model other than this one (name and dimension) made."""
+        rows = self._db.query(
+            """
+            SELECT model, dim, count(*) AS n
+            FROM embeddings
+            WHERE model != ? OR dim != ?
+            GROUP BY model, dim
+        """,
+            (model, dim),
+        )
+        return {VectorModel(str(row["model"]), int(row["dim"])): int(row["n"]) for row in rows}
+
+    def any_other_model(self, model: str, dim: int) -> bool:
+        """Whether any stored vector comes from another model than this one (name and dimension): another name
+        is looked for in the model index alone, another dimension under the same name only when there is none."""
+        other_name = self._db.scalar(
+            """
+            SELECT EXISTS (SELECT 1 FROM embeddings WHERE model < ?)
+                OR EXISTS (SELECT 1 FROM embeddings WHERE model > ?)
+        """,
+            (model, model),
+        )
+        if other_name:
+            return True
+        return bool(
+            self._db.scalar(
+                "SELECT EXISTS (SELECT 1 FROM embeddings WHERE model = ? AND dim != ?)",
+                (model, dim),
+            )
+        )
+
     def delete(self, kind: ItemKind, ids: Sequence[int]) -> None:
         with self._db.transaction():
             for chunk in chunks(list(ids)):
@@ -67,24 +102,19 @@ class Vectors:
                     (str(kind), *chunk),
                 )
 
-    def load(self, kind: ItemKind, model: str) -> tuple[np.ndarray, np.ndarray]:
+    def load(self, kind: ItemKind, model: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
         """All stored vectors of one kind and model: (int64 ids, float32 matrix of shape n x dim)."""
         rows = self._db.query(
             f"""
-            SELECT item_id, dim, {self.VECTOR} AS vector
+            SELECT item_id, {self.VECTOR} AS vector
             FROM embeddings
-            WHERE kind = ? AND model = ?
+            WHERE model = ? AND dim = ? AND kind = ?
             ORDER BY item_id
         """,
-            (str(kind), model),
+            (model, dim, str(kind)),
         )
         if not rows:
             return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32)
-        dims = {row["dim"] for row in rows}
-        if len(dims) != 1:
-            raise DatabaseError(
-                f"stored {kind} vectors for {model} have mixed dimensions {sorted(dims)}"
-            )
         ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
         return ids, self._matrix([row["vector"] for row in rows])
 
@@ -116,57 +146,59 @@ class Vectors:
         flat = np.frombuffer(b"".join(v for v in stored if isinstance(v, bytes)), dtype="<f4")
         return flat.reshape(len(stored), -1).astype(np.float32, copy=False)
 
-    def span(self, kind: ItemKind, model: str) -> tuple[int, int]:
+    def span(self, kind: ItemKind, model: str, dim: int) -> tuple[int, int]:
         """(how many, highest item id) of the stored vectors of one kind and model."""
         row = self._db.query(
             """
             SELECT count(*) AS n, coalesce(max(item_id), 0) AS top
             FROM embeddings
-            WHERE model = ? AND kind = ?
+            WHERE model = ? AND dim = ? AND kind = ?
         """,
-            (model, str(kind)),
+            (model, dim, str(kind)),
         )[0]
         return int(row["n"]), int(row["top"])
 
-    def ids(self, kind: ItemKind, model: str) -> np.ndarray:
+    def ids(self, kind: ItemKind, model: str, dim: int) -> np.ndarray:
         """Item ids (int64) of the stored vectors of one kind and model."""
         rows = self._db.query(
             """
             SELECT item_id
             FROM embeddings
-            WHERE model = ? AND kind = ?
+            WHERE model = ? AND dim = ? AND kind = ?
         """,
-            (model, str(kind)),
+            (model, dim, str(kind)),
         )
         return np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
 
-    def after(self, kind: ItemKind, model: str, after_id: int) -> tuple[np.ndarray, np.ndarray]:
+    def after(
+        self, kind: ItemKind, model: str, dim: int, after_id: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Stored vectors of one kind and model with item ids above `after_id`: (int64 ids, float32 matrix)."""
         rows = self._db.query(
             f"""
             SELECT item_id, {self.VECTOR} AS vector
             FROM embeddings
-            WHERE model = ? AND kind = ? AND item_id > ?
+            WHERE model = ? AND dim = ? AND kind = ? AND item_id > ?
             ORDER BY item_id
         """,
-            (model, str(kind), after_id),
+            (model, dim, str(kind), after_id),
         )
         ids = np.fromiter((row["item_id"] for row in rows), dtype=np.int64, count=len(rows))
         return ids, self._matrix([row["vector"] for row in rows])
 
     def get_many(
-        self, kind: ItemKind, ids: Sequence[int], model: str | None = None
+        self, kind: ItemKind, model: str, dim: int, ids: Sequence[int]
     ) -> dict[int, np.ndarray]:
-        """Stored vectors of these items (of one model when `model` is given)."""
+        """The stored vectors of these items from one model."""
         out: dict[int, np.ndarray] = {}
         for chunk in chunks(list(ids), SQL_VARS - 3):
             rows = self._db.query(
                 f"""
                 SELECT item_id, {self.VECTOR} AS vector
                 FROM embeddings
-                WHERE kind = ? AND (? OR model = ?) AND item_id IN ({marks(len(chunk))})
+                WHERE model = ? AND dim = ? AND kind = ? AND item_id IN ({marks(len(chunk))})
             """,
-                (str(kind), model is None, model or "", *chunk),
+                (model, dim, str(kind), *chunk),
             )
             out.update((int(row["item_id"]), self._vector(row["vector"])) for row in rows)
         return out
