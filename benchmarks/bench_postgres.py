@@ -430,6 +430,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
+    # a run stopped with SIGTERM still stops its private server and removes its folder (the `finally`s run)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args.workdir.mkdir(parents=True, exist_ok=True)
     texts, vectors, model, questions = embedded_texts(args.data, args.workdir / "vectors.npz")
     asked = questions[: args.questions + 20]

@@ -421,7 +421,9 @@ def run_locomo(
         out["engine"].add(q.category, [slots_of(h.provenance) for h in hits], q.evidence)
         out["fts5"].add(q.category, _baseline_fts(system, q), q.evidence)
         vector = embedder.embed(q.text)
-        ranked = system.vectors.search(ItemKind.EPISODE, vector, 10, set(episode_ids[q.scope]))
+        ranked = system.vectors.search(
+            ItemKind.EPISODE, vector, 10, set(episode_ids[q.scope]), [q.scope]
+        )
         out["vector"].add(q.category, _episode_slots(system, [i for i, _ in ranked]), q.evidence)
     return out
 
@@ -929,7 +931,7 @@ def _baseline_vector(
     system: System, embedder: FileCachedEmbedder, text: str, scope: str, k: int
 ) -> list[list[str]]:
     ids = set(system.store.search.ids_after(ItemKind.EPISODE, [scope]))
-    ranked = system.vectors.search(ItemKind.EPISODE, embedder.embed(text), k, ids)
+    ranked = system.vectors.search(ItemKind.EPISODE, embedder.embed(text), k, ids, [scope])
     return _episode_slots(system, [i for i, _ in ranked])
 
 
