@@ -1424,7 +1424,14 @@ def _run(
     text = render(results, persona, meta)
     print(text)
     if args.write_results:
-        write_section("recall", f"## Recall (benchmarks/bench_recall.py)\n\n{text}")
+        if PLACES.server is None:
+            write_section("recall", f"## Recall (benchmarks/bench_recall.py)\n\n{text}")
+        else:  # the same sets on a server: the summary beside the SQLite tables (the rest is alike)
+            write_section(
+                "recall-postgres",
+                "## Recall with every store on PostgreSQL (benchmarks/bench_recall.py)\n\n"
+                + text.split("\n### ", 1)[0],
+            )
     if args.json is not None:
         args.json.write_text(json.dumps(_raw(results, persona, meta), indent=1), encoding="utf-8")
     return 0
