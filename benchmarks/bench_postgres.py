@@ -208,6 +208,10 @@ def _file_batch(store: Store, batch: list[Any], model: str) -> None:
         store.vectors.put(ItemKind.MEMORY, model, [(r[0], r[4]) for r in batch])
 
 
+# the statement triggers that keep full-text postings and word counts (migrations/postgres/0003, 0004)
+_BULK_TRIGGERS = ("memories_fts_terms_added", "memories_fts_postings_added")
+
+
 def load_server(
     url: str, data: Iterator[tuple[int, str, str, str, np.ndarray, float]], model: str, dim: int
 ) -> None:
@@ -216,6 +220,9 @@ def load_server(
     Store.open(url).close()  # the schema
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f"DROP INDEX IF EXISTS {index_name(model, dim)}")
+        # the full-text postings and word counts are built once after the load, as the triggers would build them
+        for trigger in _BULK_TRIGGERS:
+            conn.execute(f"ALTER TABLE memories DISABLE TRIGGER {trigger}")
         with conn.cursor() as cur:
             vectors: list[tuple[int, str, np.ndarray]] = []
             with cur.copy(f"COPY memories ({_MEMORY}, fts, fts_len) FROM STDIN") as memories:
@@ -229,6 +236,22 @@ def load_server(
                 for memory_id, scope, vector in vectors:
                     text = "[" + ",".join(map(repr, vector.tolist())) + "]"
                     copy.write_row(("memory", memory_id, model, dim, scope, text))
+        for trigger in _BULK_TRIGGERS:
+            conn.execute(f"ALTER TABLE memories ENABLE TRIGGER {trigger}")
+        conn.execute(
+            """
+            INSERT INTO fts_terms (tbl, lexeme, rows)
+            SELECT 'memories', lexeme, count(*)
+            FROM memories, unnest(tsvector_to_array(fts)) AS lexeme
+            GROUP BY lexeme
+        """
+        )
+        conn.execute(
+            """
+            INSERT INTO fts_postings
+            SELECT p.* FROM memories m, bowerbird_fts_postings('memories', m.scope, m.id, m.fts) AS p
+        """
+        )
         conn.execute(
             f"""
             CREATE INDEX {index_name(model, dim)}
