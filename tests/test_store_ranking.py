@@ -124,8 +124,8 @@ def test_only_current_memories_when_asked(stores: tuple[Store, Store]) -> None:
 def test_term_counts_follow_rows_that_come_change_and_go(
     tmp_path: Path, pg_server: PgTestServer
 ) -> None:
-    """fts_terms (the server's document frequencies) and fts_postings (each row's words) stay what the rows give
-    as rows are added, edited by hand and repaired, and deleted; search and term counts stay FTS5's."""
+    """fts_stats (the totals), fts_terms (document frequencies) and fts_postings (each row's words) stay what the
+    rows give as rows are added, edited by hand and repaired, and deleted; search and term counts stay FTS5's."""
     texts, questions = _corpus()
     pair = (Store.open(tmp_path / "m.db"), Store.open(pg_server.fresh()))
     words = sorted({w for q in questions[:30] for w in q.lower().split() if w.isalpha()})
@@ -155,6 +155,10 @@ def test_term_counts_follow_rows_that_come_change_and_go(
         for row in server.db.query("SELECT tbl, lexeme, rows FROM fts_terms WHERE rows <> 0")
     }
     assert kept == recount
+    assert server.search.integrity() == {
+        "memories_fts": True,
+        "episodes_fts": True,
+    }  # fts_stats' totals
     postings = """
         SELECT tbl, lexeme, scope, item_id, hits_a, hits_b, hits_c FROM {source} ORDER BY 1, 2, 3, 4
     """
