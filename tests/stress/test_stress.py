@@ -53,6 +53,21 @@ def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def _wait_gone(lock: Path, timeout: float = 60.0) -> None:
+    """Wait until the process whose pid the lock file names has exited."""
+    try:
+        pid = int(lock.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+
+
 def _stress(tmp_path: Path, seconds: float, mode: str, pause: float = 0.0) -> None:
     """Two writer processes of four threads each for `seconds` (each thread pausing `pause` between turns),
     curating in `mode`."""
@@ -61,6 +76,9 @@ def _stress(tmp_path: Path, seconds: float, mode: str, pause: float = 0.0) -> No
     config = build_config(
         home, {"embedding_backend": "none", "llm_backend": "none", "import_markdown": False}
     )
+    # the home's curation worker outlives its writers a moment (it leaves once no Hermes process holds the home);
+    # rows it holds a live claim on are its own to finish, so the restart curates what it left
+    _wait_gone(config.db_path.with_name(config.db_path.name + ".curator.lock"))
     restart = Bowerbird(config, background=False)
     started = time.monotonic()
     restart.curate_now()
