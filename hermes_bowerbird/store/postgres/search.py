@@ -194,15 +194,10 @@ class ServerSearch:
         """The best `limit` rows of single words, in one statement from fts_postings (the words' rows in these
         scopes only, with their counts per column), fts_terms (each word's idf) and the table's totals."""
         weighted = " + ".join(f"p.hits_{_LABELS[i].lower()} * {w!r}" for i, w in enumerate(weights))
-        norm = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / stats.avgdl)"  # k1 (1 - b + b D / avgdl)
         idf = "ln((stats.n - coalesce(f.rows, 0) + 0.5) / (coalesce(f.rows, 0) + 0.5))"
         rows = self._db.query(
             f"""
-            WITH stats AS (
-                SELECT rows::float8 AS n, tokens::float8 / rows AS avgdl
-                FROM fts_stats
-                WHERE tbl = '{table}' AND rows > 0
-            ), words AS (
+            WITH {_stats(table)}, words AS (
                 SELECT w.lexeme, CASE WHEN {idf} > 0 THEN {idf} ELSE {MIN_IDF!r} END AS idf
                 FROM stats, unnest(?::text[]) AS w(lexeme)
                 LEFT JOIN fts_terms f ON f.tbl = '{table}' AND f.lexeme = w.lexeme
@@ -212,7 +207,7 @@ class ServerSearch:
                 JOIN fts_postings p ON p.tbl = '{table}' AND p.lexeme = words.lexeme
                 WHERE p.scope IN ({marks(len(scopes))})
             )
-            SELECT t.id, sum(found.idf * (found.f * {K1 + 1!r}) / (found.f + {norm})) AS score
+            SELECT t.id, sum(found.idf * (found.f * {K1 + 1!r}) / (found.f + {_NORM})) AS score
             FROM found
             JOIN {table} t ON t.id = found.item_id, stats
             WHERE {live}
@@ -238,14 +233,9 @@ class ServerSearch:
         the rows it matches, and bm25 from each matching row's positions."""
         weight = " ".join(f"WHEN '{_LABELS[i]}' THEN {w!r}" for i, w in enumerate(weights))
         hits, hit_params = _document_frequencies(table, phrases, query)
-        norm = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / stats.avgdl)"  # k1 (1 - b + b D / avgdl)
         rows = self._db.query(
             f"""
-            WITH stats AS (
-                SELECT rows::float8 AS n, tokens::float8 / rows AS avgdl
-                FROM fts_stats
-                WHERE tbl = '{table}' AND rows > 0
-            ), hits AS ({hits}
+            WITH {_stats(table)}, hits AS ({hits}
             ), idf AS (
                 SELECT array_agg(
                     CASE WHEN ln((stats.n - d.df + 0.5) / (d.df + 0.5)) > 0
@@ -255,7 +245,7 @@ class ServerSearch:
                 FROM stats, hits, unnest(hits.df) WITH ORDINALITY AS d(df, ord)
             )
             SELECT t.id, (
-                SELECT coalesce(sum(q.idf * (q.f * {K1 + 1!r}) / (q.f + {norm})), 0)
+                SELECT coalesce(sum(q.idf * (q.f * {K1 + 1!r}) / (q.f + {_NORM})), 0)
                 FROM (
                     SELECT p.idf, sum(CASE w.label {weight} ELSE 0 END) AS f
                     FROM unnest(?::text[], ?::bool[], (SELECT idf FROM idf))
@@ -422,6 +412,19 @@ class ServerSearch:
 
     def optimize(self) -> None:
         """Nothing to merge: a GIN index keeps itself (the health check's VACUUM reclaims deleted rows' space)."""
+
+
+# bm25's length normalisation of a row t against the table's `stats`: k1 (1 - b + b D / avgdl)
+_NORM = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / stats.avgdl)"
+
+
+def _stats(table: str) -> str:
+    """The CTE `stats`: the table's row count (n) and mean token count (avgdl), from fts_stats."""
+    return f"""stats AS (
+                SELECT rows::float8 AS n, tokens::float8 / rows AS avgdl
+                FROM fts_stats
+                WHERE tbl = '{table}' AND rows > 0
+            )"""
 
 
 def _document_frequencies(
