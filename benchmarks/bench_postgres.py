@@ -249,7 +249,7 @@ def load_server(
         conn.execute(
             """
             INSERT INTO fts_postings
-            SELECT p.* FROM memories m, bowerbird_fts_postings('memories', m.scope, m.id, m.fts) AS p
+            SELECT p.* FROM memories m, bowerbird_fts_postings('memories', m.scope, m.id, m.fts, m.fts_len) AS p
         """
         )
         conn.execute(

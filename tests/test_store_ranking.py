@@ -160,11 +160,11 @@ def test_term_counts_follow_rows_that_come_change_and_go(
         "episodes_fts": True,
     }  # fts_stats' totals
     postings = """
-        SELECT tbl, lexeme, scope, item_id, hits_a, hits_b, hits_c FROM {source} ORDER BY 1, 2, 3, 4
+        SELECT tbl, lexeme, scope, item_id, hits_a, hits_b, hits_c, fts_len FROM {source} ORDER BY 1, 2, 3, 4
     """
     rebuilt = postings.format(
-        source="(SELECT p.* FROM memories m, bowerbird_fts_postings('memories', m.scope, m.id, m.fts) p "
-        "UNION ALL SELECT p.* FROM episodes e, bowerbird_fts_postings('episodes', e.scope, e.id, e.fts) p) x"
+        source="(SELECT p.* FROM memories m, bowerbird_fts_postings('memories', m.scope, m.id, m.fts, m.fts_len) p "
+        "UNION ALL SELECT p.* FROM episodes e, bowerbird_fts_postings('episodes', e.scope, e.id, e.fts, e.fts_len) p) x"
     )
     assert server.db.query(postings.format(source="fts_postings")) == server.db.query(rebuilt)
     assert server.search.term_document_counts(words) == file.search.term_document_counts(words)
@@ -181,3 +181,33 @@ def _by_text(store: Store, match: str) -> list[tuple[float, str]]:
     hits = store.search.memories(match, SCOPES, 1000)
     texts = {i: m.content for i, m in store.memories.get_many([i for i, _ in hits]).items()}
     return sorted((-round(score, 6), texts[i]) for i, score in hits)
+
+
+def test_the_best_few_stay_exact_when_the_best_rows_are_forgotten(
+    tmp_path: Path, pg_server: PgTestServer
+) -> None:
+    """PostgreSQL scores rows from the postings and reads only the best few to keep the live ones; when most of
+    those were forgotten it checks them all, so a short list is still the best live rows FTS5 gives."""
+    texts = [
+        f"deploy {'deploy ' * (n % 4)}note {n} " + "filler words here " * (n % 7) for n in range(60)
+    ]
+    pair = (Store.open(tmp_path / "m.db"), Store.open(pg_server.fresh()))
+    match = fts_match_expression("deploy note")
+    assert match is not None
+    for store in pair:
+        for text in texts:
+            store.insert_memory(NewMemory(SCOPES[0], MemoryType.FACT, text, Source.TURN))
+    file, server = pair
+    assert _ranked(server.search.memories(match, SCOPES, 3)) == _ranked(
+        file.search.memories(match, SCOPES, 3)
+    )
+    best = [memory_id for memory_id, _ in file.search.memories(match, SCOPES, 30)]
+    for store in pair:
+        for memory_id in best:
+            store.forget(memory_id, reason="test", actor="test")
+    for limit in (3, 10):
+        kept = _ranked(server.search.memories(match, SCOPES, limit))
+        assert kept == _ranked(file.search.memories(match, SCOPES, limit))
+        assert len(kept) == limit and not set(best) & {memory_id for memory_id, _ in kept}
+    for store in pair:
+        store.close()

@@ -191,33 +191,61 @@ class ServerSearch:
         live: str,
         weights: Sequence[float],
     ) -> list[tuple[int, float]]:
-        """The best `limit` rows of single words, in one statement from fts_postings (the words' rows in these
-        scopes only, with their counts per column), fts_terms (each word's idf) and the table's totals."""
-        weighted = " + ".join(f"p.hits_{_LABELS[i].lower()} * {w!r}" for i, w in enumerate(weights))
-        idf = "ln((stats.n - coalesce(f.rows, 0) + 0.5) / (coalesce(f.rows, 0) + 0.5))"
+        """The best `limit` live rows of single words. bm25 is summed from fts_postings alone (the words' rows in
+        these scopes, their counts per column and lengths), fts_terms (each word's idf) and the table's totals;
+        only the best few rows are then read, to keep the live ones. Should too many of those have been
+        forgotten or superseded, every scored row is checked."""
+        ask = (table, [p.tokens[0] for p in phrases], scopes, live, weights)
+        best = limit * _OVERFETCH
+        found = self._from_postings(*ask, best)
+        if len(found) == best and sum(alive for _, _, alive in found) < limit:
+            found = self._from_postings(*ask, None)
+        return [(item_id, score) for item_id, score, alive in found if alive][:limit]
+
+    def _from_postings(
+        self,
+        table: str,
+        words: list[str],
+        scopes: Sequence[str],
+        live: str,
+        weights: Sequence[float],
+        best: int | None,
+    ) -> list[tuple[int, float, bool]]:
+        """(row id, bm25, whether the row is live) of the `best` rows by score (all of them for None), best first."""
+        # float8 throughout (a bare 0.5 is numeric, and numeric arithmetic over every posting is slow)
+        weighted = " + ".join(
+            f"p.hits_{_LABELS[i].lower()} * {float(w)!r}::float8" for i, w in enumerate(weights)
+        )
+        df = "coalesce(f.rows, 0)::float8"
+        idf = f"ln((stats.n - {df} + 0.5::float8) / ({df} + 0.5::float8))"
+        cut = "LIMIT ?" if best is not None else ""
         rows = self._db.query(
             f"""
-            WITH {_stats(table)}, words AS (
+            WITH {_stats(table)}, words AS MATERIALIZED (
                 SELECT w.lexeme, CASE WHEN {idf} > 0 THEN {idf} ELSE {MIN_IDF!r} END AS idf
                 FROM stats, unnest(?::text[]) AS w(lexeme)
                 LEFT JOIN fts_terms f ON f.tbl = '{table}' AND f.lexeme = w.lexeme
             ), found AS (
-                SELECT p.item_id, words.idf, ({weighted})::float8 AS f
+                SELECT p.item_id, p.fts_len, words.idf, ({weighted}) AS f
                 FROM words
                 JOIN fts_postings p ON p.tbl = '{table}' AND p.lexeme = words.lexeme
                 WHERE p.scope IN ({marks(len(scopes))})
+            ), scored AS MATERIALIZED (
+                SELECT found.item_id AS id,
+                       sum(found.idf * (found.f * {K1 + 1!r}::float8) / (found.f + {_norm("found")})) AS score
+                FROM found, stats
+                GROUP BY found.item_id
+                ORDER BY score DESC, found.item_id
+                {cut}
             )
-            SELECT t.id, sum(found.idf * (found.f * {K1 + 1!r}) / (found.f + {_NORM})) AS score
-            FROM found
-            JOIN {table} t ON t.id = found.item_id, stats
-            WHERE {live}
-            GROUP BY t.id
-            ORDER BY score DESC, t.id
-            LIMIT ?
+            SELECT s.id, s.score, t.id IS NOT NULL
+            FROM scored s
+            LEFT JOIN {table} t ON t.id = s.id AND {live}
+            ORDER BY s.score DESC, s.id
         """,
-            ([p.tokens[0] for p in phrases], *scopes, limit),
+            (words, *scopes, *([best] if best is not None else [])),
         )
-        return [(int(row[0]), float(row[1])) for row in rows]
+        return [(int(row[0]), float(row[1]), bool(row[2])) for row in rows]
 
     def _scored_in_sql(
         self,
@@ -414,8 +442,15 @@ class ServerSearch:
         """Nothing to merge: a GIN index keeps itself (the health check's VACUUM reclaims deleted rows' space)."""
 
 
-# bm25's length normalisation of a row t against the table's `stats`: k1 (1 - b + b D / avgdl)
-_NORM = f"{K1!r} * (1 - {B!r} + {B!r} * t.fts_len / stats.avgdl)"
+
+def _norm(row: str) -> str:
+    """bm25's length normalisation of `row` (its fts_len) against the table's `stats`: k1 (1 - b + b D / avgdl)."""
+    return f"{K1!r}::float8 * ({1 - B!r}::float8 + {B!r}::float8 * {row}.fts_len / stats.avgdl)"
+
+
+_NORM = _norm("t")
+# how many times the rows asked for are scored from the postings and checked for being live, before all of them are
+_OVERFETCH = 4
 
 
 def _stats(table: str) -> str:
