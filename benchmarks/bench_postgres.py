@@ -1,7 +1,7 @@
 """The shared store on PostgreSQL beside the SQLite file: prefetch through the provider at scale, and a fleet.
 
     python benchmarks/bench_postgres.py [--sizes 10000,100000,1000000] [--sqlite-sizes 10000,100000]
-        [--questions 200] [--fleet-seconds 60] [--database-url ADMIN_URL] [--no-fleet] [--no-write]
+        [--questions 200] [--fleet-seconds 60] [--database-url ADMIN_URL [--reuse]] [--no-fleet] [--no-write]
 
 1. Prefetch. Stores of N memories in five scopes (a profile and four gateway users; the questions are asked as
    one user, who sees their own memories and the profile's: two fifths of the store). Up to the number of distinct
@@ -105,14 +105,38 @@ def admin_server(given: str | None) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def database_url(admin: str, name: str) -> str:
+    parts = urllib.parse.urlsplit(admin)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + name))
+
+
 def new_database(admin: str, name: str) -> str:
     import psycopg
 
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         conn.execute(f"CREATE DATABASE {name}")
-    parts = urllib.parse.urlsplit(admin)
-    return urllib.parse.urlunsplit(parts._replace(path="/" + name))
+    return database_url(admin, name)
+
+
+def loaded(url: str, size: int) -> bool:
+    """Whether the database at `url` holds a whole load of `size` memories (an earlier run's, for --reuse). Opening
+    it applies any schema step added since."""
+    import psycopg
+
+    try:
+        psycopg.connect(url).close()
+    except psycopg.OperationalError:
+        return False  # no such database yet
+    store = Store.open(url)
+    try:
+        counts = store.db.query(
+            "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM embeddings),"
+            " (SELECT count(*) FROM fts_postings WHERE tbl = 'memories') > 0"
+        )[0]
+    finally:
+        store.close()
+    return int(counts[0]) == size and int(counts[1]) == size and bool(counts[2])
 
 
 # ----- the corpus -------------------------------------------------------------------------------------------
@@ -452,6 +476,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--workdir", type=Path, default=Path(tempfile.gettempdir()) / "bench_postgres"
     )
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep a database an earlier run loaded on the --database-url server (all N memories and vectors)",
+    )
     args = parser.parse_args(argv)
     # a run stopped with SIGTERM still stops its private server and removes its folder (the `finally`s run)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -469,8 +498,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     stale.unlink()
                 load_file(path, rows(texts, vectors, size), model)
                 stores["sqlite"] = {"BOWERBIRD_DB_PATH": str(path)}
-            url = new_database(admin, f"bench_{size}")
-            load_server(url, rows(texts, vectors, size), model, vectors.shape[1])
+            url = database_url(admin, f"bench_{size}")
+            if not (args.reuse and loaded(url, size)):
+                url = new_database(admin, f"bench_{size}")
+                load_server(url, rows(texts, vectors, size), model, vectors.shape[1])
             stores["postgresql"] = {"BOWERBIRD_DATABASE_URL": url}
             results = prefetch_side_by_side(stores, asked)
             prefetch.append({"size": size, "results": results})
