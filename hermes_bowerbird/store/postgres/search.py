@@ -384,21 +384,35 @@ class ServerSearch:
 
     # -- checks and upkeep ---------------------------------------------------------------------------------------
     def integrity(self) -> dict[str, bool]:
-        """Each table's index is whole: every row has its tsvector, and the totals match the rows."""
+        """Each table's index is whole: every row has its tsvector, the totals match the rows, and the postings and
+        word counts hold one entry per word of each row (counted, not compared row by row)."""
         out = {}
         for table, name in _TABLES.items():
-            missing = self._db.scalar(f"SELECT count(*) FROM {table} WHERE fts IS NULL")
-            kept = self._db.query("SELECT rows, tokens FROM fts_stats WHERE tbl = ?", (table,))
-            real = self._db.query(f"SELECT count(*), coalesce(sum(fts_len), 0) FROM {table}")[0]
-            out[name] = bool(
-                int(missing) == 0
-                and kept
-                and (int(kept[0][0]), int(kept[0][1])) == (int(real[0]), int(real[1]))
-            )
+            real = self._db.query(
+                f"""
+                SELECT count(*) FILTER (WHERE fts IS NULL), count(*), coalesce(sum(fts_len), 0),
+                       coalesce(sum(length(fts)), 0), coalesce(sum(length(fts)::bigint * fts_len), 0)
+                FROM {table}
+            """
+            )[0]
+            kept = self._db.query(
+                """
+                SELECT (SELECT rows FROM fts_stats WHERE tbl = ?), (SELECT tokens FROM fts_stats WHERE tbl = ?),
+                       (SELECT coalesce(sum(rows), 0) FROM fts_terms WHERE tbl = ?),
+                       (SELECT count(*) FROM fts_postings WHERE tbl = ?),
+                       (SELECT coalesce(sum(fts_len::bigint), 0) FROM fts_postings WHERE tbl = ?)
+            """,
+                (table,) * 5,
+            )[0]
+            missing, rows, tokens, words, weighed = (int(v) for v in tuple(real))
+            out[name] = missing == 0 and tuple(
+                None if v is None else int(v) for v in tuple(kept)
+            ) == (rows, tokens, words, words, weighed)
         return out
 
     def rebuild(self) -> list[str]:
-        """Write every row's tsvector again from its text, and the totals from the rows."""
+        """Write every row's tsvector again from its text, and the totals, word counts and postings from the
+        rows."""
         index = TokenIndex(self._db)
         for table, columns in (
             ("memories", "content, coalesce(summary, ''), tags"),
@@ -426,6 +440,14 @@ class ServerSearch:
                 """,
                     (table,),
                 )
+                self._db.execute("DELETE FROM fts_postings WHERE tbl = ?", (table,))
+                self._db.execute(
+                    f"""
+                    INSERT INTO fts_postings
+                    SELECT p.* FROM {table} t, bowerbird_fts_postings(?, t.scope, t.id, t.fts, t.fts_len) AS p
+                """,
+                    (table,),
+                )
                 self._db.execute("DELETE FROM fts_terms WHERE tbl = ?", (table,))
                 self._db.execute(
                     f"""
@@ -440,7 +462,6 @@ class ServerSearch:
 
     def optimize(self) -> None:
         """Nothing to merge: a GIN index keeps itself (the health check's VACUUM reclaims deleted rows' space)."""
-
 
 
 def _norm(row: str) -> str:
