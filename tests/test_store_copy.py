@@ -149,3 +149,30 @@ def test_vectors_arrive_as_they_left(filled: Bowerbird, pg_url: str) -> None:
         copied = server.vectors.get_many(kind, model.model_name, model.dimension, ids.tolist())
         assert np.array_equal(np.stack([copied[int(i)] for i in ids]), matrix)
     server.close()
+
+
+def test_a_copy_builds_the_vector_index_once_after_the_vectors_are_in(
+    filled: Bowerbird, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy writes its vectors without the HNSW index (inserting into the graph one vector at a time is the
+    slow way) and builds it once they are all in, so a large scope is searched through it from the start."""
+    from hermes_bowerbird.store.postgres import vectors as server_vectors
+
+    model = filled.embeddings.current()
+    assert model is not None
+    indexed_with: list[int] = []
+    ensure = server_vectors.ServerVectors._ensure_index
+
+    def counting(self: server_vectors.ServerVectors, name: str, dim: int) -> None:
+        if self._deferred is None:
+            indexed_with.append(int(self._db.scalar("SELECT count(*) FROM embeddings")))
+        ensure(self, name, dim)
+
+    monkeypatch.setattr(server_vectors.ServerVectors, "_ensure_index", counting)
+    filled.admin.copy_store(pg_url)
+    server = Store.open(pg_url)
+    held = int(server.db.scalar("SELECT count(*) FROM embeddings"))
+    assert indexed_with == [held] and held > 0
+    index = server_vectors.index_name(model.model_name, model.dimension)
+    assert server.db.scalar("SELECT count(*) FROM pg_indexes WHERE indexname = ?", (index,)) == 1
+    server.close()

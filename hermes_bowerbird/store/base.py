@@ -7,9 +7,11 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
 from ..types import Clock, ItemKind
-from .dialect import Dialect
+from .dialect import SQLITE, Dialect
 
-SQL_VARS = 900  # stay under SQLite's bound-parameter limit (PostgreSQL's is far higher)
+SQL_VARS = (
+    SQLITE.parameters
+)  # stay under SQLite's bound-parameter limit (PostgreSQL's is far higher)
 Params = Sequence[Any] | Mapping[str, Any]
 T = TypeVar("T")
 
@@ -49,6 +51,10 @@ class TextIndex(Protocol):
 
     def add(self, table: str, item_id: int, columns: Sequence[str]) -> None:
         """Index the row `item_id` of `table` (memories: content, summary, tags; episodes: content)."""
+        ...
+
+    def add_many(self, table: str, rows: Sequence[tuple[int, Sequence[str]]]) -> None:
+        """Index these (id, columns) rows of `table` at once (a bulk copy)."""
         ...
 
 

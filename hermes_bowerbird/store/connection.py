@@ -300,6 +300,9 @@ class TriggerIndex:
     def add(self, table: str, item_id: int, columns: Sequence[str]) -> None:
         return None
 
+    def add_many(self, table: str, rows: Sequence[tuple[int, Sequence[str]]]) -> None:
+        return None
+
 
 def _cannot_write(exc: BaseException) -> bool:
     """An open failed because the file or its folder is not writable (not because the file is damaged)."""

@@ -21,6 +21,9 @@ class Dialect:
     # what a claiming SELECT appends so that two claimers never take the same row (SQLite's writer is alone)
     skip_locked: str
     position: str  # position of a substring in a text, 0 when absent: position(haystack, needle)
+    parameters: (
+        int  # how many parameters one statement may bind (SQLite's bound kept low for old builds)
+    )
 
     def contains(self, column: str) -> str:
         """A condition true when `column` holds the next parameter verbatim (case-sensitive, no wildcards)."""
@@ -34,6 +37,7 @@ SQLITE = Dialect(
     ordered_join="CROSS JOIN",
     skip_locked="",
     position="instr",
+    parameters=900,
 )
 
 POSTGRESQL = Dialect(
@@ -43,4 +47,5 @@ POSTGRESQL = Dialect(
     ordered_join="JOIN",
     skip_locked="FOR UPDATE SKIP LOCKED",
     position="strpos",
+    parameters=65_535,
 )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DatabaseError
 from ..types import ItemKind
-from .base import Database, marks
+from .base import Database, chunks, marks
 
 if TYPE_CHECKING:
     from .database import Store
@@ -170,14 +170,23 @@ def _insert(target: Store, table: Table, rows: Sequence[Any]) -> None:
     if table.name == "memories":  # successors are linked once every memory is in
         values = [(*v, None) for v in values]
         columns = (*columns, "superseded_by")
-    target.db.executemany(
-        f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({marks(len(columns))})", values
-    )
+    # as many rows per statement as the backend binds (a server's whole page): its statement triggers (full-text
+    # totals, word counts, postings) fire once per statement, not once per row
+    row = f"({marks(len(columns))})"
+    for part in chunks(values, max(1, target.db.dialect.parameters // len(columns))):
+        target.db.execute(
+            f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES {', '.join([row] * len(part))}",
+            tuple(value for v in part for value in v),
+        )
     if table.indexed:
         positions = [table.columns.index(c) for c in table.indexed]
-        for row in rows:
-            texts = tuple("" if row[p] is None else str(row[p]) for p in positions)
-            target.text.add(table.name, int(row[0]), texts)
+        target.text.add_many(
+            table.name,
+            [
+                (int(row[0]), tuple("" if row[p] is None else str(row[p]) for p in positions))
+                for row in rows
+            ],
+        )
 
 
 def _copy_successors(source: Store, target: Store) -> None:
@@ -192,19 +201,26 @@ def _copy_successors(source: Store, target: Store) -> None:
 
 
 def _copy_vectors(source: Store, target: Store, advance: Callable[[int], None]) -> None:
-    for kind in _KINDS:
-        after = 0
-        while True:
-            batch = source.vectors.rows_after(kind, after, BATCH)
-            if not batch:
-                break
-            by_model: dict[str, list[tuple[int, Any]]] = {}
-            for item_id, model, vector in batch:
-                by_model.setdefault(model, []).append((item_id, vector))
-            for model, items in by_model.items():
-                target.vectors.put(kind, model, items)
-            after = batch[-1][0]
-            advance(len(batch))
+    with target.vectors.bulk():
+        for kind in _KINDS:
+            _copy_kind(source, target, kind, advance)
+
+
+def _copy_kind(
+    source: Store, target: Store, kind: ItemKind, advance: Callable[[int], None]
+) -> None:
+    after = 0
+    while True:
+        batch = source.vectors.rows_after(kind, after, BATCH)
+        if not batch:
+            return
+        by_model: dict[str, list[tuple[int, Any]]] = {}
+        for item_id, model, vector in batch:
+            by_model.setdefault(model, []).append((item_id, vector))
+        for model, items in by_model.items():
+            target.vectors.put(kind, model, items)
+        after = batch[-1][0]
+        advance(len(batch))
 
 
 def _verified(source: Store, target: Store, totals: dict[str, int]) -> dict[str, int]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -47,6 +48,11 @@ class Vectors:
     ) -> list[tuple[int, float]]:
         """The server's own ranking; this store has none (`ranks_nearest` is False)."""
         raise DatabaseError("this store does not rank vectors itself; search the in-memory index")
+
+    @contextlib.contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Many vectors written at once (a store copy): a backend with a search index builds it once, after."""
+        yield
 
     def put(self, kind: ItemKind, model: str, items: Sequence[tuple[int, np.ndarray]]) -> None:
         self._db.executemany(

@@ -117,10 +117,20 @@ class TokenIndex:
         self._db = db
 
     def add(self, table: str, item_id: int, columns: Sequence[str]) -> None:
-        body, count = tsvector_text(columns)
+        self.add_many(table, [(item_id, columns)])
+
+    def add_many(self, table: str, rows: Sequence[tuple[int, Sequence[str]]]) -> None:
+        """One statement for all the rows: the postings, word counts and totals triggers fire once."""
+        if not rows:
+            return
+        written = [(item_id, *tsvector_text(columns)) for item_id, columns in rows]
         self._db.execute(
-            f"UPDATE {table} SET fts = ?::tsvector, fts_len = ? WHERE id = ?",
-            (body, count, item_id),
+            f"""
+            UPDATE {table} t SET fts = v.fts::tsvector, fts_len = v.fts_len
+            FROM unnest(?::bigint[], ?::text[], ?::integer[]) AS v(id, fts, fts_len)
+            WHERE t.id = v.id
+        """,
+            tuple(list(column) for column in zip(*written, strict=True)),
         )
 
 
