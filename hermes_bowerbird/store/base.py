@@ -9,9 +9,8 @@ from typing import Any, Protocol, TypeVar
 from ..types import Clock, ItemKind
 from .dialect import SQLITE, Dialect
 
-SQL_VARS = (
-    SQLITE.parameters
-)  # stay under SQLite's bound-parameter limit (PostgreSQL's is far higher)
+# stay under SQLite's bound-parameter limit (PostgreSQL's is far higher)
+SQL_VARS = SQLITE.parameters
 Params = Sequence[Any] | Mapping[str, Any]
 T = TypeVar("T")
 

@@ -21,9 +21,8 @@ class Dialect:
     # what a claiming SELECT appends so that two claimers never take the same row (SQLite's writer is alone)
     skip_locked: str
     position: str  # position of a substring in a text, 0 when absent: position(haystack, needle)
-    parameters: (
-        int  # how many parameters one statement may bind (SQLite's bound kept low for old builds)
-    )
+    # how many parameters one statement may bind (SQLite's kept under the 999 of older builds)
+    parameters: int
 
     def contains(self, column: str) -> str:
         """A condition true when `column` holds the next parameter verbatim (case-sensitive, no wildcards)."""

@@ -414,10 +414,10 @@ class ServerSearch:
             """,
                 (table,) * 5,
             )[0]
-            missing, rows, tokens, words, weighed = (int(v) for v in tuple(real))
+            missing, rows, tokens, words, lengths = (int(v) for v in tuple(real))
             out[name] = missing == 0 and tuple(
                 None if v is None else int(v) for v in tuple(kept)
-            ) == (rows, tokens, words, words, weighed)
+            ) == (rows, tokens, words, words, lengths)
         return out
 
     def rebuild(self) -> list[str]:

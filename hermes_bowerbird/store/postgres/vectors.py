@@ -109,9 +109,8 @@ class ServerVectors(Vectors):
         self._indexed: set[tuple[str, int]] = set()
         self._counts: dict[tuple[str, str, tuple[str, ...]], tuple[float, int]] = {}
         self._lock = threading.Lock()
-        self._deferred: set[tuple[str, int]] | None = (
-            None  # indexes left for the end of a bulk write
-        )
+        # the indexes a bulk write leaves for its end (None: none under way)
+        self._deferred: set[tuple[str, int]] | None = None
 
     def put(self, kind: ItemKind, model: str, items: Sequence[tuple[int, np.ndarray]]) -> None:
         if not items:
@@ -139,15 +138,18 @@ class ServerVectors(Vectors):
 
     @contextlib.contextmanager
     def bulk(self) -> Iterator[None]:
-        """Vectors written in bulk go in without their HNSW index, built once at the end: inserting into the graph
-        vector by vector takes ten times as long as building it."""
+        """Vectors written in bulk go in without their HNSW index, built once at the end: inserting them into the
+        graph one by one takes far longer than building it once. A write that fails leaves the index to the next
+        vector stored."""
         self._deferred = set()
         try:
             yield
-        finally:
-            deferred, self._deferred = self._deferred, None
-            for model, dim in sorted(deferred):
-                self._ensure_index(model, dim)
+        except BaseException:
+            self._deferred = None
+            raise
+        deferred, self._deferred = self._deferred, None
+        for model, dim in sorted(deferred):
+            self._ensure_index(model, dim)
 
     def _ensure_index(self, model: str, dim: int) -> None:
         """The HNSW index over this model's vectors, made the first time one of them is stored."""
