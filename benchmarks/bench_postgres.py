@@ -141,8 +141,9 @@ def new_database(admin: str, name: str) -> str:
 
 
 def loaded(url: str, size: int) -> bool:
-    """Whether the database at `url` holds a whole load of `size` memories (an earlier run's, for --reuse). Opening
-    it applies any schema step added since."""
+    """Whether the database at `url` holds a whole load of `size` memories (an earlier run's, for --reuse): every
+    memory, its vector, and full-text totals, word counts and postings that match the rows. Opening it applies any
+    schema step added since."""
     import psycopg
 
     try:
@@ -152,12 +153,12 @@ def loaded(url: str, size: int) -> bool:
     store = Store.open(url)
     try:
         counts = store.db.query(
-            "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM embeddings),"
-            " (SELECT count(*) FROM fts_postings WHERE tbl = 'memories') > 0"
+            "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM embeddings)"
         )[0]
+        whole = all(store.search.integrity().values())  # totals, word counts and postings
     finally:
         store.close()
-    return int(counts[0]) == size and int(counts[1]) == size and bool(counts[2])
+    return int(counts[0]) == size and int(counts[1]) == size and whole
 
 
 # ----- the corpus -------------------------------------------------------------------------------------------
@@ -500,7 +501,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="keep a database an earlier run loaded on the --database-url server (all N memories and vectors)",
+        help="keep a database an earlier run loaded on the --database-url server (all N memories, their vectors "
+        "and a whole full-text index)",
     )
     args = parser.parse_args(argv)
     # a run stopped with SIGTERM still stops its private server and removes its folder (the `finally`s run)
