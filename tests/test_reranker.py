@@ -4,6 +4,7 @@ broken model path costing the reranker only."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import time
@@ -109,15 +110,24 @@ def reranker_config(tmp_path: Path, model: str, **values: Any) -> Config:
     )
 
 
+@contextlib.contextmanager
+def remembering(config: Config) -> Iterator[Bowerbird]:
+    """An engine holding FACTS in scope "u", once its reranker (if any) has loaded."""
+    engine = Bowerbird(config, background=False)
+    try:
+        for fact in FACTS:
+            engine.remember(fact, scope="u")
+        engine.admin.load_model()
+        assert engine.admin.wait_reranker(60)
+        yield engine
+    finally:
+        engine.shutdown()
+
+
 @pytest.fixture
 def reranked(tmp_path: Path, tiny_cross_encoder: Path) -> Iterator[Bowerbird]:
-    engine = Bowerbird(reranker_config(tmp_path, str(tiny_cross_encoder)), background=False)
-    for fact in FACTS:
-        engine.remember(fact, scope="u")
-    engine.admin.load_model()
-    assert engine.admin.wait_reranker(60)
-    yield engine
-    engine.shutdown()
+    with remembering(reranker_config(tmp_path, str(tiny_cross_encoder))) as engine:
+        yield engine
 
 
 def cross_of(engine: Bowerbird, query: str, **options: Any) -> tuple[list[str], list[float | None]]:
@@ -141,15 +151,8 @@ def test_with_no_weight_the_cross_encoder_changes_no_order(
     orders = []
     for model, folder in (("", "plain"), (str(tiny_cross_encoder), "reranked")):
         config = reranker_config(tmp_path / folder, model, reranker_weight=0.0)
-        engine = Bowerbird(config, background=False)
-        try:
-            for fact in FACTS:
-                engine.remember(fact, scope="u")
-            engine.admin.load_model()
-            assert engine.admin.wait_reranker(60)
+        with remembering(config) as engine:
             orders.append(cross_of(engine, "what does the user play?"))
-        finally:
-            engine.shutdown()
     (plain, plain_cross), (reranked, cross) = orders
     assert plain == reranked
     assert set(plain_cross) == {None} and None not in cross
@@ -157,12 +160,7 @@ def test_with_no_weight_the_cross_encoder_changes_no_order(
 
 def test_a_reranker_that_would_not_fit_is_skipped(tmp_path: Path, tiny_cross_encoder: Path) -> None:
     config = reranker_config(tmp_path, str(tiny_cross_encoder), prefetch_timeout_seconds=0.0)
-    engine = Bowerbird(config, background=False)
-    try:
-        for fact in FACTS:
-            engine.remember(fact, scope="u")
-        engine.admin.load_model()
-        assert engine.admin.wait_reranker(60)
+    with remembering(config) as engine:
         started = time.monotonic()
         texts, cross = cross_of(engine, "what does the user play?")
         assert texts and set(cross) == {None}
@@ -170,8 +168,6 @@ def test_a_reranker_that_would_not_fit_is_skipped(tmp_path: Path, tiny_cross_enc
         status = engine.status()["reranker"]
         assert isinstance(status, dict)
         assert (status["runs"], status["skipped_no_time"]) == (0, 1)
-    finally:
-        engine.shutdown()
 
 
 class StoppedClock:
