@@ -115,7 +115,11 @@ def ensure_built(
         ) from exc
     try:
         return cache.ensure(source, _build_in_subprocess, damaged=damaged)
-    except OSError as exc:
+    except EmbeddingError:
+        raise
+    except (
+        Exception
+    ) as exc:  # the file system, the lock, the exporter and quantiser: many unrelated types
         raise EmbeddingError(
             f"cannot build the ONNX model of {label} in {models_dir}: {exc}"
         ) from exc
@@ -440,30 +444,14 @@ def _load(
     if not onnx_available():
         raise EmbeddingError("onnxruntime and onnx are not installed")
     layout = read_layout(location)
-    model_file = _ensure(models_dir, label, location, legacy=legacy)
+    model_file = ensure_built(models_dir, label, location, legacy=legacy)
     try:
         return OnnxModel(model_file, location, layout, threads=threads)
     except EmbeddingError as exc:
         stamp = read_stamp(model_file.parent) or {}
         log.warning("the ONNX build of %s cannot be loaded (%s); building it again", label, exc)
-        model_file = _ensure(models_dir, label, location, damaged=str(stamp.get("build_id")))
+        model_file = ensure_built(models_dir, label, location, damaged=str(stamp.get("build_id")))
     return OnnxModel(model_file, location, layout, threads=threads)
-
-
-def _ensure(
-    models_dir: Path,
-    label: str,
-    location: str,
-    *,
-    legacy: Sequence[Path] = (),
-    damaged: str | None = None,
-) -> Path:
-    try:
-        return ensure_built(models_dir, label, location, legacy=legacy, damaged=damaged)
-    except EmbeddingError:
-        raise
-    except Exception as exc:  # the exporter and quantiser raise many unrelated error types
-        raise EmbeddingError(f"cannot build the ONNX model of {label}: {exc}") from exc
 
 
 class OnnxEmbedder(LocalRuntime):
