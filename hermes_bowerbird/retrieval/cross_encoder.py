@@ -13,7 +13,6 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import math
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -21,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ..embeddings.local import looks_like_path
 from ..errors import EmbeddingError
 
 log = logging.getLogger(__name__)
@@ -59,9 +59,8 @@ class CrossEncoderReranker:
         self._encoder: Any = None
         self._state, self._reason = "not started", ""
         self._per_pair: float | None = None
-        self._busy = (
-            threading.Lock()
-        )  # held from a run's submission to its end, on whichever thread
+        # held from a run's submission to its end, on whichever thread
+        self._busy = threading.Lock()
         self._pool = ThreadPoolExecutor(1, thread_name_prefix=THREAD_NAME)
         self._counts = {"runs": 0, "skipped_not_ready": 0, "skipped_no_time": 0, "skipped_slow": 0}
 
@@ -92,9 +91,7 @@ class CrossEncoderReranker:
         try:
             encoder = _load_encoder(self.model, self.threads)
             self._measure(encoder, [(WARM_UP_QUERY, WARM_UP_TEXT)] * self.candidates)
-        except (
-            Exception
-        ) as exc:  # any failure of a user's model costs the reranker, never the search
+        except Exception as exc:  # a failing user's model costs the reranker, never the search
             reason = f"reranker_model {self.model!r} cannot be used: {exc}"
             log.error("%s; recall goes on without the reranker", reason)
             with self._lock:
@@ -195,7 +192,7 @@ def _load_encoder(model: str, threads: int) -> Any:
     """The CrossEncoder at a path, or by name from the local model cache."""
     path = Path(model).expanduser()
     local = path.exists()
-    if not local and (model.startswith((".", "~", os.sep)) or model.count("/") > 1):
+    if not local and looks_like_path(model):
         raise EmbeddingError(f"the path {model!r} does not exist")
     import torch
     from sentence_transformers import CrossEncoder
