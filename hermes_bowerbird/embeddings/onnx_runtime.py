@@ -117,9 +117,7 @@ def ensure_built(
         return cache.ensure(source, _build_in_subprocess, damaged=damaged)
     except EmbeddingError:
         raise
-    except (
-        Exception
-    ) as exc:  # the file system, the lock, the exporter and quantiser: many unrelated types
+    except Exception as exc:  # the disk, the lock and the exporter raise many unrelated types
         raise EmbeddingError(
             f"cannot build the ONNX model of {label} in {models_dir}: {exc}"
         ) from exc
