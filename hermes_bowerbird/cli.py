@@ -34,7 +34,7 @@ from .options import RecallOptions, RememberOptions
 from .sanitize import storable
 from .serialize import bulletin_dict, detail_json, hit_dict, memory_json
 from .timestamps import DAY, HOUR, parse_iso
-from .types import Relation, Source, memory_type, type_names
+from .types import Relation, Source, VectorModel, memory_type, type_names
 
 if TYPE_CHECKING:
     from .engine import Bowerbird
@@ -565,7 +565,7 @@ def _other_models(counts: Mapping[tuple[str, str, int], int], model: str | None)
     others: dict[str, int] = {}
     for (_kind, name, dim), n in counts.items():
         if model is not None and name != model:
-            key = f"{name} ({dim} dimensions)"
+            key = str(VectorModel(name, dim))
             others[key] = others.get(key, 0) + n
     return others
 
