@@ -1418,7 +1418,7 @@ def _run(
         "runtime": RUNTIMES[args.runtime],
         "backend": PLACES.backend,
         "model": embedder.model_name,
-        "reranker": None if reranker() is None else reranker().status(),  # type: ignore[union-attr]
+        "reranker": None if not RERANKERS else RERANKERS[0].status(),
         "seconds": time.perf_counter() - started_all,
     }
     text = render(results, persona, meta)
