@@ -67,12 +67,14 @@ def _reader(cls: type, names: tuple[str, ...]) -> Callable[[sqlite3.Row], object
     if unknown:
         raise TypeError(f"columns {unknown} are not fields of {cls.__name__}")
     arguments = ", ".join(
-        f"{name}=decode[{name!r}](row[{index}])" if name in _DECODE else f"{name}=row[{index}]"
+        f"{name}=decode[{name!r}](_{index})" if name in _DECODE else f"{name}=_{index}"
         for index, name in enumerate(names)
     )
+    # unpacked, not indexed: a server row's index by position is Python code, its iteration is not
+    unpacked = "".join(f"_{index}, " for index in range(len(names)))
     namespace: dict[str, Any] = {"cls": cls, "decode": _DECODE}
     # names are checked dataclass field names
-    exec(f"def read(row):\n    return cls({arguments})", namespace)
+    exec(f"def read(row):\n    {unpacked}= row\n    return cls({arguments})", namespace)
     return cast(Callable[[sqlite3.Row], object], namespace["read"])
 
 

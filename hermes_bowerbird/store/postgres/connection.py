@@ -116,11 +116,12 @@ def _row_class(names: tuple[str, ...]) -> type[tuple[Any, ...]]:
 
 
 def _rows(cursor: psycopg.Cursor[Any]) -> Callable[[Sequence[Any]], Any]:
-    """psycopg's row factory: rows that read by position or column name."""
-    if cursor.description is None:
+    """psycopg's row factory: rows that read by position or column name. The names come from the result itself:
+    `cursor.description` would build a column object (type, size, precision) per column per statement."""
+    result = cursor.pgresult
+    if result is None or not result.nfields:
         return tuple
-    row = _row_class(tuple(column.name for column in cursor.description))
-    return row
+    return _row_class(tuple(bytes(result.fname(i) or b"").decode() for i in range(result.nfields)))
 
 
 @dataclass(frozen=True)
