@@ -218,7 +218,7 @@ class KeywordCoverage:
     def __init__(self, keywords: Sequence[str], idf: Mapping[str, float] | None = None) -> None:
         self.weights: dict[str, float] = {}
         for word in keywords:
-            stem = word[:STEM_CHARS]
+            stem = word[:STEM_CHARS].lower()
             weight = 1.0 if idf is None else idf.get(word, 0.0)
             self.weights[stem] = max(self.weights.get(stem, 0.0), weight)
         self.total = sum(self.weights.values())
@@ -231,7 +231,7 @@ class KeywordCoverage:
             reverse=True,
         )
         self._pattern = (
-            re.compile(r"\b(?:" + "|".join(alternatives) + ")", re.IGNORECASE)
+            re.compile(r"\b(?:" + "|".join(alternatives) + ")")  # found in lower case: far faster
             if alternatives
             else None
         )
@@ -242,7 +242,7 @@ class KeywordCoverage:
             return 0.0
         share = self._known.get(text)
         if share is None:
-            found = {match[:STEM_CHARS].lower() for match in self._pattern.findall(text)}
+            found = {match[:STEM_CHARS] for match in self._pattern.findall(text.lower())}
             share = self._known[text] = sum(self.weights.get(s, 0.0) for s in found) / self.total
         return share
 
