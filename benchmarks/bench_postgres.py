@@ -49,19 +49,16 @@ from report import machine_line, percentiles, write_section  # noqa: E402
 
 from hermes_bowerbird.embeddings.index import normalize_rows  # noqa: E402
 from hermes_bowerbird.provider import BowerbirdProvider  # noqa: E402
+from hermes_bowerbird.scopes import user_scope  # noqa: E402
 from hermes_bowerbird.store import Store  # noqa: E402
 from hermes_bowerbird.store.postgres.search import tsvector_text  # noqa: E402
 from hermes_bowerbird.store.postgres.vectors import index_name  # noqa: E402
 from hermes_bowerbird.types import ItemKind  # noqa: E402
 
-SCOPES = (
-    "profile:default",
-    "user:telegram:u1",
-    "user:telegram:u2",
-    "user:telegram:u3",
-    "user:telegram:u4",
-)
 ASKER = "u1"
+PROFILE = "profile:default"
+# the keys the provider gives these gateway users, so that the asker sees their own fifth and the profile's
+SCOPES = (PROFILE, *(user_scope(f"u{n}", "telegram") for n in range(1, 5)))
 TYPES = ("fact", "preference", "event", "identity", "goal", "decision", "todo", "observation")
 FLEET_CHILD = ROOT / "tests" / "fleet_host.py"
 SETTINGS = {
@@ -155,10 +152,11 @@ def loaded(url: str, size: int) -> bool:
         counts = store.db.query(
             "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM embeddings)"
         )[0]
+        scopes = {row[0] for row in store.db.query("SELECT DISTINCT scope FROM memories")}
         whole = all(store.search.integrity().values())  # totals, word counts and postings
     finally:
         store.close()
-    return int(counts[0]) == size and int(counts[1]) == size and whole
+    return int(counts[0]) == size and int(counts[1]) == size and scopes == set(SCOPES) and whole
 
 
 # ----- the corpus -------------------------------------------------------------------------------------------
@@ -322,6 +320,9 @@ def open_provider(home: Path, settings: dict[str, str]) -> BowerbirdProvider:
     provider = BowerbirdProvider()
     provider.initialize("bench", hermes_home=str(home), platform="telegram", user_id=ASKER)
     assert provider.engine is not None
+    seen = sorted(set(provider.visible) & set(SCOPES))
+    if seen != sorted((PROFILE, user_scope(ASKER, "telegram"))):
+        raise RuntimeError(f"the asker should see two of the five scopes, and sees {seen}")
     if not provider.engine.embeddings.wait_ready(600):
         raise RuntimeError(f"no embedding model: {provider.engine.embeddings.status()['reason']}")
     return provider
