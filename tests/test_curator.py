@@ -6,6 +6,8 @@ import json
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +20,7 @@ from gemini_stub import GeminiStub
 from openai_stub import OpenAIStub, Reply, write_hermes_config
 
 from hermes_bowerbird.config import Config, build_config
+from hermes_bowerbird.curation.claims import worker_name
 from hermes_bowerbird.curation.curator import Curator, CuratorWorker
 from hermes_bowerbird.curation.llm_batch import BatchTurn, build_prompt, parse_decisions
 from hermes_bowerbird.embeddings.service import EmbeddingService
@@ -1002,3 +1005,14 @@ def test_the_message_before_is_the_same_users(env: Env) -> None:
     )
     told = curator.process(env.entry(env.capture("he collects vinyl, mostly jazz pressings")))
     assert told.created == []  # the turn before was another user's
+
+
+def test_rows_a_killed_process_on_this_host_claimed_are_curated_at_once(bare: Env) -> None:
+    ids = [bare.capture(f"I moved the deploy of service {i} to Friday.") for i in range(3)]
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    # its claim holds its row and every later row of the scope until the lease runs out, ten minutes on
+    held = bare.store.journal.claim(worker_name(gone.pid), limit=1, lease_seconds=600.0)
+    assert [e.id for e in held] == ids[:1]
+    assert bare.curator().run_pending() == 3
+    assert {bare.entry(i).status for i in ids} == {JournalStatus.DONE}

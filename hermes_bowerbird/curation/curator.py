@@ -57,6 +57,9 @@ BATCH_META_KEY = "curator.llm_batches"
 RETRY_BASE_SECONDS = 5.0
 RETRY_MAX_SECONDS = 3_600.0
 ROWS_PER_BATCH = 16  # rows whose texts are embedded together
+DEAD_CLAIMS_EVERY_SECONDS = (
+    5.0  # how often a worker that finds nothing to take looks for claims of dead processes
+)
 # texts whose entities are kept: a batch's messages, read once for its people and once as episode chunks
 ENTITY_CACHE = 64
 _EXISTING_FOR_PROMPT = 20
@@ -191,6 +194,9 @@ class Curator:
         self.merger = Merger(store, vectors, config, actor=ACTOR)
         self._lock = threading.RLock()
         self._running: set[str] = set()  # batch keys whose model call is in flight
+        self._dead_checked = (
+            -DEAD_CLAIMS_EVERY_SECONDS
+        )  # when claims of stopped processes were last looked for
 
     # -- journal rows -----------------------------------------------------------------------------------------
     # Entry points: `process` curates one row and raises; `process_rows` is the batch entry point (a failing row is
@@ -277,7 +283,16 @@ class Curator:
         return done
 
     def claim(self, limit: int, after: int) -> list[JournalEntry]:
-        """The next due rows this process may curate, claimed for it (other workers on the store leave them)."""
+        """The next due rows this process may curate, claimed for it (other workers on the store leave them).
+
+        A pass starting from the first row first gives back the claims of processes on this host that no longer
+        run (every DEAD_CLAIMS_EVERY_SECONDS at most): a killed process's claims hold its rows, and every later row
+        of their scopes, until their lease runs out."""
+        if not after and not self.store.readonly:
+            now = time.monotonic()
+            if now - self._dead_checked >= DEAD_CLAIMS_EVERY_SECONDS:
+                self._dead_checked = now
+                release_dead(self.store)
         return self.store.journal.claim(
             worker_name(),
             limit=limit,
@@ -1048,8 +1063,6 @@ class CuratorWorker:
         if self._thread is not None and self._thread.is_alive():
             return
         self._stop = False
-        if not self.store.readonly:
-            release_dead(self.store)
         with self._cond:
             self._session_ends.extend(
                 self.curator.pending_batches() if self.curator.llm is not None else []
