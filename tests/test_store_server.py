@@ -213,11 +213,14 @@ def test_a_vector_search_reads_and_returns_its_own_scopes_only(
     theirs = [_memory(store, "user:b", f"theirs {n}") for n in range(50)]
     near = (target + 0.01 * rng.standard_normal(16)).astype(np.float32)
     store.vectors.put(ItemKind.MEMORY, "m", [(i, near) for i in theirs])
-    store.vectors.put(
-        ItemKind.MEMORY, "m", [(i, rng.standard_normal(16).astype(np.float32)) for i in mine]
-    )
+    own = {i: rng.standard_normal(16).astype(np.float32) for i in mine}
+    store.vectors.put(ItemKind.MEMORY, "m", list(own.items()))
     found = store.vectors.nearest(ItemKind.MEMORY, "m", target, 10, ["user:a"])
-    assert sorted(i for i, _ in found) == mine
+    cosine = {
+        i: float(v @ target / (np.linalg.norm(v) * np.linalg.norm(target))) for i, v in own.items()
+    }
+    assert [i for i, _ in found] == sorted(mine, key=lambda i: -cosine[i])  # best first
+    assert [score for _, score in found] == pytest.approx([cosine[i] for i, _ in found], abs=1e-5)
     store.close()
 
 

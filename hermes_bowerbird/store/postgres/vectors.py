@@ -184,20 +184,33 @@ class ServerVectors(Vectors):
             model = {_literal(model)} AND dim = {dim} AND kind = ? AND scope IN ({marks(len(scopes))})
         """
         if self._scope_count(kind, model, scopes) < EXACT_BELOW:
-            # ranking an expression the HNSW index does not hold keeps the planner on the scope index: exact
-            order = f"(vector::vector({dim}) <=> ?::vector({dim})) + 0"
+            # exact: each distance computed once, in a subquery whose order the HNSW index cannot serve (ranking by
+            # the select list's expression computed it twice a row, 2.4x slower at 4,000 vectors)
+            rows = self._db.query(
+                f"""
+                SELECT item_id, 1 - distance AS score
+                FROM (
+                    SELECT item_id, vector::vector({dim}) <=> ?::vector({dim}) AS distance
+                    FROM embeddings
+                    WHERE {where}
+                    OFFSET 0
+                ) scored
+                ORDER BY distance
+                LIMIT ?
+            """,
+                (query, str(kind), *scopes, k),
+            )
         else:
-            order = f"vector::vector({dim}) <=> ?::vector({dim})"
-        rows = self._db.query(
-            f"""
-            SELECT item_id, 1 - (vector::vector({dim}) <=> ?::vector({dim})) AS score
-            FROM embeddings
-            WHERE {where}
-            ORDER BY {order}
-            LIMIT ?
-        """,
-            (query, str(kind), *scopes, query, k),
-        )
+            rows = self._db.query(
+                f"""
+                SELECT item_id, 1 - (vector::vector({dim}) <=> ?::vector({dim})) AS score
+                FROM embeddings
+                WHERE {where}
+                ORDER BY vector::vector({dim}) <=> ?::vector({dim})
+                LIMIT ?
+            """,
+                (query, str(kind), *scopes, query, k),
+            )
         found = [(int(row["item_id"]), float(row["score"])) for row in rows]
         found.sort(key=lambda hit: -hit[1])  # an iterative scan may return near-ties out of order
         return found
