@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import DatabaseError
 from ..types import ItemKind, VectorModel
-from .base import SQL_VARS, Database, chunks, marks
+from .base import SQL_VARS, Database, Params, chunks, marks
 from .values import blob_vector, vector_blob
 
 
@@ -108,9 +109,13 @@ class Vectors:
                     (str(kind), *chunk),
                 )
 
+    def _vector_rows(self, sql: str, params: Params) -> list[Any]:
+        """Rows that hold stored vectors (`VECTOR`)."""
+        return self._db.query(sql, params)
+
     def load(self, kind: ItemKind, model: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
         """All stored vectors of one kind and model: (int64 ids, float32 matrix of shape n x dim)."""
-        rows = self._db.query(
+        rows = self._vector_rows(
             f"""
             SELECT item_id, {self.VECTOR} AS vector
             FROM embeddings
@@ -128,7 +133,7 @@ class Vectors:
         self, kind: ItemKind, after_id: int, limit: int
     ) -> list[tuple[int, str, np.ndarray]]:
         """(item id, model, vector) of the next `limit` stored vectors of a kind after `after_id`, by id."""
-        rows = self._db.query(
+        rows = self._vector_rows(
             f"""
             SELECT item_id, model, {self.VECTOR} AS vector
             FROM embeddings
@@ -180,7 +185,7 @@ class Vectors:
         self, kind: ItemKind, model: str, dim: int, after_id: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """Stored vectors of one kind and model with item ids above `after_id`: (int64 ids, float32 matrix)."""
-        rows = self._db.query(
+        rows = self._vector_rows(
             f"""
             SELECT item_id, {self.VECTOR} AS vector
             FROM embeddings
@@ -198,7 +203,7 @@ class Vectors:
         """The stored vectors of these items from one model."""
         out: dict[int, np.ndarray] = {}
         for chunk in chunks(list(ids), SQL_VARS - 3):
-            rows = self._db.query(
+            rows = self._vector_rows(
                 f"""
                 SELECT item_id, {self.VECTOR} AS vector
                 FROM embeddings

