@@ -361,7 +361,7 @@ def prefetch_side_by_side(
 
 def fleet(admin: str, seconds: float, workdir: Path) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT / "tests"))
-    from fleet_host import fact
+    from fleet_host import acked, fact
     from hermes_homes import install
 
     url = new_database(admin, "bench_fleet")
@@ -398,14 +398,11 @@ def fleet(admin: str, seconds: float, workdir: Path) -> dict[str, Any]:
     out_a, _ = hosts["a"].communicate(timeout=60)
     out_b, _ = hosts["b"].communicate(timeout=seconds * 20)
     curated_at = time.monotonic() - started
-    told = {
-        tuple(line.split()[1:3]) for line in (out_a + out_b).splitlines() if line.startswith("ack ")
-    }
-    return _fleet_counts(url, told, fact, seconds, curated_at)
+    return _fleet_counts(url, acked(out_a) | acked(out_b), fact, seconds, curated_at)
 
 
 def _fleet_counts(
-    url: str, told: set[tuple[str, ...]], fact: Any, seconds: float, curated_at: float
+    url: str, told: set[tuple[str, int]], fact: Any, seconds: float, curated_at: float
 ) -> dict[str, Any]:
     import psycopg
 
@@ -425,7 +422,7 @@ def _fleet_counts(
         """
         ).fetchone()
     captured = {(str(s).removesuffix("-session"), str(text)) for s, text, *_ in journal}
-    lost = sum(1 for user, n in told if (user, fact(user, int(n))) not in captured)
+    lost = sum(1 for user, n in told if (user, fact(user, n)) not in captured)
     pending = sum(1 for *_, status, _ in journal if status != "done")
     return {
         "told": len(told),

@@ -25,6 +25,17 @@ def fact(user: str, n: int) -> str:
     return f"My book club at the {user} library reads chapter {n} of Middlemarch this week."
 
 
+def acked(output: str) -> set[tuple[str, int]]:
+    """(user, n) of each turn a host's output says it took: whole lines only, since a host killed while printing
+    leaves its last line cut short ("ack a-1 13" of "ack a-1 1354")."""
+    whole = output.split("\n")[:-1]  # what follows the last newline was never finished
+    return {
+        (parts[1], int(parts[2]))
+        for parts in (line.split() for line in whole)
+        if len(parts) == 3 and parts[0] == "ack"
+    }
+
+
 def _manager(user: str, session: str) -> tuple[Any, Any]:
     from agent.memory_manager import MemoryManager
     from plugins.memory import load_memory_provider

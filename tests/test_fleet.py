@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from fleet_host import fact
+from fleet_host import acked, fact
 from hermes_homes import install
 
 from hermes_bowerbird.curation.worker import worker_state
@@ -49,14 +49,6 @@ def _host(home: Path, url: str, *args: str) -> subprocess.Popen[str]:
         text=True,
         start_new_session=True,
     )
-
-
-def _acked(output: str) -> set[tuple[str, int]]:
-    return {
-        (parts[1], int(parts[2]))
-        for parts in (line.split() for line in output.splitlines())
-        if parts[:1] == ["ack"]
-    }
 
 
 def _kill_host(host: subprocess.Popen[str], home: Path) -> str:
@@ -112,9 +104,9 @@ def test_a_fleet_shares_memory_per_user_and_a_killed_host_loses_and_repeats_noth
     a = _host(homes["host-a"], pg_url, "write", "a", "4", "8")
     b = _host(homes["host-b"], pg_url, "write", "b", "4", "8")
     time.sleep(6)  # both hosts capturing and curating
-    told_a = _acked(_kill_host(a, homes["host-a"]))
+    told_a = acked(_kill_host(a, homes["host-a"]))
     out_b, _ = b.communicate(timeout=240)
-    told_b = _acked(out_b)
+    told_b = acked(out_b)
     assert told_a and told_b
     _wait_curated(pg_url, timeout=120 + LEASE_SECONDS)
 
@@ -143,3 +135,8 @@ def test_a_fleet_shares_memory_per_user_and_a_killed_host_loses_and_repeats_noth
     question = "Which chapter is my book club reading?"
     assert "a-0 library" in _ask(homes["host-b"], pg_url, "a-0", question)
     assert "a-0 library" not in _ask(homes["host-b"], pg_url, "b-1", question)
+
+
+def test_a_host_killed_while_printing_claims_no_turn_by_its_cut_last_line() -> None:
+    assert acked("ack a-1 1353\nack a-1 13") == {("a-1", 1353)}
+    assert acked("ack a-1 1353\nack a-") == {("a-1", 1353)}
