@@ -473,3 +473,18 @@ def test_local_backend_loads_in_the_background(
     assert embedder is not None
     assert np.allclose(embedder.embed("a sentence"), minilm.embed("a sentence"), atol=1e-5)
     service.stop()
+
+
+def test_a_hosts_indexes_are_loaded_once_the_model_is_ready_not_at_its_first_search(
+    minilm: LocalEmbedder, store: Store
+) -> None:
+    ids = add_memories(store, FACTS)
+    vectors = minilm.embed_batch(FACTS)
+    store.vectors.put(ItemKind.MEMORY, MINILM_LABEL, list(zip(ids, vectors, strict=True)))
+    # a host whose curation worker embeds what is new: no reindex of its own, and no search yet
+    service = EmbeddingService.from_embedder(minilm, store, auto_reindex=False)
+    assert service.indexes.peek(store.path, "memory", MINILM_LABEL) is None
+    service.start()
+    assert service.wait_idle(60)
+    index = service.indexes.peek(store.path, "memory", MINILM_LABEL)
+    assert index is not None and len(index) == len(FACTS)

@@ -17,7 +17,7 @@ from .gemini import GeminiEmbedder, GeminiEmbeddingSettings
 from .index import DEFAULT_ANN_THRESHOLD, IndexRegistry
 from .local import resolve_local_model
 from .onnx_runtime import RUNTIME, OnnxEmbedder, is_built, onnx_available, read_layout
-from .reindex import reindex_all
+from .reindex import KINDS, reindex_all, shared_index
 from .torch_runtime import LocalEmbedder
 
 if TYPE_CHECKING:
@@ -338,29 +338,52 @@ class EmbeddingService:
 
     def _after_ready(self) -> None:
         """Embed what has no vector from the loaded model (new items, and every item of a store embedded by
-        another model: recall leaves vectors out until that is done), then look at the store again."""
+        another model: recall leaves vectors out until that is done), look at the store again, and load the
+        in-memory indexes the first search would otherwise wait for."""
         embedder = self.loaded()
-        if embedder is None or self.store is None or not self.auto_reindex:
+        if embedder is None or self.store is None:
             return
+        if self.auto_reindex:
+            try:
+                self._reindex_all(embedder)
+            except (EmbeddingError, DatabaseError) as exc:
+                log.error("background reindex failed: %s", exc, exc_info=True)
+                self._reindex = {**(self._reindex or {}), "error": str(exc)}
+                return
+            was_other = self._state is EmbeddingState.OTHER_MODEL
+            self.check_store()
+            if was_other and self._state is EmbeddingState.READY and not self._stop.is_set():
+                self._after_ready()  # what came in while the last items were re-embedded
+                return
+        self._load_indexes(embedder)
+
+    def _load_indexes(self, embedder: Embedder) -> None:
+        """Read every kind's stored vectors into its shared index now: at 100K memories the read took longer than
+        the host's prefetch budget, so the first turn after a start got no memory at all."""
+        assert self.store is not None
+        if self.store.vectors.ranks_nearest:
+            return  # the server ranks them
         try:
-            self._reindex_all(embedder)
-        except (EmbeddingError, DatabaseError) as exc:
-            log.error("background reindex failed: %s", exc, exc_info=True)
-            self._reindex = {**(self._reindex or {}), "error": str(exc)}
-            return
-        was_other = self._state is EmbeddingState.OTHER_MODEL
-        self.check_store()
-        if was_other and self._state is EmbeddingState.READY and not self._stop.is_set():
-            self._after_ready()  # what came in while the last items were re-embedded
+            for kind in KINDS:
+                if self._stop.is_set():
+                    return
+                shared_index(
+                    self.indexes, self.store, kind, embedder, ann_threshold=self._ann_threshold
+                )
+        except Exception:  # the first search loads what is missing
+            log.exception("could not load the vector indexes ahead of the first search")
+
+    @property
+    def _ann_threshold(self) -> int:
+        return self.config.ann_threshold if self.config is not None else DEFAULT_ANN_THRESHOLD
 
     def _reindex_all(self, embedder: Embedder) -> None:
         assert self.store is not None
-        threshold = self.config.ann_threshold if self.config is not None else DEFAULT_ANN_THRESHOLD
         reindex_all(
             self.store,
             embedder,
             self.indexes,
-            ann_threshold=threshold,
+            ann_threshold=self._ann_threshold,
             progress=self._report,
             stop=self._stop,
         )
