@@ -57,9 +57,8 @@ BATCH_META_KEY = "curator.llm_batches"
 RETRY_BASE_SECONDS = 5.0
 RETRY_MAX_SECONDS = 3_600.0
 ROWS_PER_BATCH = 16  # rows whose texts are embedded together
-DEAD_CLAIMS_EVERY_SECONDS = (
-    5.0  # how often a worker that finds nothing to take looks for claims of dead processes
-)
+# how often a pass from the first row looks for claims of processes on this host that no longer run
+DEAD_CLAIMS_EVERY_SECONDS = 5.0
 # texts whose entities are kept: a batch's messages, read once for its people and once as episode chunks
 ENTITY_CACHE = 64
 _EXISTING_FOR_PROMPT = 20
@@ -194,9 +193,8 @@ class Curator:
         self.merger = Merger(store, vectors, config, actor=ACTOR)
         self._lock = threading.RLock()
         self._running: set[str] = set()  # batch keys whose model call is in flight
-        self._dead_checked = (
-            -DEAD_CLAIMS_EVERY_SECONDS
-        )  # when claims of stopped processes were last looked for
+        # when claims of stopped processes were last looked for
+        self._dead_checked = -DEAD_CLAIMS_EVERY_SECONDS
 
     # -- journal rows -----------------------------------------------------------------------------------------
     # Entry points: `process` curates one row and raises; `process_rows` is the batch entry point (a failing row is
