@@ -214,7 +214,7 @@ class Retriever:
         self._other_norms: tuple[Mapping[str, int], frozenset[str], Mapping[str, int]] | None = None
 
     def close(self) -> None:
-        """Stop the worker threads (waits for a running search's vector step and access counts)."""
+        """Stop the worker threads (waits for a running search's vector step)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True)
 
@@ -342,21 +342,8 @@ class Retriever:
         hits = self._to_hits(chosen, items, request.explain, vector_note)
         hits = fit_to_budget(hits, request.budget_tokens)
         if touch:
-            self._touch([h.id for h in hits if h.kind is ItemKind.MEMORY])
+            self.store.memories.touch([h.id for h in hits if h.kind is ItemKind.MEMORY])
         return hits
-
-    def _touch(self, ids: list[int]) -> None:
-        """Count the recalled memories' accesses beside the answer, on the pool, not before it: a write transaction
-        (a server's lock and commit) the caller need not wait for. Written before `close` returns."""
-        if not ids:
-            return
-        if self._pool is not None:
-            try:
-                self._pool.submit(_touched, self.store, ids)
-                return
-            except RuntimeError:  # closed: counted here, as without a pool
-                pass
-        _touched(self.store, ids)
 
     def _collect(
         self,
@@ -874,13 +861,6 @@ def _with_carried(chosen: list[Fused], ranked: Sequence[Fused]) -> list[Fused]:
     for entry in chosen:
         add(entry)
     return out
-
-
-def _touched(store: Store, ids: list[int]) -> None:
-    try:
-        store.memories.touch(ids)
-    except Exception:  # on a pool thread no caller waits on: logged here, or never seen
-        log.exception("access counts not updated; the recall itself is unaffected")
 
 
 def _news(pool: Sequence[Fused], items: _Items) -> list[tuple[Fused, Memory]]:
