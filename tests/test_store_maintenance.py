@@ -81,6 +81,19 @@ def test_memory_heads_are_live_memories_of_the_types_without_content(
     assert store.memories.heads([MemoryType.FACT], limit=1)[0].id == fact
 
 
+def test_access_counts_of_different_sizes_are_each_written(store: Store) -> None:
+    """Counts waiting in memory differ (a memory recalled twice while the database was busy, another once): each is
+    added whole, and no other memory's count moves."""
+    a, b, c, d = (add(store, "user:a", t) for t in ("one", "two", "three", "four"))
+    with another_writer(store):
+        store.memories.touch([a, b, c])
+        store.memories.touch([a, b])
+        store.memories.touch([a])
+    store.memories.touch([b, c])
+    counts = {i: m.access_count for i, m in store.memories.get_many([a, b, c, d]).items()}
+    assert counts == {a: 3, b: 3, c: 2, d: 0}
+
+
 def test_access_counts_wait_in_memory_while_another_writer_holds_the_database(
     store_target: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
