@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from hermes_bowerbird.config import Config, build_config
@@ -497,3 +499,29 @@ def test_the_vector_stage_run_beside_the_keyword_queries_changes_no_answer(
         [(h.kind, h.id, h.score, dict(h.signals)) for h in hits] for hits in alone
     ]
     assert any(t.name.startswith("bowerbird-recall") for t in threading.enumerate())
+
+
+def test_a_search_beside_the_vector_stage_reads_each_vector_once(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(12):
+        world.remember(f"The release checklist step {n} is owned by the platform team")
+        world.episode(f"we talked about the release checklist and its step {n}", turn=n + 1)
+    monkeypatch.setattr("hermes_bowerbird.retrieval.retriever.PARALLEL_FROM_ITEMS", 1)
+    request = RecallRequest("who owns the release checklist?", MINE, min_relevance=0.01)
+    before = world.retriever.search(
+        request, touch=False
+    )  # the scopes' ids are read: the next search runs beside
+    read: list[tuple[ItemKind, int]] = []
+    original = world.vectors.vectors
+
+    def vectors(kind: ItemKind, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        if sys._getframe(1).f_code.co_name == "_read_vectors":
+            read.extend((kind, i) for i in ids)
+        return original(kind, ids)
+
+    monkeypatch.setattr(world.vectors, "vectors", vectors)
+    hits = world.retriever.search(request, touch=False)
+    assert [(h.kind, h.id, h.score) for h in hits] == [(h.kind, h.id, h.score) for h in before]
+    # the keyword matches' vectors were read beside the vector stage, the rest for the rerank: none twice
+    assert len(read) > len(hits) and len(read) == len(set(read))

@@ -157,6 +157,11 @@ class ScopeIdCache:
         self._lock = threading.Lock()
         self._cache: dict[tuple[ItemKind, tuple[str, ...]], tuple[int, frozenset[int]]] = {}
 
+    def known(self, kind: ItemKind, scopes: Sequence[str]) -> int:
+        """How many ids of this kind the scopes held when last read (0 if never), without reading them."""
+        with self._lock:
+            return len(self._cache.get((kind, tuple(sorted(scopes))), (0, frozenset()))[1])
+
     def allowed(self, kind: ItemKind, scopes: Sequence[str]) -> frozenset[int]:
         """The same frozenset object until an id is added (the vector index caches its row numbers by identity)."""
         key = (kind, tuple(sorted(scopes)))

@@ -7,7 +7,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypeVar, overload
 
@@ -87,6 +87,8 @@ class _Items:
     episodes: dict[int, Episode] = field(default_factory=dict)
     # of the reranked pool, for relevance and MMR
     vectors: dict[Key, np.ndarray] = field(default_factory=dict)
+    # every vector read in this search (None: the item has none), the pool's and those read ahead of the rerank
+    read: dict[Key, np.ndarray | None] = field(default_factory=dict)
     # episode -> the memories it stated; and of the episodes that stated only superseded memories, those memories
     stated: dict[int, list[int]] = field(default_factory=dict)
     stale_episodes: dict[int, list[int]] = field(default_factory=dict)
@@ -275,6 +277,7 @@ class Retriever:
         deadline = time.monotonic() + self.config.prefetch_timeout_seconds * RERANK_TIME_SHARE
         analysis = self.analyze(request.query, scopes)
         kinds = kinds_of(episodes_on(request))
+        embedding = self._embed_beside(analysis, scopes, kinds)
         given = SignalInput(
             self.store,
             self.vectors,
@@ -285,18 +288,26 @@ class Retriever:
         )
         items = _Items()
 
-        def meanwhile(found: list[Signal]) -> KeywordCoverage:
+        def meanwhile(found: list[Signal], waiting: bool) -> KeywordCoverage:
             # while the vector stage runs: load what the keyword and graph signals found, weigh the query's words
-            # and how much of them each of those items holds
+            # and how much of them each of those items holds, and read their vectors, which the rerank would
+            # otherwise read after the vector stage
             self._hydrate([(s.kind, i) for s in found for i, _ in s.ranked], request, scopes, items)
             coverage = self._coverage(analysis)
             coverage.learn(
                 [m.content for m in items.memories.values()]
                 + [e.content for e in items.episodes.values()]
             )
+            if waiting:
+                _read_vectors(
+                    self.vectors,
+                    items,
+                    [(ItemKind.MEMORY, i) for i in items.memories]
+                    + [(ItemKind.EPISODE, i) for i in items.episodes],
+                )
             return coverage
 
-        signals, vector_note, given, coverage = self._collect(given, kinds, meanwhile)
+        signals, vector_note, given, coverage = self._collect(given, kinds, meanwhile, embedding)
         query_vector = given.query_vector
         weights = fusion_weights(self.signals, self.config.weights)
         fused = weighted_rrf(signals, weights, self.config.weights.rrf_k)
@@ -345,35 +356,56 @@ class Retriever:
             self.store.memories.touch([h.id for h in hits if h.kind is ItemKind.MEMORY])
         return hits
 
+    def _embed_beside(
+        self, analysis: QueryAnalysis, scopes: tuple[str, ...], kinds: list[ItemKind]
+    ) -> Future[np.ndarray | None] | None:
+        """The query's embedding, started on the pool as soon as the query is read, when the scopes were large the
+        last time their ids were read (PARALLEL_FROM_ITEMS): it then runs beside the reading of the scopes' ids and
+        the query stage. None (embedded in turn by the vector stage) on a small store or without a pool."""
+        if self._pool is None or not self.vectors.ready():
+            return None
+        if sum(self._scope_ids.known(kind, scopes) for kind in kinds) < PARALLEL_FROM_ITEMS:
+            return None
+        return self._pool.submit(self._embed, analysis)
+
+    def _embed(self, analysis: QueryAnalysis) -> np.ndarray | None:
+        return self.vectors.embed_query(analysis.semantic_text or analysis.text)
+
     def _collect(
         self,
         given: SignalInput,
         kinds: list[ItemKind],
-        meanwhile: Callable[[list[Signal]], T],
+        meanwhile: Callable[[list[Signal], bool], T],
+        embedding: Future[np.ndarray | None] | None,
     ) -> tuple[list[Signal], str, SignalInput, T]:
         """The query and vector stages' signals, a note when vectors were unavailable, the input with the query
         vector (None without a model), and what `meanwhile` made of the signals found before the vector stage is
-        waited for: the query stage's while it runs beside them (a large store), else all of them at the end."""
-        returned = sum(len(ids) for kind, ids in given.allowed.items() if kind in kinds)
-        if self._pool is None or returned < PARALLEL_FROM_ITEMS:
+        waited for: the query stage's while it runs beside them (the query's `embedding` begun: a large store),
+        else all of them at the end."""
+        if embedding is None or self._pool is None:
             signals = run_stage(self.signals, Stage.QUERY, given, kinds)
-            vector, given = self._vector_signals(given, kinds)
-            made = meanwhile(signals + vector)
+            vector, given = self._vector_signals(given, kinds, None)
+            made = meanwhile(signals + vector, False)
         else:
-            future = self._pool.submit(self._vector_signals, given, kinds)
+            # the embedding was submitted first, so this never waits for a job queued behind it
+            future = self._pool.submit(self._vector_signals, given, kinds, embedding)
             signals = run_stage(self.signals, Stage.QUERY, given, kinds)
-            made = meanwhile(signals)
+            made = meanwhile(signals, True)
             vector, given = future.result()
         notes = {s.note for s in vector if s.note}
         return signals + vector, "; ".join(sorted(notes)), given, made
 
     def _vector_signals(
-        self, given: SignalInput, kinds: list[ItemKind]
+        self,
+        given: SignalInput,
+        kinds: list[ItemKind],
+        embedding: Future[np.ndarray | None] | None,
     ) -> tuple[list[Signal], SignalInput]:
-        text = given.analysis.semantic_text or given.analysis.text
-        given = replace(
-            given, query_vector=self.vectors.embed_query(text) if self.vectors.ready() else None
-        )
+        if embedding is not None:
+            vector = embedding.result()
+        else:
+            vector = self._embed(given.analysis) if self.vectors.ready() else None
+        given = replace(given, query_vector=vector)
         return run_stage(self.signals, Stage.VECTOR, given, kinds), given
 
     def _gate_vector(
@@ -743,12 +775,10 @@ class Retriever:
         coverage: KeywordCoverage,
         named: Mapping[Key, str],
     ) -> None:
-        for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
-            ids = [e.key[1] for e in pool if e.key[0] is kind]
-            if ids and self.vectors.ready():
-                items.vectors.update(
-                    ((kind, i), v) for i, v in self.vectors.vectors(kind, ids).items()
-                )
+        _read_vectors(self.vectors, items, [e.key for e in pool])
+        items.vectors.update(
+            (e.key, vector) for e in pool if (vector := items.read.get(e.key)) is not None
+        )
         cosines = (
             {}
             if query_vector is None
@@ -924,6 +954,17 @@ class _ScopeKeys(Sequence[Key]):
 def episodes_on(request: RecallRequest) -> bool:
     """Whether a request searches episodes too (not when it asks for memories of given types)."""
     return request.include_episodes and not request.types
+
+
+def _read_vectors(tier: VectorTier, items: _Items, keys: Sequence[Key]) -> None:
+    """The stored vectors of these memories and episodes into `items.read`, each read once a search."""
+    if not tier.ready():
+        return
+    for kind in (ItemKind.MEMORY, ItemKind.EPISODE):
+        ids = [i for k, i in keys if k is kind and (k, i) not in items.read]
+        if ids:
+            found = tier.vectors(kind, ids)
+            items.read.update(((kind, i), found.get(i)) for i in ids)
 
 
 def _searched(kinds: list[ItemKind]) -> list[ItemKind]:
