@@ -22,9 +22,10 @@ SECOND_HOP_DAMPING = 0.5
 EDGE_SEEDS = 5
 
 # items a search sees from which the query embedding and vector search run beside the keyword queries; measured on 2
-# cores, fresh questions through the provider, interleaved: 10,000 LongMemEval texts p50 12.9 ms beside against 14.5 ms
-# one after the other (p95 20.2 against 24.4); LoCoMo dev's 3,464 items 3.0 ms against 2.8 (an older machine)
-PARALLEL_FROM_ITEMS = 5_000
+# cores, fresh LongMemEval questions through the provider, interleaved, p50 beside against one after the other: a
+# gateway user seeing 1,000 memories of a SQLite store 10.7 ms against 11.6; 2,000: 12.1 against 12.2 (p95 17.7
+# against 20.5); 4,000: 17.5 against 20.2, and on PostgreSQL 33.7 against 37.5
+PARALLEL_FROM_ITEMS = 2_000
 
 # -- ranking (retrieval/retriever.py, retrieval/fusion.py) ----------------------------------------------------------
 MAX_LIMIT = 100  # bound: the most hits one search returns, whatever the caller asks
