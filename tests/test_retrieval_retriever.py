@@ -24,6 +24,7 @@ from hermes_bowerbird.retrieval import (
     format_hits,
     item_key,
 )
+from hermes_bowerbird.retrieval import retriever as retriever_module
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import (
     ItemKind,
@@ -513,15 +514,33 @@ def test_a_search_beside_the_vector_stage_reads_each_vector_once(
         request, touch=False
     )  # the scopes' ids are read: the next search runs beside
     read: list[tuple[ItemKind, int]] = []
+    ahead: list[tuple[ItemKind, int]] = []
+    read_ahead, stage_done = threading.Event(), threading.Event()
+    stage = world.retriever._vector_signals
     original = world.vectors.vectors
+
+    def slow_stage(*args: Any) -> Any:
+        read_ahead.wait(10)  # a vector stage slower than the keyword queries
+        found = stage(*args)
+        stage_done.set()
+        return found
 
     def vectors(kind: ItemKind, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if sys._getframe(1).f_code.co_name == "_read_vectors":
             read.extend((kind, i) for i in ids)
+            if not stage_done.is_set():
+                ahead.extend((kind, i) for i in ids)
         return original(kind, ids)
 
+    def read_vectors(*args: Any) -> None:
+        read_vectors_of(*args)
+        read_ahead.set()
+
+    read_vectors_of = retriever_module._read_vectors
+    monkeypatch.setattr(world.retriever, "_vector_signals", slow_stage)
     monkeypatch.setattr(world.vectors, "vectors", vectors)
+    monkeypatch.setattr(retriever_module, "_read_vectors", read_vectors)
     hits = world.retriever.search(request, touch=False)
     assert [(h.kind, h.id, h.score) for h in hits] == [(h.kind, h.id, h.score) for h in before]
-    # the keyword matches' vectors were read beside the vector stage, the rest for the rerank: none twice
-    assert len(read) > len(hits) and len(read) == len(set(read))
+    # the keyword matches' vectors were read while the vector stage ran, the rest for the rerank: none twice
+    assert ahead and len(read) == len(set(read))

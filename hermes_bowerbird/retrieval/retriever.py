@@ -288,17 +288,17 @@ class Retriever:
         )
         items = _Items()
 
-        def meanwhile(found: list[Signal], waiting: bool) -> KeywordCoverage:
+        def meanwhile(found: list[Signal], waiting: Callable[[], bool]) -> KeywordCoverage:
             # while the vector stage runs: load what the keyword and graph signals found, weigh the query's words
-            # and how much of them each of those items holds, and read their vectors, which the rerank would
-            # otherwise read after the vector stage
+            # and how much of them each of those items holds, and, while the vector stage still runs, read their
+            # vectors, which the rerank would otherwise read after it
             self._hydrate([(s.kind, i) for s in found for i, _ in s.ranked], request, scopes, items)
             coverage = self._coverage(analysis)
             coverage.learn(
                 [m.content for m in items.memories.values()]
                 + [e.content for e in items.episodes.values()]
             )
-            if waiting:
+            if waiting():
                 _read_vectors(
                     self.vectors,
                     items,
@@ -375,7 +375,7 @@ class Retriever:
         self,
         given: SignalInput,
         kinds: list[ItemKind],
-        meanwhile: Callable[[list[Signal], bool], T],
+        meanwhile: Callable[[list[Signal], Callable[[], bool]], T],
         embedding: Future[np.ndarray | None] | None,
     ) -> tuple[list[Signal], str, SignalInput, T]:
         """The query and vector stages' signals, a note when vectors were unavailable, the input with the query
@@ -385,12 +385,12 @@ class Retriever:
         if embedding is None or self._pool is None:
             signals = run_stage(self.signals, Stage.QUERY, given, kinds)
             vector, given = self._vector_signals(given, kinds, None)
-            made = meanwhile(signals + vector, False)
+            made = meanwhile(signals + vector, lambda: False)
         else:
             # the embedding was submitted first, so this never waits for a job queued behind it
             future = self._pool.submit(self._vector_signals, given, kinds, embedding)
             signals = run_stage(self.signals, Stage.QUERY, given, kinds)
-            made = meanwhile(signals, True)
+            made = meanwhile(signals, lambda: not future.done())
             vector, given = future.result()
         notes = {s.note for s in vector if s.note}
         return signals + vector, "; ".join(sorted(notes)), given, made
