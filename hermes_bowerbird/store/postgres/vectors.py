@@ -1,9 +1,10 @@
 """Vectors on PostgreSQL: stored as pgvector `vector`s beside their scope, ranked by the server (HNSW, cosine).
 
-A search reads one request's scopes only. A small share of the table (a user's own few thousand vectors) is
-ranked exactly through the scope index, so no other user's row is read at all; a large one goes through the
-HNSW index of its model, which pgvector keeps walking until enough rows of the scopes are found (its iterative
-scan), and returns no other row either.
+A search returns one request's scopes only. A user's own few thousand vectors are ranked exactly: through the
+scope index when they are a small share of the table, so no other user's row is read; when they are a large share
+(a 10K store whose gateway user sees two fifths of it), the planner scans the table and filters the other scopes'
+rows out. More vectors than that go through the HNSW index of their model, which pgvector keeps walking until enough
+rows of the scopes are found (its iterative scan), and returns no other row either.
 """
 
 from __future__ import annotations
