@@ -290,7 +290,7 @@ class Retriever:
 
         def meanwhile(found: list[Signal], waiting: Callable[[], bool]) -> KeywordCoverage:
             # while the vector stage runs: load what the keyword and graph signals found, weigh the query's words
-            # and how much of them each of those items holds, and, while the vector stage still runs, read their
+            # and how much of them each of those items holds, and, if it has not finished by then, read their
             # vectors, which the rerank would otherwise read after it
             self._hydrate([(s.kind, i) for s in found for i, _ in s.ranked], request, scopes, items)
             coverage = self._coverage(analysis)
