@@ -510,14 +510,13 @@ def test_a_search_beside_the_vector_stage_reads_each_vector_once(
         world.episode(f"we talked about the release checklist and its step {n}", turn=n + 1)
     monkeypatch.setattr("hermes_bowerbird.retrieval.retriever.PARALLEL_FROM_ITEMS", 1)
     request = RecallRequest("who owns the release checklist?", MINE, min_relevance=0.01)
-    before = world.retriever.search(
-        request, touch=False
-    )  # the scopes' ids are read: the next search runs beside
+    # a first search reads the scopes' ids, so the next one runs beside the vector stage
+    before = world.retriever.search(request, touch=False)
     read: list[tuple[ItemKind, int]] = []
     ahead: list[tuple[ItemKind, int]] = []
     read_ahead, stage_done = threading.Event(), threading.Event()
-    stage = world.retriever._vector_signals
-    original = world.vectors.vectors
+    stage, original = world.retriever._vector_signals, world.vectors.vectors
+    read_vectors_of = retriever_module._read_vectors
 
     def slow_stage(*args: Any) -> Any:
         read_ahead.wait(10)  # a vector stage slower than the keyword queries
@@ -536,7 +535,6 @@ def test_a_search_beside_the_vector_stage_reads_each_vector_once(
         read_vectors_of(*args)
         read_ahead.set()
 
-    read_vectors_of = retriever_module._read_vectors
     monkeypatch.setattr(world.retriever, "_vector_signals", slow_stage)
     monkeypatch.setattr(world.vectors, "vectors", vectors)
     monkeypatch.setattr(retriever_module, "_read_vectors", read_vectors)
