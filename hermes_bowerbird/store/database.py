@@ -125,6 +125,7 @@ class Store:
             raise ReadOnlyStoreError(nothing_stored(self.location, reason))
 
     def close(self) -> None:
+        self.vectors.close()
         self._db.close()
 
     def copy_to(

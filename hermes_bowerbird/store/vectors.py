@@ -50,6 +50,9 @@ class Vectors:
         """The server's own ranking; this store has none (`ranks_nearest` is False)."""
         raise DatabaseError("this store does not rank vectors itself; search the in-memory index")
 
+    def close(self) -> None:
+        """Let go of what is kept in memory (a backend that ranks vectors itself may hold some)."""
+
     @contextlib.contextmanager
     def bulk(self) -> Iterator[None]:
         """Many vectors written at once (a store copy): a backend with a search index builds it once, after."""

@@ -1,10 +1,11 @@
 """Vectors on PostgreSQL: stored as pgvector `vector`s beside their scope, ranked by the server (HNSW, cosine).
 
-A search returns one request's scopes only. A user's own few thousand vectors are ranked exactly: through the
-scope index when they are a small share of the table, so no other user's row is read; when they are a large share
-(a 10K store whose gateway user sees two fifths of it), the planner scans the table and filters the other scopes'
-rows out. More vectors than that go through the HNSW index of their model, which pgvector keeps walking until enough
-rows of the scopes are found (its iterative scan), and returns no other row either.
+A search returns one request's scopes only. A user's own few thousand vectors are ranked exactly: in this process
+once it holds them (held.py), and by the server until then, through the scope index when they are a small share of
+the table, so no other user's row is read; when they are a large share (a 10K store whose gateway user sees two
+fifths of it), the planner scans the table and filters the other scopes' rows out. More vectors than that go
+through the HNSW index of their model, which pgvector keeps walking until enough rows of the scopes are found (its
+iterative scan), and returns no other row either.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ...types import ItemKind
 from ..base import Params, marks
 from ..vectors import Vectors
 from .connection import ServerConnection
+from .held import HeldVectors
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +117,7 @@ class ServerVectors(Vectors):
         self._lock = threading.Lock()
         # the indexes a bulk write leaves for its end (None: none under way)
         self._deferred: set[tuple[str, int]] | None = None
+        self._held = HeldVectors(db)
 
     def put(self, kind: ItemKind, model: str, items: Sequence[tuple[int, np.ndarray]]) -> None:
         if not items:
@@ -192,6 +195,9 @@ class ServerVectors(Vectors):
             model = {_literal(model)} AND dim = {dim} AND kind = ? AND scope IN ({marks(len(scopes))})
         """
         if self._scope_count(kind, model, scopes) < EXACT_BELOW:
+            held = self._held.nearest(kind, model, query, k, scopes)
+            if held is not None:
+                return held
             # exact: each distance computed once, in a subquery whose order the HNSW index cannot serve (ranking by
             # the select list's expression computed it twice a row, 2.4x slower at 4,000 vectors)
             rows = self._db.query(
@@ -222,6 +228,9 @@ class ServerVectors(Vectors):
         found = [(int(row["item_id"]), float(row["score"])) for row in rows]
         found.sort(key=lambda hit: -hit[1])  # an iterative scan may return near-ties out of order
         return found
+
+    def close(self) -> None:
+        self._held.close()
 
     def _scope_count(self, kind: ItemKind, model: str, scopes: Sequence[str]) -> int:
         key = (str(kind), model, tuple(sorted(scopes)))

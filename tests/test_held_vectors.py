@@ -1,0 +1,165 @@
+"""A host's copy of small scopes' vectors on a shared store: ranked as the server ranks them, and kept in step with
+what any host adds, rewrites, re-embeds or deletes."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from typing import cast
+
+import numpy as np
+import pytest
+
+from hermes_bowerbird.store import Store
+from hermes_bowerbird.store.postgres.connection import ServerConnection
+from hermes_bowerbird.store.postgres.held import HeldVectors
+from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
+
+DIM = 16
+MODEL = "m"
+
+
+@pytest.fixture
+def stores(pg_url: str) -> Iterator[tuple[Store, Store]]:
+    """Two hosts' stores on one database: `a` searches, `b` writes."""
+    a, b = Store.open(pg_url), Store.open(pg_url)
+    yield a, b
+    a.close()
+    b.close()
+
+
+def _server(store: Store) -> ServerConnection:
+    return cast("ServerConnection", store.db)
+
+
+def _memories(store: Store, scope: str, n: int) -> list[int]:
+    return [
+        store.insert_memory(
+            NewMemory(scope, MemoryType.FACT, f"{scope} fact {i}", source=Source.TURN)
+        ).id
+        for i in range(n)
+    ]
+
+
+def _random(rng: np.random.Generator, n: int = 1) -> np.ndarray:
+    return rng.standard_normal((n, DIM)).astype(np.float32)
+
+
+def _held(
+    held: HeldVectors, query: np.ndarray, k: int, scopes: Sequence[str]
+) -> list[tuple[int, float]]:
+    """The held ranking, once the background reader has read every scope searched."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        found = held.nearest(ItemKind.MEMORY, MODEL, query, k, scopes)
+        if found is not None:
+            return found
+        time.sleep(0.02)
+    raise AssertionError("the scopes were never read into memory")
+
+
+def _cosine(vectors: dict[int, np.ndarray], query: np.ndarray, k: int) -> list[int]:
+    score = {
+        i: float(v @ query / (np.linalg.norm(v) * np.linalg.norm(query)))
+        for i, v in vectors.items()
+    }
+    return sorted(score, key=lambda i: -score[i])[:k]
+
+
+def test_held_scopes_rank_as_the_server_does(
+    stores: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = stores
+    rng = np.random.default_rng(1)
+    mine, shared, theirs = (
+        _memories(b, "user:a", 40),
+        _memories(b, "team", 30),
+        _memories(b, "user:b", 30),
+    )
+    for ids in (mine, shared, theirs):
+        b.vectors.put(ItemKind.MEMORY, MODEL, list(zip(ids, _random(rng, len(ids)), strict=True)))
+    query = _random(rng)[0]
+    scopes = ["user:a", "team"]
+
+    served = a.vectors.nearest(
+        ItemKind.MEMORY, MODEL, query, 12, scopes
+    )  # the server's, while not held
+    held = _held(HeldVectors(_server(a)), query, 12, scopes)
+
+    assert [i for i, _ in held] == [i for i, _ in served]
+    assert [s for _, s in held] == pytest.approx([s for _, s in served], abs=1e-5)
+    assert not set(i for i, _ in held) & set(theirs)
+    # the store's own search ranks them here too, once it holds them: the server is asked no ranking
+    calls: list[str] = []
+    real_query = a.db.query
+
+    def counted(sql: str, params: object = (), **kwargs: object) -> object:
+        calls.append(sql)
+        return real_query(sql, params, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(a.db, "query", counted)
+    deadline = time.monotonic() + 10
+    while True:
+        calls.clear()
+        found = a.vectors.nearest(ItemKind.MEMORY, MODEL, query, 12, scopes)
+        assert [i for i, _ in found] == [i for i, _ in served]
+        if not any("<=>" in sql for sql in calls):
+            break
+        assert time.monotonic() < deadline, "the store's search never ranked in memory"
+        time.sleep(0.02)
+    assert found == held
+
+
+def test_what_another_host_adds_rewrites_and_deletes_is_seen_at_the_next_search(
+    stores: tuple[Store, Store],
+) -> None:
+    a, b = stores
+    rng = np.random.default_rng(2)
+    ids = _memories(b, "user:a", 20)
+    vectors = dict(zip(ids, _random(rng, len(ids)), strict=True))
+    b.vectors.put(ItemKind.MEMORY, MODEL, list(vectors.items()))
+    held = HeldVectors(_server(a))
+    query = _random(rng)[0]
+    _held(held, query, 5, ["user:a"])
+
+    added = _memories(b, "user:a", 1)[0]
+    vectors[added] = query * 2  # the best match there can be
+    b.vectors.put(ItemKind.MEMORY, MODEL, [(added, vectors[added])])
+    found = held.nearest(ItemKind.MEMORY, MODEL, query, 5, ["user:a"])
+    assert found is not None and found[0] == (added, pytest.approx(1.0, abs=1e-5))
+
+    vectors[ids[3]] = query + 0.01  # rewritten: now second best
+    b.vectors.put(ItemKind.MEMORY, MODEL, [(ids[3], vectors[ids[3]])])
+    found = held.nearest(ItemKind.MEMORY, MODEL, query, 5, ["user:a"])
+    assert found is not None and [i for i, _ in found] == _cosine(vectors, query, 5)
+
+    b.vectors.delete(ItemKind.MEMORY, [added])  # gone: the scope is read again whole
+    del vectors[added]
+    assert [i for i, _ in _held(held, query, 5, ["user:a"])] == _cosine(vectors, query, 5)
+
+    b.vectors.put(ItemKind.MEMORY, "other", [(ids[3], query)])
+    del vectors[ids[3]]  # re-embedded by another model: no longer this model's
+    found = held.nearest(ItemKind.MEMORY, MODEL, query, 5, ["user:a"])
+    assert found is not None and [i for i, _ in found] == _cosine(vectors, query, 5)
+
+
+def test_a_new_scope_is_read_in_the_background_and_held_within_the_budget(
+    stores: tuple[Store, Store],
+) -> None:
+    a, b = stores
+    rng = np.random.default_rng(3)
+    for scope in ("user:a", "user:b", "user:c"):
+        ids = _memories(b, scope, 50)
+        b.vectors.put(ItemKind.MEMORY, MODEL, list(zip(ids, _random(rng, len(ids)), strict=True)))
+    one_scope = 50 * (DIM * 4 + 16)
+    held = HeldVectors(_server(a), budget=2 * one_scope)
+    query = _random(rng)[0]
+
+    assert held.nearest(ItemKind.MEMORY, MODEL, query, 5, ["user:a"]) is None  # not held yet
+    _held(held, query, 5, ["user:a"])
+    _held(held, query, 5, ["user:b"])
+    _held(held, query, 5, ["user:c"])  # over the budget: user:a, searched least recently, is let go
+    assert held.nearest(ItemKind.MEMORY, MODEL, query, 5, ["user:c"]) is not None
+    assert held.nearest(ItemKind.MEMORY, MODEL, query, 5, ["user:a"]) is None
+    empty = HeldVectors(_server(a))
+    assert _held(empty, query, 5, ["user:nobody"]) == []
