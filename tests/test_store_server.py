@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from hermes_bowerbird.engine import Bowerbird
 from hermes_bowerbird.errors import DatabaseError, ServerUnavailableError
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.store.postgres import vectors as server_vectors
+from hermes_bowerbird.store.postgres import waits
+from hermes_bowerbird.store.postgres.connection import WRITERS, lock_id
 from hermes_bowerbird.types import (
     ItemKind,
     JournalStatus,
@@ -232,3 +235,34 @@ def test_a_store_closed_under_a_running_hook_fails_at_once(
     with caplog.at_level(logging.WARNING), pytest.raises(DatabaseError, match="is closed"):
         store.memories.get(1)
     assert "retrying" not in caplog.text
+
+
+def test_a_writer_kept_waiting_names_who_holds_the_writers_lock_and_then_goes_on(
+    pg_url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(waits, "WAIT_STEP_SECONDS", 0.3)
+    store = Store.open(pg_url)
+    stalled = psycopg.connect(pg_url, application_name="stalled host:42")
+    stalled.execute("SELECT pg_advisory_xact_lock(%s)", (lock_id(WRITERS),))  # and then nothing
+    timeout_inside: list[str] = []
+
+    def write() -> None:
+        with store.transaction():
+            timeout_inside.append(str(store.db.scalar("SHOW lock_timeout")))
+            _turn(store, "user:a", "written after the wait")
+
+    writer = threading.Thread(target=write)
+    with caplog.at_level(logging.WARNING, logger=waits.__name__):
+        writer.start()
+        deadline = time.monotonic() + 10
+        while "stalled host:42" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert writer.is_alive()  # still waiting
+        stalled.rollback()
+        writer.join(timeout=10)
+    assert not writer.is_alive()
+    assert "stalled host:42" in caplog.text and "pg_advisory_xact_lock" in caplog.text
+    assert timeout_inside == ["0"]  # the wait's own timeout does not outlive it
+    assert store.journal.pending(limit=5)[0].user_content == "written after the wait"
+    stalled.close()
+    store.close()

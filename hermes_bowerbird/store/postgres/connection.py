@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import os
+import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,6 +30,7 @@ from ...errors import DatabaseError, ServerUnavailableError
 from ...types import Clock
 from ..base import Params
 from ..dialect import POSTGRESQL
+from . import waits
 
 __all__ = ["AdvisoryRunnerLock", "ServerConnection", "lock_id", "open_pool", "shown"]
 
@@ -286,11 +289,7 @@ class ServerConnection:
 
     @staticmethod
     def _locked(conn: psycopg.Connection[Any], lock: str, *, wait: bool) -> bool:
-        if wait:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_id(lock),))
-            return True
-        row = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (lock_id(lock),)).fetchone()
-        return bool(row and row[0])
+        return waits.take(conn, lock_id(lock), lock, wait=wait)
 
     def atomic(self, work: Callable[[], T], key: str | None = None) -> T:
         """`work` in one transaction, run again whole when the server failed transiently part way (a lost
@@ -379,7 +378,12 @@ def open_pool(
 ) -> ConnectionPool:
     """A pool of autocommit connections to `address`, opened and checked (the server must answer now);
     `configure` prepares each new connection."""
-    options: dict[str, Any] = {"autocommit": True, "row_factory": _rows}
+    options: dict[str, Any] = {
+        "autocommit": True,
+        "row_factory": _rows,
+        # what the server's views (and a writer kept waiting, waits.py) show of this process
+        "application_name": f"bowerbird {socket.gethostname()}:{os.getpid()}"[:63],
+    }
     if readonly:
         options["options"] = "-c default_transaction_read_only=on"
     pool = ConnectionPool(
