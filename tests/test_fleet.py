@@ -17,7 +17,7 @@ import pytest
 from fleet_host import acked, fact
 from hermes_homes import install
 
-from hermes_bowerbird.curation.worker import worker_state
+from hermes_bowerbird.curation.worker import worker_log_path, worker_state
 
 pytestmark = pytest.mark.slow
 
@@ -61,7 +61,9 @@ def _kill_host(host: subprocess.Popen[str], home: Path) -> str:
     return out
 
 
-def _wait_curated(url: str, timeout: float) -> None:
+def _wait_curated(url: str, timeout: float, homes: list[Path]) -> None:
+    """Until no journal row is pending; else fail with what would say why: the rows left, every connection to
+    the database (what it waits on), and the tail of each host's worker log."""
     deadline = time.monotonic() + timeout
     with psycopg.connect(url, autocommit=True) as conn:
         while time.monotonic() < deadline:
@@ -75,7 +77,22 @@ def _wait_curated(url: str, timeout: float) -> None:
             "SELECT claimed_by, attempts, error, count(*) FROM journal WHERE status = 'pending' "
             "GROUP BY claimed_by, attempts, error"
         ).fetchall()
-    raise AssertionError(f"journal rows still pending after {timeout:.0f} s: {left}")
+        connections = conn.execute(
+            "SELECT pid, application_name, state, wait_event_type, wait_event, "
+            "extract(epoch FROM now() - xact_start)::int, left(query, 120) "
+            "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    logs = {
+        home.name: worker_log_path(home / "bowerbird" / "memory.db").read_text(errors="replace")[
+            -3000:
+        ]
+        for home in homes
+        if worker_log_path(home / "bowerbird" / "memory.db").exists()
+    }
+    raise AssertionError(
+        f"journal rows still pending after {timeout:.0f} s: {left}\n"
+        f"connections: {connections}\nworker logs: {json.dumps(logs, indent=1)}"
+    )
 
 
 def _rows(url: str, sql: str) -> list[tuple[object, ...]]:
@@ -108,7 +125,7 @@ def test_a_fleet_shares_memory_per_user_and_a_killed_host_loses_and_repeats_noth
     out_b, _ = b.communicate(timeout=240)
     told_b = acked(out_b)
     assert told_a and told_b
-    _wait_curated(pg_url, timeout=120 + LEASE_SECONDS)
+    _wait_curated(pg_url, timeout=120 + LEASE_SECONDS, homes=list(homes.values()))
 
     journal = _rows(pg_url, "SELECT session_id, user_content, status, attempts FROM journal")
     captured = {(str(s).removesuffix("-session"), str(text)) for s, text, *_ in journal}
