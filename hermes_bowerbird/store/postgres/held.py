@@ -233,6 +233,8 @@ class HeldVectors:
             try:
                 held = self._read_whole(key)
             except Exception:  # the server goes on ranking this scope; a later search asks again
+                if self._closed:  # the store closed under the read
+                    return
                 log.warning("could not read the vectors of one scope into memory", exc_info=True)
                 continue
             with self._lock:
