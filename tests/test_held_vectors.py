@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import cast
 
 import numpy as np
+import psycopg
 import pytest
 
 from hermes_bowerbird.store import Store
@@ -163,3 +164,59 @@ def test_a_new_scope_is_read_in_the_background_and_held_within_the_budget(
     assert held.nearest(ItemKind.MEMORY, MODEL, query, 5, ["user:a"]) is None
     empty = HeldVectors(_server(a))
     assert _held(empty, query, 5, ["user:nobody"]) == []
+
+
+def test_vectors_read_by_id_come_from_memory_except_those_this_process_is_writing(
+    stores: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = stores
+    rng = np.random.default_rng(4)
+    ids = _memories(b, "user:a", 10)
+    b.vectors.put(ItemKind.MEMORY, MODEL, list(zip(ids, _random(rng, len(ids)), strict=True)))
+    query = _random(rng)[0]
+    deadline = time.monotonic() + 10
+    while not _served_here(a, ids, monkeypatch):
+        a.vectors.nearest(ItemKind.MEMORY, MODEL, query, 3, ["user:a"])  # reads the scope in
+        assert time.monotonic() < deadline, "the scope was never held"
+        time.sleep(0.02)
+
+    def stored(item_id: int) -> np.ndarray:
+        with psycopg.connect(_server(a).address) as conn:
+            row = conn.execute(
+                "SELECT vector::text FROM embeddings WHERE item_id = %s", (item_id,)
+            ).fetchone()
+        assert row is not None
+        return np.array(row[0].strip("[]").split(","), np.float32)
+
+    new = _random(rng)[0]
+    with pytest.raises(RuntimeError), a.transaction():  # a write of this process, rolled back
+        a.vectors.put(ItemKind.MEMORY, MODEL, [(ids[0], new)])
+        raise RuntimeError
+    got = a.vectors.get_many(ItemKind.MEMORY, MODEL, DIM, [ids[0]])[ids[0]]
+    assert np.allclose(got / np.linalg.norm(got), stored(ids[0]) / np.linalg.norm(stored(ids[0])))
+
+    a.vectors.put(
+        ItemKind.MEMORY, MODEL, [(ids[1], new)]
+    )  # committed: the server's until read back
+    assert not _served_here(a, [ids[1]], monkeypatch)
+    got = a.vectors.get_many(ItemKind.MEMORY, MODEL, DIM, [ids[1]])[ids[1]]
+    assert np.allclose(got, new, atol=1e-6)
+    a.vectors.nearest(ItemKind.MEMORY, MODEL, query, 3, ["user:a"])  # reads the new row back
+    assert _served_here(a, [ids[1]], monkeypatch)
+    got = a.vectors.get_many(ItemKind.MEMORY, MODEL, DIM, [ids[1]])[ids[1]]
+    assert np.allclose(got, new / np.linalg.norm(new), atol=1e-6)
+
+
+def _served_here(store: Store, ids: list[int], monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Whether reading these items' vectors asks the server nothing."""
+    asked: list[str] = []
+    real_query = store.db.query
+
+    def counted(sql: str, params: object = (), **kwargs: object) -> object:
+        asked.append(sql)
+        return real_query(sql, params, **kwargs)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store.db, "query", counted)
+        found = store.vectors.get_many(ItemKind.MEMORY, MODEL, DIM, ids)
+    return len(found) == len(ids) and not asked

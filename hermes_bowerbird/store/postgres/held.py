@@ -26,6 +26,9 @@ from .connection import ServerConnection
 log = logging.getLogger(__name__)
 
 HELD_BYTES = 256 * 2**20  # what one host holds at most, over every scope, kind and model
+_WRITTEN_AT_MOST = (
+    100_000  # items written and not read back since, past which everything held is read again
+)
 _HEADER = 4  # pgvector's binary form: dimension and an unused field (2 bytes each), then big-endian float32s
 
 Key = tuple[str, str, str, int]  # scope, kind, model, dimension
@@ -127,6 +130,10 @@ class HeldVectors:
         self._wanted: OrderedDict[Key, None] = OrderedDict()
         self._reader: threading.Thread | None = None
         self._closed = False
+        # items this process wrote: (kind, item id) -> the stamp held for it then (0: none). Until a read brings
+        # a row stamped later, their vectors come from the server: the write may not have committed yet, or may
+        # have been rolled back
+        self._written: dict[tuple[str, int], int] = {}
 
     def nearest(
         self, kind: ItemKind, model: str, query: np.ndarray, k: int, scopes: Sequence[str]
@@ -152,6 +159,38 @@ class HeldVectors:
             self._want(missing)
             return None
         return _ranked(views, _unit(np.asarray(query, np.float32).reshape(1, dim))[0], k)
+
+    def vectors(
+        self, kind: ItemKind, model: str, dim: int, ids: Sequence[int]
+    ) -> dict[int, np.ndarray]:
+        """The held vectors (unit rows) of those of these items that are held and this process has not written
+        since: as fresh as their scope's last search, which read what every host wrote until then."""
+        out: dict[int, np.ndarray] = {}
+        with self._lock:
+            for key, held in self._held.items():
+                if key[1:] != (str(kind), model, dim):
+                    continue
+                for item_id in ids:
+                    row = held.rows.get(item_id)
+                    if row is not None and (key[1], item_id) not in self._written:
+                        out[item_id] = held.matrix[row].copy()
+        return out
+
+    def written(self, kind: ItemKind, ids: Sequence[int]) -> None:
+        """This process is writing (or deleting) these items' vectors."""
+        with self._lock:
+            for item_id in ids:
+                stamps = [
+                    int(held.stamps[held.rows[item_id]])
+                    for key, held in self._held.items()
+                    if key[1] == str(kind) and item_id in held.rows
+                ]
+                self._written[(str(kind), int(item_id))] = max(stamps, default=0)
+            if (
+                len(self._written) > _WRITTEN_AT_MOST
+            ):  # rows deleted, or writes rolled back, are never read
+                self._written.clear()
+                self._held.clear()
 
     def close(self) -> None:
         with self._lock:
@@ -203,6 +242,7 @@ class HeldVectors:
         vectors = unit_rows([bytes(row[4]) for row in ours], dim)
         with self._lock:
             held.put(ids, stamps, vectors)
+            self._read_back(kind, ids, stamps)
             if others:
                 held.drop(others)
             held.stamp = max(held.stamp, stamp, *(int(row[3]) for row in rows))
@@ -242,6 +282,7 @@ class HeldVectors:
                     return
                 if held.nbytes <= self._budget:
                     self._held[key] = held
+                    self._read_back(key[1], held.ids, held.stamps)
                     self._fit()
 
     def _read_whole(self, key: Key) -> _Scope:
@@ -263,6 +304,16 @@ class HeldVectors:
         held.size = len(rows)
         held.rows = {item_id: row for row, item_id in enumerate(held.ids.tolist())}
         return held
+
+    def _read_back(self, kind: str, ids: np.ndarray, stamps: np.ndarray) -> None:
+        """Rows read from the server: an item this process wrote is served from memory again once a row of it
+        stamped after its write is read (under the lock)."""
+        if not self._written:
+            return
+        for item_id, stamp in zip(ids.tolist(), stamps.tolist(), strict=True):
+            before = self._written.get((kind, item_id))
+            if before is not None and stamp > before:
+                del self._written[(kind, item_id)]
 
     def _fit(self) -> None:
         """Let go of the scopes searched least recently until what is held fits the budget (under the lock)."""

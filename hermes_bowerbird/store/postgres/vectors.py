@@ -124,6 +124,7 @@ class ServerVectors(Vectors):
             return
         dims = {int(v.shape[-1]) for _, v in items}
         table = _SCOPED[kind]
+        self._held.written(kind, [int(i) for i, _ in items])
         with self._db.transaction():
             for dim in dims:
                 self._ensure_index(model, dim)
@@ -227,6 +228,21 @@ class ServerVectors(Vectors):
             )
         found = [(int(row["item_id"]), float(row["score"])) for row in rows]
         found.sort(key=lambda hit: -hit[1])  # an iterative scan may return near-ties out of order
+        return found
+
+    def delete(self, kind: ItemKind, ids: Sequence[int]) -> None:
+        self._held.written(kind, [int(i) for i in ids])
+        super().delete(kind, ids)
+
+    def get_many(
+        self, kind: ItemKind, model: str, dim: int, ids: Sequence[int]
+    ) -> dict[int, np.ndarray]:
+        """The stored vectors of these items from one model: those held in memory from there (as unit rows, as
+        SQLite's index gives them), the rest from the server."""
+        found = self._held.vectors(kind, model, dim, ids)
+        rest = [i for i in ids if i not in found]
+        if rest:
+            found.update(super().get_many(kind, model, dim, rest))
         return found
 
     def close(self) -> None:
