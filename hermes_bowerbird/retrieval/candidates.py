@@ -186,9 +186,12 @@ class SubjectKeyCache:
         self._lock = threading.Lock()
         self._cache: dict[tuple[str, ...], tuple[frozenset[int], frozenset[str]]] = {}
 
-    def keys(self, scopes: Sequence[str]) -> frozenset[str]:
+    def keys(self, scopes: Sequence[str], allowed: frozenset[int] | None = None) -> frozenset[str]:
+        """`allowed`: the scopes' memory ids as the caller has just read them (`ScopeIdCache.allowed`), not read
+        again here."""
         key = tuple(sorted(scopes))
-        allowed = self._ids.allowed(ItemKind.MEMORY, key)
+        if allowed is None:
+            allowed = self._ids.allowed(ItemKind.MEMORY, key)
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None and cached[0] is allowed:
@@ -208,12 +211,13 @@ class EntityNormCache:
         self._cache: dict[tuple[str, ...], tuple[int, dict[str, int], dict[str, str]]] = {}
 
     def norms(self, scopes: Sequence[str]) -> dict[str, int]:
-        return self._load(scopes)[0]
+        return self.load(scopes)[0]
 
     def alias_names(self, scopes: Sequence[str]) -> dict[str, str]:
-        return self._load(scopes)[1]
+        return self.load(scopes)[1]
 
-    def _load(self, scopes: Sequence[str]) -> tuple[dict[str, int], dict[str, str]]:
+    def load(self, scopes: Sequence[str]) -> tuple[dict[str, int], dict[str, str]]:
+        """(norms, alias names) under one look at the entities' stamp."""
         key = tuple(sorted(scopes))
         stamp = self._store.graph.entity_stamp()
         with self._lock:

@@ -220,16 +220,19 @@ class Retriever:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
 
-    def analyze(self, query: str, scopes: Sequence[str]) -> QueryAnalysis:
-        norms = self._entities.norms(scopes)
+    def analyze(
+        self, query: str, scopes: Sequence[str], memory_ids: frozenset[int] | None = None
+    ) -> QueryAnalysis:
+        """`memory_ids`: the scopes' memory ids, when the caller has just read them."""
+        norms, aliases = self._entities.load(scopes)
         names = self.self_names(scopes, norms)
         return analyze_query(
             query,
             self.clock(),
             self._without(norms, names),
             self_names=names,
-            known_subjects=self._subjects.keys(scopes),
-            alias_names=self._entities.alias_names(scopes),
+            known_subjects=self._subjects.keys(scopes, memory_ids),
+            alias_names=aliases,
         )
 
     def _without(self, norms: Mapping[str, int], names: set[str]) -> Mapping[str, int]:
@@ -275,7 +278,10 @@ class Retriever:
             return []
         now = self.clock()
         deadline = time.monotonic() + self.config.prefetch_timeout_seconds * RERANK_TIME_SHARE
-        analysis = self.analyze(request.query, scopes)
+        memory_ids = self._scope_ids.allowed(
+            ItemKind.MEMORY, scopes
+        )  # read once for the whole search
+        analysis = self.analyze(request.query, scopes, memory_ids)
         kinds = kinds_of(episodes_on(request))
         embedding = self._embed_beside(analysis, scopes, kinds)
         given = SignalInput(
@@ -283,7 +289,12 @@ class Retriever:
             self.vectors,
             analysis,
             scopes,
-            allowed={kind: self._scope_ids.allowed(kind, scopes) for kind in _searched(kinds)},
+            allowed={
+                kind: memory_ids
+                if kind is ItemKind.MEMORY
+                else self._scope_ids.allowed(kind, scopes)
+                for kind in _searched(kinds)
+            },
             weights=self.config.weights,
         )
         items = _Items()
