@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from hermes_bowerbird.store import Store
+from hermes_bowerbird.store.postgres import held as held_module
 from hermes_bowerbird.store.postgres.connection import ServerConnection
 from hermes_bowerbird.store.postgres.held import HeldVectors
 from hermes_bowerbird.types import ItemKind, MemoryType, NewMemory, Source
@@ -112,8 +113,9 @@ def test_held_scopes_rank_as_the_server_does(
 
 
 def test_what_another_host_adds_rewrites_and_deletes_is_seen_at_the_next_search(
-    stores: tuple[Store, Store],
+    stores: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(held_module, "MARKS_FRESH_SECONDS", 0.0)  # each search here reads them anew
     a, b = stores
     rng = np.random.default_rng(2)
     ids = _memories(b, "user:a", 20)
@@ -220,3 +222,43 @@ def _served_here(store: Store, ids: list[int], monkeypatch: pytest.MonkeyPatch) 
         patch.setattr(store.db, "query", counted)
         found = store.vectors.get_many(ItemKind.MEMORY, MODEL, DIM, ids)
     return len(found) == len(ids) and not asked
+
+
+def test_the_kinds_of_one_search_share_one_read_of_the_marks_and_a_write_here_reads_them_again(
+    stores: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = stores
+    rng = np.random.default_rng(5)
+    ids = _memories(b, "user:a", 5)
+    b.vectors.put(ItemKind.MEMORY, MODEL, list(zip(ids, _random(rng, len(ids)), strict=True)))
+    query = _random(rng)[0]
+    asked: list[str] = []
+    real_query = a.db.query
+
+    def counted(sql: str, params: object = (), **kwargs: object) -> object:
+        asked.append(sql)
+        return real_query(sql, params, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(a.db, "query", counted)
+    deadline = time.monotonic() + 10
+    while True:  # until the store holds the scope's vectors of every kind
+        asked.clear()
+        for kind in (ItemKind.MEMORY, ItemKind.QUESTION, ItemKind.EPISODE):
+            a.vectors.nearest(kind, MODEL, query, 3, ["user:a"])
+        if not any("<=>" in sql for sql in asked):
+            break
+        assert time.monotonic() < deadline, "the scope was never held"
+        time.sleep(0.05)
+
+    monkeypatch.setattr(held_module, "MARKS_FRESH_SECONDS", 60.0)
+    asked.clear()
+    for kind in (ItemKind.MEMORY, ItemKind.QUESTION, ItemKind.EPISODE):
+        a.vectors.nearest(kind, MODEL, query, 3, ["user:a"])
+    assert sum("embedding_scopes" in sql for sql in asked) <= 1  # once for the three kinds
+
+    added = _memories(a, "user:a", 1)[0]
+    a.vectors.put(ItemKind.MEMORY, MODEL, [(added, query)])  # this process writes: read again
+    asked.clear()
+    found = a.vectors.nearest(ItemKind.MEMORY, MODEL, query, 3, ["user:a"])
+    assert sum("embedding_scopes" in sql for sql in asked) == 1
+    assert found[0][0] == added

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,9 +27,13 @@ from .connection import ServerConnection
 log = logging.getLogger(__name__)
 
 HELD_BYTES = 256 * 2**20  # what one host holds at most, over every scope, kind and model
-_WRITTEN_AT_MOST = (
-    100_000  # items written and not read back since, past which everything held is read again
+# items written and not read back since, past which everything held is read again
+_WRITTEN_AT_MOST = 100_000
+MARKS_FRESH_SECONDS = (
+    0.2  # how long the marks one search read serve the kinds it ranks after the first
 )
+_MARKS_KEPT = 1_000  # sets of scopes whose marks are kept, past which all are read again
+_KINDS = tuple(str(kind) for kind in ItemKind)
 _HEADER = 4  # pgvector's binary form: dimension and an unused field (2 bytes each), then big-endian float32s
 
 Key = tuple[str, str, str, int]  # scope, kind, model, dimension
@@ -134,6 +139,11 @@ class HeldVectors:
         # a row stamped later, their vectors come from the server: the write may not have committed yet, or may
         # have been rolled back
         self._written: dict[tuple[str, int], int] = {}
+        self._writes = 0  # vector writes of this process so far
+        # the marks last read for a set of scopes: (writes then, when, marks by (scope, kind))
+        self._read_marks: dict[
+            tuple[str, ...], tuple[int, float, dict[tuple[str, str], tuple[int, int]]]
+        ] = {}
 
     def nearest(
         self, kind: ItemKind, model: str, query: np.ndarray, k: int, scopes: Sequence[str]
@@ -179,6 +189,7 @@ class HeldVectors:
     def written(self, kind: ItemKind, ids: Sequence[int]) -> None:
         """This process is writing (or deleting) these items' vectors."""
         with self._lock:
+            self._writes += 1
             for item_id in ids:
                 stamps = [
                     int(held.stamps[held.rows[item_id]])
@@ -199,17 +210,39 @@ class HeldVectors:
             self._held.clear()
 
     def _marks(self, kind: str, scopes: list[str]) -> dict[str, tuple[int, int]]:
-        """(highest stamp, count of rows gone) of each scope's vectors of this kind; one statement for them all."""
+        """(highest stamp, count of rows gone) of each scope's vectors of this kind.
+
+        One statement reads them for every kind: a search ranks each kind in turn, and the kinds after the first
+        take what it read when that is at most MARKS_FRESH_SECONDS old and this process has written no vector
+        since (what another host wrote meanwhile is seen by the next search, as if this one had begun a moment
+        sooner)."""
+        key = tuple(scopes)
+        now = time.monotonic()
+        with self._lock:
+            cached = self._read_marks.get(key)
+            if (
+                cached is not None
+                and cached[0] == self._writes
+                and now - cached[1] <= MARKS_FRESH_SECONDS
+            ):
+                return {scope: cached[2][(scope, kind)] for scope in scopes}
+            writes = self._writes
         rows = self._db.query(
             """
-            SELECT s.scope,
-                   coalesce((SELECT max(e.stamp) FROM embeddings e WHERE e.scope = s.scope AND e.kind = ?), 0),
-                   coalesce((SELECT g.gone FROM embedding_scopes g WHERE g.scope = s.scope AND g.kind = ?), 0)
+            SELECT s.scope, k.kind,
+                   coalesce((SELECT max(e.stamp) FROM embeddings e WHERE e.scope = s.scope AND e.kind = k.kind), 0),
+                   coalesce((SELECT g.gone FROM embedding_scopes g WHERE g.scope = s.scope AND g.kind = k.kind), 0)
             FROM unnest(?::text[]) AS s(scope)
+            CROSS JOIN unnest(?::text[]) AS k(kind)
         """,
-            (kind, kind, scopes),
+            (scopes, list(_KINDS)),
         )
-        return {str(row[0]): (int(row[1]), int(row[2])) for row in rows}
+        marks = {(str(row[0]), str(row[1])): (int(row[2]), int(row[3])) for row in rows}
+        with self._lock:
+            if len(self._read_marks) >= _MARKS_KEPT:
+                self._read_marks.clear()
+            self._read_marks[key] = (writes, now, marks)
+        return {scope: marks[(scope, kind)] for scope in scopes}
 
     def _current(self, key: Key, gone: int) -> _Scope | None:
         """The held scope, if its rows gone are those it was read with (else it is let go, to be read again)."""
