@@ -197,9 +197,8 @@ class HeldVectors:
                     if key[1] == str(kind) and item_id in held.rows
                 ]
                 self._written[(str(kind), int(item_id))] = max(stamps, default=0)
-            if (
-                len(self._written) > _WRITTEN_AT_MOST
-            ):  # rows deleted, or writes rolled back, are never read
+            # an item deleted, or whose write was rolled back, is never read back: past a bound, all is read anew
+            if len(self._written) > _WRITTEN_AT_MOST:
                 self._written.clear()
                 self._held.clear()
 
