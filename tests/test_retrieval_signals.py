@@ -23,6 +23,7 @@ from hermes_bowerbird.retrieval.signals import (
     fusion_weights,
     lean_on_meaning,
 )
+from hermes_bowerbird.retrieval.tuning import KEYWORDS_BY_SCOPE_FROM_ITEMS
 from hermes_bowerbird.store import Store
 from hermes_bowerbird.types import ItemKind, MemoryType, NewEpisode, NewMemory, Source
 
@@ -243,3 +244,28 @@ def test_a_question_in_other_words_ranks_its_fact_higher_with_the_lean(
     tmp_path: Path, embedder: LocalEmbedder
 ) -> None:
     assert fact_position(tmp_path, embedder, "2.0") < fact_position(tmp_path, embedder, "0")
+
+
+@pytest.mark.parametrize(("seen", "by_scope"), [(10, False), (KEYWORDS_BY_SCOPE_FROM_ITEMS, True)])
+def test_the_keyword_signal_asks_for_scopes_side_by_side_only_when_they_hold_many_items(
+    home: Home, monkeypatch: pytest.MonkeyPatch, seen: int, by_scope: bool
+) -> None:
+    remembered = home.remember("We deploy on Tuesdays.")
+    asked: list[bool] = []
+    real = home.store.search.memories
+
+    def memories(*args: object, **kwargs: object) -> list[tuple[int, float]]:
+        asked.append(bool(kwargs.get("by_scope")))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(home.store.search, "memories", memories)
+    given = SignalInput(
+        home.store,
+        home.vectors,
+        analyze_query("when do we deploy", NOW),
+        SCOPES,
+        allowed={ItemKind.MEMORY: frozenset(range(seen))},
+    )
+    keyword = next(spec for spec in SIGNALS if spec.name == "fts_memory")
+    assert [i for i, _ in keyword.run(given).ranked] == [remembered]  # the same answer either way
+    assert asked == [by_scope]

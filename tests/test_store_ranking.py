@@ -93,14 +93,22 @@ def test_both_backends_rank_every_question_alike(stores: tuple[Store, Store]) ->
         if match is None:
             continue
         for scopes in (SCOPES, SCOPES[:1]):
-            pair = [
+            ranked = [
                 (
-                    _ranked(store.search.memories(match, scopes, 10_000)),
-                    _ranked(store.search.episodes(match, scopes, 10_000)),
+                    _ranked(store.search.memories(match, scopes, limit, by_scope=by_scope)),
+                    _ranked(store.search.episodes(match, scopes, limit, by_scope=by_scope)),
                 )
-                for store in (file, server)
+                for store, limit, by_scope in (
+                    (file, 10_000, False),
+                    (server, 10_000, False),
+                    (server, 10_000, True),  # each scope ranked side by side, then merged
+                )
             ]
-            if pair[0] != pair[1]:
+            best_few = [
+                _ranked(server.search.memories(match, scopes, 5, by_scope=by_scope))
+                for by_scope in (False, True)
+            ]
+            if ranked[0] != ranked[1] or ranked[1] != ranked[2] or best_few[0] != best_few[1]:
                 differ.append(json.dumps([question, scopes]))
     assert differ == []
 
@@ -195,8 +203,8 @@ def test_the_best_few_stay_exact_when_the_best_rows_are_forgotten(
     match = fts_match_expression("deploy note")
     assert match is not None
     for store in pair:
-        for text in texts:
-            store.insert_memory(NewMemory(SCOPES[0], MemoryType.FACT, text, Source.TURN))
+        for n, text in enumerate(texts):
+            store.insert_memory(NewMemory(SCOPES[n % 2], MemoryType.FACT, text, Source.TURN))
     file, server = pair
     assert _ranked(server.search.memories(match, SCOPES, 3)) == _ranked(
         file.search.memories(match, SCOPES, 3)
@@ -208,6 +216,7 @@ def test_the_best_few_stay_exact_when_the_best_rows_are_forgotten(
     for limit in (3, 10):
         kept = _ranked(server.search.memories(match, SCOPES, limit))
         assert kept == _ranked(file.search.memories(match, SCOPES, limit))
+        assert kept == _ranked(server.search.memories(match, SCOPES, limit, by_scope=True))
         assert len(kept) == limit and not set(best) & {memory_id for memory_id, _ in kept}
     for store in pair:
         store.close()

@@ -19,6 +19,7 @@ from .tuning import (
     FTS_PREFIX_MIN,
     GRAPH_LIMIT,
     GRAPH_LINK_ROWS,
+    KEYWORDS_BY_SCOPE_FROM_ITEMS,
     QUESTION_LIMIT,
     SECOND_HOP_DAMPING,
     VECTOR_LIMIT,
@@ -40,15 +41,17 @@ class Signal:
 
 
 def full_text(
-    store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind: ItemKind
+    store: Store, analysis: QueryAnalysis, scopes: Sequence[str], kind: ItemKind, seen: int = 0
 ) -> Ranked:
-    """bm25 over memories or episodes for the query's keywords (any keyword may match)."""
+    """bm25 over memories or episodes for the query's keywords (any keyword may match); `seen`: how many items of
+    the kind the scopes hold (from KEYWORDS_BY_SCOPE_FROM_ITEMS on, each scope is ranked side by side)."""
     match = fts_match_expression(analysis.search_text, prefix_min=FTS_PREFIX_MIN, operator="OR")
     if match is None:
         return ()
+    by_scope = seen >= KEYWORDS_BY_SCOPE_FROM_ITEMS
     if kind is ItemKind.MEMORY:
-        return tuple(store.search.memories(match, scopes, FTS_LIMIT))
-    return tuple(store.search.episodes(match, scopes, FTS_LIMIT))
+        return tuple(store.search.memories(match, scopes, FTS_LIMIT, by_scope=by_scope))
+    return tuple(store.search.episodes(match, scopes, FTS_LIMIT, by_scope=by_scope))
 
 
 def nearest(

@@ -73,7 +73,9 @@ class SignalSpec:
 
 
 def _full_text(kind: ItemKind) -> Callable[[SignalInput], Ranked]:
-    return lambda given: cand.full_text(given.store, given.analysis, given.scopes, kind)
+    return lambda given: cand.full_text(
+        given.store, given.analysis, given.scopes, kind, len(given.allowed.get(kind, ()))
+    )
 
 
 def _nearest(kind: ItemKind) -> Callable[[SignalInput], Ranked]:

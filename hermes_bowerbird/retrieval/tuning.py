@@ -26,6 +26,10 @@ EDGE_SEEDS = 5
 # gateway user seeing 1,000 memories of a SQLite store 10.7 ms against 11.6; 2,000: 12.1 against 12.2 (p95 17.7
 # against 20.5); 4,000: 17.5 against 20.2, and on PostgreSQL 33.7 against 37.5
 PARALLEL_FROM_ITEMS = 2_000
+# items of a kind a search sees from which a server store ranks the keyword matches of each scope side by side (the
+# first scope on a second connection); measured through the provider on PostgreSQL, p50: a user seeing 4,000
+# memories 20.5 ms against 17.1-17.9 one query; 40,000: 28.3 against 27.5; 400,000: 51.7 against 70.2
+KEYWORDS_BY_SCOPE_FROM_ITEMS = 100_000
 
 # -- ranking (retrieval/retriever.py, retrieval/fusion.py) ----------------------------------------------------------
 MAX_LIMIT = 100  # bound: the most hits one search returns, whatever the caller asks

@@ -62,12 +62,20 @@ class FullTextSearch(Protocol):
 
     Match expressions come from `fts_match_expression` (quoted terms, some as prefixes)."""
 
+    # by_scope: rank each scope's rows side by side where the backend can (a server, on a second connection), for
+    # a large set of scopes; the same answer either way
     def memories(
-        self, match: str, scopes: Sequence[str], limit: int = 50, *, current_only: bool = False
+        self,
+        match: str,
+        scopes: Sequence[str],
+        limit: int = 50,
+        *,
+        current_only: bool = False,
+        by_scope: bool = False,
     ) -> list[tuple[int, float]]: ...
 
     def episodes(
-        self, match: str, scopes: Sequence[str], limit: int = 50
+        self, match: str, scopes: Sequence[str], limit: int = 50, *, by_scope: bool = False
     ) -> list[tuple[int, float]]: ...
 
     def ids_after(self, kind: ItemKind, scopes: Sequence[str], after_id: int = 0) -> list[int]: ...

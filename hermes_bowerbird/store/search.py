@@ -44,9 +44,16 @@ class Search:
         self._db = db
 
     def memories(
-        self, match: str, scopes: Sequence[str], limit: int = 50, *, current_only: bool = False
+        self,
+        match: str,
+        scopes: Sequence[str],
+        limit: int = 50,
+        *,
+        current_only: bool = False,
+        by_scope: bool = False,
     ) -> list[tuple[int, float]]:
-        """(memory id, bm25 score: higher is better) for a MATCH expression from fts_match_expression."""
+        """(memory id, bm25 score: higher is better) for a MATCH expression from fts_match_expression. One file has
+        one connection: `by_scope` changes nothing here."""
         live = f"""
             m.forgotten = 0 AND m.scope IN ({marks(len(scopes))}) AND (? = 0 OR m.superseded_by IS NULL)
         """
@@ -79,9 +86,10 @@ class Search:
         )
 
     def episodes(
-        self, match: str, scopes: Sequence[str], limit: int = 50
+        self, match: str, scopes: Sequence[str], limit: int = 50, *, by_scope: bool = False
     ) -> list[tuple[int, float]]:
-        """(episode id, bm25 score: higher is better) for a MATCH expression from fts_match_expression."""
+        """(episode id, bm25 score: higher is better) for a MATCH expression from fts_match_expression (`by_scope`
+        changes nothing here)."""
         best = f"""
             SELECT e.id, best.score
             FROM (

@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,19 @@ from .. import lexemes
 from ..base import Database, marks
 
 log = logging.getLogger(__name__)
+_BESIDE: ThreadPoolExecutor | None = None
+_BESIDE_LOCK = threading.Lock()
+
+
+def _beside() -> ThreadPoolExecutor:
+    """The threads that rank one scope's keyword matches beside the others' (shared by every server store of the
+    process; each statement borrows its store's connection)."""
+    global _BESIDE
+    with _BESIDE_LOCK:
+        if _BESIDE is None:
+            _BESIDE = ThreadPoolExecutor(2, thread_name_prefix="bowerbird-keyword")
+        return _BESIDE
+
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
 MIN_IDF = 1e-6  # FTS5 gives a phrase in more than half the rows this idf instead of a negative one
@@ -141,17 +156,24 @@ class ServerSearch:
         self._db = db
 
     def memories(
-        self, match: str, scopes: Sequence[str], limit: int = 50, *, current_only: bool = False
+        self,
+        match: str,
+        scopes: Sequence[str],
+        limit: int = 50,
+        *,
+        current_only: bool = False,
+        by_scope: bool = False,
     ) -> list[tuple[int, float]]:
-        """(memory id, bm25 score: higher is better) of live memories of `scopes`, best first."""
+        """(memory id, bm25 score: higher is better) of live memories of `scopes`, best first; with `by_scope`,
+        the first scope's on a second connection beside the others'."""
         live = "t.forgotten = 0" + (" AND t.superseded_by IS NULL" if current_only else "")
-        return self._ranked("memories", match, scopes, limit, live, MEMORY_WEIGHTS)
+        return self._ranked("memories", match, scopes, limit, live, MEMORY_WEIGHTS, by_scope)
 
     def episodes(
-        self, match: str, scopes: Sequence[str], limit: int = 50
+        self, match: str, scopes: Sequence[str], limit: int = 50, *, by_scope: bool = False
     ) -> list[tuple[int, float]]:
         """(episode id, bm25 score: higher is better) of episodes of `scopes`, best first."""
-        return self._ranked("episodes", match, scopes, limit, "TRUE", (1.0,))
+        return self._ranked("episodes", match, scopes, limit, "TRUE", (1.0,), by_scope)
 
     def _ranked(
         self,
@@ -161,13 +183,15 @@ class ServerSearch:
         limit: int,
         live: str,
         weights: Sequence[float],
+        by_scope: bool,
     ) -> list[tuple[int, float]]:
         phrases, operator = parse_match(match)
         if not phrases or not scopes or limit <= 0:
             return []
         query = (" | " if operator == "OR" else " & ").join(f"({p.tsquery})" for p in phrases)
         if all(len(p.tokens) == 1 and not p.prefix for p in phrases):
-            return self._scored_from_postings(table, phrases, scopes, limit, live, weights)
+            words = (table, [p.tokens[0] for p in phrases], scopes, live, weights)
+            return self._scored_from_postings(words, limit, by_scope)
         if all(len(p.tokens) == 1 for p in phrases):
             return self._scored_in_sql(table, phrases, query, scopes, limit, live, weights)
         stats = self._idf(table, phrases, query)
@@ -194,23 +218,44 @@ class ServerSearch:
 
     def _scored_from_postings(
         self,
-        table: str,
-        phrases: Sequence[_Phrase],
-        scopes: Sequence[str],
+        ask: tuple[str, list[str], Sequence[str], str, Sequence[float]],
         limit: int,
-        live: str,
-        weights: Sequence[float],
+        by_scope: bool,
     ) -> list[tuple[int, float]]:
-        """The best `limit` live rows of single words. bm25 is summed from fts_postings alone (the words' rows in
-        these scopes, their counts per column and lengths), fts_terms (each word's idf) and the table's totals;
-        only the best few rows are then read, to keep the live ones. Should too many of those have been
-        forgotten or superseded, every scored row is checked."""
-        ask = (table, [p.tokens[0] for p in phrases], scopes, live, weights)
+        """The best `limit` live rows of single words (`ask`: the table, the words, the scopes, what is live, the
+        column weights). bm25 is summed from fts_postings alone (the words' rows in these scopes, their counts per
+        column and lengths), fts_terms (each word's idf) and the table's totals; only the best few rows are then
+        read, to keep the live ones. Should too many of those have been forgotten or superseded, every scored row
+        is checked."""
         best = limit * _OVERFETCH
-        found = self._from_postings(*ask, best)
-        if len(found) == best and sum(alive for _, _, alive in found) < limit:
-            found = self._from_postings(*ask, None)
+        found, cut = self._from_scopes(ask, best, by_scope)
+        if cut and sum(alive for _, _, alive in found) < limit:
+            found, _ = self._from_scopes(ask, None, by_scope)
         return [(item_id, score) for item_id, score, alive in found if alive][:limit]
+
+    def _from_scopes(
+        self,
+        ask: tuple[str, list[str], Sequence[str], str, Sequence[float]],
+        best: int | None,
+        by_scope: bool,
+    ) -> tuple[list[tuple[int, float, bool]], bool]:
+        """`_from_postings`, and whether it was cut at `best`. With `by_scope` and several scopes, the first
+        scope's rows are ranked on a second connection beside the others': a row's bm25 is its own (the idf and
+        lengths are the table's), so the best of the two parts' best are the best of all, in the same order."""
+        table, words, scopes, live, weights = ask
+        if not by_scope or len(scopes) < 2:
+            found = self._from_postings(table, words, scopes, live, weights, best)
+            return found, best is not None and len(found) == best
+        beside = _beside().submit(
+            self._from_postings, table, words, scopes[:1], live, weights, best
+        )
+        parts = [
+            self._from_postings(table, words, scopes[1:], live, weights, best),
+            beside.result(),
+        ]
+        cut = best is not None and any(len(part) == best for part in parts)
+        found = sorted((hit for part in parts for hit in part), key=lambda hit: (-hit[1], hit[0]))
+        return (found[:best] if best is not None else found), cut
 
     def _from_postings(
         self,
