@@ -220,3 +220,26 @@ def test_the_best_few_stay_exact_when_the_best_rows_are_forgotten(
         assert len(kept) == limit and not set(best) & {memory_id for memory_id, _ in kept}
     for store in pair:
         store.close()
+
+
+def test_scopes_ranked_side_by_side_keep_the_best_live_rows_when_the_merge_leaves_rows_out(
+    tmp_path: Path, pg_server: PgTestServer
+) -> None:
+    """Each scope's part holds fewer rows than it was asked for, together more: when the best of the merge were
+    forgotten, the live rows the merge left out are found again, as one statement over both scopes finds them."""
+    texts = [f"deploy {'deploy ' * (n % 5)}note {n} " + "filler here " * (n % 3) for n in range(20)]
+    pair = (Store.open(tmp_path / "m.db"), Store.open(pg_server.fresh()))
+    match = fts_match_expression("deploy note")
+    assert match is not None
+    for store in pair:
+        for n, text in enumerate(texts):
+            store.insert_memory(NewMemory(SCOPES[n % 2], MemoryType.FACT, text, Source.TURN))
+    file, server = pair
+    best = [memory_id for memory_id, _ in file.search.memories(match, SCOPES, 10)]
+    for store in pair:
+        for memory_id in best:
+            store.forget(memory_id, reason="test", actor="test")
+    kept = _ranked(server.search.memories(match, SCOPES, 3, by_scope=True))
+    assert kept == _ranked(file.search.memories(match, SCOPES, 3)) and len(kept) == 3
+    for store in pair:
+        store.close()

@@ -253,9 +253,11 @@ class ServerSearch:
             self._from_postings(table, words, scopes[1:], live, weights, best),
             beside.result(),
         ]
-        cut = best is not None and any(len(part) == best for part in parts)
         found = sorted((hit for part in parts for hit in part), key=lambda hit: (-hit[1], hit[0]))
-        return (found[:best] if best is not None else found), cut
+        if best is None:
+            return found, False
+        # cut: rows past the best were left out, by a part or by the merge
+        return found[:best], len(found) > best or any(len(part) == best for part in parts)
 
     def _from_postings(
         self,
