@@ -4,7 +4,7 @@ what any host adds, rewrites, re-embeds or deletes."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
 import numpy as np
@@ -43,6 +43,13 @@ def _memories(store: Store, scope: str, n: int) -> list[int]:
     ]
 
 
+def _with_vectors(store: Store, rng: np.random.Generator, scope: str, n: int) -> list[int]:
+    """`n` new memories of `scope`, each with a random vector of MODEL."""
+    ids = _memories(store, scope, n)
+    store.vectors.put(ItemKind.MEMORY, MODEL, list(zip(ids, _random(rng, n), strict=True)))
+    return ids
+
+
 def _random(rng: np.random.Generator, n: int = 1) -> np.ndarray:
     return rng.standard_normal((n, DIM)).astype(np.float32)
 
@@ -68,6 +75,32 @@ def _cosine(vectors: dict[int, np.ndarray], query: np.ndarray, k: int) -> list[i
     return sorted(score, key=lambda i: -score[i])[:k]
 
 
+def _recorded(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The statements the store sends from now on (kept in the list returned)."""
+    asked: list[str] = []
+    real_query = store.db.query
+
+    def counted(sql: str, params: object = (), **kwargs: object) -> object:
+        asked.append(sql)
+        return real_query(sql, params, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store.db, "query", counted)
+    return asked
+
+
+def _until_ranked_here(asked: list[str], search: Callable[[], object], what: str) -> object:
+    """`search()` again until the server is asked for no ranking (the store holds what it searches); its last
+    answer."""
+    deadline = time.monotonic() + 10
+    while True:
+        asked.clear()
+        found = search()
+        if not any("<=>" in sql for sql in asked):
+            return found
+        assert time.monotonic() < deadline, f"{what} never ranked in memory"
+        time.sleep(0.02)
+
+
 def test_held_scopes_rank_as_the_server_does(
     stores: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,32 +116,22 @@ def test_held_scopes_rank_as_the_server_does(
     query = _random(rng)[0]
     scopes = ["user:a", "team"]
 
-    served = a.vectors.nearest(
-        ItemKind.MEMORY, MODEL, query, 12, scopes
-    )  # the server's, while not held
+    # the server's, while not held
+    served = a.vectors.nearest(ItemKind.MEMORY, MODEL, query, 12, scopes)
     held = _held(HeldVectors(_server(a)), query, 12, scopes)
 
     assert [i for i, _ in held] == [i for i, _ in served]
     assert [s for _, s in held] == pytest.approx([s for _, s in served], abs=1e-5)
     assert not set(i for i, _ in held) & set(theirs)
     # the store's own search ranks them here too, once it holds them: the server is asked no ranking
-    calls: list[str] = []
-    real_query = a.db.query
+    asked = _recorded(a, monkeypatch)
 
-    def counted(sql: str, params: object = (), **kwargs: object) -> object:
-        calls.append(sql)
-        return real_query(sql, params, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(a.db, "query", counted)
-    deadline = time.monotonic() + 10
-    while True:
-        calls.clear()
+    def search() -> list[tuple[int, float]]:
         found = a.vectors.nearest(ItemKind.MEMORY, MODEL, query, 12, scopes)
         assert [i for i, _ in found] == [i for i, _ in served]
-        if not any("<=>" in sql for sql in calls):
-            break
-        assert time.monotonic() < deadline, "the store's search never ranked in memory"
-        time.sleep(0.02)
+        return found
+
+    found = _until_ranked_here(asked, search, "the store's search")
     assert found == held
 
 
@@ -173,8 +196,7 @@ def test_vectors_read_by_id_come_from_memory_except_those_this_process_is_writin
 ) -> None:
     a, b = stores
     rng = np.random.default_rng(4)
-    ids = _memories(b, "user:a", 10)
-    b.vectors.put(ItemKind.MEMORY, MODEL, list(zip(ids, _random(rng, len(ids)), strict=True)))
+    ids = _with_vectors(b, rng, "user:a", 10)
     query = _random(rng)[0]
     deadline = time.monotonic() + 10
     while not _served_here(a, ids, monkeypatch):
@@ -197,9 +219,8 @@ def test_vectors_read_by_id_come_from_memory_except_those_this_process_is_writin
     got = a.vectors.get_many(ItemKind.MEMORY, MODEL, DIM, [ids[0]])[ids[0]]
     assert np.allclose(got / np.linalg.norm(got), stored(ids[0]) / np.linalg.norm(stored(ids[0])))
 
-    a.vectors.put(
-        ItemKind.MEMORY, MODEL, [(ids[1], new)]
-    )  # committed: the server's until read back
+    # committed: the server's until read back
+    a.vectors.put(ItemKind.MEMORY, MODEL, [(ids[1], new)])
     assert not _served_here(a, [ids[1]], monkeypatch)
     got = a.vectors.get_many(ItemKind.MEMORY, MODEL, DIM, [ids[1]])[ids[1]]
     assert np.allclose(got, new, atol=1e-6)
@@ -211,15 +232,8 @@ def test_vectors_read_by_id_come_from_memory_except_those_this_process_is_writin
 
 def _served_here(store: Store, ids: list[int], monkeypatch: pytest.MonkeyPatch) -> bool:
     """Whether reading these items' vectors asks the server nothing."""
-    asked: list[str] = []
-    real_query = store.db.query
-
-    def counted(sql: str, params: object = (), **kwargs: object) -> object:
-        asked.append(sql)
-        return real_query(sql, params, **kwargs)  # type: ignore[arg-type]
-
     with monkeypatch.context() as patch:
-        patch.setattr(store.db, "query", counted)
+        asked = _recorded(store, patch)
         found = store.vectors.get_many(ItemKind.MEMORY, MODEL, DIM, ids)
     return len(found) == len(ids) and not asked
 
@@ -229,30 +243,19 @@ def test_the_kinds_of_one_search_share_one_read_of_the_marks_and_a_write_here_re
 ) -> None:
     a, b = stores
     rng = np.random.default_rng(5)
-    ids = _memories(b, "user:a", 5)
-    b.vectors.put(ItemKind.MEMORY, MODEL, list(zip(ids, _random(rng, len(ids)), strict=True)))
+    _with_vectors(b, rng, "user:a", 5)
     query = _random(rng)[0]
-    asked: list[str] = []
-    real_query = a.db.query
-
-    def counted(sql: str, params: object = (), **kwargs: object) -> object:
-        asked.append(sql)
-        return real_query(sql, params, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(a.db, "query", counted)
-    deadline = time.monotonic() + 10
-    while True:  # until the store holds the scope's vectors of every kind
-        asked.clear()
-        for kind in (ItemKind.MEMORY, ItemKind.QUESTION, ItemKind.EPISODE):
-            a.vectors.nearest(kind, MODEL, query, 3, ["user:a"])
-        if not any("<=>" in sql for sql in asked):
-            break
-        assert time.monotonic() < deadline, "the scope was never held"
-        time.sleep(0.05)
+    asked = _recorded(a, monkeypatch)
+    kinds = (ItemKind.MEMORY, ItemKind.QUESTION, ItemKind.EPISODE)
+    _until_ranked_here(
+        asked,
+        lambda: [a.vectors.nearest(kind, MODEL, query, 3, ["user:a"]) for kind in kinds],
+        "a search of every kind",
+    )
 
     monkeypatch.setattr(held_module, "MARKS_FRESH_SECONDS", 60.0)
     asked.clear()
-    for kind in (ItemKind.MEMORY, ItemKind.QUESTION, ItemKind.EPISODE):
+    for kind in kinds:
         a.vectors.nearest(kind, MODEL, query, 3, ["user:a"])
     assert sum("embedding_scopes" in sql for sql in asked) <= 1  # once for the three kinds
 

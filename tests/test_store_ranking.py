@@ -191,6 +191,17 @@ def _by_text(store: Store, match: str) -> list[tuple[float, str]]:
     return sorted((-round(score, 6), texts[i]) for i, score in hits)
 
 
+def _both_holding(
+    tmp_path: Path, pg_server: PgTestServer, texts: Sequence[str]
+) -> tuple[Store, Store]:
+    """A file and a server store holding these memories, alternately in the two scopes."""
+    pair = (Store.open(tmp_path / "m.db"), Store.open(pg_server.fresh()))
+    for store in pair:
+        for n, text in enumerate(texts):
+            store.insert_memory(NewMemory(SCOPES[n % 2], MemoryType.FACT, text, Source.TURN))
+    return pair
+
+
 def test_the_best_few_stay_exact_when_the_best_rows_are_forgotten(
     tmp_path: Path, pg_server: PgTestServer
 ) -> None:
@@ -199,13 +210,9 @@ def test_the_best_few_stay_exact_when_the_best_rows_are_forgotten(
     texts = [
         f"deploy {'deploy ' * (n % 4)}note {n} " + "filler words here " * (n % 7) for n in range(60)
     ]
-    pair = (Store.open(tmp_path / "m.db"), Store.open(pg_server.fresh()))
+    file, server = pair = _both_holding(tmp_path, pg_server, texts)
     match = fts_match_expression("deploy note")
     assert match is not None
-    for store in pair:
-        for n, text in enumerate(texts):
-            store.insert_memory(NewMemory(SCOPES[n % 2], MemoryType.FACT, text, Source.TURN))
-    file, server = pair
     assert _ranked(server.search.memories(match, SCOPES, 3)) == _ranked(
         file.search.memories(match, SCOPES, 3)
     )
@@ -228,13 +235,9 @@ def test_scopes_ranked_side_by_side_keep_the_best_live_rows_when_the_merge_leave
     """Each scope's part holds fewer rows than it was asked for, together more: when the best of the merge were
     forgotten, the live rows the merge left out are found again, as one statement over both scopes finds them."""
     texts = [f"deploy {'deploy ' * (n % 5)}note {n} " + "filler here " * (n % 3) for n in range(20)]
-    pair = (Store.open(tmp_path / "m.db"), Store.open(pg_server.fresh()))
+    file, server = pair = _both_holding(tmp_path, pg_server, texts)
     match = fts_match_expression("deploy note")
     assert match is not None
-    for store in pair:
-        for n, text in enumerate(texts):
-            store.insert_memory(NewMemory(SCOPES[n % 2], MemoryType.FACT, text, Source.TURN))
-    file, server = pair
     best = [memory_id for memory_id, _ in file.search.memories(match, SCOPES, 10)]
     for store in pair:
         for memory_id in best:
