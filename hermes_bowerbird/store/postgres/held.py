@@ -23,18 +23,17 @@ import numpy as np
 
 from ...types import ItemKind
 from .connection import ServerConnection
+from .wire import sent_rows
 
 log = logging.getLogger(__name__)
 
 HELD_BYTES = 256 * 2**20  # what one host holds at most, over every scope, kind and model
 # items written and not read back since, past which everything held is read again
 _WRITTEN_AT_MOST = 100_000
-MARKS_FRESH_SECONDS = (
-    0.2  # how long the marks one search read serve the kinds it ranks after the first
-)
+# how long the marks one search read serve the kinds it ranks after the first
+MARKS_FRESH_SECONDS = 0.2
 _MARKS_KEPT = 1_000  # sets of scopes whose marks are kept, past which all are read again
 _KINDS = tuple(str(kind) for kind in ItemKind)
-_HEADER = 4  # pgvector's binary form: dimension and an unused field (2 bytes each), then big-endian float32s
 
 Key = tuple[str, str, str, int]  # scope, kind, model, dimension
 
@@ -111,12 +110,7 @@ class _Scope:
 
 def unit_rows(raw: Sequence[bytes], dim: int) -> np.ndarray:
     """Vectors in pgvector's binary form, all of `dim` dimensions, as unit float32 rows (a zero row stays zero)."""
-    if not raw:
-        return np.empty((0, dim), np.float32)
-    width = _HEADER + 4 * dim
-    joined = np.frombuffer(b"".join(raw), dtype=np.uint8).reshape(len(raw), width)
-    rows = joined[:, _HEADER:].copy().view(">f4").astype(np.float32)
-    return _unit(rows)
+    return _unit(sent_rows(raw, dim))
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
@@ -267,8 +261,9 @@ class HeldVectors:
             (scope, kind, held.stamp),
             binary=True,
         )
-        ours = [row for row in rows if row[1] == model and int(row[2]) == dim]
-        others = [int(row[0]) for row in rows if not (row[1] == model and int(row[2]) == dim)]
+        mine = [row[1] == model and int(row[2]) == dim for row in rows]
+        ours = [row for row, of_model in zip(rows, mine, strict=True) if of_model]
+        others = [int(row[0]) for row, of_model in zip(rows, mine, strict=True) if not of_model]
         ids = np.array([int(row[0]) for row in ours], np.int64)
         stamps = np.array([int(row[3]) for row in ours], np.int64)
         vectors = unit_rows([bytes(row[4]) for row in ours], dim)

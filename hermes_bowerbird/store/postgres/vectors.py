@@ -31,6 +31,7 @@ from ..base import Params, marks
 from ..vectors import Vectors
 from .connection import ServerConnection
 from .held import HeldVectors
+from .wire import dimension, sent, sent_rows
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +82,7 @@ class _VectorBinaryLoader(Loader):
     format = Format.BINARY
 
     def load(self, data: Any) -> np.ndarray:
-        return _sent(bytes(data))
-
-
-def _sent(raw: bytes) -> np.ndarray:
-    """A vector in pgvector's binary form (dimension, unused, big-endian float32s) as float32."""
-    (dim,) = struct.unpack_from(">H", raw)
-    return np.frombuffer(raw, dtype=">f4", count=dim, offset=4).astype(np.float32)
+        return sent(bytes(data))
 
 
 def index_name(model: str, dim: int) -> str:
@@ -271,9 +266,11 @@ class ServerVectors(Vectors):
 
     def _vector(self, stored: object) -> np.ndarray:
         assert isinstance(stored, bytes)
-        return _sent(stored)
+        return sent(stored)
 
     def _matrix(self, stored: Sequence[object]) -> np.ndarray:
         if not stored:
             return np.empty((0, 0), dtype=np.float32)
-        return np.stack([self._vector(v) for v in stored]).astype(np.float32, copy=False)
+        raw = [v for v in stored if isinstance(v, bytes)]
+        assert len(raw) == len(stored)
+        return sent_rows(raw, dimension(raw[0]))
