@@ -278,9 +278,8 @@ class Retriever:
             return []
         now = self.clock()
         deadline = time.monotonic() + self.config.prefetch_timeout_seconds * RERANK_TIME_SHARE
-        memory_ids = self._scope_ids.allowed(
-            ItemKind.MEMORY, scopes
-        )  # read once for the whole search
+        # read once for the whole search (the analysis needs them too)
+        memory_ids = self._scope_ids.allowed(ItemKind.MEMORY, scopes)
         analysis = self.analyze(request.query, scopes, memory_ids)
         kinds = kinds_of(episodes_on(request))
         embedding = self._embed_beside(analysis, scopes, kinds)
